@@ -1,0 +1,58 @@
+/**
+ * Connection settings, read the way the Temporal CLI reads them (@temporalio/envconfig):
+ * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, and `temporal.toml`
+ * profiles (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE). Client and worker use the same settings.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { NativeConnection } from '@temporalio/worker';
+
+export interface TemporalTarget {
+  readonly address: string;
+  readonly namespace: string;
+  /** Base URL of the Temporal UI for this server, when known. */
+  readonly uiUrl?: string;
+}
+
+export interface Connected extends TemporalTarget {
+  readonly client: Client;
+  readonly workerConnection: NativeConnection;
+  close(): Promise<void>;
+}
+
+/** True when the user pointed Cairn at a server of their own. */
+export function hasExternalServer(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE);
+}
+
+/** Connects client and worker to the server the environment and profile describe. */
+export async function connectFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<Connected> {
+  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+  const address = connectionOptions.address ?? 'localhost:7233';
+  const options = { ...connectionOptions, address };
+  const connection = await Connection.connect(options);
+  const workerConnection = await NativeConnection.connect(options);
+  const uiUrl = env.TEMPORAL_UI_URL ?? (isLocal(address) ? 'http://localhost:8233' : undefined);
+  return {
+    address,
+    namespace,
+    uiUrl,
+    client: new Client({ connection, namespace }),
+    workerConnection,
+    async close() {
+      await workerConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+function isLocal(address: string): boolean {
+  return /^(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(address);
+}
+
+/** The Temporal UI page of one run. */
+export function runUrl(target: TemporalTarget, workflowId: string, runId?: string): string | undefined {
+  if (!target.uiUrl) return undefined;
+  const base = `${target.uiUrl}/namespaces/${encodeURIComponent(target.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  return runId ? `${base}/${encodeURIComponent(runId)}/history` : base;
+}
