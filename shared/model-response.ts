@@ -1,0 +1,49 @@
+/**
+ * What a model call returns, normalized across providers, and what the model activity is asked.
+ * Arguments stay raw JSON text here: parsing them is the workflow's job, so malformed JSON becomes
+ * a structured `malformed_arguments` result instead of a crashed turn. Workflow-safe, deterministic.
+ */
+import type { ToolError } from './tool-error.js';
+import type { ToolSpec } from './define-tool.js';
+
+/** A tool call exactly as the provider sent it. */
+export interface RawToolCall {
+  /** The provider's id for the call (e.g. `call_abc`), if it gave one. */
+  readonly id?: string;
+  readonly name: string;
+  /** The arguments as the provider sent them: JSON text, possibly malformed. */
+  readonly arguments: string;
+}
+
+export interface ModelResponse {
+  /** Visible text, possibly with a `<think>…</think>` block. */
+  readonly text: string;
+  readonly toolCalls: readonly RawToolCall[];
+  readonly finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
+  /** A buffered partial from an interrupted stream: not a usable turn. */
+  readonly interrupted?: boolean;
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+}
+
+/** The model activity's answer: a response (or none at all), or a typed provider failure. */
+export type ModelOutcome =
+  | { readonly status: 'ok'; readonly response: ModelResponse | null }
+  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number };
+
+/** Which tools the model may call this turn. */
+export type ToolChoice = 'auto' | 'none' | { readonly tool: string };
+
+/**
+ * The model activity's input. It carries no transcript: the activity reads the transcript from
+ * its own run through `transcriptQuery`, so history does not grow with the square of the turns.
+ */
+export interface ModelRequest {
+  readonly workflowId: string;
+  readonly runId: string;
+  /** Read exactly this many transcript messages (the transcript as of this turn). */
+  readonly transcriptLength: number;
+  readonly tools: readonly ToolSpec[];
+  readonly toolChoice: ToolChoice;
+  /** Which configured model to use (e.g. `scripted:orders-demo`, `openai:gpt-4.1-mini`). */
+  readonly model: string;
+}

@@ -1,0 +1,61 @@
+/**
+ * What the model sees of a tool result. Success: the result as it is. Failure: one short JSON
+ * object — what failed (`error`), what to do about it (`hint`, only the fields that are set) and
+ * what did come back (`partial`) — shaped like the API errors models learned from, never a stack
+ * trace. Strings are bounded so one failure cannot flood the context. Workflow-safe, deterministic.
+ */
+import type { JsonObject, JsonValue } from './json.js';
+import type { RetryHint } from './retry-hint.js';
+import type { ToolResult } from './tool-result.js';
+import { errorChain } from './tool-error.js';
+import { MAX_TEXT_LENGTH, truncateText } from './bounded-text.js';
+import { canonicalJson } from './canonical-json.js';
+
+/** `priorInput` is left out of the view when its JSON is longer than this. */
+export const MAX_PRIOR_INPUT_CHARS = 2_000;
+/** At most this many field issues are shown. */
+export const MAX_ISSUES_SHOWN = 20;
+
+/** Hint fields in the order the model reads them; `priorInput` is bounded separately. */
+const HINT_FIELDS = [
+  'reason', 'tool', 'message', 'missingFields', 'issues', 'clarifyingQuestion', 'exampleInput', 'priorInput',
+  'nextInput', 'retryAfterMs', 'availableTools', 'restrictToTool',
+] as const satisfies readonly (keyof RetryHint)[];
+
+/** The model's view of one tool result (the `content` of its tool message). */
+export function toModelView(result: ToolResult): JsonValue {
+  if (result.status === 'ok') return result.result;
+  if (result.status === 'validator_failed') {
+    return {
+      error: { kind: 'validation', code: 'validator_failed', validator: truncateText(result.validator), message: truncateText(result.feedback) },
+    };
+  }
+  const { error, retryHint, partialResult } = result;
+  const message = truncateText(error.message);
+  const view: JsonObject = {
+    error: { kind: error.kind, code: error.code, message, causes: errorChain(error).slice(1).map((link) => truncateText(link.message)) },
+  };
+  if (retryHint) view.hint = hintView(retryHint, message);
+  if (partialResult !== undefined) view.partial = bounded(partialResult);
+  return view;
+}
+
+function hintView(hint: RetryHint, errorMessage: string): JsonObject {
+  const view: JsonObject = {};
+  for (const field of HINT_FIELDS) {
+    const value = hint[field] as JsonValue | undefined;
+    if (value === undefined) continue;
+    if (field === 'message' && truncateText(hint.message ?? '') === errorMessage) continue; // said once is enough
+    if (field === 'priorInput' && canonicalJson(value).length > MAX_PRIOR_INPUT_CHARS) continue;
+    view[field] = field === 'issues' && Array.isArray(value) ? bounded(value.slice(0, MAX_ISSUES_SHOWN)) : bounded(value);
+  }
+  return view;
+}
+
+/** `value` with every string cut to MAX_TEXT_LENGTH. */
+function bounded(value: JsonValue): JsonValue {
+  if (typeof value === 'string') return truncateText(value, MAX_TEXT_LENGTH);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(bounded);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, bounded(item)])) as JsonObject;
+}

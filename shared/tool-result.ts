@@ -1,0 +1,58 @@
+/**
+ * ToolResult: the one value a tool call produces — success, a structured failure, or a validator's
+ * refusal. Activities return it; they never throw it. Workflow-safe, deterministic.
+ */
+import type { JsonValue } from './json.js';
+import type { RetryHint } from './retry-hint.js';
+import type { ToolError } from './tool-error.js';
+import { FAILURES, type RetryReason, type ToolErrorCode } from './failure-taxonomy.js';
+
+export interface ToolTelemetry {
+  /** Wall time inside the activity; 0 for outcomes decided in the workflow. */
+  readonly durationMs: number;
+  /** Temporal attempt number; 0 when no activity ran. */
+  readonly attempt: number;
+}
+
+interface ToolResultBase {
+  readonly name: string;
+  readonly toolCallId: string;
+  readonly telemetry: ToolTelemetry;
+}
+
+export interface ToolSuccess extends ToolResultBase {
+  readonly status: 'ok';
+  readonly result: JsonValue;
+}
+
+export interface ToolFailureResult extends ToolResultBase {
+  readonly status: 'error';
+  readonly error: ToolError;
+  readonly retryHint?: RetryHint;
+  /** For partial data: what did come back. */
+  readonly partialResult?: JsonValue;
+}
+
+/** A validator post-hook refused the result: its name and feedback, and no result. */
+export interface ToolValidationFailure extends ToolResultBase {
+  readonly status: 'validator_failed';
+  readonly validator: string;
+  readonly feedback: string;
+}
+
+export type ToolResult = ToolSuccess | ToolFailureResult | ToolValidationFailure;
+
+/** The failure code of a result, or undefined for success. */
+export function failureCode(result: ToolResult): ToolErrorCode | undefined {
+  if (result.status === 'ok') return undefined;
+  return result.status === 'validator_failed' ? 'validator_failed' : result.error.code;
+}
+
+/** The retry reason of a result, or undefined for success. */
+export function failureReason(result: ToolResult): RetryReason | undefined {
+  if (result.status === 'error' && result.retryHint) return result.retryHint.reason;
+  const code = failureCode(result);
+  return code === undefined ? undefined : FAILURES[code].reason;
+}
+
+export const NO_TELEMETRY: ToolTelemetry = { durationMs: 0, attempt: 0 };

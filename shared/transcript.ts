@@ -1,0 +1,28 @@
+/**
+ * The conversation as the model sees it. Kept in workflow memory and read by the model activity
+ * through a Query; only each turn's *new* messages enter history. Workflow-safe, deterministic.
+ */
+import type { JsonValue } from './json.js';
+import type { ToolCall } from './tool-call.js';
+
+export type TranscriptMessage =
+  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls: readonly ToolCall[] }
+  | {
+      readonly role: 'tool';
+      readonly toolCallId: string;
+      readonly providerCallId?: string;
+      readonly name: string;
+      /** What the model sees: the result, or Cairn's concise failure JSON (see model-view.ts). */
+      readonly content: JsonValue;
+    };
+
+/** Query input: the first `length` messages from `from`. */
+export interface TranscriptSlice {
+  readonly from?: number;
+  readonly length: number;
+}
+
+/** The name of the run's transcript Query, for worker-side code that must not import workflows/. */
+export const TRANSCRIPT_QUERY = 'transcript';
