@@ -1,0 +1,58 @@
+/**
+ * Steps every planner function shares: calling the model, forcing a final turn, finishing, and
+ * leaving a human wait. Workflow-safe, deterministic.
+ */
+import type { ToolChoice } from '../shared/model-response.js';
+import type { Plan, PlannerState } from './plan.js';
+
+/** Tools the model may see this turn: all but the disabled ones. */
+export function enabledTools(state: PlannerState): string[] {
+  return state.tools.filter((name) => {
+    const off = state.disabled[name];
+    return !off || (off.untilTurn !== null && state.turn >= off.untilTurn);
+  });
+}
+
+export function callModel(state: PlannerState, toolChoice: ToolChoice, notes: readonly string[] = [], record: Plan['record'] = []): Plan {
+  const tools = state.finalizing ? [] : enabledTools(state);
+  const choice: ToolChoice = state.finalizing || tools.length === 0 ? 'none' : toolChoice;
+  return {
+    state: { ...state, phase: state.finalizing ? 'finalizing' : 'model', lastToolChoice: choice },
+    step: { type: 'call_model', toolChoice: choice, tools },
+    record,
+    notes,
+  };
+}
+
+/** A forced final turn: no tools, and the model is told why it must answer now. */
+export function finalize(state: PlannerState, reason: string, notes: readonly string[] = [], record: Plan['record'] = []): Plan {
+  if (state.finalizing) return callModel(state, 'none', notes, record);
+  const next = { ...state, finalizing: reason, clarification: null, reviews: [] };
+  return callModel(next, 'none', [...notes, `Stop calling tools (${reason}). Give your final answer now from what you have.`], record);
+}
+
+export function finish(state: PlannerState, answer: string, notes: readonly string[] = []): Plan {
+  return {
+    state: { ...state, phase: 'done' },
+    step: { type: 'finish', answer, reason: state.finalizing },
+    record: [],
+    notes,
+  };
+}
+
+/** Closes a human wait, adding its length to the time that does not count against the budget. */
+export function endWait(state: PlannerState, now: number): PlannerState {
+  if (state.waitingSince === null) return state;
+  return { ...state, humanWaitMs: state.humanWaitMs + Math.max(0, now - state.waitingSince), waitingSince: null };
+}
+
+/** The reason a cap ends the run now, if one does. */
+export function capReached(state: PlannerState, now: number): string | null {
+  const { policy } = state;
+  if (state.turn >= policy.maxTurns) return `max turns (${policy.maxTurns}) reached`;
+  if (state.failedBatchStreak >= policy.maxConsecutiveFailedBatches)
+    return `${state.failedBatchStreak} tool batches in a row failed`;
+  if (policy.timeBudgetMs !== null && now - state.startedAt - state.humanWaitMs >= policy.timeBudgetMs)
+    return `time budget (${policy.timeBudgetMs} ms) used up`;
+  return null;
+}

@@ -1,0 +1,46 @@
+/**
+ * The first plan of a run: ask the model. Workflow-safe, deterministic.
+ */
+import { callModel } from './plan-common.js';
+import type { Plan, PlannerState } from './plan.js';
+import type { PlannerPolicy } from './policy.js';
+
+export interface PlanStartInput {
+  readonly policy: PlannerPolicy;
+  /** The agent's tool names. */
+  readonly tools: readonly string[];
+  readonly now: number;
+}
+
+export function initialState(input: PlanStartInput): PlannerState {
+  return {
+    policy: input.policy,
+    tools: input.tools,
+    phase: 'model',
+    turn: 0,
+    toolCallsUsed: 0,
+    failedBatchStreak: 0,
+    modelRetries: 0,
+    nudges: 0,
+    startedAt: input.now,
+    humanWaitMs: 0,
+    waitingSince: null,
+    attempts: {},
+    failureStreaks: {},
+    blocked: {},
+    repairStreaks: {},
+    disabled: {},
+    batch: null,
+    clarification: null,
+    reviews: [],
+    waitingRuns: [],
+    lastToolChoice: 'auto',
+    finalizing: null,
+    lastErrors: [],
+    questions: 0,
+  };
+}
+
+export function planStart(input: PlanStartInput): Plan {
+  return callModel(initialState(input), 'auto');
+}

@@ -1,0 +1,89 @@
+/**
+ * Admits one model turn's tool calls: caps (the batch whole or not at all), disabled tools,
+ * blocked calls, per-turn budgets, and which calls wait for a human review.
+ * Workflow-safe, deterministic.
+ */
+import { toolError } from '../shared/tool-error.js';
+import { NO_TELEMETRY, type ToolResult } from '../shared/tool-result.js';
+import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
+import type { ToolCall } from '../shared/tool-call.js';
+import { enabledTools } from './plan-common.js';
+import { completeBatch } from './plan-resume.js';
+import type { CheckedCall, Plan, PendingReview, PlannerState } from './plan.js';
+
+/** A result decided by the planner: no activity ran. */
+export function refusal(call: ToolCall, code: ToolErrorCode, message: string, availableTools?: string[]): ToolResult {
+  return {
+    status: 'error',
+    name: call.name,
+    toolCallId: call.toolCallId,
+    error: toolError(code, message),
+    retryHint: {
+      reason: code === 'unknown_tool' ? 'invalid_arguments' : 'budget_exceeded',
+      tool: call.name,
+      message,
+      ...(availableTools ? { availableTools } : {}),
+    },
+    telemetry: NO_TELEMETRY,
+  };
+}
+
+export function budgetFor(state: PlannerState, sideEffects: CheckedCall['sideEffects']): number {
+  return sideEffects === 'once' ? state.policy.retryBudgetOnce : state.policy.retryBudgetPerTurn;
+}
+
+export function planToolCalls(state: PlannerState, checked: readonly CheckedCall[], now: number): Plan {
+  const enabled = enabledTools(state);
+  const results: Record<string, ToolResult> = {};
+  const admitted: CheckedCall[] = [];
+  for (const c of checked) {
+    const { call } = c;
+    if (c.failure) results[call.toolCallId] = c.failure;
+    else if (!enabled.includes(call.name))
+      results[call.toolCallId] = refusal(call, 'unknown_tool', `${call.name} is disabled: ${state.disabled[call.name]?.reason ?? 'not available'}.`, enabled);
+    else if (state.blocked[c.key])
+      results[call.toolCallId] = refusal(call, 'retry_budget_exceeded', `Not run: ${state.blocked[c.key]}`);
+    else admitted.push(c);
+  }
+
+  const attempts: Record<string, number> = {};
+  const toRun: ToolCall[] = [];
+  const reviews: PendingReview[] = [];
+  const over = state.toolCallsUsed + admitted.length > state.policy.maxToolCalls;
+  for (const c of admitted) {
+    const { call } = c;
+    const used = attempts[c.key] ?? 0;
+    if (over) {
+      results[call.toolCallId] = refusal(call, 'tool_call_cap_exceeded', `Not run: the run's cap of ${state.policy.maxToolCalls} tool calls would be crossed by this batch.`);
+    } else if (used >= budgetFor(state, c.sideEffects)) {
+      results[call.toolCallId] = refusal(call, 'retry_budget_exceeded', `Not run: ${call.name} with these arguments already ran ${used} time(s) this turn.`);
+    } else if (c.needsApproval) {
+      attempts[c.key] = used + 1;
+      reviews.push({ toolCallId: call.toolCallId, name: call.name, args: call.args, argsHash: c.key.slice(c.key.indexOf('#') + 1) });
+    } else {
+      attempts[c.key] = used + 1;
+      toRun.push(call);
+    }
+  }
+
+  const next: PlannerState = {
+    ...state,
+    // A new model turn starts a new budget.
+    attempts,
+    toolCallsUsed: state.toolCallsUsed + toRun.length + reviews.length,
+    batch: { entries: checked.map((c) => ({ call: c.call, key: c.key, sideEffects: c.sideEffects })), results },
+    finalizing: over && !state.finalizing ? `tool call cap (${state.policy.maxToolCalls}) reached` : state.finalizing,
+  };
+  if (reviews.length > 0) {
+    return {
+      state: { ...next, phase: 'awaiting_review', reviews, waitingSince: now, waitingRuns: toRun },
+      step: { type: 'await_review', reviews },
+      record: [],
+      notes: [],
+    };
+  }
+  if (toRun.length > 0) {
+    return { state: { ...next, phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
+  }
+  return completeBatch(next, now);
+}

@@ -1,0 +1,131 @@
+/**
+ * The planner's contract: its state, the steps it asks the workflow to take, and the plain data
+ * the workflow hands back. No Temporal, no I/O: time arrives as `now`. Workflow-safe, deterministic.
+ */
+import type { JsonObject, JsonValue } from '../shared/json.js';
+import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
+import type { SideEffects } from '../shared/define-tool.js';
+import type { RawToolCall, ToolChoice } from '../shared/model-response.js';
+import type { ToolCall } from '../shared/tool-call.js';
+import type { ToolResult } from '../shared/tool-result.js';
+import type { PlannerPolicy } from './policy.js';
+
+export const Phase = {
+  Model: 'model',
+  Tools: 'tools',
+  BackingOff: 'backing_off',
+  AwaitingClarification: 'awaiting_clarification',
+  AwaitingReview: 'awaiting_review',
+  Finalizing: 'finalizing',
+  Done: 'done',
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+
+/** A question only the human can answer. */
+export interface PendingClarification {
+  readonly id: string;
+  readonly question: string;
+  readonly tool?: string;
+  readonly missingFields?: readonly string[];
+  readonly exampleInput?: JsonObject;
+}
+
+/** A tool call waiting for a human's accept / edit / respond / reject. */
+export interface PendingReview {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: JsonValue;
+  /** Decisions must name this hash: a decision about other arguments is stale and fails closed. */
+  readonly argsHash: string;
+}
+
+export type ReviewDecision =
+  | { readonly type: 'accept' }
+  | { readonly type: 'edit'; readonly args: JsonValue; readonly argsHash: string }
+  | { readonly type: 'respond'; readonly content: JsonValue }
+  | { readonly type: 'reject'; readonly reason?: string };
+
+/** A model tool call after the workflow parsed and validated it (shared/validate-arguments). */
+export interface CheckedCall {
+  readonly call: ToolCall;
+  /** `tool#argsHash`: the identity budgets and loop detection count by. */
+  readonly key: string;
+  readonly sideEffects: SideEffects;
+  readonly needsApproval: boolean;
+  /** Set when the call failed in the workflow (bad arguments, unknown tool): no activity runs. */
+  readonly failure?: ToolResult;
+}
+
+interface BatchEntry {
+  readonly call: ToolCall;
+  readonly key: string;
+  readonly sideEffects: SideEffects;
+}
+
+/** The tool calls of one model turn, and their results as they arrive. */
+export interface Batch {
+  readonly entries: readonly BatchEntry[];
+  readonly results: Readonly<Record<string, ToolResult>>;
+}
+
+export interface ErrorSummary {
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly code: ToolErrorCode;
+  readonly message: string;
+}
+
+export interface PlannerState {
+  readonly policy: PlannerPolicy;
+  readonly tools: readonly string[];
+  readonly phase: Phase;
+  /** Model responses received. */
+  readonly turn: number;
+  readonly toolCallsUsed: number;
+  readonly failedBatchStreak: number;
+  readonly modelRetries: number;
+  readonly nudges: number;
+  readonly startedAt: number;
+  /** Time spent waiting for humans (answers, reviews, pauses); not counted against the budget. */
+  readonly humanWaitMs: number;
+  readonly waitingSince: number | null;
+  /** Runs per call key in the current turn. */
+  readonly attempts: Readonly<Record<string, number>>;
+  /** The same call failing the same way, across turns. */
+  readonly failureStreaks: Readonly<Record<string, { readonly code: ToolErrorCode; readonly count: number }>>;
+  /** Call keys that must not run again, and why. */
+  readonly blocked: Readonly<Record<string, string>>;
+  readonly repairStreaks: Readonly<Record<string, number>>;
+  readonly disabled: Readonly<Record<string, { readonly reason: string; readonly untilTurn: number | null }>>;
+  readonly batch: Batch | null;
+  readonly clarification: PendingClarification | null;
+  readonly reviews: readonly PendingReview[];
+  /** Admitted calls of the batch that run together with the reviewed ones once all are decided. */
+  readonly waitingRuns: readonly ToolCall[];
+  readonly lastToolChoice: ToolChoice;
+  /** Set once a cap, a loop or a human ends the run: the reason for the forced final turn. */
+  readonly finalizing: string | null;
+  readonly lastErrors: readonly ErrorSummary[];
+  /** Ids handed out for clarifications. */
+  readonly questions: number;
+}
+
+/** What the workflow does next. */
+export type PlanStep =
+  | { readonly type: 'call_model'; readonly toolChoice: ToolChoice; readonly tools: readonly string[] }
+  | { readonly type: 'check_tool_calls'; readonly calls: readonly RawToolCall[] }
+  | { readonly type: 'execute_tools'; readonly calls: readonly ToolCall[] }
+  | { readonly type: 'back_off'; readonly delayMs: number; readonly reason: string; readonly next: PlanStep }
+  | { readonly type: 'await_clarification'; readonly clarification: PendingClarification }
+  | { readonly type: 'await_review'; readonly reviews: readonly PendingReview[] }
+  | { readonly type: 'finish'; readonly answer: string; readonly reason: string | null };
+
+/** Every planner function returns the next state, the step, and what to add to the transcript. */
+export interface Plan {
+  readonly state: PlannerState;
+  readonly step: PlanStep;
+  /** Completed tool results to record, in call order (a batch is recorded whole). */
+  readonly record: readonly ToolResult[];
+  /** Notes for the model from Cairn (disabled tools, budgets, answers), recorded after `record`. */
+  readonly notes: readonly string[];
+}
