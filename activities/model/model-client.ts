@@ -1,0 +1,32 @@
+/**
+ * ModelClient: the one interface Cairn uses to talk to a language model. The model activity is
+ * `readTranscript(request)` followed by `client.generate(...)`; everything provider-specific sits
+ * behind this interface. Worker-side only (never import from workflows/, planner/ or shared/).
+ */
+import type { ToolSpec } from '../../shared/define-tool.js';
+import type { ModelOutcome, ToolChoice } from '../../shared/model-response.js';
+import type { TranscriptMessage } from '../../shared/transcript.js';
+
+/** What one model call is given: the transcript as of this turn, the tools and the tool choice. */
+export interface GenerateInput {
+  readonly messages: readonly TranscriptMessage[];
+  readonly tools: readonly ToolSpec[];
+  readonly toolChoice: ToolChoice;
+  /** Aborts the provider request (the activity wires it to Temporal cancellation). */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A language model as Cairn sees it.
+ *
+ * `generate` resolves to a `ModelOutcome` for every answer it can classify: a response (possibly
+ * `null`, empty, think-only or interrupted: the workflow judges those), a `rate_limited` error with
+ * `retryAfterMs`, or a `tool_unavailable` / `internal_error` error that retrying will not fix.
+ * It throws only for failures worth retrying unchanged: `ModelServerError` (HTTP 5xx, 408, 409)
+ * and `ModelNetworkError` (no answer), so Temporal's activity retry policy handles them.
+ * Malformed tool-call JSON never throws: it arrives as raw text in `RawToolCall.arguments`.
+ * Not deterministic; safe to retry (a model call has no side effects).
+ */
+export interface ModelClient {
+  generate(input: GenerateInput): Promise<ModelOutcome>;
+}

@@ -1,0 +1,99 @@
+/**
+ * resolveModel: a model spec string (`openai:gpt-4.1-mini`, `scripted:orders-demo`…) to a
+ * ModelClient. API keys are read from the environment only and never appear in messages.
+ * Worker-side only.
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { aiSdkModel } from './ai-sdk-model.js';
+import type { ModelClient } from './model-client.js';
+import { ModelConfigError } from './model-errors.js';
+
+/** Environment variables, as `process.env` holds them. */
+export type ModelEnvironment = Readonly<Record<string, string | undefined>>;
+
+/** Options for `resolveModel`. */
+export interface ResolveModelOptions {
+  /** Where keys and base URLs come from. Default: `process.env`. */
+  readonly env?: ModelEnvironment;
+  /**
+   * Clients for `scripted:<name>`, by name. They are live instances, so a scripted model's
+   * position in its script and its recorded requests persist across the turns of a run.
+   */
+  readonly scripts?: Readonly<Record<string, ModelClient>>;
+  /** A fetch to use for HTTP providers (tests, proxies). Default: the global fetch. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/** The spec forms `resolveModel` accepts, for error messages and docs. */
+export const MODEL_SPEC_FORMS: readonly string[] = [
+  'openai:<model>             (OPENAI_API_KEY; optional OPENAI_BASE_URL)',
+  'ollama:<model>             (optional OLLAMA_BASE_URL, default http://localhost:11434/v1)',
+  'openai-compatible:<model>  (CAIRN_MODEL_BASE_URL; optional CAIRN_MODEL_API_KEY)',
+  'scripted:<name>            (a script registered with the worker)',
+];
+
+const PREFIXES = ['openai', 'ollama', 'openai-compatible', 'scripted'];
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const DEFAULT_OLLAMA_BASE_URL = 'http://localhost:11434/v1';
+
+/**
+ * The ModelClient for `spec`. Throws `ModelConfigError` for an unknown prefix, an empty model
+ * name, a missing key or base URL, or an unregistered script; the message lists the accepted forms.
+ */
+export function resolveModel(spec: string, options: ResolveModelOptions = {}): ModelClient {
+  const env = options.env ?? process.env;
+  const separator = spec.indexOf(':');
+  const prefix = separator < 0 ? spec : spec.slice(0, separator);
+  const name = separator < 0 ? '' : spec.slice(separator + 1).trim();
+  if (!PREFIXES.includes(prefix)) fail(`Unknown model provider "${prefix}" in "${spec}".`);
+  if (!name) fail(`Model spec "${spec}" names no model.`);
+  switch (prefix) {
+    case 'openai':
+      return openAiCompatible('openai', name, {
+        baseURL: setting(env, 'OPENAI_BASE_URL') ?? DEFAULT_OPENAI_BASE_URL,
+        apiKey: setting(env, 'OPENAI_API_KEY') ?? fail(`Model spec "${spec}" needs OPENAI_API_KEY in the environment.`),
+      }, options.fetch);
+    case 'ollama':
+      return openAiCompatible('ollama', name, {
+        baseURL: setting(env, 'OLLAMA_BASE_URL') ?? DEFAULT_OLLAMA_BASE_URL,
+      }, options.fetch);
+    case 'openai-compatible':
+      return openAiCompatible('openai-compatible', name, {
+        baseURL: setting(env, 'CAIRN_MODEL_BASE_URL') ?? fail(`Model spec "${spec}" needs CAIRN_MODEL_BASE_URL in the environment.`),
+        apiKey: setting(env, 'CAIRN_MODEL_API_KEY'),
+      }, options.fetch);
+    case 'scripted': {
+      const scripts = options.scripts ?? {};
+      if (Object.hasOwn(scripts, name)) return scripts[name]!;
+      const known = Object.keys(scripts);
+      return fail(`No script named "${name}" is registered (${known.length ? `known: ${known.join(', ')}` : 'none are'}).`);
+    }
+    default:
+      return fail(`Unknown model provider "${prefix}" in "${spec}".`);
+  }
+}
+
+function openAiCompatible(
+  provider: string,
+  model: string,
+  settings: { readonly baseURL: string; readonly apiKey?: string | undefined },
+  fetch: typeof globalThis.fetch | undefined,
+): ModelClient {
+  const { apiKey } = settings;
+  const factory = createOpenAICompatible({
+    name: provider,
+    baseURL: settings.baseURL.replace(/\/+$/, ''),
+    ...(apiKey !== undefined && { apiKey }),
+    ...(fetch !== undefined && { fetch }),
+  });
+  return aiSdkModel(factory.chatModel(model), { secrets: apiKey === undefined ? [] : [apiKey] });
+}
+
+function setting(env: ModelEnvironment, key: string): string | undefined {
+  const value = env[key]?.trim();
+  return value ? value : undefined;
+}
+
+function fail(problem: string): never {
+  throw new ModelConfigError(`${problem} Accepted model specs:\n  ${MODEL_SPEC_FORMS.join('\n  ')}`);
+}
