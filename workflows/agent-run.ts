@@ -1,0 +1,256 @@
+/**
+ * agentRun: one durable agent run. The loop asks the planner what to do, does it (model turn,
+ * tool activities, durable timers, human waits), and hands the outcome back. All decisions are
+ * the planner's; this file is Temporal glue: handlers, timers, UI details, continue-as-new.
+ */
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { AnyTool } from '../shared/define-tool.js';
+import type { JsonValue } from '../shared/json.js';
+import type { ModelOutcome, ModelRequest } from '../shared/model-response.js';
+import type { TranscriptMessage } from '../shared/transcript.js';
+import { toModelView } from '../shared/model-view.js';
+import { checkToolCall } from '../shared/validate-arguments.js';
+import { needsApproval } from '../shared/define-tool.js';
+import {
+  planCancel,
+  planClarificationAnswer,
+  planClarificationTimeout,
+  planModelOutcome,
+  planResume,
+  planReviewed,
+  planStart,
+  planToolCalls,
+  resolvePolicy,
+  type CheckedCall,
+  type Plan,
+  type PlannerPolicy,
+} from '../planner/index.js';
+import { CairnAgent, CairnPhase } from './search-attributes.js';
+import { dispatch } from './tool-dispatch.js';
+import { describeStep, runDetails, runState } from './run-details.js';
+import { compactTranscript } from './compact-transcript.js';
+import { validateAnswer, validateReview, type DecidedReview } from './human-input.js';
+import {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  cancelSignal,
+  pauseSignal,
+  resumeSignal,
+  reviewToolCallUpdate,
+  stateQuery,
+  transcriptQuery,
+  type AgentRunInput,
+  type AgentRunResult,
+  type ClarificationAnswer,
+  type StepLogEntry,
+} from './messages.js';
+
+/** What a workflow needs of an agent: its contract side only (tools' `execute` is never called here). */
+export interface AgentContract {
+  readonly name: string;
+  readonly instructions: string;
+  readonly tools: readonly AnyTool[];
+  readonly model?: string;
+  readonly policy?: Partial<PlannerPolicy>;
+}
+
+const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>({
+  startToCloseTimeout: '2m',
+  // 5xx and network errors throw and are retried here; classified failures come back as values.
+  retry: { maximumAttempts: 5, initialInterval: '1s', nonRetryableErrorTypes: ['ModelConfigError', 'ScriptExhaustedError'] },
+});
+
+/** Builds the `agentRun` workflow over a fixed set of agents (bundled with the workflow code). */
+export function defineAgentRun(agents: Readonly<Record<string, AgentContract>>) {
+  return async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
+    const agent = agents[input.agent];
+    if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${Object.keys(agents).join(', ')}`, 'unknown_agent');
+    const tools = new Map(agent.tools.map((t) => [t.name, t]));
+    const policy = resolvePolicy(agent.policy, input.policy);
+    const model = input.model ?? agent.model ?? 'scripted:default';
+    const generation = input.carried?.generation ?? 0;
+
+    const transcript: TranscriptMessage[] = input.carried
+      ? [...input.carried.transcript]
+      : [
+          { role: 'system', content: agent.instructions },
+          { role: 'user', content: input.prompt },
+        ];
+    let plan: Plan = input.carried
+      ? { state: input.carried.state, step: input.carried.step, record: [], notes: [] }
+      : planStart({ policy, tools: [...tools.keys()], now: Date.now() });
+    let state = plan.state;
+    let paused = false;
+    let cancelReason: string | null = null;
+    let answer: JsonValue | undefined;
+    let finalAnswer: string | null = null;
+    const decisions: Record<string, DecidedReview> = {};
+
+    const steps: StepLogEntry[] = [];
+    let seq = 0;
+    const snapshot = () => runState({ agent: agent.name, state, paused, finalAnswer, transcriptLength: transcript.length, generation, steps });
+    setHandler(stateQuery, snapshot);
+    setHandler(transcriptQuery, ({ from = 0, length }) => transcript.slice(from, length));
+    setHandler(answerClarificationUpdate, (a: ClarificationAnswer) => void (answer = a.answer), {
+      validator: (a: ClarificationAnswer) => validateAnswer(state.clarification, a),
+      description: 'Answer the pending clarification: { id, answer }.',
+    });
+    setHandler(answerClarificationSignal, (a: ClarificationAnswer) => {
+      // Signals cannot be refused; an invalid one is dropped and the question stays open.
+      try {
+        validateAnswer(state.clarification, a);
+        answer = a.answer;
+      } catch {
+        /* ignored: visible in history as the signal itself */
+      }
+    });
+    setHandler(
+      reviewToolCallUpdate,
+      (r) => {
+        const decided = validateReview(state.reviews, decisions, tools, r);
+        if (decided) decisions[r.toolCallId] = decided; // undefined: the same decision again, a no-op
+      },
+      {
+        validator: (r) => void validateReview(state.reviews, decisions, tools, r),
+        description: 'Decide a pending tool call: accept, edit (new args), respond (content), reject (reason).',
+      },
+    );
+    setHandler(pauseSignal, () => void (paused = true));
+    setHandler(resumeSignal, () => void (paused = false));
+    setHandler(cancelSignal, (reason?: string) => void (cancelReason = reason?.trim() || 'cancelled by a user'));
+
+    if (input.searchAttributes) upsertSearchAttributes([{ key: CairnAgent, value: agent.name }]);
+    let lastPhase = '';
+    let lastStep: Plan['step'] | undefined;
+
+    for (;;) {
+      // Apply the plan: what it recorded goes into the transcript, then its notes.
+      const asked = plan.record.length ? transcript.findLast((m) => m.role === 'assistant') : undefined;
+      for (const result of plan.record) {
+        const call = asked?.role === 'assistant' ? asked.toolCalls.find((c) => c.toolCallId === result.toolCallId) : undefined;
+        transcript.push({
+          role: 'tool',
+          toolCallId: result.toolCallId,
+          ...(call?.providerCallId ? { providerCallId: call.providerCallId } : {}),
+          name: result.name,
+          content: toModelView(result),
+        });
+      }
+      if (plan.notes.length > 0) transcript.push({ role: 'user', content: `[cairn] ${plan.notes.join(' ')}` });
+      state = plan.state;
+      const step = plan.step;
+      const fresh = plan.record.length > 0 || plan.notes.length > 0 || step !== lastStep;
+      // Applied once: re-entering the loop for the same plan (pause, cancel) must not repeat it.
+      plan = { ...plan, record: [], notes: [] };
+      lastStep = step;
+      if (input.searchAttributes && state.phase !== lastPhase) upsertSearchAttributes([{ key: CairnPhase, value: state.phase }]);
+      lastPhase = state.phase;
+      if (fresh) {
+        steps.push({ seq: ++seq, turn: state.turn, ...describeStep(step, state) });
+        if (steps.length > 50) steps.shift();
+      }
+      setCurrentDetails(runDetails(snapshot()));
+
+      if (step.type === 'finish') {
+        finalAnswer = step.answer;
+        setCurrentDetails(runDetails(snapshot()));
+        await condition(allHandlersFinished);
+        return { answer: step.answer, reason: step.reason, turns: state.turn, toolCalls: state.toolCallsUsed, generation };
+      }
+      if (cancelReason !== null && !state.finalizing) {
+        plan = planCancel(state, cancelReason, Date.now());
+        continue;
+      }
+      if (paused) {
+        const since = Date.now();
+        await condition(() => !paused || cancelReason !== null);
+        state = { ...state, humanWaitMs: state.humanWaitMs + (Date.now() - since) };
+        plan = { ...plan, state };
+        continue;
+      }
+      const turnsDue = input.continueAsNewAfterTurns && state.turn >= (generation + 1) * input.continueAsNewAfterTurns;
+      if ((workflowInfo().continueAsNewSuggested || turnsDue) && (step.type === 'call_model' || step.type.startsWith('await'))) {
+        await condition(allHandlersFinished);
+        return continueAsNew<typeof agentRun>({
+          ...input,
+          carried: { state, step, transcript: compactTranscript(transcript), generation: generation + 1 },
+        });
+      }
+
+      switch (step.type) {
+        case 'call_model': {
+          const request: ModelRequest = {
+            workflowId: workflowInfo().workflowId,
+            runId: workflowInfo().runId,
+            transcriptLength: transcript.length,
+            tools: step.tools.map((name) => tools.get(name)!.spec),
+            toolChoice: step.toolChoice,
+            model,
+          };
+          const outcome = await callModel.executeWithOptions(
+            { startToCloseTimeout: '2m', retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['ModelConfigError', 'ScriptExhaustedError'] }, summary: `model turn ${state.turn + 1}${state.finalizing ? ' (final)' : ''}` },
+            [request],
+          );
+          plan = planModelOutcome(state, outcome);
+          if (plan.step.type === 'finish' && outcome.status === 'ok' && plan.step.answer)
+            transcript.push({ role: 'assistant', content: plan.step.answer, toolCalls: [] });
+          if (plan.step.type === 'check_tool_calls' && outcome.status === 'ok') {
+            const turn = plan.state.turn;
+            const checked: CheckedCall[] = plan.step.calls.map((raw, i) => {
+              const c = checkToolCall(raw, agent.tools, { toolCallId: `${turn}.${i + 1}` });
+              const tool = c.failure ? undefined : tools.get(c.call.name);
+              return {
+                call: c.call,
+                key: `${c.call.name}#${c.argsHash}`,
+                sideEffects: tool?.sideEffects ?? 'none',
+                needsApproval: tool ? needsApproval(tool, c.call.args) : false,
+                ...(c.failure ? { failure: c.failure } : {}),
+              };
+            });
+            transcript.push({ role: 'assistant', content: outcome.response?.text ?? '', toolCalls: checked.map((c) => c.call) });
+            plan = planToolCalls(plan.state, checked, Date.now());
+          }
+          break;
+        }
+        case 'execute_tools': {
+          const results = await Promise.all(step.calls.map((call) => dispatch(call, tools.get(call.name)!)));
+          plan = planResume(state, results, Date.now());
+          break;
+        }
+        case 'back_off':
+          await sleep(step.delayMs, { summary: `${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}` });
+          plan = { state: { ...state, phase: step.next.type === 'call_model' ? 'model' : 'tools' }, step: step.next, record: [], notes: [] };
+          break;
+        case 'await_clarification': {
+          answer = undefined;
+          const timeout = policy.clarificationTimeoutMs;
+          const until = () => answer !== undefined || cancelReason !== null;
+          const summary = `waiting for an answer: ${step.clarification.question}`.slice(0, 200);
+          const answered = timeout === null ? (await condition(until), true) : await condition(until, timeout, { summary });
+          if (cancelReason !== null) continue;
+          plan = answered ? planClarificationAnswer(state, answer!, Date.now()) : planClarificationTimeout(state, Date.now());
+          break;
+        }
+        case 'await_review': {
+          await condition(() => state.reviews.every((r) => decisions[r.toolCallId]) || cancelReason !== null);
+          if (cancelReason !== null) continue;
+          plan = planReviewed(state, Object.fromEntries(Object.entries(decisions).map(([id, d]) => [id, d.decision])), Date.now());
+          break;
+        }
+        case 'check_tool_calls':
+          throw ApplicationFailure.nonRetryable('check_tool_calls is handled with the model turn', 'cairn_bug');
+      }
+    }
+  };
+}

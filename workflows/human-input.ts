@@ -1,0 +1,87 @@
+/**
+ * Validators for what humans send: run synchronously in Update validators, so a refused answer
+ * or decision throws before anything enters history. Deterministic.
+ */
+import type { AnyTool } from '../shared/define-tool.js';
+import type { JsonValue } from '../shared/json.js';
+import { argsHash } from '../shared/hash.js';
+import { checkToolCall } from '../shared/validate-arguments.js';
+import type { PendingClarification, PendingReview, ReviewDecision } from '../planner/index.js';
+import type { ClarificationAnswer, ReviewInput } from './messages.js';
+
+const MAX_ANSWER_CHARS = 20_000;
+
+export class HumanInputError extends Error {
+  override readonly name = 'HumanInputError';
+}
+
+export function validateAnswer(pending: PendingClarification | null, input: ClarificationAnswer): void {
+  if (!pending) throw new HumanInputError('No clarification is pending.');
+  if (!input || typeof input !== 'object') throw new HumanInputError('Expected { id, answer }.');
+  if (input.id !== pending.id) throw new HumanInputError(`Unknown clarification id "${String(input.id)}"; the pending one is "${pending.id}".`);
+  const a: unknown = input.answer;
+  if (typeof a === 'string') {
+    if (a.trim() === '') throw new HumanInputError('The answer is empty.');
+    if (a.length > MAX_ANSWER_CHARS) throw new HumanInputError(`The answer is longer than ${MAX_ANSWER_CHARS} characters.`);
+    return;
+  }
+  if (a && typeof a === 'object' && !Array.isArray(a) && Object.keys(a).length > 0) {
+    if (JSON.stringify(a).length > MAX_ANSWER_CHARS) throw new HumanInputError(`The answer is larger than ${MAX_ANSWER_CHARS} characters.`);
+    return;
+  }
+  throw new HumanInputError(`The answer must be non-empty text or an object of fields, not ${Array.isArray(a) ? 'an array' : typeof a}.`);
+}
+
+/**
+ * Checks one review decision; returns the planner's form of it. A decision for other arguments
+ * (stale hash) fails closed; repeating the decision already taken is a no-op; a different one is refused.
+ */
+export interface DecidedReview {
+  readonly argsHash: string;
+  readonly decision: ReviewDecision;
+}
+
+export function validateReview(
+  pending: readonly PendingReview[],
+  decided: Readonly<Record<string, DecidedReview>>,
+  tools: ReadonlyMap<string, AnyTool>,
+  input: ReviewInput,
+): DecidedReview | undefined {
+  if (!input || typeof input !== 'object' || !input.decision) throw new HumanInputError('Expected { toolCallId, argsHash, decision }.');
+  const previous = decided[input.toolCallId];
+  const review = pending.find((r) => r.toolCallId === input.toolCallId);
+  if (!review && !previous) throw new HumanInputError(`No review is pending for tool call "${String(input.toolCallId)}".`);
+  const expected = review?.argsHash ?? previous!.argsHash;
+  if (input.argsHash !== expected)
+    throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`);
+  const name = review?.name ?? '';
+  const decision = toDecision({ toolCallId: input.toolCallId, name: review?.name ?? name, args: review?.args ?? null, argsHash: expected }, tools, input.decision);
+  if (previous) {
+    if (JSON.stringify(previous.decision) === JSON.stringify(decision)) return undefined;
+    throw new HumanInputError(`Tool call ${input.toolCallId} was already decided (${previous.decision.type}).`);
+  }
+  return { argsHash: expected, decision };
+}
+
+function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, d: ReviewInput['decision']): ReviewDecision {
+  switch (d.type) {
+    case 'accept':
+      return { type: 'accept' };
+    case 'reject':
+      if (d.reason !== undefined && typeof d.reason !== 'string') throw new HumanInputError('A rejection reason must be text.');
+      return d.reason?.trim() ? { type: 'reject', reason: d.reason.trim() } : { type: 'reject' };
+    case 'respond':
+      if (d.content === undefined || d.content === '') throw new HumanInputError('A response needs content.');
+      return { type: 'respond', content: d.content as JsonValue };
+    case 'edit': {
+      const checked = checkToolCall({ name: review.name, arguments: JSON.stringify(d.args ?? null) }, [...tools.values()], { toolCallId: review.toolCallId });
+      if (checked.failure) {
+        const message = checked.failure.status === 'error' ? checked.failure.error.message : 'invalid arguments';
+        throw new HumanInputError(`The edited arguments are invalid for ${review.name}: ${message}`);
+      }
+      return { type: 'edit', args: checked.call.args, argsHash: argsHash(checked.call.args) };
+    }
+    default:
+      throw new HumanInputError(`Unknown decision "${String((d as { type?: unknown }).type)}"; use accept, edit, respond or reject.`);
+  }
+}

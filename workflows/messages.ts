@@ -1,0 +1,103 @@
+/**
+ * The run's messages, named by kind as in Temporal's samples. Clients (the CLI, tests, the UI)
+ * import these definitions; the workflow installs their handlers. Workflow-safe.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { JsonValue } from '../shared/json.js';
+import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/transcript.js';
+import type { ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerPolicy, PlannerState } from '../planner/index.js';
+
+export interface AgentRunInput {
+  /** The agent's registered name. */
+  readonly agent: string;
+  readonly prompt: string;
+  /** Overrides the agent's model, e.g. `scripted:orders-demo` or `openai:gpt-4.1-mini`. */
+  readonly model?: string;
+  readonly policy?: Partial<PlannerPolicy>;
+  /** Upsert Cairn's search attributes (CairnAgent, CairnPhase); the server must have them registered. */
+  readonly searchAttributes?: boolean;
+  /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
+  readonly continueAsNewAfterTurns?: number;
+  /** Set by continue-as-new: where the previous run stopped. */
+  readonly carried?: CarriedRun;
+}
+
+/** What a run hands to its continuation: compacted, and enough to resume any pending wait. */
+export interface CarriedRun {
+  readonly state: PlannerState;
+  readonly step: PlanStep;
+  readonly transcript: readonly TranscriptMessage[];
+  readonly generation: number;
+}
+
+export interface AgentRunResult {
+  readonly answer: string;
+  /** Why the run ended early (a cap, a loop, a cancel), or null when the model finished. */
+  readonly reason: string | null;
+  readonly turns: number;
+  readonly toolCalls: number;
+  /** How many times the run continued as new. */
+  readonly generation: number;
+}
+
+/** One step the planner chose, for people watching (CLI, demo, UI details). */
+export interface StepLogEntry {
+  readonly seq: number;
+  readonly turn: number;
+  /** repair | model | final | run_tools | back_off | clarify | review | finish */
+  readonly action: string;
+  readonly detail: string;
+}
+
+export interface RunState {
+  readonly agent: string;
+  readonly phase: Phase;
+  readonly paused: boolean;
+  readonly turn: number;
+  readonly toolCalls: number;
+  readonly failedBatchStreak: number;
+  readonly clarification: PendingClarification | null;
+  readonly reviews: readonly PendingReview[];
+  readonly disabledTools: readonly string[];
+  readonly lastErrors: readonly ErrorSummary[];
+  readonly finalizing: string | null;
+  readonly answer: string | null;
+  readonly transcriptLength: number;
+  readonly generation: number;
+  /** The latest planner steps, oldest first (at most 50). */
+  readonly steps: readonly StepLogEntry[];
+}
+
+export interface ClarificationAnswer {
+  /** The pending clarification's id (see `stateQuery`). */
+  readonly id: string;
+  /** Text, or an object naming the missing fields. */
+  readonly answer: JsonValue;
+}
+
+export type ReviewDecisionInput =
+  | { readonly type: 'accept' }
+  | { readonly type: 'edit'; readonly args: JsonValue }
+  | { readonly type: 'respond'; readonly content: JsonValue }
+  | { readonly type: 'reject'; readonly reason?: string };
+
+export interface ReviewInput {
+  readonly toolCallId: string;
+  /** The hash of the arguments reviewed; a decision about other arguments is stale and refused. */
+  readonly argsHash: string;
+  readonly decision: ReviewDecisionInput;
+}
+
+export const stateQuery = defineQuery<RunState>('state');
+/** Read by the model activity: the transcript is not resent through history every turn. */
+export const transcriptQuery = defineQuery<TranscriptMessage[], [TranscriptSlice]>(TRANSCRIPT_QUERY);
+/** Answer a pending clarification; the validator refuses a wrong id or answer without writing history. */
+export const answerClarificationUpdate = defineUpdate<void, [ClarificationAnswer]>('answerClarification');
+/** The same answer for clients that can only signal (the Temporal UI, scripts); invalid ones are ignored. */
+export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>('answerClarificationSignal');
+/** Decide one pending tool-call review. */
+export const reviewToolCallUpdate = defineUpdate<void, [ReviewInput]>('reviewToolCall');
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
+/** End the run gracefully: a final model turn with no tools. */
+export const cancelSignal = defineSignal<[string?]>('cancel');
