@@ -1,0 +1,43 @@
+/**
+ * One real Temporal dev server and one workflow bundle per test run, shared by every
+ * integration test (handed over with vitest's provide/inject). CAIRN_UNIT_ONLY=1 skips both for
+ * quick unit-only runs; integration tests then fail loudly instead of passing vacuously.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedServer } from '../runtime/embedded-server.js';
+import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    workflowBundlePath: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
+  if (process.env.CAIRN_UNIT_ONLY) return;
+  const started = Date.now();
+  const [server, bundle] = await Promise.all([
+    startEmbeddedServer({ log: (line) => console.log(line) }),
+    bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'test/fixtures/workflows.ts'), logger: quietLogger }),
+  ]);
+  const bundlePath = join(PROJECT_ROOT, '.cache', 'test-workflow-bundle.js');
+  await mkdir(join(PROJECT_ROOT, '.cache'), { recursive: true });
+  await writeFile(bundlePath, bundle.code);
+  console.log(`Temporal dev server ${server.address} and workflow bundle ready in ${Date.now() - started} ms`);
+  project.provide('temporalAddress', server.address);
+  project.provide('workflowBundlePath', bundlePath);
+  return () => server.close();
+}
+
+const quietLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};

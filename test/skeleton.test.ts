@@ -1,0 +1,47 @@
+/**
+ * The walking skeleton on a real dev server: a model turn, one tool as an activity returning a
+ * ToolResult, and a final answer. Also the toolchain: tests run on Node 24.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptStep } from '../activities/model/index.js';
+import { stateQuery, transcriptQuery } from '../workflows/messages.js';
+import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
+import { recordHistory } from './support/histories.js';
+import { startTestWorker, type TestWorker } from './support/temporal.js';
+
+describe('toolchain', () => {
+  it('runs on Node 24', () => {
+    expect(process.version).toMatch(/^v24\./);
+  });
+});
+
+describe('agentRun walking skeleton', () => {
+  let w: TestWorker;
+  beforeAll(async () => void (w = await startTestWorker({ tools: ALL_TEST_TOOLS })));
+  afterAll(() => w?.stop());
+
+  it('calls a tool as an activity and finishes with the model answer', async () => {
+    const before = calls.lookup_order ?? 0;
+    const { model, scripted } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Order A-1001 has shipped.')]);
+    const handle = await w.start({ agent: 'test', prompt: 'Where is A-1001?', model });
+    const result = await handle.result();
+
+    expect(result).toMatchObject({ answer: 'Order A-1001 has shipped.', reason: null, turns: 2, toolCalls: 1 });
+    expect(calls.lookup_order).toBe(before + 1);
+    // The second model turn saw the tool's result, read through the transcript Query.
+    const toolMessage = scripted.requests[1]!.messages.find((m) => m.role === 'tool');
+    expect(toolMessage).toMatchObject({ name: 'lookup_order', content: { id: 'A-1001', status: 'shipped', total: 42 } });
+
+    const history = await handle.fetchHistory();
+    const activities = history.events!.filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(activities.map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual(['callModel', 'runTool', 'callModel']);
+    // The tool's ToolResult is what the activity returned.
+    const completed = history.events!.filter((e) => e.activityTaskCompletedEventAttributes);
+    expect(completed).toHaveLength(3);
+
+    const state = await handle.query(stateQuery);
+    expect(state).toMatchObject({ phase: 'done', answer: 'Order A-1001 has shipped.' });
+    expect(await handle.query(transcriptQuery, { length: 100 })).toHaveLength(5);
+    await recordHistory(handle, 'skeleton-tool-call');
+  });
+});
