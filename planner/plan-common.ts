@@ -15,7 +15,8 @@ export function enabledTools(state: PlannerState): string[] {
 
 export function callModel(state: PlannerState, toolChoice: ToolChoice, notes: readonly string[] = [], record: Plan['record'] = []): Plan {
   const tools = state.finalizing ? [] : enabledTools(state);
-  const choice: ToolChoice = state.finalizing || tools.length === 0 ? 'none' : toolChoice;
+  const forcedGone = typeof toolChoice === 'object' && !tools.includes(toolChoice.tool);
+  const choice: ToolChoice = state.finalizing || tools.length === 0 ? 'none' : forcedGone ? 'auto' : toolChoice;
   return {
     state: { ...state, phase: state.finalizing ? 'finalizing' : 'model', lastToolChoice: choice },
     step: { type: 'call_model', toolChoice: choice, tools },
@@ -31,10 +32,10 @@ export function finalize(state: PlannerState, reason: string, notes: readonly st
   return callModel(next, 'none', [...notes, `Stop calling tools (${reason}). Give your final answer now from what you have.`], record);
 }
 
-export function finish(state: PlannerState, answer: string, notes: readonly string[] = []): Plan {
+export function finish(state: PlannerState, answer: string, notes: readonly string[] = [], reason?: string): Plan {
   return {
     state: { ...state, phase: 'done' },
-    step: { type: 'finish', answer, reason: state.finalizing },
+    step: { type: 'finish', answer, reason: reason ?? state.finalizing },
     record: [],
     notes,
   };

@@ -9,6 +9,7 @@ import { NO_TELEMETRY, type ToolResult } from '../shared/tool-result.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import { callModel, endWait, finalize } from './plan-common.js';
 import { completeBatch } from './plan-resume.js';
+import { refusal } from './plan-tool-calls.js';
 import type { Plan, PlannerState, ReviewDecision } from './plan.js';
 
 export function planClarificationAnswer(state: PlannerState, answer: JsonValue, now: number): Plan {
@@ -74,6 +75,10 @@ function rejected(call: ToolCall, reason: string | undefined): ToolResult {
 
 /** Cancel: a final model turn with no tools. Any pending wait ends. */
 export function planCancel(state: PlannerState, reason: string, now: number): Plan {
+  // Every call the model made must be answered in the transcript: unrun ones are refused.
+  const record = (state.batch?.entries ?? []).map(
+    ({ call }) => state.batch!.results[call.toolCallId] ?? refusal(call, 'retry_budget_exceeded', `Not run: the run was cancelled (${reason}).`),
+  );
   const next = { ...endWait(state, now), clarification: null, reviews: [], waitingRuns: [], batch: null };
-  return finalize(next, reason);
+  return finalize(next, reason, [], record);
 }

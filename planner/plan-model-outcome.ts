@@ -19,7 +19,7 @@ export function planModelOutcome(state: PlannerState, outcome: ModelOutcome): Pl
       const again = callModel(retried, state.lastToolChoice);
       return { ...again, state: retried, step: { type: 'back_off', delayMs, reason: 'model rate-limited', next: again.step } };
     }
-    return finish(state, `The run ended: the model could not be reached (${outcome.error.message}).`);
+    return finish(state, `The run ended: the model could not be reached (${outcome.error.message}).`, [], `model unreachable: ${outcome.error.code}`);
   }
 
   const response = outcome.response;

@@ -54,7 +54,7 @@ export function planResume(state: PlannerState, results: readonly ToolResult[], 
 }
 
 /** Every call of the batch has a result: record them and decide what comes next. */
-export function completeBatch(state: PlannerState, now: number): Plan {
+export function completeBatch(state: PlannerState, now: number, forcedFinal?: string): Plan {
   const batch = state.batch!;
   const record = batch.entries.map((e) => {
     const result = batch.results[e.call.toolCallId];
@@ -120,7 +120,8 @@ export function completeBatch(state: PlannerState, now: number): Plan {
     }
   }
 
-  const allFailed = record.length > 0 && record.every((r) => r.status !== 'ok');
+  // Partial data is progress: paging through many pages is not a failing streak.
+  const allFailed = record.length > 0 && record.every((r) => r.status !== 'ok' && HINT_ACTIONS[failureReason(r)!] !== 'continue');
   const next: PlannerState = {
     ...state,
     batch: null,
@@ -134,14 +135,15 @@ export function completeBatch(state: PlannerState, now: number): Plan {
     lastErrors: errors.slice(-MAX_LAST_ERRORS),
   };
 
-  if (next.finalizing) return finalize(next, next.finalizing, notes, record);
+  const ending = forcedFinal ?? next.finalizing;
+  if (ending) return finalize(next, ending, notes, record);
+  const cap = capReached(next, now);
+  if (cap) return finalize(next, cap, notes, record);
   if (escalation) {
     if (state.policy.onLoop === 'finalize') return finalize(next, escalation, notes, record);
     clarification = { question: `${escalation}. How should I proceed?`, tool: undefined };
   }
   if (clarification) return askHuman(next, clarification, now, notes, record);
-  const cap = capReached(next, now);
-  if (cap) return finalize(next, cap, notes, record);
   const choice: ToolChoice = restrictTo ? { tool: restrictTo } : 'auto';
   return callModel(next, choice, notes, record);
 }

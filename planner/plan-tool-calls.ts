@@ -72,7 +72,6 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     attempts,
     toolCallsUsed: state.toolCallsUsed + toRun.length + reviews.length,
     batch: { entries: checked.map((c) => ({ call: c.call, key: c.key, sideEffects: c.sideEffects })), results },
-    finalizing: over && !state.finalizing ? `tool call cap (${state.policy.maxToolCalls}) reached` : state.finalizing,
   };
   if (reviews.length > 0) {
     return {
@@ -85,5 +84,5 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
   if (toRun.length > 0) {
     return { state: { ...next, phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
   }
-  return completeBatch(next, now);
+  return completeBatch(next, now, over ? `tool call cap (${state.policy.maxToolCalls}) reached` : undefined);
 }

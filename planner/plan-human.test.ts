@@ -1,0 +1,121 @@
+/**
+ * A human's part in a run: review decisions (seed 003: accept, edit, respond, reject),
+ * clarification answers and timeouts, and cancel.
+ */
+import { describe, expect, it } from 'vitest';
+import { argsHash } from '../shared/hash.js';
+import { planCancel, planClarificationAnswer, planClarificationTimeout, planReviewed } from './plan-human.js';
+import { planModelOutcome } from './plan-model-outcome.js';
+import { planResume } from './plan-resume.js';
+import type { Plan, ReviewDecision } from './plan.js';
+import { checked, failed, keyOf, ok, start, stepOf, textReply, toolCall, turnResulting, turnWith, TOOLS } from './testing.js';
+
+const refund = toolCall('refund', { order_id: 'A-17', amount: 120 }, '1.1');
+const search = toolCall('search_orders', { status: 'shipped' }, '1.2');
+const finalNote = (reason: string) => `Stop calling tools (${reason}). Give your final answer now from what you have.`;
+
+/** A batch where `refund` needs approval and `search` does not, waiting for review since t=1000. */
+function awaitingReview(): Plan {
+  return turnWith(start().state, [checked(refund, { needsApproval: true, sideEffects: 'once' }), checked(search)], 1_000);
+}
+const decide = (decision: ReviewDecision, now = 5_000) => planReviewed(awaitingReview().state, { '1.1': decision }, now);
+
+describe('review of a tool call', () => {
+  it('waits for the review before anything runs', () => {
+    const plan = awaitingReview();
+    expect(plan.step).toEqual({ type: 'await_review', reviews: [{ toolCallId: '1.1', name: 'refund', args: refund.args, argsHash: argsHash(refund.args) }] });
+    expect(plan.state).toMatchObject({ phase: 'awaiting_review', waitingSince: 1_000, waitingRuns: [search], toolCallsUsed: 2 });
+  });
+
+  it('accept: the call runs together with the batch\'s other calls; the batch is recorded in call order', () => {
+    const plan = decide({ type: 'accept' });
+    expect(stepOf(plan, 'execute_tools').calls).toEqual([search, refund]);
+    expect(plan.state.humanWaitMs).toBe(4_000);
+    const done = planResume(plan.state, [ok(search), ok(refund)], 6_000);
+    expect(done.record).toEqual([ok(refund), ok(search)]);
+    expect(stepOf(done, 'call_model').toolChoice).toBe('auto');
+  });
+
+  it('edit: the edited arguments run, and the call counts under its new key', () => {
+    const args = { order_id: 'A-17', amount: 100 };
+    const plan = decide({ type: 'edit', args, argsHash: argsHash(args) });
+    const edited = { ...refund, args };
+    expect(stepOf(plan, 'execute_tools').calls).toEqual([search, edited]);
+    const done = planResume(plan.state, [ok(search), failed(edited, 'output_not_json')], 6_000);
+    expect(done.record[0]).toMatchObject({ toolCallId: '1.1', error: { code: 'output_not_json' } });
+    expect(Object.keys(done.state.blocked)).toEqual([keyOf(edited)]);
+  });
+
+  it('respond: the content becomes the call\'s result and the call never runs', () => {
+    const plan = decide({ type: 'respond', content: { refunded: false, note: 'Handled by phone.' } });
+    expect(stepOf(plan, 'execute_tools').calls).toEqual([search]);
+    const done = planResume(plan.state, [ok(search)], 6_000);
+    expect(done.record).toEqual([
+      { status: 'ok', name: 'refund', toolCallId: '1.1', result: { refunded: false, note: 'Handled by phone.' }, telemetry: { durationMs: 0, attempt: 0 } },
+      ok(search),
+    ]);
+  });
+
+  it.each<[string, ReviewDecision | undefined, string]>([
+    ['reject with a reason', { type: 'reject', reason: 'amount too high' }, 'A human reviewer rejected this call: amount too high'],
+    ['reject without a reason', { type: 'reject' }, 'A human reviewer rejected this call.'],
+    ['no decision', undefined, 'A human reviewer rejected this call: no decision'],
+  ])('%s: a rejected_by_human result tells the model, nothing runs', (_name, decision, message) => {
+    const admitted = turnWith(start().state, [checked(refund, { needsApproval: true })], 1_000);
+    const plan = planReviewed(admitted.state, decision ? { '1.1': decision } : {}, 2_000);
+    expect(plan.record).toMatchObject([{ toolCallId: '1.1', error: { code: 'rejected_by_human', message }, retryHint: { reason: 'rejected' } }]);
+    expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
+  });
+});
+
+describe('clarification', () => {
+  /** Waiting since t=1000 for the answer to "Which email is on the order?". */
+  function asking(policy = {}): Plan {
+    const hint = { clarifyingQuestion: 'Which email is on the order?', missingFields: ['email'] };
+    return turnResulting(start(policy).state, [checked(refund)], (c) => failed(c, 'missing_fields', hint), 1_000);
+  }
+
+  it.each([
+    ['text', 'ada@example.com', 'ada@example.com'],
+    ['JSON', { email: 'ada@example.com' }, '{"email":"ada@example.com"}'],
+  ])('a %s answer goes to the model as a note, and the model is called', (_kind, answer, shown) => {
+    const plan = planClarificationAnswer(asking().state, answer, 61_000);
+    expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
+    expect(plan.notes).toEqual([`The user answered your question "Which email is on the order?": ${shown}`]);
+    expect(plan.state).toMatchObject({ clarification: null, waitingSince: null, humanWaitMs: 60_000, phase: 'model' });
+  });
+
+  it("no answer in time: a forced final turn by default (onClarificationTimeout: 'finalize')", () => {
+    const plan = planClarificationTimeout(asking().state, 61_000);
+    expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
+    expect(plan.notes).toEqual([finalNote('no answer to "Which email is on the order?" in time')]);
+    expect(plan.state.humanWaitMs).toBe(60_000);
+  });
+
+  it("no answer in time with onClarificationTimeout: 'continue': the model goes on without it", () => {
+    const plan = planClarificationTimeout(asking({ onClarificationTimeout: 'continue' }).state, 61_000);
+    expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
+    expect(plan.notes).toEqual(['Nobody answered "Which email is on the order?" in time. Continue without it, or say what you cannot do.']);
+  });
+});
+
+describe('cancel', () => {
+  it('ends a wait with a forced final turn; the finished run reports the reason', () => {
+    const waiting = turnResulting(start().state, [checked(refund)], (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which?' }), 1_000);
+    const plan = planCancel(waiting.state, 'cancelled by a user', 4_000);
+    expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
+    expect(plan.notes).toEqual([finalNote('cancelled by a user')]);
+    expect(plan.state).toMatchObject({ clarification: null, humanWaitMs: 3_000, phase: 'finalizing' });
+    const done = planModelOutcome(plan.state, textReply('Stopped as asked.'));
+    expect(done.step).toEqual({ type: 'finish', answer: 'Stopped as asked.', reason: 'cancelled by a user' });
+  });
+
+  // Regression: planCancel drops a batch in progress (during a review, a back-off, or before its calls ran)
+  // without recording results, so the transcript has an assistant tool call with no tool message;
+  // providers reject that on the final turn (plan-model-outcome.ts notes every call must be answered).
+  it('during a review, still answers every call of the batch, in call order', () => {
+    const plan = planCancel(awaitingReview().state, 'cancelled by a user', 2_000);
+    expect(plan.record.map((r) => r.toolCallId)).toEqual(['1.1', '1.2']);
+    expect(plan.record.every((r) => r.status === 'error')).toBe(true);
+  });
+});

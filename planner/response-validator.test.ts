@@ -1,0 +1,151 @@
+/**
+ * Seed 004's response validator (structural validity, degenerate think-only replies) and what
+ * planModelOutcome does with each kind of model outcome: retry, nudge, back off, finalize, finish.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ModelOutcome, ModelResponse } from '../shared/model-response.js';
+import { planModelOutcome } from './plan-model-outcome.js';
+import { isDegenerate, validateResponse, visibleText } from './response-validator.js';
+import { INTERRUPTED, NO_RESPONSE, checked, drive, failed, modelError, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, TOOLS } from './testing.js';
+
+const response = (text: string, calls = 0, interrupted = false): ModelResponse => ({
+  text,
+  toolCalls: Array.from({ length: calls }, () => rawCall('lookup')),
+  finishReason: calls > 0 ? 'tool_calls' : 'stop',
+  ...(interrupted ? { interrupted } : {}),
+});
+const VALID = { valid: true };
+const NUDGE = 'Your last reply had no visible answer and no tool call. Reply with your answer or call a tool.';
+const finalNote = (reason: string) => `Stop calling tools (${reason}). Give your final answer now from what you have.`;
+
+describe('validateResponse and isDegenerate', () => {
+  it.each<[string, ModelResponse | null | undefined, unknown]>([
+    ['null', null, { valid: false, reason: 'nil_response' }],
+    ['undefined', undefined, { valid: false, reason: 'nil_response' }],
+    ['an interrupted stream', response('The orders are', 0, true), { valid: false, reason: 'interrupted' }],
+    ['an interrupted stream with tool calls', response('', 1, true), { valid: false, reason: 'interrupted' }],
+    ['no text and no calls', response(''), { valid: false, reason: 'empty_response' }],
+    ['whitespace only', response(' \n\t'), { valid: false, reason: 'empty_response' }],
+  ])('%s is invalid, and not degenerate', (_name, value, verdict) => {
+    expect(validateResponse(value)).toEqual(verdict);
+    if (value?.text.trim() !== '') expect(isDegenerate(value)).toBe(false);
+  });
+
+  it.each<[string, ModelResponse, boolean, string]>([
+    ['tool calls, no text', response('', 2), false, ''],
+    ['tool calls after thinking only', response('<think>I should look it up</think>', 1), false, ''],
+    ['a closed think block only', response('<think>Let me plan.</think>\n  '), true, ''],
+    ['an unclosed think block (cut off while thinking)', response('<think>Let me plan the'), true, ''],
+    ['upper-case tags', response('<THINK>plan</THINK>'), true, ''],
+    ['two think blocks', response('<think>a</think>\n<think>b</think>'), true, ''],
+    ['text after thinking', response('<think>plan</think>\nThe order shipped.'), false, 'The order shipped.'],
+    ['text before an unclosed think', response('It shipped. <think>should I add'), false, 'It shipped.'],
+    ['plain text', response('Hello.'), false, 'Hello.'],
+  ])('%s is valid; degenerate: %s', (_name, value, degenerate, visible) => {
+    expect(validateResponse(value)).toEqual(VALID);
+    expect(isDegenerate(value)).toBe(degenerate);
+    expect(visibleText(value.text)).toBe(visible);
+  });
+});
+
+const empty: ModelOutcome = { status: 'ok', response: response('') };
+const thinkOnly = (text: string): ModelOutcome => ({ status: 'ok', response: response(text) });
+
+describe('planModelOutcome: unusable responses are retried, then the run is finalized', () => {
+  it('retries up to maxModelRetries with the same tool choice, then forces a final turn', () => {
+    const trace = drive({ model: [NO_RESPONSE, INTERRUPTED, empty, textReply('Best effort.')] });
+    expect(trace.modelCalls.slice(0, 3).map((s) => s.toolChoice)).toEqual(['auto', 'auto', 'auto']);
+    expect(trace.modelCalls[3]).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
+    expect(trace.notes).toEqual([finalNote('the model response was unusable (empty_response)')]);
+    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Best effort.', reason: 'the model response was unusable (empty_response)' });
+    expect(trace.last.state.turn).toBe(1); // unusable responses are not turns
+  });
+
+  it('keeps a restricted tool choice for the retry', () => {
+    const lookup = toolCall('lookup');
+    const repair = turnResulting(start().state, [checked(lookup)], (c) => failed(c, 'invalid_arguments', { restrictToTool: true }));
+    expect(planModelOutcome(repair.state, NO_RESPONSE).step).toEqual({ type: 'call_model', toolChoice: { tool: 'lookup' }, tools: [...TOOLS] });
+  });
+
+  it('counts retries per turn: a usable response resets the count', () => {
+    const trace = drive({ model: [NO_RESPONSE, NO_RESPONSE, toolCallsReply([rawCall('lookup')]), NO_RESPONSE, NO_RESPONSE, textReply('Done.')], tool: (c) => ok(c) });
+    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Done.', reason: null });
+  });
+
+  it('ends the run when the final turn is unusable too', () => {
+    const trace = drive({ policy: { maxModelRetries: 0 }, model: [NO_RESPONSE, NO_RESPONSE] });
+    expect(trace.last.step).toEqual({
+      type: 'finish', answer: 'The run ended without a final answer: the model response was unusable (nil_response).', reason: 'the model response was unusable (nil_response)',
+    });
+  });
+});
+
+describe('planModelOutcome: degenerate (think-only) responses are nudged, then finalized', () => {
+  it('nudges up to maxNudges with a note, then forces a final turn', () => {
+    const trace = drive({ model: [thinkOnly('<think>hmm</think>'), thinkOnly('<think>still'), textReply('<think>ok</think>It shipped.')] });
+    expect(trace.modelCalls[1]).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
+    expect(trace.modelCalls[2]).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
+    expect(trace.notes).toEqual([NUDGE, finalNote('the model gave no visible answer')]);
+    expect(trace.last.step).toEqual({ type: 'finish', answer: 'It shipped.', reason: 'the model gave no visible answer' });
+  });
+
+  it('follows maxNudges, and ends the run when the final turn is degenerate too', () => {
+    const trace = drive({ policy: { maxNudges: 2 }, model: [1, 2, 3, 4].map(() => thinkOnly('<think>…</think>')) });
+    expect(trace.notes.filter((n) => n === NUDGE)).toHaveLength(2);
+    expect(trace.last.step).toEqual({
+      type: 'finish', answer: 'The run ended without a final answer: the model gave no visible answer.', reason: 'the model gave no visible answer',
+    });
+  });
+});
+
+describe('planModelOutcome: provider failures', () => {
+  it("a rate-limited model backs off, honouring retry-after, then calls the model again the same way", () => {
+    const plan = planModelOutcome(start().state, modelError('rate_limited', 3_000));
+    expect(plan.step).toEqual({ type: 'back_off', delayMs: 3_000, reason: 'model rate-limited', next: { type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] } });
+    expect(plan.state).toMatchObject({ phase: 'backing_off', modelRetries: 1, turn: 0 });
+  });
+
+  it('without retry-after, backs off exponentially; past maxModelRetries, the run ends', () => {
+    const trace = drive({ model: [modelError('rate_limited'), modelError('rate_limited'), modelError('rate_limited')] });
+    const delays = trace.plans.flatMap((p) => (p.step.type === 'back_off' ? [p.step.delayMs] : []));
+    expect(delays).toHaveLength(2);
+    expect(Math.abs(delays[0]! - 1_000)).toBeLessThanOrEqual(200);
+    expect(Math.abs(delays[1]! - 2_000)).toBeLessThanOrEqual(400);
+    expect(stepOf(trace.last, 'finish').answer).toBe('The run ended: the model could not be reached (model call failed: rate_limited).');
+  });
+
+  it('any other provider failure ends the run at once', () => {
+    const plan = planModelOutcome(start().state, modelError('tool_unavailable'));
+    expect(stepOf(plan, 'finish').answer).toBe('The run ended: the model could not be reached (model call failed: tool_unavailable).');
+  });
+
+  // Regression: finish() takes its reason from `state.finalizing`, which is null here: an unreachable model
+  // ends the run with `reason: null`, the same as a normal answer, so callers cannot tell them apart.
+  it('an unreachable model ends the run with a reason', () => {
+    const plan = planModelOutcome(start().state, modelError('tool_unavailable'));
+    expect(stepOf(plan, 'finish').reason).toEqual(expect.any(String));
+  });
+});
+
+describe('planModelOutcome: usable responses', () => {
+  it('text finishes the run with thinking stripped', () => {
+    const plan = planModelOutcome(start().state, textReply('<think>check the ledger</think>\nOrder A-17 shipped on 3 May.'));
+    expect(plan.step).toEqual({ type: 'finish', answer: 'Order A-17 shipped on 3 May.', reason: null });
+    expect(plan.state).toMatchObject({ phase: 'done', turn: 1 });
+  });
+
+  it('tool calls go to the workflow for checking, as sent', () => {
+    const calls = [rawCall('lookup', { order_id: 'A-17' }), { id: 'call_9', name: 'refund', arguments: '{"order_id":' }];
+    const plan = planModelOutcome(start().state, toolCallsReply(calls, '<think>two calls</think>'));
+    expect(plan.step).toEqual({ type: 'check_tool_calls', calls });
+    expect(plan.state).toMatchObject({ phase: 'tools', turn: 1 });
+  });
+
+  it('tool calls in the final turn end the run with the visible text', () => {
+    const final = planModelOutcome(start().state, INTERRUPTED);
+    const forced = planModelOutcome(planModelOutcome(final.state, INTERRUPTED).state, INTERRUPTED);
+    expect(forced.step).toMatchObject({ type: 'call_model', toolChoice: 'none' });
+    const plan = planModelOutcome(forced.state, toolCallsReply([rawCall('lookup')], 'I cannot finish the lookup.'));
+    expect(plan.step).toEqual({ type: 'finish', answer: 'I cannot finish the lookup.', reason: 'the model response was unusable (interrupted)' });
+  });
+});
