@@ -26,7 +26,7 @@ export function renderValue(value: unknown, max = 80): string {
     else if (typeof value === 'bigint') text = `${value}n`;
     else text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = Object.prototype.toString.call(value);
+    text = '[a value that cannot be shown]'; // cycles, BigInt deep inside, throwing getters
   }
   return truncateText(text, max);
 }

@@ -25,14 +25,14 @@ export function parseJsonText(text: string): JsonParseResult {
   try {
     return { ok: true, value: JSON.parse(text) as JsonValue };
   } catch (err) {
-    const found = locate(text) ?? { position: 0, message: err instanceof Error ? err.message : 'invalid JSON' };
+    const found = findJsonSyntaxError(text) ?? { position: 0, message: err instanceof Error ? err.message : 'invalid JSON' };
     return { ok: false, error: withPlace(text, found.position, found.message) };
   }
 }
 
-/** One line for people and models: `unexpected end of input … at position 37 (line 1, column 38) near …`. */
+/** One line for people and models: `<what> at position 37 (line 1, column 38), near <excerpt>`. */
 export function describeJsonSyntaxError(error: JsonSyntaxError): string {
-  return `${error.message} at position ${error.position} (line ${error.line}, column ${error.column}) near ${error.excerpt}`;
+  return `${error.message} at position ${error.position} (line ${error.line}, column ${error.column}), near ${error.excerpt}`;
 }
 
 function withPlace(text: string, position: number, message: string): JsonSyntaxError {
@@ -53,9 +53,12 @@ const EXPECTED: Record<Expect, string> = {
   key: 'a property name in double quotes',
   key_or_close: "a property name in double quotes or '}'",
   colon: "':' after the property name",
-  comma_or_close: "',' or a closing bracket",
+  comma_or_close: "',' or a closing bracket", // narrowed to the open bracket where it is used
   end: 'nothing more',
 };
+
+/** Every end-of-input message starts with this: truncation is the common case (seed 002). */
+const TRUNCATED = 'the text ends too early (truncated?)';
 
 interface Found {
   readonly position: number;
@@ -63,7 +66,7 @@ interface Found {
 }
 
 /** The first syntax error in `text`, or undefined if it is valid JSON. Iterative: no deep recursion. */
-function locate(text: string): Found | undefined {
+export function findJsonSyntaxError(text: string): { readonly position: number; readonly message: string } | undefined {
   const open: string[] = [];
   let i = 0;
   let expect: Expect = 'value';
@@ -73,8 +76,10 @@ function locate(text: string): Found | undefined {
     while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
     if (i >= text.length) {
       if (expect === 'end') return undefined;
-      const unclosed = open.length > 0 ? `, ${open.length} bracket(s) still open` : '';
-      return fail(`unexpected end of input: expected ${EXPECTED[expect]}${unclosed} (the text looks truncated)`);
+      const close = open[open.length - 1] === '[' ? ']' : '}';
+      const wanted = expect === 'comma_or_close' ? `',' or '${close}'` : EXPECTED[expect];
+      const unclosed = open.length > 0 ? ` with ${open.length} bracket(s) still open` : '';
+      return fail(`${TRUNCATED}: expected ${wanted}${unclosed}`);
     }
     const ch = text[i]!;
     if (expect === 'end') return fail(`unexpected ${JSON.stringify(ch)} after the end of the JSON value`);
@@ -151,7 +156,7 @@ function scanString(text: string, start: number): number | Found {
     }
     i++;
   }
-  return { position: text.length, message: 'unexpected end of input inside a string (the text looks truncated)' };
+  return { position: text.length, message: `${TRUNCATED} inside a string` };
 }
 
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
@@ -162,14 +167,14 @@ function scanNumber(text: string, start: number): number | Found {
   if (!match) {
     const atEnd = /^-?$/.test(text.slice(start));
     return atEnd
-      ? { position: text.length, message: 'unexpected end of input inside a number (the text looks truncated)' }
+      ? { position: text.length, message: `${TRUNCATED} inside a number` }
       : { position: start, message: `invalid number starting ${JSON.stringify(text.slice(start, start + 10))}` };
   }
   const end = start + match[0].length;
   const next = text[end];
   if (next === '.' || next === 'e' || next === 'E') {
     return end + 1 >= text.length
-      ? { position: text.length, message: 'unexpected end of input inside a number (the text looks truncated)' }
+      ? { position: text.length, message: `${TRUNCATED} inside a number` }
       : { position: end, message: `invalid number ${JSON.stringify(text.slice(start, end + 2))}` };
   }
   return end;
@@ -180,7 +185,7 @@ function scanLiteral(text: string, start: number): number | Found {
     if (text.startsWith(word, start)) return start + word.length;
     const rest = text.slice(start);
     if (rest.length < word.length && word.startsWith(rest)) {
-      return { position: text.length, message: `unexpected end of input inside ${word} (the text looks truncated)` };
+      return { position: text.length, message: `${TRUNCATED} inside ${word}` };
     }
   }
   return { position: start, message: `expected ${EXPECTED.value} but found ${JSON.stringify(text[start])}` };

@@ -32,9 +32,10 @@ export function toModelView(result: ToolResult): JsonValue {
   }
   const { error, retryHint, partialResult } = result;
   const message = truncateText(error.message);
-  const view: JsonObject = {
-    error: { kind: error.kind, code: error.code, message, causes: errorChain(error).slice(1).map((link) => truncateText(link.message)) },
-  };
+  // A wrapper often repeats its cause's message (a rethrown crash): show each message once in a row.
+  const messages = errorChain(error).map((link) => truncateText(link.message));
+  const causes = messages.slice(1).filter((text, i) => text !== messages[i]);
+  const view: JsonObject = { error: { kind: error.kind, code: error.code, message, causes } };
   if (retryHint) view.hint = hintView(retryHint, message);
   if (partialResult !== undefined) view.partial = bounded(partialResult);
   return view;

@@ -54,6 +54,14 @@ function withoutCause(link: ToolError): ToolError {
 
 /** True when `value` is a valid ToolError chain: plain data, known codes and kinds, non-empty messages, no cycles. */
 export function isToolError(value: unknown): value is ToolError {
+  try {
+    return isChain(value);
+  } catch {
+    return false; // a throwing getter or proxy is not data
+  }
+}
+
+function isChain(value: unknown): boolean {
   const seen = new Set<unknown>();
   for (let link: unknown = value; ; ) {
     if (!isPlainObject(link) || seen.has(link)) return false;
@@ -87,7 +95,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * MAX_CAUSE_DEPTH links end with a marker link. The result survives a JSON round trip unchanged.
  */
 export function fromError(err: unknown, code: ToolErrorCode = 'internal_error'): ToolError {
-  if (isToolError(err)) return truncateChain(err, MAX_CAUSE_DEPTH);
   const seen = new Set<unknown>();
   const links: Described[] = [];
   let current: unknown = err;
@@ -95,7 +102,7 @@ export function fromError(err: unknown, code: ToolErrorCode = 'internal_error'):
     if (isToolError(current)) {
       const chain = errorChain(current);
       const room = MAX_CAUSE_DEPTH - links.length;
-      for (const link of chain.slice(0, room)) links.push({ ready: withoutCause(link) });
+      for (const link of chain.slice(0, room)) links.push({ ready: { ...withoutCause(link), message: bounded(link.message) || link.code } });
       current = chain[room];
       break;
     }

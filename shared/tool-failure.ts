@@ -27,8 +27,9 @@ export interface ToolFailureOptions {
 export class ToolFailure extends Error {
   override readonly name = 'ToolFailure';
   readonly code: ToolErrorCode;
-  readonly hint?: ToolFailureHint;
-  readonly partialResult?: JsonValue;
+  // `declare`: absent stays absent (no own property holding undefined).
+  declare readonly hint?: ToolFailureHint;
+  declare readonly partialResult?: JsonValue;
   readonly [TOOL_FAILURE] = true;
 
   constructor(code: ToolErrorCode, message: string, options: ToolFailureOptions = {}) {

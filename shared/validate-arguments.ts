@@ -59,7 +59,7 @@ export function checkToolCall(raw: RawToolCall, tools: readonly AnyTool[], ids: 
   }
   const repair = { restrictToTool: true, ...exampleOf(tool), priorInput: sent };
   if (!parsed.ok) {
-    const message = `The arguments for ${tool.name} are not valid JSON (${describeJsonSyntaxError(parsed.error)}); send them again as one JSON object.`;
+    const message = `The arguments for ${tool.name} are not valid JSON: ${describeJsonSyntaxError(parsed.error)}; send them again as one JSON object.`;
     return refuse('malformed_arguments', message, { ...repair, message }, tool);
   }
 

@@ -39,6 +39,8 @@ export function validateAnswer(pending: PendingClarification | null, input: Clar
 export interface DecidedReview {
   readonly argsHash: string;
   readonly decision: ReviewDecision;
+  /** The decision as the human sent it: a repeat is recognised even after the review closed. */
+  readonly sent: string;
 }
 
 export function validateReview(
@@ -54,13 +56,12 @@ export function validateReview(
   const expected = review?.argsHash ?? previous!.argsHash;
   if (input.argsHash !== expected)
     throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`);
-  const name = review?.name ?? '';
-  const decision = toDecision({ toolCallId: input.toolCallId, name: review?.name ?? name, args: review?.args ?? null, argsHash: expected }, tools, input.decision);
+  const sent = JSON.stringify(input.decision);
   if (previous) {
-    if (JSON.stringify(previous.decision) === JSON.stringify(decision)) return undefined;
+    if (previous.sent === sent) return undefined;
     throw new HumanInputError(`Tool call ${input.toolCallId} was already decided (${previous.decision.type}).`);
   }
-  return { argsHash: expected, decision };
+  return { argsHash: expected, decision: toDecision(review!, tools, input.decision), sent };
 }
 
 function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, d: ReviewInput['decision']): ReviewDecision {

@@ -22,6 +22,8 @@ export interface TestWorker {
   script(script: Script, name?: string): { model: string; scripted: ScriptedModel };
   /** Starts an agentRun on this worker's queue. */
   start(input: AgentRunInput, workflowId?: string): Promise<WorkflowHandle<(input: AgentRunInput) => Promise<AgentRunResult>>>;
+  /** Shuts the worker down and starts a new one on the same queue (runs in flight must survive). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,19 +46,29 @@ export async function startTestWorker(options: { tools: readonly AnyTool[]; mode
   const connection = await NativeConnection.connect({ address: serverAddress() });
   const taskQueue = `test-${randomUUID()}`;
   const scripts: Record<string, ModelClient> = { ...options.models };
-  const worker = await createCairnWorker({
-    connection,
-    client,
-    taskQueue,
-    tools: options.tools,
-    resolveModel: (spec) => resolveModel(spec, { scripts }),
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-  });
-  const running = worker.run();
+  const create = () =>
+    createCairnWorker({
+      connection,
+      client,
+      taskQueue,
+      tools: options.tools,
+      resolveModel: (spec) => resolveModel(spec, { scripts }),
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+  let worker = await create();
+  let running = worker.run();
   return {
     client,
     taskQueue,
-    worker,
+    get worker() {
+      return worker;
+    },
+    async restart() {
+      worker.shutdown();
+      await running;
+      worker = await create();
+      running = worker.run();
+    },
     script(script, name = `script-${randomUUID().slice(0, 8)}`) {
       const scripted = new ScriptedModel(name, script);
       scripts[name] = scripted;

@@ -1,0 +1,122 @@
+/**
+ * `npm run demo`: the embedded dev server (or TEMPORAL_ADDRESS), a worker, and the order-support
+ * agent mending every failure class, printed as a live transcript with the planner's decisions.
+ * In a terminal it asks the clarification and the review; `--yes` (or no terminal) answers both.
+ */
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { ScriptedModel, resolveModel } from '../activities/model/index.js';
+import { AGENT_TOOLS } from '../agents/index.js';
+import { connectFromEnvironment, hasExternalServer, runUrl, type Connected } from '../runtime/connection.js';
+import { startEmbeddedServer } from '../runtime/embedded-server.js';
+import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { createCairnWorker } from '../runtime/worker.js';
+import type { TranscriptMessage } from '../shared/transcript.js';
+import { reviewToolCallUpdate, answerClarificationUpdate, stateQuery, transcriptQuery, type AgentRunResult, type RunState } from '../workflows/messages.js';
+import { DEMO_PROMPT, demoScript } from './demo-script.js';
+import { formatMessage } from './format.js';
+import type { StepLogEntry } from '../workflows/messages.js';
+
+export async function runDemo(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log('Usage: cairn demo [--yes] [--model <spec>]\n\nRuns the order-support agent on the embedded dev server (or TEMPORAL_ADDRESS).\n  --yes          answer the clarification and approve the review without asking\n  --model <spec> a real model instead of the script, e.g. openai:gpt-4.1-mini');
+    return 0;
+  }
+  const interactive = !values.yes && process.stdin.isTTY === true;
+  const log = (line: string) => console.log(line);
+
+  const target: Connected = hasExternalServer() ? await connectFromEnvironment() : await startDevServer(log);
+  const taskQueue = `cairn-demo-${process.pid}`;
+  const scripts = { 'orders-demo': new ScriptedModel('orders-demo', demoScript) };
+  const worker = await createCairnWorker({
+    connection: target.workerConnection,
+    client: target.client,
+    namespace: target.namespace,
+    taskQueue,
+    tools: AGENT_TOOLS,
+    resolveModel: (spec) => resolveModel(spec, { scripts }),
+    workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
+  });
+  const running = worker.run();
+  try {
+    const workflowId = `cairn-demo-${Date.now().toString(36)}`;
+    const handle = await target.client.workflow.start('agentRun', {
+      taskQueue,
+      workflowId,
+      args: [{ agent: 'orders', prompt: DEMO_PROMPT, ...(values.model ? { model: values.model } : {}), searchAttributes: !hasExternalServer() }],
+    });
+    log(`\nRun ${workflowId} started. Temporal UI: ${runUrl(target, workflowId) ?? '(set TEMPORAL_UI_URL)'}\n`);
+    log(`user: ${DEMO_PROMPT}`);
+
+    let shown = 2; // system and user prompt
+    let seq = 0;
+    const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+    for (;;) {
+      const state: RunState = await handle.query(stateQuery);
+      const messages: TranscriptMessage[] = await handle.query(transcriptQuery, { from: shown, length: state.transcriptLength });
+      for (const m of messages) for (const line of formatMessage(m)) log(line);
+      shown += messages.length;
+      for (const step of state.steps.filter((s) => s.seq > seq)) log(formatStep(step));
+      seq = state.steps.at(-1)?.seq ?? seq;
+
+      if (state.phase === 'done') break;
+      if (state.phase === 'awaiting_clarification' && state.clarification) {
+        const { id, question } = state.clarification;
+        const answer = rl ? (await rl.question(`\n? ${question}\n> `)).trim() || 'morning' : 'morning';
+        if (!rl) log(`  (--yes) answering: ${answer}`);
+        await handle.executeUpdate(answerClarificationUpdate, { args: [{ id, answer }] });
+      } else if (state.phase === 'awaiting_review') {
+        for (const review of state.reviews) {
+          const ok = rl ? /^y/i.test((await rl.question(`\n? Approve ${review.name} ${JSON.stringify(review.args)}? [y/n] `)).trim()) : true;
+          if (!rl) log(`  (--yes) approving ${review.name}`);
+          const decision = ok ? { type: 'accept' as const } : { type: 'reject' as const, reason: 'declined by the operator' };
+          await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision }] });
+        }
+      } else {
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }
+    rl?.close();
+    const result: AgentRunResult = await handle.result();
+    log(`\nFinal answer (${result.turns} model turns, ${result.toolCalls} tool calls${result.reason ? `, ended early: ${result.reason}` : ''}):\n  ${result.answer}`);
+    log(`\nSee the whole run in the Temporal UI: ${runUrl(target, workflowId) ?? workflowId}`);
+    return 0;
+  } finally {
+    worker.shutdown();
+    await running;
+    await target.close();
+  }
+}
+
+/** The embedded server on the usual ports (UI on 8233); free ports if those are taken. */
+async function startDevServer(log: (line: string) => void): Promise<Connected> {
+  log('Starting the Temporal dev server…');
+  try {
+    return await startEmbeddedServer({ persistent: true, port: 7233, uiPort: 8233, log });
+  } catch (error) {
+    log(`Ports 7233/8233 are busy (${(error as Error).message.split('\n')[0]}); using free ports.`);
+    const port = 20_000 + (process.pid % 20_000);
+    return startEmbeddedServer({ persistent: false, port, uiPort: port + 1, log });
+  }
+}
+
+const DECISIONS: Record<string, string> = { repair: 'repair', back_off: 'back off', clarify: 'clarify', review: 'review', final: 'finalize', finish: 'finish' };
+
+/** The planner's decisions get a line; plain model turns and tool runs show in the transcript. */
+function formatStep(step: StepLogEntry): string {
+  const label = DECISIONS[step.action];
+  return label ? `    ⇒ ${label}: ${step.detail}` : `    · ${step.action}: ${step.detail}`;
+}
+
+// `npm run demo` runs this file directly.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runDemo(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

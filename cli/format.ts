@@ -1,0 +1,91 @@
+/**
+ * Text renderings for people: values, transcript messages, a run's pending human work.
+ * Pure functions. Node-only (used by the CLI).
+ */
+import type { PendingClarification, PendingReview } from '../planner/index.js';
+import type { TranscriptMessage } from '../shared/transcript.js';
+import type { RunState, StepLogEntry } from '../workflows/messages.js';
+
+/** Compact JSON, cut to `max` characters. */
+export function compact(value: unknown, max = 240): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+const ROLE_WIDTH = 10;
+
+function block(label: string, text: string): string[] {
+  const [first = '', ...rest] = text.split('\n');
+  return [`${label.padEnd(ROLE_WIDTH)} ${first}`, ...rest.map((line) => `${' '.repeat(ROLE_WIDTH)} ${line}`)];
+}
+
+/** The lines of one transcript message: text, tool calls, tool results and Cairn's errors. */
+export function formatMessage(message: TranscriptMessage): string[] {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return block(message.role, message.content);
+    case 'assistant': {
+      const lines = message.content ? block('assistant', message.content) : [];
+      for (const call of message.toolCalls) lines.push(...block(lines.length ? '' : 'assistant', `→ ${call.name} ${compact(call.args)}  [${call.toolCallId}]`));
+      return lines.length ? lines : block('assistant', '(empty)');
+    }
+    case 'tool':
+      return block('tool', formatToolContent(message.name, message.toolCallId, message.content));
+  }
+}
+
+/**
+ * A tool message: `✓ name [id] result`, or Cairn's failure view (shared/model-view.ts:
+ * `{ error: { code, message, causes }, hint, partial }`) as `✗ name [id] code: message` with the
+ * causes, the hint and any partial data beneath.
+ */
+export function formatToolContent(name: string, toolCallId: string, content: unknown): string {
+  const view = asObject(content);
+  const error = asObject(view?.error);
+  if (!view || !error) return `✓ ${name} [${toolCallId}] ${compact(content)}`;
+  const { code, message, causes, kind: _kind, ...details } = error;
+  const { error: _error, hint, partial, ...rest } = view;
+  const lines = [`✗ ${name} [${toolCallId}] ${typeof code === 'string' ? `${code}: ` : ''}${typeof message === 'string' ? message : compact(error)}`];
+  if (Array.isArray(causes)) for (const cause of causes) lines.push(`  caused by: ${compact(cause)}`);
+  if (Object.keys(details).length) lines.push(`  details: ${compact(details, 400)}`);
+  if (hint !== undefined) lines.push(`  hint: ${compact(hint, 400)}`);
+  if (partial !== undefined) lines.push(`  partial: ${compact(partial, 400)}`);
+  if (Object.keys(rest).length) lines.push(`  ${compact(rest, 400)}`);
+  return lines.join('\n');
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** One planner decision from the run's step log. */
+export function formatStep(step: StepLogEntry): string {
+  return `[turn ${step.turn}] ${step.action}: ${step.detail}`;
+}
+
+/** The question a run waits on, and how to answer it. */
+export function formatQuestion(workflowId: string, question: PendingClarification): string[] {
+  const lines = [`question ${question.id}${question.tool ? ` (from ${question.tool})` : ''}: ${question.question}`];
+  if (question.missingFields?.length) lines.push(`  missing: ${question.missingFields.join(', ')}`);
+  lines.push(`  answer with: cairn answer ${workflowId} "<text>"`);
+  return lines;
+}
+
+/** A tool call a run waits to have reviewed, and how to decide it. */
+export function formatReview(workflowId: string, review: PendingReview): string[] {
+  return [
+    `review ${review.toolCallId}: ${review.name} ${compact(review.args)}`,
+    `  decide with: cairn review ${workflowId} ${review.toolCallId} accept | edit '<json args>' | respond '<json>' | reject [reason]`,
+  ];
+}
+
+/** One summary line of a run's state. */
+export function formatSummary(workflowId: string, state: RunState): string {
+  return `${workflowId} · agent ${state.agent} · phase ${state.phase}${state.paused ? ' (paused)' : ''} · turn ${state.turn} · ${state.toolCalls} tool call(s)`;
+}
+
+/** True when a run waits for a person: a question or a review. */
+export function awaitsHuman(state: RunState): boolean {
+  return (state.phase === 'awaiting_clarification' && state.clarification !== null) || (state.phase === 'awaiting_review' && state.reviews.length > 0);
+}

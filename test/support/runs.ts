@@ -1,0 +1,30 @@
+/** Helpers to read what a run did from its real history. */
+import type { WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+
+export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+export async function events(handle: WorkflowHandle): Promise<HistoryEvent[]> {
+  return (await handle.fetchHistory()).events ?? [];
+}
+
+/** Activity types scheduled, in order (callModel / runTool). */
+export function scheduled(history: HistoryEvent[]): string[] {
+  return history.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+}
+
+/** Timers started, with their summaries as the UI shows them. */
+export function timers(history: HistoryEvent[]): string[] {
+  return history.flatMap((e) => (e.timerStartedEventAttributes ? [String(e.userMetadata?.summary?.data ? Buffer.from(e.userMetadata.summary.data).toString() : '')] : []));
+}
+
+/** Polls until `check` returns a value (e.g. the run awaits a human). */
+export async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
