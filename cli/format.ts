@@ -84,8 +84,3 @@ export function formatReview(workflowId: string, review: PendingReview): string[
 export function formatSummary(workflowId: string, state: RunState): string {
   return `${workflowId} · agent ${state.agent} · phase ${state.phase}${state.paused ? ' (paused)' : ''} · turn ${state.turn} · ${state.toolCalls} tool call(s)`;
 }
-
-/** True when a run waits for a person: a question or a review. */
-export function awaitsHuman(state: RunState): boolean {
-  return (state.phase === 'awaiting_clarification' && state.clarification !== null) || (state.phase === 'awaiting_review' && state.reviews.length > 0);
-}

@@ -1,0 +1,45 @@
+/** `cairn answer`: answer a run's pending clarification through the answerClarification Update. */
+import { parseCommandLine, type Command } from '../command.js';
+import { CliError, UsageError } from '../errors.js';
+import { objectOrText } from '../json-argument.js';
+
+export const answerCommand: Command = {
+  name: 'answer',
+  summary: "Answer a run's pending question",
+  help: `Usage: cairn answer <workflowId> <text> [--id <questionId>]
+
+Answers the question the run is waiting on (see cairn watch). Text that parses as a JSON object,
+such as '{"window":"morning"}', is sent as an object naming the missing fields. The run checks the
+answer before accepting it: a wrong question id or an empty answer is refused (exit 1) and nothing
+is recorded.
+
+Options:
+  --id <questionId>  The question to answer (default: the pending one)
+  --json             Print one JSON document: { workflowId, questionId, answer }
+  -h, --help         Show this help
+
+Example:
+  cairn answer cairn-orders-1a2b3c4d "morning, please"`,
+
+  async run(argv, io) {
+    const { values, positionals } = parseCommandLine('answer', argv, { options: { id: { type: 'string' } }, required: ['workflowId', 'text'] });
+    const [workflowId = '', text = ''] = positionals;
+    if (values.id !== undefined && !values.id.trim()) throw new UsageError('--id is empty');
+    const answer = objectOrText(text);
+
+    const { answerQuestion, readState, withClient } = await import('../run-client.js');
+    return withClient(async (connection) => {
+      let questionId = values.id;
+      if (questionId === undefined) {
+        const state = await readState(connection, workflowId);
+        if (!state.clarification) throw new CliError(`Run "${workflowId}" has no pending question (phase ${state.phase}).`);
+        questionId = state.clarification.id;
+      }
+      await answerQuestion(connection, workflowId, questionId, answer);
+      io.line(`Answered question ${questionId} of ${workflowId}.`);
+      io.line(`  follow it: cairn watch ${workflowId}`);
+      io.document({ workflowId, questionId, answer });
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,68 @@
+/** `cairn review`: accept, edit, respond to or reject a tool call waiting for a human's review. */
+import type { ReviewDecisionInput } from '../../workflows/messages.js';
+import { parseCommandLine, type Command } from '../command.js';
+import { UsageError } from '../errors.js';
+import { compact } from '../format.js';
+import { parseJsonArgument } from '../json-argument.js';
+
+export const reviewCommand: Command = {
+  name: 'review',
+  summary: 'Decide a tool call that waits for review',
+  help: `Usage: cairn review <workflowId> <toolCallId> <decision>
+
+Decides one tool call the run holds for review (see cairn watch). The decision names the
+arguments it was about (their hash, read from the run), so a decision about other arguments is
+refused.
+
+Decisions:
+  accept                    Run the call as it is
+  edit '<json args>'        Run it with these arguments instead
+  respond '<json content>'  Do not run it; give the model this as its result
+  reject [reason]           Do not run it; tell the model why
+
+Options:
+  --json      Print one JSON document: { workflowId, toolCallId, tool, argsHash, decision }
+  -h, --help  Show this help
+
+Examples:
+  cairn review cairn-orders-1a2b3c4d 2.1 accept
+  cairn review cairn-orders-1a2b3c4d 2.1 edit '{"orderId":"A-1001","amount":40}'
+  cairn review cairn-orders-1a2b3c4d 2.1 reject "refunds over 50 need a manager"`,
+
+  async run(argv, io) {
+    const { positionals } = parseCommandLine('review', argv, { options: {}, required: ['workflowId', 'toolCallId', 'decision'], optional: ['argument'] });
+    const [workflowId = '', toolCallId = '', type = '', argument] = positionals;
+    const decision = toDecision(type, argument);
+
+    const { decideReview, pendingReview, readState, withClient } = await import('../run-client.js');
+    return withClient(async (connection) => {
+      const review = pendingReview(await readState(connection, workflowId), workflowId, toolCallId);
+      await decideReview(connection, workflowId, { toolCallId, argsHash: review.argsHash, decision });
+      const what = decision.type === 'edit' ? `(${review.name}) to ${compact(decision.args, 120)}` : `(${review.name} ${compact(review.args, 120)})`;
+      io.line(`${PAST[decision.type]} ${toolCallId} ${what} on ${workflowId}.`);
+      io.line(`  follow it: cairn watch ${workflowId}`);
+      io.document({ workflowId, toolCallId, tool: review.name, argsHash: review.argsHash, decision });
+      return 0;
+    });
+  },
+};
+
+const PAST: Record<ReviewDecisionInput['type'], string> = { accept: 'Accepted', edit: 'Edited', respond: 'Responded to', reject: 'Rejected' };
+
+function toDecision(type: string, argument: string | undefined): ReviewDecisionInput {
+  switch (type) {
+    case 'accept':
+      if (argument !== undefined) throw new UsageError(`accept takes no argument, got "${argument}" (see cairn review --help)`);
+      return { type: 'accept' };
+    case 'edit':
+      if (argument === undefined) throw new UsageError("edit needs the new arguments as JSON, e.g. edit '{\"amount\":40}'");
+      return { type: 'edit', args: parseJsonArgument(argument, 'edit arguments') };
+    case 'respond':
+      if (argument === undefined) throw new UsageError("respond needs the result to give the model as JSON, e.g. respond '{\"refunded\":0}'");
+      return { type: 'respond', content: parseJsonArgument(argument, 'respond content') };
+    case 'reject':
+      return argument?.trim() ? { type: 'reject', reason: argument.trim() } : { type: 'reject' };
+    default:
+      throw new UsageError(`unknown decision "${type}"; use accept, edit, respond or reject (see cairn review --help)`);
+  }
+}

@@ -1,0 +1,305 @@
+/**
+ * The `cairn` CLI as a subprocess against the real dev server: a test worker with scripted models
+ * on a private task queue, the CLI pointed at it with TEMPORAL_ADDRESS and --task-queue. Checks
+ * exit codes, text output and --json documents; every failure is one line on stderr.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptStep, type ScriptContext } from '../activities/model/index.js';
+import { COMMANDS } from '../cli/cairn.js';
+import { CLI_TASK_QUEUE } from '../cli/command.js';
+import { runPage } from '../cli/connect.js';
+import { runUrl } from '../runtime/connection.js';
+import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { DEFAULT_TASK_QUEUE } from '../runtime/worker.js';
+import { CairnAgent } from '../workflows/search-attributes.js';
+import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
+import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
+
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const TSX = join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+/** Runs `cairn ...args` on this Node (24), against the test server unless `env` says otherwise. */
+function cairn(args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [TSX, 'cli/main.ts', ...args],
+      { cwd: PROJECT_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout: 50_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** This process's environment without any other Temporal settings. */
+function cleanEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_')));
+}
+
+/** A failure: the exit code, nothing on stdout, one line on stderr (returned). */
+function expectOneLineFailure(outcome: Outcome, code: number): string {
+  expect(outcome.code, outcome.stderr).toBe(code);
+  expect(outcome.stdout).toBe('');
+  const lines = outcome.stderr.trimEnd().split('\n');
+  expect(lines, outcome.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^cairn( \w+)?: /);
+  return lines[0]!;
+}
+
+function expectSuccess(outcome: Outcome): string {
+  expect(outcome.code, outcome.stderr).toBe(0);
+  return outcome.stdout;
+}
+
+function json<T = Record<string, unknown>>(outcome: Outcome): T {
+  expect(outcome.code, outcome.stderr).toBe(0);
+  return JSON.parse(outcome.stdout) as T;
+}
+
+const newId = () => `cli-${randomUUID().slice(0, 8)}`;
+
+/** The text of the notes Cairn adds to the transcript (answers, budgets…). */
+const notes = (ctx: ScriptContext) => ctx.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+
+describe('cairn help and usage errors', () => {
+  it('shares the worker’s task queue and UI links', () => {
+    expect(CLI_TASK_QUEUE).toBe(DEFAULT_TASK_QUEUE);
+    const target = { address: 'localhost:7233', namespace: 'default', uiUrl: 'http://localhost:8233' };
+    expect(runPage(target, 'a b', 'r')).toBe(runUrl(target, 'a b', 'r'));
+    expect(runPage({ ...target, uiUrl: undefined }, 'x')).toBeUndefined();
+  });
+
+  it('prints the command list with --help, and on stderr with exit 2 when no command is given', async () => {
+    const [help, none, helpTopic] = await Promise.all([cairn(['--help']), cairn([]), cairn(['help', 'answer'])]);
+    const text = expectSuccess(help);
+    for (const command of COMMANDS) expect(text).toContain(`  ${command.name} `);
+    expect(none.code).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('Usage: cairn <command>');
+    expect(expectSuccess(helpTopic)).toMatch(/^Usage: cairn answer /);
+  });
+
+  it('prints every command’s --help (and -h) with exit 0', async () => {
+    const names = COMMANDS.map((c) => c.name);
+    const outcomes = await Promise.all(names.map((name) => cairn([name, '--help'])));
+    outcomes.forEach((outcome, i) => {
+      expect(expectSuccess(outcome)).toMatch(new RegExp(`^Usage: cairn ${names[i]}\\b`));
+      expect(outcome.stderr).toBe('');
+    });
+    // --help wins over missing arguments.
+    expect(expectSuccess(await cairn(['review', '-h']))).toContain('reject [reason]');
+  });
+
+  it.each([
+    [['bogus'], /^cairn: unknown command "bogus"/],
+    [['run', 'test'], /^cairn run: missing <prompt>/],
+    [['run', 'test', 'hi', '--bogus'], /^cairn run: Unknown option '--bogus' \(see cairn run --help\)$/],
+    [['run', 'test', 'hi', '--model'], /^cairn run: Option '--model <value>' argument missing/],
+    [['run', 'test', '   '], /^cairn run: the prompt is empty/],
+    [['answer', 'wf'], /^cairn answer: missing <text>/],
+    [['answer', 'wf', 'a', 'b'], /^cairn answer: unexpected argument "b"/],
+    [['review', 'wf', '1.1'], /^cairn review: missing <decision>/],
+    [['review', 'wf', '1.1', 'maybe'], /^cairn review: unknown decision "maybe"/],
+    [['review', 'wf', '1.1', 'edit'], /^cairn review: edit needs the new arguments as JSON/],
+    [['review', 'wf', '1.1', 'edit', '{bad'], /^cairn review: edit arguments: not valid JSON/],
+    [['review', 'wf', '1.1', 'respond', 'plain text'], /^cairn review: respond content: not valid JSON/],
+    [['review', 'wf', '1.1', 'accept', 'extra'], /^cairn review: accept takes no argument/],
+    [['watch'], /^cairn watch: missing <workflowId>/],
+    [['watch', 'wf', '--interval', 'soon'], /^cairn watch: --interval must be a number/],
+    [['show', 'a', 'b'], /^cairn show: unexpected argument "b"/],
+    [['dev', '--port', '99999'], /^cairn dev: --port must be a port number/],
+    [['worker', 'extra'], /^cairn worker: unexpected argument "extra"/],
+  ])('cairn %j → exit 2 with one line', async (args, message) => {
+    expect(expectOneLineFailure(await cairn(args), 2)).toMatch(message);
+  });
+});
+
+describe('cairn against a real dev server', () => {
+  let w: TestWorker;
+  beforeAll(async () => void (w = await startTestWorker({ tools: ALL_TEST_TOOLS })));
+  afterAll(() => w?.stop());
+
+  /** `cairn run test <prompt> --model <script> --task-queue <queue> ...more`. */
+  const run = (model: string, more: readonly string[] = [], prompt = 'Where is order A-1?') =>
+    cairn(['run', 'test', prompt, '--model', model, '--task-queue', w.taskQueue, ...more]);
+
+  it('run --wait prints the workflow id, the UI link and the answer', async () => {
+    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1' }), scriptStep.text('Order A-1 has shipped.')]);
+    const text = expectSuccess(await run(model, ['--wait'], 'Where is order A-1?'));
+    const workflowId = /^Started (cairn-test-[0-9a-f]{8}) \(agent test, task queue test-/.exec(text)?.[1];
+    expect(workflowId, text).toBeDefined();
+    expect(text).toContain(`  http://localhost:8233/namespaces/default/workflows/${workflowId}/`);
+    expect(text).toContain('Answer: Order A-1 has shipped.\n  2 turn(s), 1 tool call(s)\n');
+    // The test server registers Cairn's search attributes, so the run sets them.
+    const description = await w.client.workflow.getHandle(workflowId!).describe();
+    expect(description.typedSearchAttributes.get(CairnAgent)).toBe('test');
+  });
+
+  it('run --wait --json prints one document with the result', async () => {
+    const { model } = w.script([scriptStep.text('Nothing to look up.')]);
+    const workflowId = newId();
+    const outcome = await cairn(['run', 'test', 'Anything?', '--model', model, '--task-queue', w.taskQueue, '--wait', '--json', '--id', workflowId], {
+      TEMPORAL_UI_URL: 'http://ui.example:8080',
+    });
+    const doc = json<{ runId: string }>(outcome);
+    expect(doc).toEqual({
+      workflowId,
+      runId: doc.runId,
+      agent: 'test',
+      taskQueue: w.taskQueue,
+      url: `http://ui.example:8080/namespaces/default/workflows/${workflowId}/${doc.runId}/history`,
+      result: { answer: 'Nothing to look up.', reason: null, turns: 1, toolCalls: 0, generation: 0 },
+    });
+  });
+
+  it('run then watch follows the run to its answer (text and --json)', async () => {
+    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-7' }), scriptStep.text('A-7 has shipped.')]);
+    const started = json<{ workflowId: string; url: string | null }>(await run(model, ['--json'], 'Where is A-7?'));
+    expect(started.workflowId).toMatch(/^cairn-test-[0-9a-f]{8}$/);
+
+    const text = expectSuccess(await cairn(['watch', started.workflowId]));
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe(`Watching ${started.workflowId} (agent test)`);
+    expect(text).toMatch(/^\[turn 1\] \w+: .*lookup_order/m); // the planner's step log
+    expect(lines.at(-1)).toBe('[turn 2] done: A-7 has shipped.');
+
+    const doc = json<{ outcome: string; state: { phase: string; answer: string }; events: { type: string }[] }>(await cairn(['watch', started.workflowId, '--json']));
+    expect(doc).toMatchObject({ workflowId: started.workflowId, outcome: 'done', state: { phase: 'done', answer: 'A-7 has shipped.' } });
+    expect(doc.events.at(-1)).toMatchObject({ type: 'done', answer: 'A-7 has shipped.' });
+  });
+
+  it('a clarification: watch stops at the question, a wrong id is refused, answer resumes the run, show prints it all', async () => {
+    const { model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),
+      scriptStep.react((ctx) =>
+        notes(ctx).includes('{"window":"afternoon"}')
+          ? scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: 'afternoon' })
+          : scriptStep.text('The answer did not arrive.'),
+      ),
+      scriptStep.text('Redelivery of A-1 is scheduled for the afternoon.'),
+    ]);
+    const workflowId = newId();
+    expectSuccess(await run(model, ['--id', workflowId], 'Please redeliver A-1.'));
+
+    const watched = expectSuccess(await cairn(['watch', workflowId]));
+    expect(watched).toContain('[turn 1] error schedule_redelivery [1.1] invalid_arguments: A delivery window is required.');
+    expect(watched).toContain('[turn 1] phase awaiting_clarification · 1 tool call(s)');
+    expect(watched).toMatch(/question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/);
+    expect(watched).toContain(`  answer with: cairn answer ${workflowId} "<text>"`);
+    const waiting = json<{ outcome: string; state: { clarification: { id: string } } }>(await cairn(['watch', workflowId, '--json']));
+    expect(waiting.outcome).toBe('awaiting_clarification');
+    const questionId = waiting.state.clarification.id;
+
+    const refused = expectOneLineFailure(await cairn(['answer', workflowId, 'morning', '--id', 'no-such-question']), 1);
+    expect(refused).toBe(`cairn answer: The run refused the update: Unknown clarification id "no-such-question"; the pending one is "${questionId}".`);
+    // Refused without a trace in history: the run still waits on the same question.
+    expect(json(await cairn(['watch', workflowId, '--json']))).toMatchObject({ outcome: 'awaiting_clarification' });
+
+    const answered = json(await cairn(['answer', workflowId, '{"window":"afternoon"}', '--json']));
+    expect(answered).toEqual({ workflowId, questionId, answer: { window: 'afternoon' } });
+
+    const done = expectSuccess(await cairn(['watch', workflowId]));
+    expect(done).toContain('done: Redelivery of A-1 is scheduled for the afternoon.');
+    expect(await w.client.workflow.getHandle(workflowId).result()).toMatchObject({ answer: 'Redelivery of A-1 is scheduled for the afternoon.', toolCalls: 2 });
+
+    const shown = expectSuccess(await cairn(['show', workflowId]));
+    expect(shown).toContain('user       Please redeliver A-1.');
+    expect(shown).toContain('assistant  → schedule_redelivery {"orderId":"A-1"}  [1.1]');
+    expect(shown).toContain('tool       ✗ schedule_redelivery [1.1] invalid_arguments: A delivery window is required.');
+    expect(shown).toMatch(/ {13}hint: \{.*"missingFields":\["window"\].*\}/);
+    expect(shown).toContain('{"window":"afternoon"}');
+    expect(shown).toMatch(/tool {7}✓ schedule_redelivery \[\d+\.1\] \{"orderId":"A-1","window":"afternoon","scheduled":true\}/);
+    expect(shown.trimEnd().endsWith('Answer: Redelivery of A-1 is scheduled for the afternoon.')).toBe(true);
+
+    const doc = json<{ state: { transcriptLength: number }; transcript: { role: string }[] }>(await cairn(['show', workflowId, '--json']));
+    expect(doc.transcript).toHaveLength(doc.state.transcriptLength);
+    expect(doc.transcript.map((m) => m.role).slice(0, 4)).toEqual(['system', 'user', 'assistant', 'tool']);
+
+    // Nothing is pending any more.
+    expect(expectOneLineFailure(await cairn(['answer', workflowId, 'morning']), 1)).toBe(`cairn answer: Run "${workflowId}" has no pending question (phase done).`);
+  });
+
+  it('review accept: the held tool call runs once and the run finishes', async () => {
+    const before = calls.issue_refund ?? 0;
+    const { model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-1', amount: 60 }), scriptStep.text('Refunded 60 on A-1.')]);
+    const workflowId = newId();
+    expectSuccess(await run(model, ['--id', workflowId], 'Refund A-1.'));
+
+    const watched = expectSuccess(await cairn(['watch', workflowId]));
+    expect(watched).toContain('review 1.1: issue_refund {"orderId":"A-1","amount":60}');
+    expect(watched).toContain(`  decide with: cairn review ${workflowId} 1.1 accept | edit`);
+    expect(calls.issue_refund ?? 0).toBe(before);
+
+    // An invalid edit is refused by the run's validator: exit 1, one line, still pending.
+    const refused = expectOneLineFailure(await cairn(['review', workflowId, '1.1', 'edit', '{"orderId":"A-1","amount":-5}']), 1);
+    expect(refused).toMatch(/^cairn review: The run refused the update: The edited arguments are invalid for issue_refund/);
+    expect(expectOneLineFailure(await cairn(['review', workflowId, '9.9', 'accept']), 1)).toBe(
+      `cairn review: Run "${workflowId}" has no review pending for tool call "9.9"; pending: 1.1 (issue_refund).`,
+    );
+
+    const accepted = expectSuccess(await cairn(['review', workflowId, '1.1', 'accept']));
+    expect(accepted).toMatch(new RegExp(`^Accepted 1\\.1 \\(issue_refund \\{"orderId":"A-1","amount":60\\}\\) on ${workflowId}\\.`));
+    expect(expectSuccess(await cairn(['watch', workflowId]))).toContain('done: Refunded 60 on A-1.');
+    expect(calls.issue_refund).toBe(before + 1);
+  });
+
+  it('review reject (--json): the call never runs and the model sees why', async () => {
+    const before = calls.issue_refund ?? 0;
+    const { model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-2', amount: 75 }),
+      scriptStep.react((ctx) => {
+        const tool = ctx.messages.findLast((m) => m.role === 'tool');
+        return scriptStep.text(JSON.stringify(tool?.role === 'tool' ? tool.content : null).includes('rejected_by_human') ? 'No refund: a reviewer said no.' : 'Unexpected.');
+      }),
+    ]);
+    const workflowId = newId();
+    expectSuccess(await run(model, ['--id', workflowId], 'Refund A-2.'));
+    const waiting = json<{ outcome: string; state: { reviews: { argsHash: string }[] } }>(await cairn(['watch', workflowId, '--json']));
+    expect(waiting.outcome).toBe('awaiting_review');
+
+    const doc = json(await cairn(['review', workflowId, '1.1', 'reject', 'over the limit', '--json']));
+    expect(doc).toEqual({
+      workflowId,
+      toolCallId: '1.1',
+      tool: 'issue_refund',
+      argsHash: waiting.state.reviews[0]!.argsHash,
+      decision: { type: 'reject', reason: 'over the limit' },
+    });
+    expect(expectSuccess(await cairn(['watch', workflowId]))).toContain('done: No refund: a reviewer said no.');
+    expect(calls.issue_refund ?? 0).toBe(before);
+    expect(expectSuccess(await cairn(['show', workflowId]))).toContain(
+      'tool       ✗ issue_refund [1.1] rejected_by_human: A human reviewer rejected this call: over the limit',
+    );
+  });
+
+  it('runtime failures are one line with exit 1: unknown run, duplicate id, failed run, no server', async () => {
+    // A run that stays open (waiting for a review), so its id cannot be reused.
+    const { model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-3', amount: 99 }), scriptStep.text('unused')]);
+    const workflowId = newId();
+    expectSuccess(await run(model, ['--id', workflowId]));
+    const [show, watch, answer, duplicate, unknownAgent] = await Promise.all([
+      cairn(['show', 'no-such-run']),
+      cairn(['watch', 'no-such-run']),
+      cairn(['answer', 'no-such-run', 'hello']),
+      run(model, ['--id', workflowId]),
+      cairn(['run', 'nobody', 'hello', '--task-queue', w.taskQueue, '--wait']),
+    ]);
+    expect(expectOneLineFailure(show, 1)).toBe('cairn show: No run with workflow id "no-such-run".');
+    expect(expectOneLineFailure(watch, 1)).toBe('cairn watch: No run with workflow id "no-such-run".');
+    expect(expectOneLineFailure(answer, 1)).toBe('cairn answer: No run with workflow id "no-such-run".');
+    expect(expectOneLineFailure(duplicate, 1)).toBe(`cairn run: A run with workflow id "${workflowId}" already exists; pick another --id.`);
+    // --wait on a run that fails: "Started …" is on stdout, then the failure on stderr.
+    expect(unknownAgent.code).toBe(1);
+    expect(unknownAgent.stderr.trimEnd()).toBe('cairn run: The run failed: Unknown agent "nobody". Known: test');
+
+    const noServer = await cairn(['show', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(expectOneLineFailure(noServer, 1)).toMatch(/^cairn show: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `cairn dev`, or set TEMPORAL_ADDRESS\.$/);
+  });
+});
