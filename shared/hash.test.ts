@@ -1,18 +1,10 @@
+import { seededRandom } from '../test/support/seeded-random.js';
 import { describe, expect, it } from 'vitest';
 import { argsHash, fnv1a64 } from './hash.js';
 import { canonicalJson } from './canonical-json.js';
 import type { JsonValue } from './json.js';
 
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 function jsonValue(next: () => number, depth = 0): JsonValue {
   const roll = next();

@@ -1,16 +1,8 @@
+import { seededRandom } from '../test/support/seeded-random.js';
 import { describe, expect, it } from 'vitest';
 import { describeJsonSyntaxError, findJsonSyntaxError, parseJsonText } from './json-text.js';
 
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const accepts = (text: string): boolean => {
   try {

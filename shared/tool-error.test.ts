@@ -1,3 +1,4 @@
+import { seededRandom } from '../test/support/seeded-random.js';
 import { describe, expect, it } from 'vitest';
 import {
   ActivityFailure,
@@ -12,17 +13,7 @@ import {
 import { FAILURES, type ToolErrorCode } from './failure-taxonomy.js';
 import { MAX_CAUSE_DEPTH, errorChain, fromError, isToolError, toolError, truncateChain, type ToolError } from './tool-error.js';
 
-/** mulberry32: a tiny seeded PRNG, so every generated case is reproducible from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 type LinkKind = 'error' | 'type_error' | 'aggregate' | 'app_cairn' | 'app_other' | 'timeout' | 'activity' | 'cancelled';
 type LeafKind = 'string' | 'number' | 'object' | 'tool_error';
