@@ -21,7 +21,13 @@ export function createModelActivities({ client, resolve }: ModelActivityOptions)
       const model = resolve(request.model);
       const handle = client.workflow.getHandle(request.workflowId, request.runId);
       const messages = await handle.query<TranscriptMessage[], [TranscriptSlice]>(TRANSCRIPT_QUERY, { length: request.transcriptLength });
-      return model.generate({ messages, tools: request.tools, toolChoice: request.toolChoice, signal: Context.current().cancellationSignal });
+      return model.generate({
+        messages,
+        tools: request.tools,
+        toolChoice: request.toolChoice,
+        signal: Context.current().cancellationSignal,
+        workflowId: request.workflowId,
+      });
     },
   };
 }

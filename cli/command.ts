@@ -6,12 +6,6 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 
-/**
- * The task queue `cairn dev` and `cairn worker` poll and `cairn run` starts runs on: runtime/worker.ts
- * DEFAULT_TASK_QUEUE, repeated so that `--help` does not load the worker (a test keeps them equal).
- */
-export const CLI_TASK_QUEUE = 'cairn';
-
 export interface Command {
   readonly name: string;
   /** One line for `cairn --help`. */

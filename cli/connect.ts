@@ -6,7 +6,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import type { TemporalTarget } from '../runtime/connection.js';
+import { uiUrlFor, type TemporalTarget } from '../runtime/temporal-target.js';
 import { CliError } from './errors.js';
 
 /** How long to wait for a server before saying there is none. */
@@ -35,19 +35,8 @@ export async function connectClient(env: NodeJS.ProcessEnv = process.env): Promi
       `No Temporal server at ${address} (${(error as Error).message.split('\n')[0]}). Start one with \`cairn dev\`, or set TEMPORAL_ADDRESS.`,
     );
   }
-  const uiUrl = env.TEMPORAL_UI_URL || (isLocal(address) ? 'http://localhost:8233' : undefined);
+  const uiUrl = uiUrlFor(address, env);
   return { address, namespace, uiUrl, client: new Client({ connection, namespace }), close: () => connection.close() };
-}
-
-function isLocal(address: string): boolean {
-  return /^(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(address);
-}
-
-/** The Temporal UI page of one run (runtime/connection.ts runUrl, without loading the worker). */
-export function runPage(target: TemporalTarget, workflowId: string, runId?: string): string | undefined {
-  if (!target.uiUrl) return undefined;
-  const base = `${target.uiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(target.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-  return runId ? `${base}/${encodeURIComponent(runId)}/history` : base;
 }
 
 /** Runs `fn` with a connected client and always closes it. */

@@ -1,9 +1,11 @@
 /**
  * The demo's scripted model: an order-support conversation in which every failure class happens
  * once and is mended from Cairn's structured hints. Reactive steps read the hints (allowed enum
- * values, the next page, the customer's answer) the way a real model would.
+ * values, the next page, the customer's answer) the way a real model would. It is the orders
+ * agent's default model (`scripted:orders-demo`) on every worker the CLI starts.
  */
-import { repairLastCalls, scriptStep, type Script } from '../activities/model/index.js';
+import { repairLastCalls, scriptStep, type ModelClient, type Script } from '../activities/model/index.js';
+import { PerRunScriptedModel } from '../activities/model/per-run-scripted-model.js';
 
 const ORDER = 'A-1002';
 
@@ -55,3 +57,8 @@ export const demoScript: Script = [
     );
   }),
 ];
+
+/** The scripts a CLI worker registers, by name: each run gets its own copy, so any number can run at once. */
+export function demoScripts(): Record<string, ModelClient> {
+  return { 'orders-demo': new PerRunScriptedModel('orders-demo', demoScript) };
+}

@@ -6,15 +6,16 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { ScriptedModel, resolveModel } from '../activities/model/index.js';
+import { resolveModel } from '../activities/model/index.js';
 import { AGENT_TOOLS } from '../agents/index.js';
-import { connectFromEnvironment, hasExternalServer, runUrl, type Connected } from '../runtime/connection.js';
+import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
+import { runUrl } from '../runtime/temporal-target.js';
 import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import type { TranscriptMessage } from '../shared/transcript.js';
 import { reviewToolCallUpdate, answerClarificationUpdate, stateQuery, transcriptQuery, type AgentRunResult, type RunState } from '../workflows/messages.js';
-import { DEMO_PROMPT, demoScript } from './demo-script.js';
+import { DEMO_PROMPT, demoScripts } from './demo-script.js';
 import { formatMessage } from './format.js';
 import type { StepLogEntry } from '../workflows/messages.js';
 
@@ -29,7 +30,7 @@ export async function runDemo(argv: string[]): Promise<number> {
 
   const target: Connected = hasExternalServer() ? await connectFromEnvironment() : await startDevServer(log);
   const taskQueue = `cairn-demo-${process.pid}`;
-  const scripts = { 'orders-demo': new ScriptedModel('orders-demo', demoScript) };
+  const scripts = demoScripts();
   const worker = await createCairnWorker({
     connection: target.workerConnection,
     client: target.client,

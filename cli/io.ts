@@ -4,11 +4,11 @@
  */
 
 export interface Io {
-  /** True under `--json`: text lines are dropped and `json` writes the one document on stdout. */
+  /** True under `--json`: text lines are dropped and `document` writes the one document on stdout. */
   readonly json: boolean;
   /** A line of text output (ignored under `--json`). */
   line(text: string): void;
-  /** The command's one JSON document (ignored without `--json`). */
+  /** The command's one JSON document, on one line (ignored without `--json`). */
   document(value: unknown): void;
   /** A diagnostic on stderr, shown in both modes. */
   error(text: string): void;
@@ -23,7 +23,7 @@ export function createIo(json: boolean, streams: Streams = process): Io {
   return {
     json,
     line: (text) => void (json || streams.stdout.write(`${text}\n`)),
-    document: (value) => void (json && streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`)),
+    document: (value) => void (json && streams.stdout.write(`${JSON.stringify(value)}\n`)),
     error: (text) => void streams.stderr.write(`${text}\n`),
   };
 }

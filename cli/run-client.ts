@@ -24,7 +24,7 @@ import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 import type { ClientConnection } from './connect.js';
 import { CliError, describeError } from './errors.js';
 
-export { runPage, withClient, type ClientConnection } from './connect.js';
+export { withClient, type ClientConnection } from './connect.js';
 
 const QUERY_TIMEOUT_MS = 10_000;
 /** A just-started run may not answer Queries before its first workflow task; retry this long. */

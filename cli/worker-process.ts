@@ -10,6 +10,7 @@ import { AGENT_TOOLS } from '../agents/index.js';
 import type { Connected } from '../runtime/connection.js';
 import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
 import { createCairnWorker } from '../runtime/worker.js';
+import { demoScripts } from './demo-script.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 
@@ -35,17 +36,19 @@ export interface WorkerReady {
 
 /**
  * Runs a worker (the agentRun workflow from workflows/index.ts, every agent's tools, models from
- * the environment) on `connected` until shutdown. Prints where it runs once it polls.
+ * the environment, the demo's script for every run that wants it) on `connected` until shutdown.
+ * Prints where it runs once it polls.
  */
 export async function runCairnWorker(connected: Connected, options: { taskQueue: string; embeddedServer: boolean; io: Io }): Promise<void> {
   const { io, taskQueue } = options;
+  const scripts = demoScripts();
   const worker = await createCairnWorker({
     connection: connected.workerConnection,
     client: connected.client,
     namespace: connected.namespace,
     taskQueue,
     tools: AGENT_TOOLS,
-    resolveModel: (spec) => resolveModel(spec, { env: process.env }),
+    resolveModel: (spec) => resolveModel(spec, { env: process.env, scripts }),
     workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
   });
   const ready: WorkerReady = {

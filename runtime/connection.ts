@@ -6,13 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection } from '@temporalio/worker';
-
-export interface TemporalTarget {
-  readonly address: string;
-  readonly namespace: string;
-  /** Base URL of the Temporal UI for this server, when known. */
-  readonly uiUrl?: string;
-}
+import { uiUrlFor, type TemporalTarget } from './temporal-target.js';
 
 export interface Connected extends TemporalTarget {
   readonly client: Client;
@@ -32,7 +26,7 @@ export async function connectFromEnvironment(env: NodeJS.ProcessEnv = process.en
   const options = { ...connectionOptions, address };
   const connection = await Connection.connect(options);
   const workerConnection = await NativeConnection.connect(options);
-  const uiUrl = env.TEMPORAL_UI_URL ?? (isLocal(address) ? 'http://localhost:8233' : undefined);
+  const uiUrl = uiUrlFor(address, env);
   return {
     address,
     namespace,
@@ -44,15 +38,4 @@ export async function connectFromEnvironment(env: NodeJS.ProcessEnv = process.en
       await connection.close();
     },
   };
-}
-
-function isLocal(address: string): boolean {
-  return /^(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(address);
-}
-
-/** The Temporal UI page of one run. */
-export function runUrl(target: TemporalTarget, workflowId: string, runId?: string): string | undefined {
-  if (!target.uiUrl) return undefined;
-  const base = `${target.uiUrl}/namespaces/${encodeURIComponent(target.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-  return runId ? `${base}/${encodeURIComponent(runId)}/history` : base;
 }

@@ -1,9 +1,10 @@
 /**
  * Cairn's embedded Temporal dev server: the real `temporal server start-dev`, started through
- * @temporalio/testing, with Cairn's search attributes registered. Node-only.
+ * @temporalio/testing, with Cairn's search attributes registered. The server writes nothing on
+ * stdout (no banner) and its error logs on stderr. Node-only.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Connected } from './connection.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
@@ -12,6 +13,8 @@ import { PROJECT_ROOT, resolveTemporalCli } from './temporal-cli.js';
 export interface EmbeddedServerOptions {
   /** Keep runs in `.temporal/cairn.db` across restarts (the demo does); tests use memory. */
   readonly persistent?: boolean;
+  /** Keep runs in this SQLite file instead (implies persistent). */
+  readonly dbFilename?: string;
   /** Fixed ports for people (7233 and UI 8233); tests pass nothing and get free ports. */
   readonly port?: number;
   readonly uiPort?: number;
@@ -21,11 +24,8 @@ export interface EmbeddedServerOptions {
 /** Starts the dev server; `close()` stops it. */
 export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): Promise<Connected & { env: TestWorkflowEnvironment }> {
   const executable = await resolveTemporalCli({ log: options.log });
-  let dbFilename: string | undefined;
-  if (options.persistent) {
-    await mkdir(join(PROJECT_ROOT, '.temporal'), { recursive: true });
-    dbFilename = join(PROJECT_ROOT, '.temporal', 'cairn.db');
-  }
+  const dbFilename = options.dbFilename ?? (options.persistent ? join(PROJECT_ROOT, '.temporal', 'cairn.db') : undefined);
+  if (dbFilename !== undefined) await mkdir(dirname(dbFilename), { recursive: true });
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable,
@@ -36,6 +36,9 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
       uiPort: options.uiPort,
       searchAttributes: CAIRN_SEARCH_ATTRIBUTES,
       log: { format: 'pretty', level: 'error' },
+      // The SDK forwards the server's stdout to ours, where `cairn dev --json` allows only JSON;
+      // the banner's address and UI are what Cairn prints itself.
+      extraArgs: ['--output', 'none'],
     },
   });
   const namespace = env.namespace ?? 'default';

@@ -8,8 +8,7 @@ import type { AnyTool } from '../shared/define-tool.js';
 import { createToolActivities } from '../activities/tool-activity.js';
 import { createModelActivities } from '../activities/model-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
-
-export const DEFAULT_TASK_QUEUE = 'cairn';
+import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
 
 export interface CairnWorkerOptions {
   readonly connection: NativeConnection;

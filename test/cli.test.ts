@@ -3,17 +3,18 @@
  * on a private task queue, the CLI pointed at it with TEMPORAL_ADDRESS and --task-queue. Checks
  * exit codes, text output and --json documents; every failure is one line on stderr.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep, type ScriptContext } from '../activities/model/index.js';
 import { COMMANDS } from '../cli/cairn.js';
-import { CLI_TASK_QUEUE } from '../cli/command.js';
-import { runPage } from '../cli/connect.js';
-import { runUrl } from '../runtime/connection.js';
+import { DEMO_PROMPT } from '../cli/demo-script.js';
 import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
-import { DEFAULT_TASK_QUEUE } from '../runtime/worker.js';
+import { runUrl } from '../runtime/temporal-target.js';
 import { CairnAgent } from '../workflows/search-attributes.js';
 import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
@@ -65,15 +66,64 @@ function json<T = Record<string, unknown>>(outcome: Outcome): T {
 
 const newId = () => `cli-${randomUUID().slice(0, 8)}`;
 
+interface LongRunning {
+  /** The ready document: the first line on stdout that is JSON. */
+  readonly ready: Promise<Record<string, unknown>>;
+  /** Everything written on stdout so far. */
+  stdout(): string;
+  /** SIGTERM, as a process manager stops it; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const READY_TIMEOUT_MS = 90_000;
+
+/** `cairn dev` / `cairn worker --json` as a subprocess; bin/cairn.js runs in-process, so signals reach it. */
+function startLongRunning(args: readonly string[], env: Record<string, string> = {}): LongRunning {
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'cairn.js'), ...args], { cwd: PROJECT_ROOT, env: { ...cleanEnvironment(), ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      for (const line of stdout.split('\n').slice(0, -1)) if (line.startsWith('{')) resolve(JSON.parse(line) as Record<string, unknown>);
+    });
+    void exited.then((code) => reject(new Error(`cairn ${args[0]} exited (${code}) before it was ready: ${stderr}`)));
+    setTimeout(() => reject(new Error(`cairn ${args[0]} was not ready within ${READY_TIMEOUT_MS / 1000} s: ${stderr}`)), READY_TIMEOUT_MS).unref();
+  });
+  return {
+    ready,
+    stdout: () => stdout,
+    stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Ports nobody listens on right now. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
 /** The text of the notes Cairn adds to the transcript (answers, budgets…). */
 const notes = (ctx: ScriptContext) => ctx.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
 
 describe('cairn help and usage errors', () => {
-  it('shares the worker’s task queue and UI links', () => {
-    expect(CLI_TASK_QUEUE).toBe(DEFAULT_TASK_QUEUE);
-    const target = { address: 'localhost:7233', namespace: 'default', uiUrl: 'http://localhost:8233' };
-    expect(runPage(target, 'a b', 'r')).toBe(runUrl(target, 'a b', 'r'));
-    expect(runPage({ ...target, uiUrl: undefined }, 'x')).toBeUndefined();
+  it('links a run to the Temporal UI, when there is one', () => {
+    const target = { address: 'localhost:7233', namespace: 'my ns', uiUrl: 'http://localhost:8233/' };
+    expect(runUrl(target, 'a b', 'r')).toBe('http://localhost:8233/namespaces/my%20ns/workflows/a%20b/r/history');
+    expect(runUrl(target, 'x')).toBe('http://localhost:8233/namespaces/my%20ns/workflows/x');
+    expect(runUrl({ ...target, uiUrl: undefined }, 'x')).toBeUndefined();
   });
 
   it('prints the command list with --help, and on stderr with exit 2 when no command is given', async () => {
@@ -303,3 +353,51 @@ describe('cairn against a real dev server', () => {
     expect(expectOneLineFailure(noServer, 1)).toMatch(/^cairn show: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `cairn dev`, or set TEMPORAL_ADDRESS\.$/);
   });
 });
+
+describe('cairn dev and cairn worker', () => {
+  // Integration tests: without the global setup's server (and so its Temporal CLI), fail at once.
+  beforeAll(() => void serverAddress());
+
+  it('dev --json writes only JSON lines on stdout, from start to shutdown', { timeout: 120_000 }, async () => {
+    const [port, uiPort] = await freePorts(2);
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-dev-'));
+    const taskQueue = `dev-${randomUUID()}`;
+    const dev = startLongRunning(['dev', '--json', '--port', `${port}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'dev.db'), '--task-queue', taskQueue]);
+    try {
+      expect(await dev.ready).toMatchObject({ taskQueue, namespace: 'default', uiUrl: `http://localhost:${uiPort}`, embeddedServer: true });
+    } finally {
+      expect(await dev.stop()).toBe(0);
+      await rm(dir, { recursive: true, force: true });
+    }
+    const lines = dev.stdout().trimEnd().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+  });
+
+  it('run orders without --model: two runs on one worker each get their own scripted model and finish', { timeout: 120_000 }, async () => {
+    const taskQueue = `orders-${randomUUID()}`;
+    const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], { TEMPORAL_ADDRESS: serverAddress() });
+    try {
+      expect(await worker.ready).toMatchObject({ taskQueue, embeddedServer: false });
+      const started = await Promise.all([1, 2].map(() => cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'])));
+      const ids = started.map((outcome) => json<{ workflowId: string }>(outcome).workflowId);
+      const answers = await Promise.all(ids.map(finishOrdersRun));
+      for (const answer of answers) expect(answer).toContain('refunded the 12.00 shipping fee');
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+/** Drives a demo-script orders run through its question and its review; returns the answer. */
+async function finishOrdersRun(workflowId: string): Promise<string | null> {
+  type Watched = { outcome: string; state: { reviews: { toolCallId: string }[]; answer: string | null } };
+  const watch = async () => json<Watched>(await cairn(['watch', workflowId, '--json']));
+  expect((await watch()).outcome).toBe('awaiting_clarification');
+  expectSuccess(await cairn(['answer', workflowId, 'morning']));
+  const held = await watch();
+  expect(held.outcome).toBe('awaiting_review');
+  expectSuccess(await cairn(['review', workflowId, held.state.reviews[0]!.toolCallId, 'accept']));
+  const done = await watch();
+  expect(done.outcome).toBe('done');
+  return done.state.answer;
+}

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MODEL_SPEC_FORMS } from '../activities/model/index.js';
-import { CLI_TASK_QUEUE } from '../cli/command.js';
+import { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
@@ -179,7 +179,7 @@ describe('Dockerfile', () => {
   it('runs `cairn worker` (on the default task queue) as a non-root user', () => {
     expect(instructions).toContain('USER node');
     expect(instructions.at(-1)).toBe('CMD ["node", "bin/cairn.js", "worker"]');
-    expect(CLI_TASK_QUEUE).toBe('cairn');
+    expect(DEFAULT_TASK_QUEUE).toBe('cairn');
   });
 
   it('keeps local state and secrets out of the build context', () => {

@@ -9,7 +9,8 @@ import type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model-re
 import type { TranscriptMessage } from '../shared/transcript.js';
 import { closestValue, editDistance } from '../activities/model/closest-value.js';
 import { getAtPath, setAtPath } from '../activities/model/json-path.js';
-import { ModelNetworkError, ModelServerError, ScriptExhaustedError } from '../activities/model/model-errors.js';
+import { ModelConfigError, ModelNetworkError, ModelServerError, ScriptExhaustedError } from '../activities/model/model-errors.js';
+import { PerRunScriptedModel } from '../activities/model/per-run-scripted-model.js';
 import { fillMissingFields, fixEnumValues, followNextInput, lastFailedCalls, repairLastCalls } from '../activities/model/script-repairs.js';
 import { scriptStep } from '../activities/model/script-steps.js';
 import { ScriptedModel } from '../activities/model/scripted-model.js';
@@ -122,6 +123,53 @@ describe('recording and exhaustion', () => {
     expect((error as Error).message).toMatch(/"orders-demo" has no step 1: its script has 1 step/);
     // The call that ran out is still recorded, for the test's post-mortem.
     expect(model.requests).toHaveLength(2);
+  });
+});
+
+describe('one script per run', () => {
+  const script = [scriptStep.text('first'), scriptStep.text('second')];
+  const textOf = async (outcome: Promise<ModelOutcome>) => responseOf(await outcome)?.text;
+  const askRun = (model: PerRunScriptedModel, workflowId: string | undefined, messages: readonly TranscriptMessage[] = [user]) =>
+    model.generate({ messages, tools: [], toolChoice: 'auto', ...(workflowId !== undefined && { workflowId }) });
+
+  it('gives every run its own position in the script, however the calls interleave', async () => {
+    const model = new PerRunScriptedModel('shared', script);
+    expect(await textOf(askRun(model, 'run-a'))).toBe('first');
+    expect(await textOf(askRun(model, 'run-b'))).toBe('first');
+    expect(await textOf(askRun(model, 'run-a'))).toBe('second');
+    expect(await textOf(askRun(model, 'run-b'))).toBe('second');
+    expect(model.run('run-a')?.requests).toHaveLength(2);
+    expect(model.size).toBe(2);
+  });
+
+  it('still fails loudly when a run asks for one step too many', async () => {
+    const model = new PerRunScriptedModel('shared', script);
+    const answered: TranscriptMessage = { role: 'assistant', content: 'first', toolCalls: [] };
+    await askRun(model, 'run-a');
+    await askRun(model, 'run-a', [user, answered]);
+    await expect(askRun(model, 'run-a', [user, answered, user])).rejects.toSatisfy(ScriptExhaustedError.isInstance);
+  });
+
+  it('starts over for a new run that reuses the workflow id of a finished one', async () => {
+    const model = new PerRunScriptedModel('shared', () => script);
+    await askRun(model, 'run-a');
+    await askRun(model, 'run-a');
+    expect(model.run('run-a')?.remaining).toBe(0);
+    expect(await textOf(askRun(model, 'run-a', [user]))).toBe('first');
+  });
+
+  it('remembers at most maxRuns runs, forgetting the least recently active', async () => {
+    const model = new PerRunScriptedModel('shared', script, 2);
+    await askRun(model, 'run-a');
+    await askRun(model, 'run-b');
+    await askRun(model, 'run-a');
+    await askRun(model, 'run-c');
+    expect([model.run('run-a'), model.run('run-b'), model.run('run-c')].map((m) => m?.requests.length)).toEqual([2, undefined, 1]);
+    expect(model.size).toBe(2);
+  });
+
+  it('refuses a call that names no run', async () => {
+    await expect(askRun(new PerRunScriptedModel('shared', script), undefined)).rejects.toSatisfy(ModelConfigError.isInstance);
   });
 });
 

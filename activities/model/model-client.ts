@@ -14,6 +14,8 @@ export interface GenerateInput {
   readonly toolChoice: ToolChoice;
   /** Aborts the provider request (the activity wires it to Temporal cancellation). */
   readonly signal?: AbortSignal;
+  /** The run asking (stable across continue-as-new), for clients that keep state per run. */
+  readonly workflowId?: string;
 }
 
 /**

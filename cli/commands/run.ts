@@ -1,6 +1,7 @@
 /** `cairn run`: start an agentRun; print its workflow id and UI link; `--wait` for the result. */
 import { randomUUID } from 'node:crypto';
-import { CLI_TASK_QUEUE, parseCommandLine, type Command } from '../command.js';
+import { DEFAULT_TASK_QUEUE, runUrl } from '../../runtime/temporal-target.js';
+import { parseCommandLine, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
 
 export const runCommand: Command = {
@@ -15,7 +16,7 @@ Options:
   --model <spec>        Override the agent's model: openai:<model>, ollama:<model>,
                         openai-compatible:<model>, scripted:<name>
   --id <workflowId>     Workflow id (default: cairn-<agent>-<random>)
-  --task-queue <queue>  Task queue of the worker (default: ${CLI_TASK_QUEUE})
+  --task-queue <queue>  Task queue of the worker (default: ${DEFAULT_TASK_QUEUE})
   --wait                Wait for the run to finish and print its answer
   --json                Print one JSON document: { workflowId, runId, agent, taskQueue, url, result? }
   -h, --help            Show this help
@@ -33,12 +34,12 @@ Example:
     if (!prompt.trim()) throw new UsageError('the prompt is empty');
     if (values.id !== undefined && !values.id.trim()) throw new UsageError('--id is empty');
     const workflowId = values.id ?? `cairn-${agent}-${randomUUID().slice(0, 8)}`;
-    const taskQueue = values['task-queue'] ?? CLI_TASK_QUEUE;
+    const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
 
-    const { runPage, runResult, startRun, withClient } = await import('../run-client.js');
+    const { runResult, startRun, withClient } = await import('../run-client.js');
     return withClient(async (connection) => {
       const handle = await startRun(connection, { agent, prompt, workflowId, taskQueue, ...(values.model !== undefined && { model: values.model }) });
-      const url = runPage(connection, workflowId, handle.firstExecutionRunId);
+      const url = runUrl(connection, workflowId, handle.firstExecutionRunId);
       const started = { workflowId, runId: handle.firstExecutionRunId, agent, taskQueue, url: url ?? null };
       io.line(`Started ${workflowId} (agent ${agent}, task queue ${taskQueue})`);
       if (url) io.line(`  ${url}`);

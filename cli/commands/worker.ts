@@ -1,5 +1,6 @@
 /** `cairn worker`: a Cairn worker on the server the environment names (what docker-compose runs). */
-import { CLI_TASK_QUEUE, parseCommandLine, type Command } from '../command.js';
+import { DEFAULT_TASK_QUEUE } from '../../runtime/temporal-target.js';
+import { parseCommandLine, type Command } from '../command.js';
 import { CliError } from '../errors.js';
 
 export const workerCommand: Command = {
@@ -14,8 +15,9 @@ TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE. Model keys: OPENAI_API_KEY, OLLAMA_BASE
 CAIRN_MODEL_BASE_URL, CAIRN_MODEL_API_KEY. Worker logs go to stderr (CAIRN_LOG_LEVEL, default WARN).
 
 Options:
-  --task-queue <queue>  Task queue to poll (default: ${CLI_TASK_QUEUE})
-  --json                Print one JSON document once polling: { address, namespace, taskQueue, uiUrl }
+  --task-queue <queue>  Task queue to poll (default: ${DEFAULT_TASK_QUEUE})
+  --json                Print one JSON line once polling: { address, namespace, taskQueue, uiUrl,
+                        embeddedServer }
   -h, --help            Show this help`,
 
   async run(argv, io) {
@@ -27,7 +29,7 @@ Options:
       throw new CliError(`Cannot connect to Temporal (${error.message.split('\n')[0]}); check TEMPORAL_ADDRESS.`);
     });
     try {
-      await runCairnWorker(connected, { taskQueue: values['task-queue'] ?? CLI_TASK_QUEUE, embeddedServer: false, io });
+      await runCairnWorker(connected, { taskQueue: values['task-queue'] ?? DEFAULT_TASK_QUEUE, embeddedServer: false, io });
     } finally {
       await connected.close().catch(() => {});
     }
