@@ -3,10 +3,10 @@
  */
 import { callModel } from './plan-common.js';
 import type { Plan, PlannerState } from './plan.js';
-import type { PlannerPolicy } from './policy.js';
+import type { AgentPolicy } from './policy.js';
 
 export interface PlanStartInput {
-  readonly policy: PlannerPolicy;
+  readonly policy: AgentPolicy;
   /** The agent's tool names. */
   readonly tools: readonly string[];
   readonly now: number;

@@ -8,7 +8,7 @@ import type { SideEffects } from '../shared/define-tool.js';
 import type { RawToolCall, ToolChoice } from '../shared/model-response.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import type { ToolResult } from '../shared/tool-result.js';
-import type { PlannerPolicy } from './policy.js';
+import type { AgentPolicy } from './policy.js';
 
 export const Phase = {
   Model: 'model',
@@ -76,7 +76,7 @@ export interface ErrorSummary {
 }
 
 export interface PlannerState {
-  readonly policy: PlannerPolicy;
+  readonly policy: AgentPolicy;
   readonly tools: readonly string[];
   readonly phase: Phase;
   /** Model responses received. */

@@ -19,7 +19,7 @@ import { planModelOutcome } from './plan-model-outcome.js';
 import { planResume } from './plan-resume.js';
 import { planStart } from './plan-start.js';
 import { planToolCalls } from './plan-tool-calls.js';
-import { resolvePolicy, type PlannerPolicy } from './policy.js';
+import { resolvePolicy, type PolicyOverrides } from './policy.js';
 
 export const TOOLS = ['search_orders', 'lookup', 'refund'] as const;
 
@@ -96,7 +96,7 @@ export function modelError(code: ToolErrorCode, retryAfterMs?: number): ModelOut
 
 // ── Single planner moves ────────────────────────────────────────────────────────────────────
 
-export function start(policy: Partial<PlannerPolicy> = {}, now = 0, tools: readonly string[] = TOOLS): Plan {
+export function start(policy: PolicyOverrides = {}, now = 0, tools: readonly string[] = TOOLS): Plan {
   return planStart({ policy: resolvePolicy(policy), tools, now });
 }
 
@@ -119,7 +119,7 @@ export function turnResulting(state: PlannerState, calls: readonly CheckedCall[]
 export const TIMEOUT = Symbol('clarification timeout');
 
 export interface World {
-  readonly policy?: Partial<PlannerPolicy>;
+  readonly policy?: PolicyOverrides;
   readonly tools?: readonly string[];
   /** The model's outcomes in order; the driver fails loudly when the script runs out. */
   readonly model: readonly ModelOutcome[];

@@ -2,12 +2,9 @@
  * defineAgent: an agent's name, instructions, tools, model and policy in one checked value.
  * Workflow-safe, deterministic: the workflow imports agents to validate calls and plan.
  */
+import type { PolicyOverrides } from './agent-policy.js';
 import type { AnyTool } from './define-tool.js';
 import { DefinitionError } from './definition-error.js';
-
-/** Planner settings an agent overrides. Empty for now: the planner's policy fills it in. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface AgentPolicy {}
 
 export interface AgentConfig {
   readonly name: string;
@@ -16,11 +13,12 @@ export interface AgentConfig {
   readonly tools: readonly AnyTool[];
   /** Which configured model to use, e.g. `openai:gpt-4.1-mini`; the run's default otherwise. */
   readonly model?: string;
-  readonly policy?: Partial<AgentPolicy>;
+  /** Overrides of the planner's default policy (budgets, caps, back-off); a run may override again. */
+  readonly policy?: PolicyOverrides;
 }
 
 export interface Agent extends AgentConfig {
-  readonly policy: Partial<AgentPolicy>;
+  readonly policy: PolicyOverrides;
 }
 
 /** Define an agent. Throws DefinitionError for an empty name or instructions, or two tools with one name. */

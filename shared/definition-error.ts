@@ -15,6 +15,7 @@ export const DefinitionErrorCode = {
   ReservedValidatorName: 'reserved_validator_name',
   InvalidAgent: 'invalid_agent',
   DuplicateToolName: 'duplicate_tool_name',
+  DuplicateAgentName: 'duplicate_agent_name',
 } as const;
 export type DefinitionErrorCode = (typeof DefinitionErrorCode)[keyof typeof DefinitionErrorCode];
 

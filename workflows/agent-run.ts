@@ -15,7 +15,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AnyTool } from '../shared/define-tool.js';
+import type { Agent } from '../shared/define-agent.js';
+import { DefinitionError } from '../shared/definition-error.js';
 import type { JsonValue } from '../shared/json.js';
 import type { ModelOutcome, ModelRequest } from '../shared/model-response.js';
 import type { TranscriptMessage } from '../shared/transcript.js';
@@ -34,7 +35,6 @@ import {
   resolvePolicy,
   type CheckedCall,
   type Plan,
-  type PlannerPolicy,
 } from '../planner/index.js';
 import { CairnAgent, CairnPhase } from './search-attributes.js';
 import { dispatch } from './tool-dispatch.js';
@@ -56,26 +56,22 @@ import {
   type StepLogEntry,
 } from './messages.js';
 
-/** What a workflow needs of an agent: its contract side only (tools' `execute` is never called here). */
-export interface AgentContract {
-  readonly name: string;
-  readonly instructions: string;
-  readonly tools: readonly AnyTool[];
-  readonly model?: string;
-  readonly policy?: Partial<PlannerPolicy>;
-}
-
 const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>({
   startToCloseTimeout: '2m',
   // 5xx and network errors throw and are retried here; classified failures come back as values.
   retry: { maximumAttempts: 5, initialInterval: '1s', nonRetryableErrorTypes: ['ModelConfigError', 'ScriptExhaustedError'] },
 });
 
-/** Builds the `agentRun` workflow over a fixed set of agents (bundled with the workflow code). */
-export function defineAgentRun(agents: Readonly<Record<string, AgentContract>>) {
+/**
+ * Builds the `agentRun` workflow over a fixed set of agents (bundled with the workflow code).
+ * Only the agents' contracts are used here: tools' `execute` is never called in a workflow.
+ */
+export function defineAgentRun(agents: readonly Agent[]) {
+  const byName = new Map(agents.map((a) => [a.name, a]));
+  if (byName.size !== agents.length) throw new DefinitionError('duplicate_agent_name', `Two agents share a name: ${agents.map((a) => a.name).join(', ')}.`);
   return async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
-    const agent = agents[input.agent];
-    if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${Object.keys(agents).join(', ')}`, 'unknown_agent');
+    const agent = byName.get(input.agent);
+    if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
     const tools = new Map(agent.tools.map((t) => [t.name, t]));
     const policy = resolvePolicy(agent.policy, input.policy);
     const model = input.model ?? agent.model ?? 'scripted:default';
@@ -93,9 +89,11 @@ export function defineAgentRun(agents: Readonly<Record<string, AgentContract>>) 
     let state = plan.state;
     let paused = false;
     let cancelReason: string | null = null;
-    let answer: JsonValue | undefined;
+    // Human input received but not yet acted on; carried across continue-as-new so none is lost.
+    let answer: JsonValue | undefined = input.carried?.answer;
     let finalAnswer: string | null = null;
-    const decisions: Record<string, DecidedReview> = {};
+    const decisions: Record<string, DecidedReview> = { ...input.carried?.decisions };
+    const startTurn = input.carried?.state.turn ?? 0;
 
     const steps: StepLogEntry[] = [];
     let seq = 0;
@@ -179,12 +177,20 @@ export function defineAgentRun(agents: Readonly<Record<string, AgentContract>>) 
         plan = { ...plan, state };
         continue;
       }
-      const turnsDue = input.continueAsNewAfterTurns && state.turn >= (generation + 1) * input.continueAsNewAfterTurns;
+      const turnsDue = input.continueAsNewAfterTurns && state.turn - startTurn >= input.continueAsNewAfterTurns;
       if ((workflowInfo().continueAsNewSuggested || turnsDue) && (step.type === 'call_model' || step.type.startsWith('await'))) {
         await condition(allHandlersFinished);
+        if ((cancelReason !== null && !state.finalizing) || paused) continue; // arrived while handing over: act on it here
         return continueAsNew<typeof agentRun>({
           ...input,
-          carried: { state, step, transcript: compactTranscript(transcript), generation: generation + 1 },
+          carried: {
+            state,
+            step,
+            transcript: compactTranscript(transcript),
+            generation: generation + 1,
+            ...(answer !== undefined && { answer }),
+            ...(Object.keys(decisions).length > 0 && { decisions }),
+          },
         });
       }
 
@@ -233,13 +239,15 @@ export function defineAgentRun(agents: Readonly<Record<string, AgentContract>>) 
           plan = { state: { ...state, phase: step.next.type === 'call_model' ? 'model' : 'tools' }, step: step.next, record: [], notes: [] };
           break;
         case 'await_clarification': {
-          answer = undefined;
           const timeout = policy.clarificationTimeoutMs;
           const until = () => answer !== undefined || cancelReason !== null;
           const summary = `waiting for an answer: ${step.clarification.question}`.slice(0, 200);
-          const answered = timeout === null ? (await condition(until), true) : await condition(until, timeout, { summary });
+          // Measured from when the question was asked, so a continue-as-new does not restart the clock.
+          const left = timeout === null ? null : Math.max(1, timeout - (Date.now() - (state.waitingSince ?? Date.now())));
+          const answered = left === null ? (await condition(until), true) : await condition(until, left, { summary });
           if (cancelReason !== null) continue;
           plan = answered ? planClarificationAnswer(state, answer!, Date.now()) : planClarificationTimeout(state, Date.now());
+          answer = undefined; // consumed; the validator only admits answers to the pending id
           break;
         }
         case 'await_review': {

@@ -3,5 +3,5 @@ import { AGENTS } from '../agents/index.js';
 import { defineAgentRun } from './agent-run.js';
 
 export const agentRun = defineAgentRun(AGENTS);
-export { defineAgentRun, type AgentContract } from './agent-run.js';
+export { defineAgentRun } from './agent-run.js';
 export * from './messages.js';

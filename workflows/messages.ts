@@ -5,7 +5,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { JsonValue } from '../shared/json.js';
 import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/transcript.js';
-import type { ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerPolicy, PlannerState } from '../planner/index.js';
+import type { DecidedReview } from './human-input.js';
+import type { ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerState, PolicyOverrides } from '../planner/index.js';
 
 export interface AgentRunInput {
   /** The agent's registered name. */
@@ -13,7 +14,7 @@ export interface AgentRunInput {
   readonly prompt: string;
   /** Overrides the agent's model, e.g. `scripted:orders-demo` or `openai:gpt-4.1-mini`. */
   readonly model?: string;
-  readonly policy?: Partial<PlannerPolicy>;
+  readonly policy?: PolicyOverrides;
   /** Upsert Cairn's search attributes (CairnAgent, CairnPhase); the server must have them registered. */
   readonly searchAttributes?: boolean;
   /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
@@ -28,6 +29,10 @@ export interface CarriedRun {
   readonly step: PlanStep;
   readonly transcript: readonly TranscriptMessage[];
   readonly generation: number;
+  /** An answer that arrived while the run was handing over, not yet acted on. */
+  readonly answer?: JsonValue;
+  /** Review decisions taken so far: pending ones still apply, repeats stay no-ops. */
+  readonly decisions?: Readonly<Record<string, DecidedReview>>;
 }
 
 export interface AgentRunResult {

@@ -1,8 +1,8 @@
 /** The order-support agent of the demo. Workflow-safe: contracts and canned tools only. */
-import type { AgentContract } from '../../workflows/agent-run.js';
+import { defineAgent } from '../../shared/define-agent.js';
 import { ORDER_TOOLS } from './tools.js';
 
-export const ordersAgent: AgentContract = {
+export const ordersAgent = defineAgent({
   name: 'orders',
   instructions:
     'You are an order-support agent. Find the customer\'s order, check where it is, fix what you can ' +
@@ -10,4 +10,4 @@ export const ordersAgent: AgentContract = {
   tools: ORDER_TOOLS,
   model: 'scripted:orders-demo',
   policy: { backoff: { initialMs: 500, coefficient: 2, maxMs: 5_000, jitter: 0.2 } },
-};
+});
