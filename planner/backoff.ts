@@ -5,11 +5,14 @@
 import { fnv1a64 } from '../shared/hash.js';
 import type { BackoffPolicy } from './policy.js';
 
-/** Delay before run number `attempt + 1` of the call `key` (attempt counts from 1). */
+/**
+ * Delay before run number `attempt + 1` of the call `key` (attempt counts from 1): the retry-after
+ * when given (the server knows best; at most `maxRetryAfterMs`), else exponential, never above `maxMs`.
+ */
 export function backoffDelay(policy: BackoffPolicy, attempt: number, key: string, retryAfterMs?: number): number {
-  if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.min(Math.ceil(retryAfterMs), policy.maxMs);
-  const base = Math.min(policy.maxMs, policy.initialMs * policy.coefficient ** Math.max(0, attempt - 1));
+  if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.min(Math.ceil(retryAfterMs), policy.maxRetryAfterMs);
+  const base = policy.initialMs * policy.coefficient ** Math.max(0, attempt - 1);
   // 32 bits of the hash → a fraction in [-1, 1).
   const unit = parseInt(fnv1a64(`${key}#${attempt}`).slice(0, 8), 16) / 0x80000000 - 1;
-  return Math.max(0, Math.round(base * (1 + policy.jitter * unit)));
+  return Math.max(0, Math.min(policy.maxMs, Math.round(base * (1 + policy.jitter * unit))));
 }

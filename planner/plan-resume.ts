@@ -33,9 +33,10 @@ export function planResume(state: PlannerState, results: readonly ToolResult[], 
     if (!entry) continue;
     const used = attempts[entry.key] ?? 0;
     if (used >= budgetFor(state, entry.sideEffects)) continue;
+    const retryAfterMs = r.status === 'error' ? r.retryHint?.retryAfterMs : undefined;
+    if (retryAfterMs !== undefined && retryAfterMs > state.policy.backoff.maxRetryAfterMs) continue; // too long: the model decides
     attempts[entry.key] = used + 1;
     rerun.push(entry.call);
-    const retryAfterMs = r.status === 'error' ? r.retryHint?.retryAfterMs : undefined;
     delayMs = Math.max(delayMs, backoffDelay(state.policy.backoff, used, entry.key, retryAfterMs));
   }
   const next: PlannerState = { ...state, attempts, batch: { ...batch, results: merged } };

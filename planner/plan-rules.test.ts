@@ -139,8 +139,24 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
     expect(delays).toEqual(Array.from({ length: 40 }, (_, i) => backoffDelay(policy, 3, `lookup#${i}`)));
     for (const d of delays) expect(Math.abs(d - 4_000)).toBeLessThanOrEqual(4_000 * policy.jitter);
     expect(new Set(delays).size).toBeGreaterThan(10);
-    expect(backoffDelay(policy, 12, 'k')).toBeLessThanOrEqual(policy.maxMs * (1 + policy.jitter));
     expect(backoffDelay(policy, 1, 'k', 1_234.2)).toBe(1_235);
+  });
+
+  it('never waits longer than maxMs on its own, jitter included', () => {
+    const policy = DEFAULT_POLICY.backoff;
+    const delays = Array.from({ length: 40 }, (_, i) => backoffDelay(policy, 12, `k${i}`));
+    expect(Math.max(...delays)).toBe(policy.maxMs);
+  });
+
+  it('waits out a retry-after longer than maxMs, up to maxRetryAfterMs', () => {
+    const plan = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 90_000 }));
+    expect(stepOf(plan, 'back_off').delayMs).toBe(90_000);
+  });
+
+  it('does not wait out a retry-after beyond maxRetryAfterMs: the model gets the failure and its hint', () => {
+    const plan = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 3_600_000 }));
+    expect(stepOf(plan, 'call_model').toolChoice).toBe('auto');
+    expect(plan.record).toMatchObject([{ status: 'error', retryHint: { retryAfterMs: 3_600_000 } }]);
   });
 });
 

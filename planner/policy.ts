@@ -15,7 +15,7 @@ export const DEFAULT_POLICY: AgentPolicy = {
   retryBudgetOnce: 1,
   loopThreshold: 3,
   maxRepairsPerTool: 3,
-  backoff: { initialMs: 1_000, coefficient: 2, maxMs: 60_000, jitter: 0.2 },
+  backoff: { initialMs: 1_000, coefficient: 2, maxMs: 60_000, jitter: 0.2, maxRetryAfterMs: 600_000 },
   maxModelRetries: 2,
   maxNudges: 1,
   missingFieldsFrom: 'model',

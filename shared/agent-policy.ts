@@ -7,7 +7,13 @@
 export interface BackoffPolicy {
   readonly initialMs: number;
   readonly coefficient: number;
+  /** Ceiling of the exponential delay, jitter included. */
   readonly maxMs: number;
+  /**
+   * The longest retry-after Cairn waits out (a tool's or a provider's). A tool asking for longer
+   * is not re-run: its failure goes to the model, hint included. A provider is waited this long.
+   */
+  readonly maxRetryAfterMs: number;
   /** ± this fraction of the delay, derived from the call's hash: deterministic jitter. */
   readonly jitter: number;
 }
