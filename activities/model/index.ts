@@ -7,8 +7,9 @@ export { ModelConfigError, ModelNetworkError, ModelServerError, ScriptExhaustedE
 export { aiSdkModel, type AiSdkModelOptions } from './ai-sdk-model.js';
 export { classifyProviderFailure } from './provider-failure.js';
 export { parseRetryAfter } from './retry-after.js';
-export { resolveModel, MODEL_SPEC_FORMS, type ModelEnvironment, type ResolveModelOptions } from './resolve-model.js';
+export { resolveModel, MODEL_SPEC_FORMS, type ModelEnvironment, type ModelProvider, type ResolveModelOptions } from './resolve-model.js';
 export { ScriptedModel, type RecordedRequest } from './scripted-model.js';
+export { PerRunScriptedModel } from './per-run-scripted-model.js';
 export { scriptStep, type FixedStep, type Script, type ScriptContext, type ScriptedCall, type ScriptStep } from './script-steps.js';
 export {
   fillMissingFields,

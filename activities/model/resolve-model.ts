@@ -3,7 +3,9 @@
  * ModelClient. API keys are read from the environment only and never appear in messages.
  * Worker-side only.
  */
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { aiSdkModel } from './ai-sdk-model.js';
 import type { ModelClient } from './model-client.js';
 import { ModelConfigError } from './model-errors.js';
@@ -22,17 +24,27 @@ export interface ResolveModelOptions {
   readonly scripts?: Readonly<Record<string, ModelClient>>;
   /** A fetch to use for HTTP providers (tests, proxies). Default: the global fetch. */
   readonly fetch?: typeof globalThis.fetch;
+  /**
+   * More prefixes, each any AI SDK provider: `{ bedrock: createAmazonBedrock() }` makes
+   * `bedrock:<model>` work; an `ai` provider registry works too (`registry:openai:gpt-4.1`).
+   * They take precedence over the built-in prefixes.
+   */
+  readonly providers?: Readonly<Record<string, ModelProvider>>;
 }
+
+/** An AI SDK provider (anything with `languageModel(id)`, e.g. ProviderV4), or a model factory. */
+export type ModelProvider = { languageModel(modelId: string): LanguageModelV4 } | ((modelId: string) => LanguageModelV4);
 
 /** The spec forms `resolveModel` accepts, for error messages and docs. */
 export const MODEL_SPEC_FORMS: readonly string[] = [
   'openai:<model>             (OPENAI_API_KEY; optional OPENAI_BASE_URL)',
+  'anthropic:<model>          (ANTHROPIC_API_KEY; optional ANTHROPIC_BASE_URL)',
   'ollama:<model>             (optional OLLAMA_BASE_URL, default http://localhost:11434/v1)',
   'openai-compatible:<model>  (CAIRN_MODEL_BASE_URL; optional CAIRN_MODEL_API_KEY)',
   'scripted:<name>            (a script registered with the worker)',
 ];
 
-const PREFIXES = ['openai', 'ollama', 'openai-compatible', 'scripted'];
+const PREFIXES = ['openai', 'anthropic', 'ollama', 'openai-compatible', 'scripted'];
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const DEFAULT_OLLAMA_BASE_URL = 'http://localhost:11434/v1';
 
@@ -45,14 +57,22 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
   const separator = spec.indexOf(':');
   const prefix = separator < 0 ? spec : spec.slice(0, separator);
   const name = separator < 0 ? '' : spec.slice(separator + 1).trim();
-  if (!PREFIXES.includes(prefix)) fail(`Unknown model provider "${prefix}" in "${spec}".`);
+  const custom = options.providers && Object.hasOwn(options.providers, prefix) ? options.providers[prefix]! : undefined;
+  if (!custom && !PREFIXES.includes(prefix)) fail(`Unknown model provider "${prefix}" in "${spec}".`);
   if (!name) fail(`Model spec "${spec}" names no model.`);
+  if (custom) return aiSdkModel(typeof custom === 'function' ? custom(name) : custom.languageModel(name));
   switch (prefix) {
     case 'openai':
       return openAiCompatible('openai', name, {
         baseURL: setting(env, 'OPENAI_BASE_URL') ?? DEFAULT_OPENAI_BASE_URL,
         apiKey: setting(env, 'OPENAI_API_KEY') ?? fail(`Model spec "${spec}" needs OPENAI_API_KEY in the environment.`),
       }, options.fetch);
+    case 'anthropic': {
+      const apiKey = setting(env, 'ANTHROPIC_API_KEY') ?? fail(`Model spec "${spec}" needs ANTHROPIC_API_KEY in the environment.`);
+      const baseURL = setting(env, 'ANTHROPIC_BASE_URL');
+      const provider = createAnthropic({ apiKey, ...(baseURL !== undefined && { baseURL }), ...(options.fetch !== undefined && { fetch: options.fetch }) });
+      return aiSdkModel(provider.languageModel(name), { secrets: [apiKey] });
+    }
     case 'ollama':
       return openAiCompatible('ollama', name, {
         baseURL: setting(env, 'OLLAMA_BASE_URL') ?? DEFAULT_OLLAMA_BASE_URL,
