@@ -17,7 +17,7 @@ import type { TranscriptMessage } from '../shared/transcript.js';
 import { reviewToolCallUpdate, answerClarificationUpdate, stateQuery, transcriptQuery, type AgentRunResult, type RunState } from '../workflows/messages.js';
 import { DEMO_PROMPT, demoScripts } from './demo-script.js';
 import { formatMessage } from './format.js';
-import type { StepLogEntry } from '../workflows/messages.js';
+import { installRuntime } from './worker-process.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
@@ -25,6 +25,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     console.log('Usage: cairn demo [--yes] [--model <spec>]\n\nRuns the order-support agent on the embedded dev server (or TEMPORAL_ADDRESS).\n  --yes          answer the clarification and approve the review without asking\n  --model <spec> a real model instead of the script, e.g. openai:gpt-4.1-mini');
     return 0;
   }
+  installRuntime(); // the SDK's logs at CAIRN_LOG_LEVEL (default WARN), so the story is not buried
   const interactive = !values.yes && process.stdin.isTTY === true;
   const log = (line: string) => console.log(line);
 
@@ -57,9 +58,16 @@ export async function runDemo(argv: string[]): Promise<number> {
     for (;;) {
       const state: RunState = await handle.query(stateQuery);
       const messages: TranscriptMessage[] = await handle.query(transcriptQuery, { from: shown, length: state.transcriptLength });
-      for (const m of messages) for (const line of formatMessage(m)) log(line);
-      shown += messages.length;
-      for (const step of state.steps.filter((s) => s.seq > seq)) log(formatStep(step));
+      // Each decision goes right after the messages it reacted to, so the story reads in order.
+      const upTo = (end: number) => {
+        for (const m of messages.splice(0, Math.max(0, end - shown))) for (const line of formatMessage(m)) log(line);
+        shown = Math.max(shown, end);
+      };
+      for (const step of state.steps.filter((s) => s.seq > seq)) {
+        upTo(step.at);
+        if (DECISIONS[step.action]) log(`    ⇒ ${DECISIONS[step.action]}: ${step.detail}`);
+      }
+      upTo(state.transcriptLength);
       seq = state.steps.at(-1)?.seq ?? seq;
 
       if (state.phase === 'done') break;
@@ -103,13 +111,8 @@ async function startDevServer(log: (line: string) => void): Promise<Connected> {
   }
 }
 
-const DECISIONS: Record<string, string> = { repair: 'repair', back_off: 'back off', clarify: 'clarify', review: 'review', final: 'finalize', finish: 'finish' };
-
 /** The planner's decisions get a line; plain model turns and tool runs show in the transcript. */
-function formatStep(step: StepLogEntry): string {
-  const label = DECISIONS[step.action];
-  return label ? `    ⇒ ${label}: ${step.detail}` : `    · ${step.action}: ${step.detail}`;
-}
+const DECISIONS: Record<string, string> = { repair: 'repair', back_off: 'back off', clarify: 'clarify', review: 'review', final: 'finalize', finish: 'finish' };
 
 // `npm run demo` runs this file directly.
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -23,8 +23,10 @@ function block(label: string, text: string): string[] {
 export function formatMessage(message: TranscriptMessage): string[] {
   switch (message.role) {
     case 'system':
-    case 'user':
       return block(message.role, message.content);
+    case 'user':
+      // Cairn's own notes to the model (a disabled tool, a human's answer) are labelled as Cairn's.
+      return message.content.startsWith('[cairn] ') ? block('cairn', message.content.slice(8)) : block('user', message.content);
     case 'assistant': {
       const lines = message.content ? block('assistant', message.content) : [];
       for (const call of message.toolCalls) lines.push(...block(lines.length ? '' : 'assistant', `→ ${call.name} ${compact(call.args)}  [${call.toolCallId}]`));

@@ -401,3 +401,26 @@ async function finishOrdersRun(workflowId: string): Promise<string | null> {
   expect(done.outcome).toBe('done');
   return done.state.answer;
 }
+
+describe('the main job: cairn demo --yes (what `npm run demo` runs)', () => {
+  it('mends every failure class, tells the story in order, and exits 0', async () => {
+    const out = expectSuccess(await cairn(['demo', '--yes']));
+    for (const code of ['invalid_arguments', 'semantic_error', 'partial_data', 'output_not_json', 'output_schema_violation', 'missing_fields', 'tool_unavailable'])
+      expect(out).toContain(`] ${code}: `);
+    const order = [
+      '✗ search_orders [1.1] invalid_arguments',
+      '⇒ repair: model repairs the call, restricted to search_orders',
+      '→ search_orders {"customer":"A-1002","status":"shipped","page":1}  [2.1]',
+      '⇒ back off: back-off for track_shipment: rate limited',
+      'cairn      carrier_status is unavailable and has been removed',
+      '⇒ clarify: Which delivery window',
+      '⇒ review: issue_refund',
+      '✓ issue_refund',
+      'Final answer (8 model turns, 10 tool calls)',
+    ].map((line) => [line, out.indexOf(line)] as const);
+    for (const [line, at] of order) expect(at, `${line}\n---\n${out}`).toBeGreaterThanOrEqual(0);
+    expect(order.map(([, at]) => at)).toEqual(order.map(([, at]) => at).sort((a, b) => a - b));
+    expect(out).not.toMatch(/\[INFO\]|webpack/); // the SDK's logs stay below WARN
+    expect(out).toMatch(/Temporal UI: http:\/\/\S+\/workflows\/cairn-demo-/);
+  });
+});

@@ -155,7 +155,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
       if (input.searchAttributes && state.phase !== lastPhase) upsertSearchAttributes([{ key: CairnPhase, value: state.phase }]);
       lastPhase = state.phase;
       if (fresh) {
-        steps.push({ seq: ++seq, turn: state.turn, ...describeStep(step, state) });
+        steps.push({ seq: ++seq, turn: state.turn, at: transcript.length, ...describeStep(step, state) });
         if (steps.length > 50) steps.shift();
       }
       setCurrentDetails(runDetails(snapshot()));

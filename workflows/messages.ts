@@ -49,6 +49,8 @@ export interface AgentRunResult {
 export interface StepLogEntry {
   readonly seq: number;
   readonly turn: number;
+  /** The transcript's length when the step was chosen: what it reacted to comes before it. */
+  readonly at: number;
   /** repair | model | final | run_tools | back_off | clarify | review | finish */
   readonly action: string;
   readonly detail: string;

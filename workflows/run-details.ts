@@ -7,7 +7,7 @@ import type { PlanStep } from '../planner/index.js';
 import type { RunState, StepLogEntry } from './messages.js';
 
 /** The planner's step in a few words: what the workflow is about to do, and why. */
-export function describeStep(step: PlanStep, state: PlannerState): Omit<StepLogEntry, 'seq' | 'turn'> {
+export function describeStep(step: PlanStep, state: PlannerState): Pick<StepLogEntry, 'action' | 'detail'> {
   switch (step.type) {
     case 'call_model':
       if (state.finalizing) return { action: 'final', detail: `final model turn, no tools: ${state.finalizing}` };
