@@ -9,13 +9,13 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { createModelActivities } from '../activities/model-activity.js';
-import { createToolActivities } from '../activities/tool-activity.js';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { resolveModel, ScriptedModel, type ModelClient, type Script } from '../activities/model/index.js';
 import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { createCairnWorker } from '../runtime/worker.js';
+import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import { benchAgent } from './bench-agent.js';
 import { createNaiveModelActivities } from './naive-model-activity.js';
 import { historyStats, type HistoryStats } from './history-stats.js';
@@ -44,7 +44,7 @@ export async function startBenchEnv(log: (line: string) => void = (line) => cons
   const external = hasExternalServer();
   const [connected, bundle] = await Promise.all([
     external ? connectFromEnvironment() : startEmbeddedServer({ log }),
-    bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: quietLogger }),
+    bundleWorkflows(join(PROJECT_ROOT, 'bench', 'workflows.ts')),
   ]);
   const { client } = connected;
   // A fresh queue per process: a shared server may have other workers, none of them with this bundle.
@@ -52,17 +52,15 @@ export async function startBenchEnv(log: (line: string) => void = (line) => cons
   // Live scripted models by name, so each run gets its own (they are stateful: one step per call).
   const scripts: Record<string, ModelClient> = {};
   const resolve = (spec: string) => resolveModel(spec, { scripts });
-  const worker = await Worker.create({
+  const worker = await createCairnWorker({
     connection: connected.workerConnection,
+    client,
     namespace: connected.namespace,
     taskQueue,
+    tools: benchAgent.tools,
+    resolveModel: resolve,
     workflowBundle: { code: bundle.code },
-    // What createCairnWorker registers (runtime/worker.ts), plus the naive baseline's activity.
-    activities: {
-      ...createToolActivities(benchAgent.tools),
-      ...createModelActivities({ client, resolve }),
-      ...createNaiveModelActivities({ resolve }),
-    },
+    activities: createNaiveModelActivities({ resolve }), // the naive baseline's model activity
   });
   const running = worker.run();
 
@@ -107,12 +105,3 @@ export async function runAlone(moduleUrl: string, bench: (env: BenchEnv) => Prom
     await env.close();
   }
 }
-
-const quietLogger = {
-  log: () => {},
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};

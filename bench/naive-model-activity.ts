@@ -7,20 +7,21 @@
 import { Context } from '@temporalio/activity';
 import type { ModelClient } from '../activities/model/model-client.js';
 import type { ModelOutcome, ToolChoice } from '../shared/model-response.js';
-import type { ToolSpec } from '../shared/define-tool.js';
 import type { TranscriptMessage } from '../shared/transcript.js';
+import { benchAgent } from './bench-agent.js';
 
-/** A model request that carries the transcript itself. */
+/** A model request that carries the transcript itself (tools by name, as Cairn's does: only the transcript differs). */
 export interface NaiveModelRequest {
   readonly messages: readonly TranscriptMessage[];
-  readonly tools: readonly ToolSpec[];
+  readonly toolNames: readonly string[];
   readonly toolChoice: ToolChoice;
   readonly model: string;
 }
 
 export function createNaiveModelActivities({ resolve }: { resolve: (spec: string) => ModelClient }) {
   return {
-    async callModelWithTranscript({ messages, tools, toolChoice, model }: NaiveModelRequest): Promise<ModelOutcome> {
+    async callModelWithTranscript({ messages, toolNames, toolChoice, model }: NaiveModelRequest): Promise<ModelOutcome> {
+      const tools = benchAgent.tools.filter((t) => toolNames.includes(t.name)).map((t) => t.spec);
       return resolve(model).generate({ messages, tools, toolChoice, signal: Context.current().cancellationSignal });
     },
   };

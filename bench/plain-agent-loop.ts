@@ -48,15 +48,15 @@ export async function plainAgentLoop({ model, transcript: via }: PlainAgentLoopI
     { role: 'user', content: BENCH_PROMPT },
   ];
   setHandler(transcriptQuery, ({ from = 0, length }) => transcript.slice(from, length));
-  const tools = benchAgent.tools.map((tool) => tool.spec);
+  const toolNames = benchAgent.tools.map((tool) => tool.name);
   const { workflowId, runId } = workflowInfo();
   let turns = 0;
   let toolCalls = 0;
   for (;;) {
     const outcome =
       via === 'query'
-        ? await callModel({ workflowId, runId, transcriptLength: transcript.length, tools, toolChoice: 'auto', model })
-        : await callModelWithTranscript({ messages: transcript, tools, toolChoice: 'auto', model });
+        ? await callModel({ workflowId, runId, transcriptLength: transcript.length, toolNames, toolChoice: 'auto', model })
+        : await callModelWithTranscript({ messages: transcript, toolNames, toolChoice: 'auto', model });
     turns += 1;
     if (outcome.status !== 'ok' || !outcome.response) throw ApplicationFailure.nonRetryable(`The bench model failed on turn ${turns}.`, 'bench_model_failed');
     const { text, toolCalls: raw } = outcome.response;

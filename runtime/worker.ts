@@ -21,6 +21,8 @@ export interface CairnWorkerOptions {
   readonly resolveModel: (spec: string) => ModelClient;
   readonly workflowBundle?: WorkflowBundleOption;
   readonly workflowsPath?: string;
+  /** More activities for workflows of your own bundled beside agentRun. */
+  readonly activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
 }
 
 /** Tool names must be unique across a worker's agents: the tool activity dispatches by name. */
@@ -35,14 +37,16 @@ export function uniqueTools(tools: readonly AnyTool[]): AnyTool[] {
 }
 
 export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
+  const tools = uniqueTools(options.tools);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath }),
     activities: {
-      ...createToolActivities(uniqueTools(options.tools), options.deps),
-      ...createModelActivities({ client: options.client, resolve: options.resolveModel }),
+      ...options.activities,
+      ...createToolActivities(tools, options.deps),
+      ...createModelActivities({ client: options.client, resolve: options.resolveModel, tools }),
     },
   });
 }

@@ -4,7 +4,6 @@
  * a structured `malformed_arguments` result instead of a crashed turn. Workflow-safe, deterministic.
  */
 import type { ToolError } from './tool-error.js';
-import type { ToolSpec } from './define-tool.js';
 
 /** A tool call exactly as the provider sent it. */
 export interface RawToolCall {
@@ -42,7 +41,8 @@ export interface ModelRequest {
   readonly runId: string;
   /** Read exactly this many transcript messages (the transcript as of this turn). */
   readonly transcriptLength: number;
-  readonly tools: readonly ToolSpec[];
+  /** The tools the model may see this turn, by name: the worker has their specs, so history need not. */
+  readonly toolNames: readonly string[];
   readonly toolChoice: ToolChoice;
   /** Which configured model to use (e.g. `scripted:orders-demo`, `openai:gpt-4.1-mini`). */
   readonly model: string;

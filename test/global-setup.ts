@@ -5,10 +5,10 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,7 +22,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const started = Date.now();
   const [server, bundle] = await Promise.all([
     startEmbeddedServer({ log: (line) => console.log(line) }),
-    bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'test/fixtures/workflows.ts'), logger: quietLogger }),
+    bundleWorkflows(join(PROJECT_ROOT, 'test/fixtures/workflows.ts')),
   ]);
   const bundlePath = join(PROJECT_ROOT, '.cache', 'test-workflow-bundle.js');
   await mkdir(join(PROJECT_ROOT, '.cache'), { recursive: true });
@@ -32,12 +32,3 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   project.provide('workflowBundlePath', bundlePath);
   return () => server.close();
 }
-
-const quietLogger = {
-  log: () => {},
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};

@@ -200,7 +200,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             workflowId: workflowInfo().workflowId,
             runId: workflowInfo().runId,
             transcriptLength: transcript.length,
-            tools: step.tools.map((name) => tools.get(name)!.spec),
+            toolNames: step.tools,
             toolChoice: step.toolChoice,
             model,
           };
