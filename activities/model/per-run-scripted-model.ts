@@ -55,7 +55,7 @@ export class PerRunScriptedModel implements ModelClient {
     // A finished script asked again by a run that has no model answer yet: a new run reusing
     // the workflow id of a finished one, so it gets a fresh script.
     if (!model || (model.remaining === 0 && !messages.some((m) => m.role === 'assistant')))
-      model = new ScriptedModel(this.name, typeof this.script === 'function' ? this.script(workflowId) : this.script);
+      model = new ScriptedModel(this.name, typeof this.script === 'function' ? this.script(workflowId) : this.script, { record: false });
     this.#runs.set(workflowId, model);
     if (this.#runs.size > this.maxRuns) this.#runs.delete(this.#runs.keys().next().value!);
     return model;

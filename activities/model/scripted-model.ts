@@ -28,21 +28,27 @@ const DEFAULT_FAILURE_MESSAGES = {
 /** A ModelClient that answers call N with step N of its script. */
 export class ScriptedModel implements ModelClient {
   readonly #requests: RecordedRequest[] = [];
+  readonly #record: boolean;
+  #calls = 0;
 
   constructor(
     /** Named in every error, so a failing test says which script ran out. */
     readonly name: string,
     readonly script: Script,
-  ) {}
+    /** `record: false` keeps no copies of requests (a long-lived worker's: a copy per turn adds up). */
+    options: { readonly record?: boolean } = {},
+  ) {
+    this.#record = options.record ?? true;
+  }
 
-  /** Every request received so far, in order. */
+  /** Every request received so far, in order (none when created with `record: false`). */
   get requests(): readonly RecordedRequest[] {
     return this.#requests;
   }
 
   /** How many steps are left. */
   get remaining(): number {
-    return Math.max(0, this.script.length - this.#requests.length);
+    return Math.max(0, this.script.length - this.#calls);
   }
 
   /**
@@ -50,13 +56,11 @@ export class ScriptedModel implements ModelClient {
    * Throws `ScriptExhaustedError` when no step is left, and the step's own error for `throw` steps.
    */
   async generate(input: GenerateInput): Promise<ModelOutcome> {
-    const index = this.#requests.length;
-    const request: RecordedRequest = structuredClone({
-      messages: input.messages,
-      tools: input.tools,
-      toolChoice: input.toolChoice,
-    });
-    this.#requests.push(request);
+    const index = this.#calls++;
+    const request: RecordedRequest = this.#record
+      ? structuredClone({ messages: input.messages, tools: input.tools, toolChoice: input.toolChoice })
+      : { messages: input.messages, tools: input.tools, toolChoice: input.toolChoice };
+    if (this.#record) this.#requests.push(request);
     const step = this.script[index];
     if (step === undefined) {
       const last = request.messages.at(-1);
