@@ -106,6 +106,7 @@ describe('docker-compose.yml', () => {
     // Keys are never baked into the file: passed through from the host, or empty.
     expect(env.OPENAI_API_KEY).toBeNull();
     expect(env.CAIRN_MODEL_API_KEY).toBeNull();
+    expect(env.ANTHROPIC_API_KEY).toBeNull();
   });
 
   it('has valid depends_on chains: known services, valid conditions, no cycles, worker last', () => {
