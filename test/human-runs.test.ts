@@ -5,10 +5,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep } from '../activities/model/index.js';
-import { answerClarificationSignal, answerClarificationUpdate, reviewToolCallUpdate, stateQuery, type RunState } from '../workflows/messages.js';
+import {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  cancelSignal,
+  pauseSignal,
+  resumeSignal,
+  reviewToolCallUpdate,
+  stateQuery,
+  type AgentRunInput,
+  type AgentRunResult,
+  type RunState,
+} from '../workflows/messages.js';
 import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
-import { events, waitFor } from './support/runs.js';
+import { events, waitFor, type HistoryEvent } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 import type { WorkflowHandle } from '@temporalio/client';
 
@@ -118,7 +129,7 @@ describe('long and interrupted runs', () => {
     expect(result.generation).toBeGreaterThanOrEqual(3); // one hand-over per model turn
     // The last turn still saw the first turn's tool result, carried through every hand-over.
     expect(scripted.requests.at(-1)!.messages.some((m) => m.role === 'tool' && m.name === 'lookup_order')).toBe(true);
-    await recordHistory(handle, 'continue-as-new-first-run'); // ends by continuing as new
+    await recordHistory(w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId), 'continue-as-new-first-run'); // ends by continuing as new
     await recordHistory(latest, 'continue-as-new-last-run'); // starts from carried state
   });
 
@@ -145,3 +156,75 @@ describe('long and interrupted runs', () => {
     expect((await handle.result()).answer).toBe('Scheduled.');
   });
 });
+
+describe('run control: pause, resume, cancel', () => {
+  /** Starts a run that is paused before its first step (the pause arrives with the start). */
+  const startPaused = async (input: AgentRunInput) => {
+    const handle = await w.client.workflow.signalWithStart<(input: AgentRunInput) => Promise<AgentRunResult>, []>('agentRun', {
+      taskQueue: w.taskQueue,
+      workflowId: `test-paused-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+      args: [input],
+      signal: pauseSignal,
+      signalArgs: [],
+      workflowExecutionTimeout: '2m',
+    });
+    await waitFor(async () => ((await handle.query(stateQuery)).paused ? true : undefined), 'paused');
+    return handle;
+  };
+
+  it('holds a paused run between steps and goes on when resumed', async () => {
+    const { model, scripted } = w.script([scriptStep.text('Done.')]);
+    const handle = await startPaused({ agent: 'test', prompt: 'hello', model });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(scripted.requests).toHaveLength(0);
+    await handle.signal(resumeSignal);
+    expect(await handle.result()).toMatchObject({ answer: 'Done.', reason: null });
+  });
+
+  it('finishes a paused run that is cancelled, with the reason', async () => {
+    const { model } = w.script([scriptStep.text('Stopped as asked.')]);
+    const handle = await startPaused({ agent: 'test', prompt: 'hello', model });
+    await handle.signal(cancelSignal, 'the operator said stop');
+    expect(await handle.result()).toMatchObject({ answer: 'Stopped as asked.', reason: expect.stringMatching(/the operator said stop/) });
+    await recordHistory(handle, 'cancel-while-paused');
+  });
+
+  it('takes a cancel whose payload is not text, instead of wedging the run', async () => {
+    const { model } = w.script([scriptStep.text('Stopped.')]);
+    const handle = await startPaused({ agent: 'test', prompt: 'hello', model });
+    await handle.signal(cancelSignal, { why: 'not a string' } as never);
+    expect(await handle.result()).toMatchObject({ answer: 'Stopped.', reason: expect.stringMatching(/cancelled by a user/) });
+  });
+
+  it('carries an answer given while paused across continue-as-new, and refuses a second answer', async () => {
+    // The batch's second call takes a moment: the pause lands while it runs, so the run holds
+    // with the question pending, before it waits for the answer.
+    const [, ...rest] = redelivery();
+    const { model } = w.script([scriptStep.calls([{ name: 'schedule_redelivery', arguments: { orderId: 'A-1' } }, { name: 'takes_a_moment', arguments: {} }]), ...rest]);
+    const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model, continueAsNewAfterTurns: 1 });
+    await awaiting(handle, 'tools');
+    await handle.signal(pauseSignal);
+    const state = await waitFor(async () => {
+      const s = await handle.query(stateQuery);
+      return s.phase === 'awaiting_clarification' && s.paused ? s : undefined;
+    }, 'paused at the question');
+    expect(state.generation).toBe(0);
+    const answer = (text: string) => handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: text }] });
+    await answer('afternoon');
+    await expect(answer('morning')).rejects.toMatchObject({ cause: { message: expect.stringMatching(/already answered/) } });
+    await handle.signal(resumeSignal);
+    const result = await handle.result();
+    expect(result).toMatchObject({ answer: 'Scheduled.' });
+    expect(result.generation).toBeGreaterThanOrEqual(1);
+    // The hand-over carried the answer: the first run's continue-as-new input holds it.
+    const first = await events(w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId));
+    expect(continuedWith(first)?.carried).toMatchObject({ answer: 'afternoon', step: { type: 'await_clarification' } });
+    await recordHistory(w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId), 'continue-as-new-carried-answer');
+  });
+});
+
+/** The input a run continued as new with, decoded from its history. */
+function continuedWith(history: HistoryEvent[]): AgentRunInput | undefined {
+  const data = history.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads?.[0]?.data;
+  return data ? (JSON.parse(Buffer.from(data).toString()) as AgentRunInput) : undefined;
+}

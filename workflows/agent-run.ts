@@ -40,7 +40,7 @@ import { CairnAgent, CairnPhase } from './search-attributes.js';
 import { dispatch } from './tool-dispatch.js';
 import { describeStep, runDetails, runState } from './run-details.js';
 import { compactTranscript } from './compact-transcript.js';
-import { validateAnswer, validateReview, type DecidedReview } from './human-input.js';
+import { HumanInputError, validateAnswer, validateReview, type DecidedReview } from './human-input.js';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
@@ -67,8 +67,9 @@ const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promis
  * Only the agents' contracts are used here: tools' `execute` is never called in a workflow.
  */
 export function defineAgentRun(agents: readonly Agent[]) {
+  const twice = agents.find((a, i) => agents.findIndex((b) => b.name === a.name) !== i);
+  if (twice) throw new DefinitionError('duplicate_agent_name', `Two agents are named "${twice.name}"; agent names must be unique.`);
   const byName = new Map(agents.map((a) => [a.name, a]));
-  if (byName.size !== agents.length) throw new DefinitionError('duplicate_agent_name', `Two agents share a name: ${agents.map((a) => a.name).join(', ')}.`);
   return async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
     const agent = byName.get(input.agent);
     if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
@@ -101,14 +102,18 @@ export function defineAgentRun(agents: readonly Agent[]) {
     setHandler(stateQuery, snapshot);
     setHandler(transcriptQuery, ({ from = 0, length }) => transcript.slice(from, length));
     setHandler(answerClarificationUpdate, (a: ClarificationAnswer) => void (answer = a.answer), {
-      validator: (a: ClarificationAnswer) => validateAnswer(state.clarification, a),
+      validator: (a: ClarificationAnswer) => {
+        validateAnswer(state.clarification, a);
+        // A second answer would silently replace the first, and its sender would never know.
+        if (answer !== undefined) throw new HumanInputError('This question was already answered; the run is acting on that answer.');
+      },
       description: 'Answer the pending clarification: { id, answer }.',
     });
     setHandler(answerClarificationSignal, (a: ClarificationAnswer) => {
       // Signals cannot be refused; an invalid one is dropped and the question stays open.
       try {
         validateAnswer(state.clarification, a);
-        answer = a.answer;
+        answer ??= a.answer;
       } catch {
         /* ignored: visible in history as the signal itself */
       }
@@ -126,7 +131,10 @@ export function defineAgentRun(agents: readonly Agent[]) {
     );
     setHandler(pauseSignal, () => void (paused = true));
     setHandler(resumeSignal, () => void (paused = false));
-    setHandler(cancelSignal, (reason?: string) => void (cancelReason = reason?.trim() || 'cancelled by a user'));
+    // Signals cannot be refused, and a handler that throws would wedge the run: take any payload.
+    setHandler(cancelSignal, (reason?: unknown) => void (cancelReason = (typeof reason === 'string' && reason.trim()) || 'cancelled by a user'));
+    // Cancel overrides pause: a paused run that is cancelled still finishes.
+    const holding = () => paused && cancelReason === null;
 
     if (input.searchAttributes) upsertSearchAttributes([{ key: CairnAgent, value: agent.name }]);
     let lastPhase = '';
@@ -170,17 +178,24 @@ export function defineAgentRun(agents: readonly Agent[]) {
         plan = planCancel(state, cancelReason, Date.now());
         continue;
       }
-      if (paused) {
+      if (holding()) {
         const since = Date.now();
-        await condition(() => !paused || cancelReason !== null);
-        state = { ...state, humanWaitMs: state.humanWaitMs + (Date.now() - since) };
+        await condition(() => !holding());
+        const pausedMs = Date.now() - since;
+        // Counted once as human time; a pending question's clock stops while paused.
+        state = {
+          ...state,
+          humanWaitMs: state.humanWaitMs + pausedMs,
+          ...(state.waitingSince !== null && { waitingSince: state.waitingSince + pausedMs }),
+        };
         plan = { ...plan, state };
         continue;
       }
-      const turnsDue = input.continueAsNewAfterTurns && state.turn - startTurn >= input.continueAsNewAfterTurns;
+      const every = input.continueAsNewAfterTurns;
+      const turnsDue = typeof every === 'number' && every > 0 && state.turn - startTurn >= every;
       if ((workflowInfo().continueAsNewSuggested || turnsDue) && (step.type === 'call_model' || step.type.startsWith('await'))) {
         await condition(allHandlersFinished);
-        if ((cancelReason !== null && !state.finalizing) || paused) continue; // arrived while handing over: act on it here
+        if ((cancelReason !== null && !state.finalizing) || holding()) continue; // arrived while handing over: act on it here
         return continueAsNew<typeof agentRun>({
           ...input,
           carried: {
@@ -199,6 +214,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           const request: ModelRequest = {
             workflowId: workflowInfo().workflowId,
             runId: workflowInfo().runId,
+            firstExecutionRunId: workflowInfo().firstExecutionRunId,
             transcriptLength: transcript.length,
             toolNames: step.tools,
             toolChoice: step.toolChoice,
@@ -245,7 +261,10 @@ export function defineAgentRun(agents: readonly Agent[]) {
           // Measured from when the question was asked, so a continue-as-new does not restart the clock.
           const left = timeout === null ? null : Math.max(1, timeout - (Date.now() - (state.waitingSince ?? Date.now())));
           const answered = left === null ? (await condition(until), true) : await condition(until, left, { summary });
-          if (cancelReason !== null) continue;
+          if (cancelReason !== null) {
+            answer = undefined; // the run is finishing; nobody will ask again
+            continue;
+          }
           plan = answered ? planClarificationAnswer(state, answer!, Date.now()) : planClarificationTimeout(state, Date.now());
           answer = undefined; // consumed; the validator only admits answers to the pending id
           break;

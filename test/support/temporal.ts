@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { ScriptedModel, resolveModel, type Script } from '../../activities/model/index.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
@@ -21,7 +21,7 @@ export interface TestWorker {
   /** Registers a script under a fresh name; pass `model` to the run. */
   script(script: Script, name?: string): { model: string; scripted: ScriptedModel };
   /** Starts an agentRun on this worker's queue. */
-  start(input: AgentRunInput, workflowId?: string): Promise<WorkflowHandle<(input: AgentRunInput) => Promise<AgentRunResult>>>;
+  start(input: AgentRunInput, workflowId?: string): Promise<WorkflowHandleWithFirstExecutionRunId<(input: AgentRunInput) => Promise<AgentRunResult>>>;
   /** Shuts the worker down and starts a new one on the same queue (runs in flight must survive). */
   restart(): Promise<void>;
   stop(): Promise<void>;
