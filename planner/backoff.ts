@@ -3,16 +3,22 @@
  * from the call's key, so a replay computes the same delay. Workflow-safe, deterministic.
  */
 import { fnv1a64 } from '../shared/hash.js';
-import type { BackoffPolicy } from './policy.js';
+import { DEFAULT_POLICY, type BackoffPolicy } from './policy.js';
 
 /**
  * Delay before run number `attempt + 1` of the call `key` (attempt counts from 1): the retry-after
  * when given (the server knows best; at most `maxRetryAfterMs`), else exponential, never above `maxMs`.
  */
 export function backoffDelay(policy: BackoffPolicy, attempt: number, key: string, retryAfterMs?: number): number {
-  if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.min(Math.ceil(retryAfterMs), policy.maxRetryAfterMs);
-  const base = policy.initialMs * policy.coefficient ** Math.max(0, attempt - 1);
+  if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.min(Math.ceil(retryAfterMs), maxRetryAfter(policy));
+  // Capped before the jitter, so calls at the cap still spread out instead of retrying in lockstep.
+  const base = Math.min(policy.initialMs * policy.coefficient ** Math.max(0, attempt - 1), policy.maxMs / (1 + policy.jitter));
   // 32 bits of the hash → a fraction in [-1, 1).
   const unit = parseInt(fnv1a64(`${key}#${attempt}`).slice(0, 8), 16) / 0x80000000 - 1;
   return Math.max(0, Math.min(policy.maxMs, Math.round(base * (1 + policy.jitter * unit))));
+}
+
+/** The policy's retry-after ceiling; runs carried from before the setting existed get the default. */
+export function maxRetryAfter(policy: BackoffPolicy): number {
+  return policy.maxRetryAfterMs ?? DEFAULT_POLICY.backoff.maxRetryAfterMs;
 }

@@ -8,7 +8,7 @@ import { FAILURES } from '../shared/failure-taxonomy.js';
 import { failureCode, failureReason, type ToolResult } from '../shared/tool-result.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import type { ToolChoice } from '../shared/model-response.js';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay, maxRetryAfter } from './backoff.js';
 import { HINT_ACTIONS } from './hint-actions.js';
 import { callModel, capReached, finalize } from './plan-common.js';
 import type { ErrorSummary, PendingClarification, Plan, PlannerState } from './plan.js';
@@ -34,7 +34,7 @@ export function planResume(state: PlannerState, results: readonly ToolResult[], 
     const used = attempts[entry.key] ?? 0;
     if (used >= budgetFor(state, entry.sideEffects)) continue;
     const retryAfterMs = r.status === 'error' ? r.retryHint?.retryAfterMs : undefined;
-    if (retryAfterMs !== undefined && retryAfterMs > state.policy.backoff.maxRetryAfterMs) continue; // too long: the model decides
+    if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfter(state.policy.backoff)) continue; // too long: the model decides
     attempts[entry.key] = used + 1;
     rerun.push(entry.call);
     delayMs = Math.max(delayMs, backoffDelay(state.policy.backoff, used, entry.key, retryAfterMs));

@@ -142,10 +142,17 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
     expect(backoffDelay(policy, 1, 'k', 1_234.2)).toBe(1_235);
   });
 
-  it('never waits longer than maxMs on its own, jitter included', () => {
+  it('never waits longer than maxMs on its own, jitter included, and still jitters at the cap', () => {
     const policy = DEFAULT_POLICY.backoff;
     const delays = Array.from({ length: 40 }, (_, i) => backoffDelay(policy, 12, `k${i}`));
-    expect(Math.max(...delays)).toBe(policy.maxMs);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(policy.maxMs);
+    expect(Math.max(...delays)).toBeGreaterThan(policy.maxMs * 0.9);
+    expect(new Set(delays).size).toBeGreaterThan(10); // still spread out at the cap
+  });
+
+  it('gives runs carried from before maxRetryAfterMs existed the default, not NaN', () => {
+    const { maxRetryAfterMs: _, ...older } = DEFAULT_POLICY.backoff;
+    expect(backoffDelay(older as typeof DEFAULT_POLICY.backoff, 1, 'k', 90_000)).toBe(90_000);
   });
 
   it('waits out a retry-after longer than maxMs, up to maxRetryAfterMs', () => {
