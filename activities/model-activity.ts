@@ -37,7 +37,7 @@ export function createModelActivities({ client, resolve, tools }: ModelActivityO
         tools,
         toolChoice: request.toolChoice,
         signal: Context.current().cancellationSignal,
-        workflowId: request.workflowId,
+        runKey: `${request.workflowId}/${request.firstExecutionRunId}`,
       });
     },
   };

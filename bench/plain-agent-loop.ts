@@ -49,13 +49,13 @@ export async function plainAgentLoop({ model, transcript: via }: PlainAgentLoopI
   ];
   setHandler(transcriptQuery, ({ from = 0, length }) => transcript.slice(from, length));
   const toolNames = benchAgent.tools.map((tool) => tool.name);
-  const { workflowId, runId } = workflowInfo();
+  const { workflowId, runId, firstExecutionRunId } = workflowInfo();
   let turns = 0;
   let toolCalls = 0;
   for (;;) {
     const outcome =
       via === 'query'
-        ? await callModel({ workflowId, runId, transcriptLength: transcript.length, toolNames, toolChoice: 'auto', model })
+        ? await callModel({ workflowId, runId, firstExecutionRunId, transcriptLength: transcript.length, toolNames, toolChoice: 'auto', model })
         : await callModelWithTranscript({ messages: transcript, toolNames, toolChoice: 'auto', model });
     turns += 1;
     if (outcome.status !== 'ok' || !outcome.response) throw ApplicationFailure.nonRetryable(`The bench model failed on turn ${turns}.`, 'bench_model_failed');

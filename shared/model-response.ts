@@ -39,6 +39,8 @@ export type ToolChoice = 'auto' | 'none' | { readonly tool: string };
 export interface ModelRequest {
   readonly workflowId: string;
   readonly runId: string;
+  /** The chain's first run: with the workflow id, names the run across continue-as-new. */
+  readonly firstExecutionRunId: string;
   /** Read exactly this many transcript messages (the transcript as of this turn). */
   readonly transcriptLength: number;
   /** The tools the model may see this turn, by name: the worker has their specs, so history need not. */

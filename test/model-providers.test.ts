@@ -116,9 +116,17 @@ describe('providers a worker brings', () => {
     expect(outcome).toMatchObject({ status: 'ok', response: { text: 'ok' } });
   });
 
-  it('takes a plain model factory, and an unknown prefix still lists what exists', () => {
+  it('takes a plain model factory, and an unknown prefix lists the custom ones too', async () => {
     const model = new MockLanguageModelV4({ doGenerate: answer('ok') });
-    expect(resolveModel('mine:any', { env: {}, providers: { mine: () => model } })).toBeDefined();
-    expect(() => resolveModel('theirs:any', { env: {}, providers: { mine: () => model } })).toThrow(/Unknown model provider "theirs"/);
+    await resolveModel('mine:any', { env: {}, providers: { mine: () => model } }).generate(input);
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(() => resolveModel('theirs:any', { env: {}, providers: { mine: () => model } })).toThrow(/Unknown model provider "theirs".*also has: mine:/);
+  });
+
+  it('turns a provider\'s "no such model" into a ModelConfigError, which Temporal does not retry', () => {
+    const registry = createProviderRegistry({ acme: customProvider({ languageModels: {} }) });
+    expect(() => resolveModel('registry:acme:typo', { env: {}, providers: { registry } })).toThrow(
+      expect.objectContaining({ name: 'ModelConfigError', message: expect.stringMatching(/registry:acme:typo/) }),
+    );
   });
 });

@@ -129,15 +129,16 @@ describe('recording and exhaustion', () => {
 describe('one script per run', () => {
   const script = [scriptStep.text('first'), scriptStep.text('second')];
   const textOf = async (outcome: Promise<ModelOutcome>) => responseOf(await outcome)?.text;
-  const askRun = (model: PerRunScriptedModel, workflowId: string | undefined, messages: readonly TranscriptMessage[] = [user]) =>
-    model.generate({ messages, tools: [], toolChoice: 'auto', ...(workflowId !== undefined && { workflowId }) });
+  const askRun = (model: PerRunScriptedModel, runKey: string | undefined, messages: readonly TranscriptMessage[] = [user]) =>
+    model.generate({ messages, tools: [], toolChoice: 'auto', ...(runKey !== undefined && { runKey }) });
+  const answered: TranscriptMessage = { role: 'assistant', content: 'first', toolCalls: [] };
 
   it('gives every run its own position in the script, however the calls interleave', async () => {
     const model = new PerRunScriptedModel('shared', script);
     expect(await textOf(askRun(model, 'run-a'))).toBe('first');
     expect(await textOf(askRun(model, 'run-b'))).toBe('first');
-    expect(await textOf(askRun(model, 'run-a'))).toBe('second');
-    expect(await textOf(askRun(model, 'run-b'))).toBe('second');
+    expect(await textOf(askRun(model, 'run-a', [user, answered]))).toBe('second');
+    expect(await textOf(askRun(model, 'run-b', [user, answered]))).toBe('second');
     expect(model.run('run-a')?.remaining).toBe(0);
     expect(model.run('run-a')?.requests).toEqual([]); // a long-lived worker keeps no copies
     expect(model.size).toBe(2);
@@ -145,28 +146,26 @@ describe('one script per run', () => {
 
   it('still fails loudly when a run asks for one step too many', async () => {
     const model = new PerRunScriptedModel('shared', script);
-    const answered: TranscriptMessage = { role: 'assistant', content: 'first', toolCalls: [] };
     await askRun(model, 'run-a');
     await askRun(model, 'run-a', [user, answered]);
     await expect(askRun(model, 'run-a', [user, answered, user])).rejects.toSatisfy(ScriptExhaustedError.isInstance);
   });
 
-  it('starts over for a new run that reuses the workflow id of a finished one', async () => {
+  it('fails loudly, instead of starting over, for a run in mid-conversation it does not know', async () => {
     const model = new PerRunScriptedModel('shared', () => script);
-    await askRun(model, 'run-a');
-    await askRun(model, 'run-a');
-    expect(model.run('run-a')?.remaining).toBe(0);
-    expect(await textOf(askRun(model, 'run-a', [user]))).toBe('first');
+    await expect(askRun(model, 'restarted-run', [user, answered, user])).rejects.toThrow(/lost its place in run restarted-run/);
+    expect(await textOf(askRun(model, 'new-run', [user]))).toBe('first');
   });
 
   it('remembers at most maxRuns runs, forgetting the least recently active', async () => {
     const model = new PerRunScriptedModel('shared', script, 2);
     await askRun(model, 'run-a');
     await askRun(model, 'run-b');
-    await askRun(model, 'run-a');
+    await askRun(model, 'run-a', [user, answered]);
     await askRun(model, 'run-c');
     expect([model.run('run-a'), model.run('run-b'), model.run('run-c')].map((m) => m?.remaining)).toEqual([0, undefined, 1]);
     expect(model.size).toBe(2);
+    await expect(askRun(model, 'run-b', [user, answered])).rejects.toSatisfy(ModelConfigError.isInstance);
   });
 
   it('refuses a call that names no run', async () => {

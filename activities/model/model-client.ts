@@ -14,8 +14,11 @@ export interface GenerateInput {
   readonly toolChoice: ToolChoice;
   /** Aborts the provider request (the activity wires it to Temporal cancellation). */
   readonly signal?: AbortSignal;
-  /** The run asking (stable across continue-as-new), for clients that keep state per run. */
-  readonly workflowId?: string;
+  /**
+   * The run asking, `<workflowId>/<firstExecutionRunId>`: stable across continue-as-new, and new
+   * for a new run that reuses a workflow id. For clients that keep state per run.
+   */
+  readonly runKey?: string;
 }
 
 /**

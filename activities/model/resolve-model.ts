@@ -58,9 +58,12 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
   const prefix = separator < 0 ? spec : spec.slice(0, separator);
   const name = separator < 0 ? '' : spec.slice(separator + 1).trim();
   const custom = options.providers && Object.hasOwn(options.providers, prefix) ? options.providers[prefix]! : undefined;
-  if (!custom && !PREFIXES.includes(prefix)) fail(`Unknown model provider "${prefix}" in "${spec}".`);
+  if (!custom && !PREFIXES.includes(prefix)) {
+    const extra = Object.keys(options.providers ?? {});
+    fail(`Unknown model provider "${prefix}" in "${spec}".${extra.length ? ` This worker also has: ${extra.map((p) => `${p}:`).join(', ')}.` : ''}`);
+  }
   if (!name) fail(`Model spec "${spec}" names no model.`);
-  if (custom) return aiSdkModel(typeof custom === 'function' ? custom(name) : custom.languageModel(name));
+  if (custom) return aiSdkModel(customModel(custom, name, spec));
   switch (prefix) {
     case 'openai':
       return openAiCompatible('openai', name, {
@@ -107,6 +110,15 @@ function openAiCompatible(
     ...(fetch !== undefined && { fetch }),
   });
   return aiSdkModel(factory.chatModel(model), { secrets: apiKey === undefined ? [] : [apiKey] });
+}
+
+/** A provider's own "no such model" is a configuration error: retrying will not fix it. */
+function customModel(provider: ModelProvider, name: string, spec: string): LanguageModelV4 {
+  try {
+    return typeof provider === 'function' ? provider(name) : provider.languageModel(name);
+  } catch (error) {
+    throw new ModelConfigError(`Model spec "${spec}": ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function setting(env: ModelEnvironment, key: string): string | undefined {
