@@ -13,6 +13,7 @@ import {
   resumeSignal,
   reviewToolCallUpdate,
   stateQuery,
+  untilIdleUpdate,
   type AgentRunInput,
   type AgentRunResult,
   type RunState,
@@ -21,7 +22,7 @@ import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
 import { events, waitFor, type HistoryEvent } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
-import type { WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
 
 let w: TestWorker;
 beforeAll(async () => void (w = await startTestWorker({ tools: ALL_TEST_TOOLS })));
@@ -228,3 +229,49 @@ function continuedWith(history: HistoryEvent[]): AgentRunInput | undefined {
   const data = history.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads?.[0]?.data;
   return data ? (JSON.parse(Buffer.from(data).toString()) as AgentRunInput) : undefined;
 }
+
+describe('starting a run and reading it like a person would', () => {
+  const startOperation = (input: AgentRunInput) =>
+    new WithStartWorkflowOperation<(input: AgentRunInput) => Promise<AgentRunResult>>('agentRun', {
+      taskQueue: w.taskQueue,
+      workflowId: `test-uws-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+      args: [input],
+      workflowIdConflictPolicy: 'FAIL',
+      workflowExecutionTimeout: '2m',
+    });
+
+  it('starts with update-with-start and returns once the run needs a person', async () => {
+    const { model } = w.script(redelivery());
+    const start = startOperation({ agent: 'test', prompt: 'redeliver A-1', model });
+    const state = await w.client.workflow.executeUpdateWithStart(untilIdleUpdate, { startWorkflowOperation: start });
+    expect(state).toMatchObject({ phase: 'awaiting_clarification', clarification: { id: 'q1', missingFields: ['window'] } });
+    const handle = await start.workflowHandle();
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 'morning' }] });
+    expect((await handle.result()).answer).toBe('Scheduled.');
+    await recordHistory(handle, 'update-with-start');
+  });
+
+  it('lets a waiting untilIdle return when the run continues as new, instead of blocking the hand-over', async () => {
+    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1' }), scriptStep.text('Done.')]);
+    const start = startOperation({ agent: 'test', prompt: 'A-1', model, continueAsNewAfterTurns: 1 });
+    const state = await w.client.workflow.executeUpdateWithStart(untilIdleUpdate, { startWorkflowOperation: start });
+    expect(state).toMatchObject({ phase: 'model', generation: 0, turn: 1 });
+    expect(await (await start.workflowHandle()).result()).toMatchObject({ answer: 'Done.', generation: 1 });
+  });
+
+  it('reads like a story in the Temporal UI: activity summaries and current details', async () => {
+    const { model } = w.script(redelivery());
+    const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model });
+    await awaiting(handle, 'awaiting_clarification');
+    const summaries = (await events(handle)).flatMap((e) => {
+      const data = e.activityTaskScheduledEventAttributes ? e.userMetadata?.summary?.data : undefined;
+      return data ? [JSON.parse(Buffer.from(data).toString()) as string] : [];
+    });
+    expect(summaries).toEqual(['model turn 1', expect.stringMatching(/^schedule_redelivery .*A-1/)]);
+    const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toMatch(/phase `awaiting_clarification`/);
+    expect(metadata.currentDetails).toMatch(/Question q1:\*\* Which delivery window suits you/);
+    await handle.signal(cancelSignal, 'test over');
+    await handle.result();
+  });
+});

@@ -50,6 +50,7 @@ import {
   reviewToolCallUpdate,
   stateQuery,
   transcriptQuery,
+  untilIdleUpdate,
   type AgentRunInput,
   type AgentRunResult,
   type ClarificationAnswer,
@@ -90,6 +91,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
     let state = plan.state;
     let paused = false;
     let cancelReason: string | null = null;
+    // Cancel overrides pause: a paused run that is cancelled still finishes.
+    const holding = () => paused && cancelReason === null;
+    let handingOver = false;
     // Human input received but not yet acted on; carried across continue-as-new so none is lost.
     let answer: JsonValue | undefined = input.carried?.answer;
     let finalAnswer: string | null = null;
@@ -100,6 +104,15 @@ export function defineAgentRun(agents: readonly Agent[]) {
     let seq = 0;
     const snapshot = () => runState({ agent: agent.name, state, paused, finalAnswer, transcriptLength: transcript.length, generation, steps });
     setHandler(stateQuery, snapshot);
+    const idle = () =>
+      finalAnswer !== null ||
+      handingOver ||
+      holding() ||
+      (state.phase === 'awaiting_clarification' && answer === undefined) ||
+      (state.phase === 'awaiting_review' && state.reviews.some((r) => !decisions[r.toolCallId]));
+    setHandler(untilIdleUpdate, async () => (await condition(idle), snapshot()), {
+      description: 'Wait until the run awaits a human, is paused, has finished or continues as new; returns its state.',
+    });
     setHandler(transcriptQuery, ({ from = 0, length }) => transcript.slice(from, length));
     setHandler(answerClarificationUpdate, (a: ClarificationAnswer) => void (answer = a.answer), {
       validator: (a: ClarificationAnswer) => {
@@ -133,8 +146,6 @@ export function defineAgentRun(agents: readonly Agent[]) {
     setHandler(resumeSignal, () => void (paused = false));
     // Signals cannot be refused, and a handler that throws would wedge the run: take any payload.
     setHandler(cancelSignal, (reason?: unknown) => void (cancelReason = (typeof reason === 'string' && reason.trim()) || 'cancelled by a user'));
-    // Cancel overrides pause: a paused run that is cancelled still finishes.
-    const holding = () => paused && cancelReason === null;
 
     if (input.searchAttributes) upsertSearchAttributes([{ key: CairnAgent, value: agent.name }]);
     let lastPhase = '';
@@ -194,7 +205,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
       const every = input.continueAsNewAfterTurns;
       const turnsDue = typeof every === 'number' && every > 0 && state.turn - startTurn >= every;
       if ((workflowInfo().continueAsNewSuggested || turnsDue) && (step.type === 'call_model' || step.type.startsWith('await'))) {
+        handingOver = true; // lets a waiting untilIdle return, so its handler can finish
         await condition(allHandlersFinished);
+        handingOver = false;
         if ((cancelReason !== null && !state.finalizing) || holding()) continue; // arrived while handing over: act on it here
         return continueAsNew<typeof agentRun>({
           ...input,

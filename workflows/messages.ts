@@ -102,6 +102,12 @@ export const transcriptQuery = defineQuery<TranscriptMessage[], [TranscriptSlice
 export const answerClarificationUpdate = defineUpdate<void, [ClarificationAnswer]>('answerClarification');
 /** The same answer for clients that can only signal (the Temporal UI, scripts); invalid ones are ignored. */
 export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>('answerClarificationSignal');
+/**
+ * Waits until the run needs nobody but a human: it awaits an answer or a review, is paused, has
+ * finished, or is continuing as new (then ask the new run again). Returns the state. Start a run
+ * with it (update-with-start) to get, in one call, the first thing to show a person.
+ */
+export const untilIdleUpdate = defineUpdate<RunState>('untilIdle');
 /** Decide one pending tool-call review. */
 export const reviewToolCallUpdate = defineUpdate<void, [ReviewInput]>('reviewToolCall');
 export const pauseSignal = defineSignal('pause');
