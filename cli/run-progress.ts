@@ -25,7 +25,7 @@ export interface Progress {
 /** What has been reported so far; updated by `progress`. */
 export interface Reported {
   previous: RunState | undefined;
-  /** The last step-log entry reported, per run of a continue-as-new chain. */
+  /** The last step-log entry reported (numbering continues across continue-as-new). */
   lastSeq: number;
   readonly errors: Set<string>;
 }
@@ -44,7 +44,6 @@ export function progress(workflowId: string, state: RunState, reported: Reported
   const last = reported.previous;
   if (last && state.generation !== last.generation) {
     out.push({ event: { type: 'continued_as_new', generation: state.generation }, lines: [`${at} continued as new (generation ${state.generation})`] });
-    reported.lastSeq = 0; // each run of the chain numbers its steps afresh
   }
   for (const step of state.steps ?? []) {
     if (step.seq <= reported.lastSeq) continue;

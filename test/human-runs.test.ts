@@ -124,6 +124,10 @@ describe('long and interrupted runs', () => {
     const latest = w.client.workflow.getHandle(handle.workflowId);
     const state = await awaiting(latest, 'awaiting_clarification');
     expect(state.generation).toBeGreaterThan(0);
+    // One step log across the chain: the first run's steps, numbered on without a gap.
+    expect(state.steps[0]).toMatchObject({ seq: 1, turn: 0, action: 'model' });
+    expect(state.steps.map((s) => s.seq)).toEqual(state.steps.map((_, i) => i + 1));
+    expect(state.steps.at(-1)).toMatchObject({ action: 'clarify' });
     await latest.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: 'morning' }] });
     const result = await handle.result();
     expect(result).toMatchObject({ answer: 'Scheduled.', toolCalls: 3 });

@@ -100,8 +100,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const decisions: Record<string, DecidedReview> = { ...input.carried?.decisions };
     const startTurn = input.carried?.state.turn ?? 0;
 
-    const steps: StepLogEntry[] = [];
-    let seq = 0;
+    const steps: StepLogEntry[] = [...(input.carried?.steps ?? [])];
+    let seq = steps.at(-1)?.seq ?? 0;
     const snapshot = () => runState({ agent: agent.name, state, paused, finalAnswer, transcriptLength: transcript.length, generation, steps });
     setHandler(stateQuery, snapshot);
     const idle = () =>
@@ -218,6 +218,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             generation: generation + 1,
             ...(answer !== undefined && { answer }),
             ...(Object.keys(decisions).length > 0 && { decisions }),
+            steps,
           },
         });
       }

@@ -33,6 +33,8 @@ export interface CarriedRun {
   readonly answer?: JsonValue;
   /** Review decisions taken so far: pending ones still apply, repeats stay no-ops. */
   readonly decisions?: Readonly<Record<string, DecidedReview>>;
+  /** The step log, so watchers see one story across the chain (numbering continues). */
+  readonly steps?: readonly StepLogEntry[];
 }
 
 export interface AgentRunResult {
