@@ -201,6 +201,29 @@ describe('run control: pause, resume, cancel', () => {
     expect(await handle.result()).toMatchObject({ answer: 'Stopped.', reason: expect.stringMatching(/cancelled by a user/) });
   });
 
+  it('stops a pending question\'s clock while paused', async () => {
+    const { model } = w.script(redelivery());
+    const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model, policy: { clarificationTimeoutMs: 1_500 } });
+    await awaiting(handle, 'awaiting_clarification');
+    await handle.signal(pauseSignal);
+    await new Promise((r) => setTimeout(r, 2_500)); // past the timeout, had the clock run
+    expect(await handle.query(stateQuery)).toMatchObject({ phase: 'awaiting_clarification', paused: true, clarification: { id: 'q1' } });
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 'morning' }] });
+    await handle.signal(resumeSignal);
+    expect(await handle.result()).toMatchObject({ answer: 'Scheduled.', reason: null });
+  });
+
+  it('cuts a long back-off short when cancelled', async () => {
+    const { model } = w.script([scriptStep.call('busy_api', {}), scriptStep.text('Gave up.')]);
+    const handle = await w.start({ agent: 'test', prompt: 'call the busy API', model, policy: { backoff: { maxRetryAfterMs: 120_000 } } });
+    await awaiting(handle, 'backing_off');
+    const started = Date.now();
+    await handle.signal(cancelSignal, 'not waiting a minute');
+    expect(await handle.result()).toMatchObject({ answer: 'Gave up.', reason: expect.stringMatching(/not waiting a minute/) });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    await recordHistory(handle, 'cancel-during-back-off');
+  });
+
   it('carries an answer given while paused across continue-as-new, and refuses a second answer', async () => {
     // The batch's second call takes a moment: the pause lands while it runs, so the run holds
     // with the question pending, before it waits for the answer.
@@ -259,7 +282,7 @@ describe('starting a run and reading it like a person would', () => {
     const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1' }), scriptStep.text('Done.')]);
     const start = startOperation({ agent: 'test', prompt: 'A-1', model, continueAsNewAfterTurns: 1 });
     const state = await w.client.workflow.executeUpdateWithStart(untilIdleUpdate, { startWorkflowOperation: start });
-    expect(state).toMatchObject({ phase: 'model', generation: 0, turn: 1 });
+    expect(state).toMatchObject({ phase: 'model', generation: 0, turn: 1, continuingAsNew: true });
     expect(await (await start.workflowHandle()).result()).toMatchObject({ answer: 'Done.', generation: 1 });
   });
 

@@ -11,7 +11,6 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -102,7 +101,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
 
     const steps: StepLogEntry[] = [...(input.carried?.steps ?? [])];
     let seq = steps.at(-1)?.seq ?? 0;
-    const snapshot = () => runState({ agent: agent.name, state, paused, finalAnswer, transcriptLength: transcript.length, generation, steps });
+    const snapshot = () => runState({ agent: agent.name, state, paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps });
     setHandler(stateQuery, snapshot);
     const idle = () =>
       finalAnswer !== null ||
@@ -174,7 +173,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
       if (input.searchAttributes && state.phase !== lastPhase) upsertSearchAttributes([{ key: CairnPhase, value: state.phase }]);
       lastPhase = state.phase;
       if (fresh) {
-        steps.push({ seq: ++seq, turn: state.turn, at: transcript.length, ...describeStep(step, state) });
+        const { action, detail } = describeStep(step, state);
+        // Clipped: the log travels with every continue-as-new and every state snapshot.
+        steps.push({ seq: ++seq, turn: state.turn, at: transcript.length, action, detail: detail.slice(0, 300) });
         if (steps.length > 50) steps.shift();
       }
       setCurrentDetails(runDetails(snapshot()));
@@ -264,28 +265,37 @@ export function defineAgentRun(agents: readonly Agent[]) {
           plan = planResume(state, results, Date.now());
           break;
         }
-        case 'back_off':
-          await sleep(step.delayMs, { summary: `${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}` });
+        case 'back_off': {
+          const summary = `${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`;
+          // A timer that a cancel cuts short: a long retry-after must not keep a cancelled run waiting.
+          await condition(() => cancelReason !== null, step.delayMs, { summary });
+          if (cancelReason !== null) continue;
           plan = { state: { ...state, phase: step.next.type === 'call_model' ? 'model' : 'tools' }, step: step.next, record: [], notes: [] };
           break;
+        }
         case 'await_clarification': {
           const timeout = policy.clarificationTimeoutMs;
-          const until = () => answer !== undefined || cancelReason !== null;
+          // Also wakes to hold for a pause (the question's clock stops at the top of the loop) and
+          // to continue as new when the server suggests it during a long wait.
+          const until = () => answer !== undefined || cancelReason !== null || holding() || workflowInfo().continueAsNewSuggested;
           const summary = `waiting for an answer: ${step.clarification.question}`.slice(0, 200);
           // Measured from when the question was asked, so a continue-as-new does not restart the clock.
           const left = timeout === null ? null : Math.max(1, timeout - (Date.now() - (state.waitingSince ?? Date.now())));
-          const answered = left === null ? (await condition(until), true) : await condition(until, left, { summary });
+          const woken = left === null ? (await condition(until), true) : await condition(until, left, { summary });
           if (cancelReason !== null) {
             answer = undefined; // the run is finishing; nobody will ask again
             continue;
           }
-          plan = answered ? planClarificationAnswer(state, answer!, Date.now()) : planClarificationTimeout(state, Date.now());
+          if (answer === undefined && woken) continue; // a pause or a hand-over: the top of the loop deals with it
+          // An answer that raced the timeout still wins: it was accepted, so it is used.
+          plan = answer !== undefined ? planClarificationAnswer(state, answer, Date.now()) : planClarificationTimeout(state, Date.now());
           answer = undefined; // consumed; the validator only admits answers to the pending id
           break;
         }
         case 'await_review': {
-          await condition(() => state.reviews.every((r) => decisions[r.toolCallId]) || cancelReason !== null);
-          if (cancelReason !== null) continue;
+          const decided = () => state.reviews.every((r) => decisions[r.toolCallId]);
+          await condition(() => decided() || cancelReason !== null || workflowInfo().continueAsNewSuggested);
+          if (cancelReason !== null || !decided()) continue; // cancelled, or a hand-over at the top of the loop
           plan = planReviewed(state, Object.fromEntries(Object.entries(decisions).map(([id, d]) => [id, d.decision])), Date.now());
           break;
         }

@@ -73,6 +73,8 @@ export interface RunState {
   readonly answer: string | null;
   readonly transcriptLength: number;
   readonly generation: number;
+  /** This run is handing over to a new one (continue-as-new): ask the new run, by workflow id. */
+  readonly continuingAsNew: boolean;
   /** The latest planner steps, oldest first (at most 50). */
   readonly steps: readonly StepLogEntry[];
 }

@@ -35,6 +35,7 @@ export function runState(input: {
   finalAnswer: string | null;
   transcriptLength: number;
   generation: number;
+  continuingAsNew: boolean;
   steps: readonly StepLogEntry[];
 }): RunState {
   const { state } = input;
@@ -53,6 +54,7 @@ export function runState(input: {
     answer: input.finalAnswer,
     transcriptLength: input.transcriptLength,
     generation: input.generation,
+    continuingAsNew: input.continuingAsNew,
     steps: input.steps,
   };
 }
