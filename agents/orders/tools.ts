@@ -56,15 +56,19 @@ export const orderFeed = defineTool({
       : JSON.stringify({ events: [{ orderId: 'A-1002', status: 'shipping' }] }),
 });
 
-let trackingCalls = 0;
+// Calls rate-limited once and not yet retried; per call, so concurrent runs do not interfere.
+const limited = new Set<string>();
 export const trackShipment = defineTool({
   name: 'track_shipment',
   description: 'Where a shipped order is now.',
   input: z.object({ orderId: z.string().regex(/^A-\d+$/) }),
   examples: [{ orderId: 'A-1001' }],
-  execute: ({ orderId }) => {
-    // The carrier rate-limits the first call of each run's burst.
-    if (++trackingCalls % 2 === 1) throw ToolFailure.rateLimited('Carrier API: 429 Too Many Requests', 1_000);
+  execute: ({ orderId }, { idempotencyKey }) => {
+    // The carrier rate-limits the first try of each call; the back-off re-run (same key) gets through.
+    if (!limited.delete(idempotencyKey)) {
+      limited.add(idempotencyKey);
+      throw ToolFailure.rateLimited('Carrier API: 429 Too Many Requests', 1_000);
+    }
     return { orderId, lastScan: 'Lyon sorting hub', daysLate: 4 };
   },
 });
