@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { resolveModel, ScriptedModel, type ModelClient, type Script } from '../activities/model/index.js';
-import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
+import { connectFromEnvironment, hasExternalServer } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
 import { createCairnWorker } from '../runtime/worker.js';

@@ -5,19 +5,14 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
-import { resolveModel } from '../activities/model/index.js';
-import { AGENT_TOOLS } from '../agents/index.js';
 import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { runUrl } from '../runtime/temporal-target.js';
-import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
-import { createCairnWorker } from '../runtime/worker.js';
 import type { TranscriptMessage } from '../shared/transcript.js';
 import { reviewToolCallUpdate, answerClarificationUpdate, stateQuery, transcriptQuery, type AgentRunResult, type RunState } from '../workflows/messages.js';
-import { DEMO_PROMPT, demoScripts } from './demo-script.js';
+import { DEMO_PROMPT } from './demo-script.js';
 import { formatMessage } from './format.js';
-import { installRuntime } from './worker-process.js';
+import { createProjectWorker, installRuntime } from './worker-process.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
@@ -31,16 +26,7 @@ export async function runDemo(argv: string[]): Promise<number> {
 
   const target: Connected = hasExternalServer() ? await connectFromEnvironment() : await startDevServer(log);
   const taskQueue = `cairn-demo-${process.pid}`;
-  const scripts = demoScripts();
-  const worker = await createCairnWorker({
-    connection: target.workerConnection,
-    client: target.client,
-    namespace: target.namespace,
-    taskQueue,
-    tools: AGENT_TOOLS,
-    resolveModel: (spec) => resolveModel(spec, { scripts }),
-    workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
-  });
+  const worker = await createProjectWorker(target, taskQueue);
   const running = worker.run();
   try {
     const workflowId = `cairn-demo-${Date.now().toString(36)}`;

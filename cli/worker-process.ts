@@ -4,7 +4,7 @@
  * runs until SIGINT/SIGTERM (the runtime's default shutdown signals). Node-only.
  */
 import { join } from 'node:path';
-import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import { resolveModel } from '../activities/model/index.js';
 import { AGENT_TOOLS } from '../agents/index.js';
 import type { Connected } from '../runtime/connection.js';
@@ -35,14 +35,12 @@ export interface WorkerReady {
 }
 
 /**
- * Runs a worker (the agentRun workflow from workflows/index.ts, every agent's tools, models from
- * the environment, the demo's script for every run that wants it) on `connected` until shutdown.
- * Prints where it runs once it polls.
+ * This project's worker on `connected`: the agentRun workflow from workflows/index.ts, every
+ * agent's tools, models from the environment, and the demo's script for every run that wants it.
  */
-export async function runCairnWorker(connected: Connected, options: { taskQueue: string; embeddedServer: boolean; io: Io }): Promise<void> {
-  const { io, taskQueue } = options;
+export function createProjectWorker(connected: Connected, taskQueue: string): Promise<Worker> {
   const scripts = demoScripts();
-  const worker = await createCairnWorker({
+  return createCairnWorker({
     connection: connected.workerConnection,
     client: connected.client,
     namespace: connected.namespace,
@@ -51,6 +49,12 @@ export async function runCairnWorker(connected: Connected, options: { taskQueue:
     resolveModel: (spec) => resolveModel(spec, { env: process.env, scripts }),
     workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
   });
+}
+
+/** Runs the project's worker until shutdown; prints where it runs once it polls. */
+export async function runCairnWorker(connected: Connected, options: { taskQueue: string; embeddedServer: boolean; io: Io }): Promise<void> {
+  const { io, taskQueue } = options;
+  const worker = await createProjectWorker(connected, taskQueue);
   const ready: WorkerReady = {
     address: connected.address,
     namespace: connected.namespace,
