@@ -16,6 +16,7 @@ import type { RunToolInput } from '../shared/run-tool-input.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import type { ToolResult } from '../shared/tool-result.js';
 import type { TranscriptMessage } from '../shared/transcript.js';
+import { MODEL_ACTIVITY_OPTIONS } from '../workflows/agent-run.js';
 import { transcriptQuery } from '../workflows/messages.js';
 import { activityOptions } from '../workflows/tool-dispatch.js';
 import type { NaiveModelRequest } from './naive-model-activity.js';
@@ -25,10 +26,7 @@ import { BENCH_PROMPT, benchAgent, fetchRecord } from './bench-agent.js';
 const { callModel, callModelWithTranscript } = proxyActivities<{
   callModel(request: ModelRequest): Promise<ModelOutcome>;
   callModelWithTranscript(request: NaiveModelRequest): Promise<ModelOutcome>;
-}>({
-  startToCloseTimeout: '2m',
-  retry: { maximumAttempts: 5, initialInterval: '1s', nonRetryableErrorTypes: ['ModelConfigError', 'ScriptExhaustedError'] },
-});
+}>(MODEL_ACTIVITY_OPTIONS);
 const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(activityOptions(fetchRecord));
 
 export interface PlainAgentLoopInput {

@@ -6,6 +6,7 @@
 import {
   ApplicationFailure,
   allHandlersFinished,
+  type ActivityOptions,
   condition,
   continueAsNew,
   proxyActivities,
@@ -56,11 +57,13 @@ import {
   type StepLogEntry,
 } from './messages.js';
 
-const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>({
+/** The model activity's options: 5xx and network errors throw and are retried; classified failures come back as values. */
+export const MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '2m',
-  // 5xx and network errors throw and are retried here; classified failures come back as values.
   retry: { maximumAttempts: 5, initialInterval: '1s', nonRetryableErrorTypes: ['ModelConfigError', 'ScriptExhaustedError'] },
-});
+};
+
+const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>(MODEL_ACTIVITY_OPTIONS);
 
 /**
  * Builds the `agentRun` workflow over a fixed set of agents (bundled with the workflow code).
@@ -236,7 +239,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             model,
           };
           const outcome = await callModel.executeWithOptions(
-            { startToCloseTimeout: '2m', retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['ModelConfigError', 'ScriptExhaustedError'] }, summary: `model turn ${state.turn + 1}${state.finalizing ? ' (final)' : ''}` },
+            { ...MODEL_ACTIVITY_OPTIONS, summary: `model turn ${state.turn + 1}${state.finalizing ? ' (final)' : ''}` },
             [request],
           );
           plan = planModelOutcome(state, outcome);
