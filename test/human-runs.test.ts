@@ -3,6 +3,7 @@
  * (a refused answer writes no history), the four review decisions and a stale one, plus
  * continue-as-new mid-run and a worker restarted mid-run.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep } from '../activities/model/index.js';
 import {
@@ -167,7 +168,7 @@ describe('run control: pause, resume, cancel', () => {
   const startPaused = async (input: AgentRunInput) => {
     const handle = await w.client.workflow.signalWithStart<(input: AgentRunInput) => Promise<AgentRunResult>, []>('agentRun', {
       taskQueue: w.taskQueue,
-      workflowId: `test-paused-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+      workflowId: `test-paused-${randomUUID()}`,
       args: [input],
       signal: pauseSignal,
       signalArgs: [],
@@ -261,7 +262,7 @@ describe('starting a run and reading it like a person would', () => {
   const startOperation = (input: AgentRunInput) =>
     new WithStartWorkflowOperation<(input: AgentRunInput) => Promise<AgentRunResult>>('agentRun', {
       taskQueue: w.taskQueue,
-      workflowId: `test-uws-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+      workflowId: `test-uws-${randomUUID()}`,
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
       workflowExecutionTimeout: '2m',
