@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 import type { JsonValue } from './json.js';
+import { seededRandom } from '../test/support/seeded-random.js';
+import { deepJson, deepJsonText, randomJson } from '../test/support/json-values.js';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and keeps array order', () => {
@@ -15,5 +17,33 @@ describe('canonicalJson', () => {
 
   it('skips undefined-valued keys as JSON does', () => {
     expect(canonicalJson({ a: 1, b: undefined } as unknown as JsonValue)).toBe('{"a":1}');
+  });
+});
+
+/** The recursive definition this module replaced: the iterative one must write the same text. */
+function recursiveCanonical(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => recursiveCanonical(item ?? null)).join(',')}]`;
+  const parts: string[] = [];
+  for (const key of Object.keys(value).sort()) {
+    const item = value[key];
+    if (item !== undefined) parts.push(`${JSON.stringify(key)}:${recursiveCanonical(item)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+describe('canonicalJson without recursion', () => {
+  it('writes what the recursive definition wrote (seeded values), so argsHash is unchanged', () => {
+    const next = seededRandom(5);
+    for (let i = 0; i < 3_000; i++) {
+      const value = randomJson(next, { maxDepth: 1 + (i % 6), maxWidth: 1 + (i % 8) });
+      expect(canonicalJson(value)).toBe(recursiveCanonical(value));
+    }
+    expect(canonicalJson([[], {}, [[]], { a: [] }])).toBe('[[],{},[[]],{"a":[]}]');
+  });
+
+  it('writes values nested 100,000 levels deep', () => {
+    expect(canonicalJson(deepJson(100_000))).toBe(deepJsonText(100_000));
+    expect(canonicalJson(deepJson(100_000, 'object'))).toBe(deepJsonText(100_000, 'object'));
   });
 });

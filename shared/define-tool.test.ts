@@ -82,3 +82,21 @@ describe('needsApproval', () => {
     expect(needsApproval(broken, {})).toBe(true);
   });
 });
+
+describe('defineTool: review config (seed 003)', () => {
+  const base = { name: 'wire', description: 'Wire money.', input: z.object({ amount: z.number() }), approval: 'always' as const, execute: () => ({}) };
+
+  it('keeps the allowed decisions and the description', () => {
+    expect(defineTool({ ...base, review: { allow: ['accept', 'reject', 'accept'], description: ' Check the account. ' } }).review).toEqual({ allow: ['accept', 'reject'], description: 'Check the account.' });
+    expect(defineTool(base).review).toBeUndefined();
+  });
+
+  it.each([
+    ['no decision at all', { allow: [] }],
+    ['an unknown decision', { allow: ['approve'] }],
+    ['an empty description', { description: '  ' }],
+    ['a description too long to travel with the run', { description: 'x'.repeat(1_001) }],
+  ])('refuses %s', (_name, review) => {
+    expect(() => defineTool({ ...base, review: review as never })).toThrow(expect.objectContaining({ code: 'invalid_review_config' }));
+  });
+});

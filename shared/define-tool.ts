@@ -13,7 +13,10 @@ import { z } from 'zod';
 import type { JsonObject, JsonValue } from './json.js';
 import { assertValidatorName, type Validator } from './validator.js';
 import type { SemanticCheck } from './output-guard.js';
+import type { GuardModes } from './shadow-guard.js';
+import type { PayloadStore } from './payload-store.js';
 import { DefinitionError } from './definition-error.js';
+import { checkReviewConfig, type ReviewConfig } from './review-config.js';
 import { toJsonValue } from './json-safe.js';
 import { isJsonObject } from './json.js';
 import { summariseIssues, toFieldIssues } from './zod-issues.js';
@@ -47,13 +50,20 @@ export interface ToolTimeouts {
 /** What `execute` receives besides its arguments. */
 export interface ToolContext<Deps = unknown> {
   readonly toolCallId: string;
-  /** Stable across Temporal retries and back-off re-runs of the same call: `<workflowId>/<toolCallId>`. */
+  /**
+   * Dedupe side effects with it. Stable across Temporal retries and back-off re-runs of the same
+   * call; for `once` tools also across calls with the same arguments in a run until one of them
+   * has a known outcome (`<workflowId>/<tool>#<argsHash>/<n>`, see docs/tools.md). Runs started
+   * before that scheme get `<workflowId>/<toolCallId>`.
+   */
   readonly idempotencyKey: string;
   readonly attempt: number;
   /** Side-effecting dependencies injected by the worker (clients, connections). */
   readonly deps: Deps;
-  /** Aborted when Temporal cancels the activity. */
+  /** Aborted when Temporal cancels the activity (also when its worker is shutting down). */
   readonly signal: AbortSignal;
+  /** The worker's store of offloaded results, if it has one (the `read_result` tool reads it). */
+  readonly payloads?: PayloadStore;
 }
 
 export interface ToolConfig<Input extends z.ZodType, Output, Deps> {
@@ -67,12 +77,25 @@ export interface ToolConfig<Input extends z.ZodType, Output, Deps> {
   readonly examples?: readonly z.input<Input>[];
   readonly sideEffects?: SideEffects;
   readonly approval?: ApprovalRule<z.output<Input>>;
+  /** When a call is held for review: which decisions the reviewer may take, and what they are told. */
+  readonly review?: ReviewConfig;
   /** Semantic check on an output that passed the schema: wrong meaning, or partial data. */
   readonly check?: SemanticCheck<Output, z.output<Input>>;
   /** Validator post-hooks, run in order after the tool body returns. Never shown to the model. */
   readonly postHook?: Validator | readonly Validator[];
   readonly timeouts?: ToolTimeouts;
   readonly retry?: ToolRetryPolicy;
+  /**
+   * `shadow` runs the output schema and/or the semantic check without enforcing them: what they
+   * would refuse is recorded in the result's `shadow` field and the output passes on. Default
+   * `enforce`. Use it to try a guard on real traffic before enforcing it (docs/tools.md).
+   */
+  readonly guardMode?: GuardModes;
+  /**
+   * UTF-8 bytes of JSON one result may have (default: the worker's, else 256 KiB; at most
+   * 1.5 MiB). Above it the result keeps what fits, as `partial_data` (docs/size-limits.md).
+   */
+  readonly maxResultBytes?: number;
   /**
    * The tool body. Return the output (or JSON text, which is parsed and guarded), or throw a
    * `ToolFailure` for a typed failure (rate limited, unavailable, partial data...). Any other
@@ -124,6 +147,7 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
   }
   const spec: ToolSpec = { name, description: description.trim(), args_schema: argsSchema(name, input) };
   (config.examples ?? []).forEach((example, index) => checkExample(name, input, example, index));
+  const review = checkReviewConfig(name, config.review);
   const hooks = config.postHook === undefined ? [] : Array.isArray(config.postHook) ? [...config.postHook] : [config.postHook as Validator];
   for (const hook of hooks) assertValidatorName(hook?.name);
   const { postHook: _postHook, ...rest } = config;
@@ -131,6 +155,7 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
     ...rest,
     sideEffects: config.sideEffects ?? 'none',
     approval: config.approval ?? 'never',
+    ...(review && { review }),
     postHooks: Object.freeze(hooks),
     spec: Object.freeze(spec),
   });

@@ -11,6 +11,7 @@ export const DefinitionErrorCode = {
   InvalidToolDescription: 'invalid_tool_description',
   InvalidInputSchema: 'invalid_input_schema',
   InvalidExample: 'invalid_example',
+  InvalidReviewConfig: 'invalid_review_config',
   InvalidValidatorName: 'invalid_validator_name',
   ReservedValidatorName: 'reserved_validator_name',
   InvalidAgent: 'invalid_agent',

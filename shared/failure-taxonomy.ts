@@ -26,6 +26,8 @@ export const FailureKind = {
   Internal: 'internal',
   /** Cairn or a human decided the call must not run. */
   Policy: 'policy',
+  /** Nobody knows whether the call took effect: a `once` call whose attempt ended without a result. */
+  Indeterminate: 'indeterminate',
 } as const;
 export type FailureKind = (typeof FailureKind)[keyof typeof FailureKind];
 
@@ -43,6 +45,8 @@ export const RetryReason = {
   InternalError: 'internal_error',
   Rejected: 'rejected',
   BudgetExceeded: 'budget_exceeded',
+  Cancelled: 'cancelled',
+  OutcomeUnknown: 'outcome_unknown',
 } as const;
 export type RetryReason = (typeof RetryReason)[keyof typeof RetryReason];
 
@@ -85,6 +89,11 @@ export const FAILURES = {
     reason: 'malformed_response',
     meaning: 'The tool returned JSON that violates its output schema.',
   },
+  malformed_model_output: {
+    kind: 'schema_mismatch',
+    reason: 'malformed_response',
+    meaning: 'The model client returned a reply Cairn cannot use: the wrong shape, or over the size limits.',
+  },
   partial_data: {
     kind: 'partial_data',
     reason: 'partial_data',
@@ -125,6 +134,11 @@ export const FAILURES = {
     reason: 'internal_error',
     meaning: 'The tool crashed with an unexpected error.',
   },
+  outcome_unknown: {
+    kind: 'indeterminate',
+    reason: 'outcome_unknown',
+    meaning: 'A `once` call ended without a known result (the worker died, it timed out): it may or may not have taken effect.',
+  },
   rejected_by_human: {
     kind: 'policy',
     reason: 'rejected',
@@ -138,12 +152,22 @@ export const FAILURES = {
   loop_detected: {
     kind: 'policy',
     reason: 'budget_exceeded',
-    meaning: 'The same call failed the same way across several turns; it was stopped.',
+    meaning: 'The same call failed the same way across turns, or returned broken output before; it was not run again.',
   },
   tool_call_cap_exceeded: {
     kind: 'policy',
     reason: 'budget_exceeded',
     meaning: 'The run has no tool calls left under its cap; the batch was refused whole.',
+  },
+  too_many_calls: {
+    kind: 'policy',
+    reason: 'budget_exceeded',
+    meaning: 'The model made more calls in one turn than a turn may run (maxCallsPerTurn); these were not run.',
+  },
+  cancelled: {
+    kind: 'policy',
+    reason: 'cancelled',
+    meaning: 'The run or the call was cancelled before the call ran or finished; the tool is not at fault.',
   },
 } as const satisfies Record<string, TaxonomyRow>;
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { toJsonValue } from './json-safe.js';
+import { seededRandom } from '../test/support/seeded-random.js';
+import { deepJson, randomJson } from '../test/support/json-values.js';
+import { MAX_JSON_DEPTH, toJsonValue } from './json-safe.js';
 
 describe('toJsonValue', () => {
   it('keeps JSON as it is and follows JSON.stringify where nothing is lost', () => {
@@ -36,5 +38,33 @@ describe('toJsonValue', () => {
     ['a cycle', cyclic, 'self', 'a circular reference at `self` is not JSON; return a tree, not a graph.'],
   ])('refuses %s with the path', (_label, value, path, message) => {
     expect(toJsonValue(value)).toEqual({ ok: false, path, message });
+  });
+
+  it('converts seeded JSON to an equal value (a JSON round trip)', () => {
+    const next = seededRandom(9);
+    for (let i = 0; i < 1_000; i++) {
+      const value = randomJson(next, { maxDepth: 1 + (i % 6), maxWidth: 1 + (i % 7) });
+      expect(toJsonValue(value)).toEqual({ ok: true, value: JSON.parse(JSON.stringify(value)) });
+    }
+  });
+
+  it('refuses values nested deeper than MAX_JSON_DEPTH with the path, however deep, without recursion', () => {
+    expect(toJsonValue(deepJson(MAX_JSON_DEPTH - 1)).ok).toBe(true);
+    for (const depth of [MAX_JSON_DEPTH + 1, 100_000]) {
+      const result = toJsonValue(deepJson(depth, 'object'));
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.path).toBe(Array(MAX_JSON_DEPTH + 1).fill('a').join('.'));
+        expect(result.message).toMatch(/nested over 256 levels deep/);
+      }
+    }
+  });
+
+  it('calls toJSON once, keeps its owner as an ancestor, and counts the replacement\'s own toJSON-bearing children', () => {
+    const inner = { toJSON: () => 'inner' };
+    const outer = { toJSON: () => ({ inner, again: { toJSON: () => 2 } }) };
+    expect(toJsonValue({ outer })).toEqual({ ok: true, value: { outer: { inner: 'inner', again: 2 } } });
+    const selfish: { toJSON(): unknown } = { toJSON: () => ({ me: selfish }) };
+    expect(toJsonValue(selfish)).toMatchObject({ ok: false, path: 'me' });
   });
 });

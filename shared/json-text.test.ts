@@ -70,4 +70,11 @@ describe('parseJsonText', () => {
   it('handles deep nesting without recursion', () => {
     expect(findJsonSyntaxError('['.repeat(100_000))?.message).toMatch(/100000 bracket\(s\) still open/);
   });
+
+  it('parses 200,000 levels (V8\'s JSON.parse is iterative: measured without RangeError up to 5,000,000) and places an error in deep text', () => {
+    const deep = parseJsonText(`${'['.repeat(200_000)}1${']'.repeat(200_000)}`);
+    expect(deep.ok).toBe(true);
+    const broken = parseJsonText(`${'['.repeat(200_000)}1,]${']'.repeat(199_999)}`);
+    expect(broken).toMatchObject({ ok: false, error: { position: 200_002 } });
+  });
 });

@@ -12,6 +12,12 @@ export interface RawToolCall {
   readonly name: string;
   /** The arguments as the provider sent them: JSON text, possibly malformed. */
   readonly arguments: string;
+  /**
+   * Set when the argument text was over MAX_ARGUMENT_BYTES (shared/size-limits.ts): its size in
+   * UTF-8 bytes. `arguments` then holds only its first characters, so the oversize text never
+   * enters history; the workflow refuses the call as `invalid_arguments`, saying why.
+   */
+  readonly oversizeBytes?: number;
 }
 
 export interface ModelResponse {
@@ -43,6 +49,11 @@ export interface ModelRequest {
   readonly firstExecutionRunId: string;
   /** Read exactly this many transcript messages (the transcript as of this turn). */
   readonly transcriptLength: number;
+  /**
+   * Bumped each time the run rewrites earlier messages (the context policy trims or leaves out
+   * old turns): a reader may keep what it read of this run while the epoch is the same.
+   */
+  readonly transcriptEpoch?: number;
   /** The tools the model may see this turn, by name: the worker has their specs, so history need not. */
   readonly toolNames: readonly string[];
   readonly toolChoice: ToolChoice;

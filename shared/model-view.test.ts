@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { toModelView } from './model-view.js';
+import { MAX_PRIOR_INPUT_BYTES, toModelView } from './model-view.js';
 import { toolError } from './tool-error.js';
-import { NO_TELEMETRY, type ToolResult } from './tool-result.js';
+import { NO_TELEMETRY, errorResult, type ToolResult } from './tool-result.js';
+import type { JsonObject, JsonValue } from './json.js';
 
 const base = { name: 'search_orders', toolCallId: '1.1', telemetry: NO_TELEMETRY };
 
@@ -63,5 +64,29 @@ describe('toModelView', () => {
       hint: { issues: unknown[] };
     };
     expect(view.hint.issues).toHaveLength(20);
+  });
+});
+
+describe('toModelView on deep and large values', () => {
+  it('bounds strings in a partial result nested 100,000 levels deep, keeping __proto__ as data', () => {
+    let partial: JsonValue = { __proto__x: 'y'.repeat(5_000) };
+    for (let i = 0; i < 100_000; i++) partial = [partial];
+    const proto = JSON.parse('{"__proto__": {"s": "' + 'z'.repeat(3_000) + '"}}') as JsonValue;
+    const result = errorResult({ name: 't', toolCallId: '1.1' }, toolError('partial_data', 'half'), {}, { partialResult: [partial, proto] });
+    const view = toModelView(result) as { partial: [JsonValue, { __proto__: { s: string } }] };
+    let inner = view.partial[0];
+    for (let i = 0; i < 100_000; i++) inner = (inner as JsonValue[])[0]!;
+    expect((inner as { __proto__x: string }).__proto__x).toMatch(/^y{2000}… \[3000 more chars cut\]$/);
+    expect(Object.keys(view.partial[1])).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(view.partial[1], '__proto__')!.value.s).toMatch(/^z{2000}… /);
+  });
+
+  it('leaves out a priorInput over MAX_PRIOR_INPUT_BYTES (UTF-8), without writing it', () => {
+    const call = { name: 't', toolCallId: '1.1' };
+    const small = toModelView(errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { q: 'ü'.repeat(900) } }));
+    const large = toModelView(errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { q: 'ü'.repeat(1_100) } }));
+    expect((small as { hint: JsonObject }).hint.priorInput).toBeDefined();
+    expect((large as { hint: JsonObject }).hint.priorInput).toBeUndefined();
+    expect(MAX_PRIOR_INPUT_BYTES).toBe(2_000);
   });
 });

@@ -9,10 +9,10 @@ import type { RetryHint } from './retry-hint.js';
 import type { ToolResult } from './tool-result.js';
 import { errorChain } from './tool-error.js';
 import { MAX_TEXT_LENGTH, truncateText } from './bounded-text.js';
-import { canonicalJson } from './canonical-json.js';
+import { jsonSize } from './json-measure.js';
 
-/** `priorInput` is left out of the view when its JSON is longer than this. */
-export const MAX_PRIOR_INPUT_CHARS = 2_000;
+/** `priorInput` is left out of the view when its JSON is larger than this (UTF-8 bytes). */
+export const MAX_PRIOR_INPUT_BYTES = 2_000;
 /** At most this many field issues are shown. */
 export const MAX_ISSUES_SHOWN = 20;
 
@@ -47,16 +47,31 @@ function hintView(hint: RetryHint, errorMessage: string): JsonObject {
     const value = hint[field] as JsonValue | undefined;
     if (value === undefined) continue;
     if (field === 'message' && truncateText(hint.message ?? '') === errorMessage) continue; // said once is enough
-    if (field === 'priorInput' && canonicalJson(value).length > MAX_PRIOR_INPUT_CHARS) continue;
+    if (field === 'priorInput' && jsonSize(value, MAX_PRIOR_INPUT_BYTES) > MAX_PRIOR_INPUT_BYTES) continue;
     view[field] = field === 'issues' && Array.isArray(value) ? bounded(value.slice(0, MAX_ISSUES_SHOWN)) : bounded(value);
   }
   return view;
 }
 
-/** `value` with every string cut to MAX_TEXT_LENGTH. */
+/** `value` with every string cut to MAX_TEXT_LENGTH. Iterative: depth is no risk. */
 function bounded(value: JsonValue): JsonValue {
   if (typeof value === 'string') return truncateText(value, MAX_TEXT_LENGTH);
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(bounded);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, bounded(item)])) as JsonObject;
+  const root: JsonValue[] = [];
+  // Each entry: a source container and the fresh copy its bounded members go into.
+  const work: [JsonValue[] | JsonObject, JsonValue[] | JsonObject][] = [];
+  const copy = (item: JsonValue): JsonValue => {
+    if (typeof item === 'string') return truncateText(item, MAX_TEXT_LENGTH);
+    if (item === null || typeof item !== 'object') return item;
+    const fresh: JsonValue[] | JsonObject = Array.isArray(item) ? [] : {};
+    work.push([item, fresh]);
+    return fresh;
+  };
+  root.push(copy(value));
+  for (let entry = work.pop(); entry; entry = work.pop()) {
+    const [source, target] = entry;
+    if (Array.isArray(source)) for (const item of source) (target as JsonValue[]).push(copy(item));
+    else for (const key of Object.keys(source)) Object.defineProperty(target, key, { value: copy(source[key]!), enumerable: true, writable: true, configurable: true });
+  }
+  return root[0]!;
 }

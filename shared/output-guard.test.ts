@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { guardOutput } from './output-guard.js';
+import { deepJson, deepJsonText } from '../test/support/json-values.js';
 
 // Seed 002's tool, with its semantic check.
 const STATUSES = ['placed', 'shipped', 'delivered', 'cancelled'] as const;
@@ -121,5 +122,14 @@ describe('guardOutput (edges)', () => {
   it('uses the verdict’s own partial when it gives one', () => {
     const tool = plain(() => 1, { check: () => ({ code: 'partial_data', message: 'first 3 of 47', partial: [1, 2, 3] }) });
     expect(guardOutput(tool, { rows: [1, 2, 3], total: 47 }, {})).toMatchObject({ ok: false, partialResult: [1, 2, 3] });
+  });
+
+  it('refuses output nested deeper than 256 levels before a recursive schema sees it', () => {
+    // z.array(z.json()): recursive, and it does not accept the text itself, so text is parsed first.
+    const doc = defineTool({ name: 'doc', description: 'Doc.', input: z.object({}), output: z.array(z.json()), execute: () => null });
+    for (const output of [deepJson(10_000), deepJsonText(10_000)]) {
+      const outcome = guardOutput(doc, output, {});
+      expect(outcome).toMatchObject({ ok: false, error: { code: 'output_not_json', message: 'doc returned a value nested over 256 levels deep, which is not accepted as JSON; flatten it.' } });
+    }
   });
 });

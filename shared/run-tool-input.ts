@@ -11,4 +11,10 @@ export interface RunToolInput {
   readonly toolCallId: string;
   /** Arguments already validated by the workflow (`checkToolCall`'s `call.args`). */
   readonly args: JsonValue;
+  /**
+   * The key the tool dedupes its side effects with, chosen by the workflow (for `once` tools:
+   * `issueOnceKeys` in shared/once-key.ts). Absent in runs scheduled before this field existed:
+   * the activity then uses `<workflowId>/<toolCallId>`, as it always did.
+   */
+  readonly idempotencyKey?: string;
 }

@@ -240,6 +240,24 @@ describe('fromError: specific shapes', () => {
   });
 });
 
+describe('toolError: a wrapped chain stays bounded', () => {
+  it('wrapping keeps at most MAX_CAUSE_DEPTH real links and ends with a marker, however often it is wrapped', () => {
+    let chain = fromError(Array.from({ length: 20 }, (_, i) => new Error(`level ${i}`)).reduceRight<Error | undefined>((cause, e) => (cause ? Object.assign(e, { cause }) : e), undefined));
+    for (let wraps = 1; wraps <= 30; wraps++) {
+      chain = toolError('tool_unavailable', `wrap ${wraps}`, chain);
+      const links = errorChain(chain);
+      expect(links).toHaveLength(MAX_CAUSE_DEPTH + 1);
+      expect(links[0]!.message).toBe(`wrap ${wraps}`);
+      expect(links.at(-1)!.message).toMatch(/^… \d+ more cause\(s\) cut$/);
+    }
+  });
+
+  it('a short cause is kept whole: outer link plus every link of the cause', () => {
+    const cause = toolError('timeout', 'slow', toolError('internal_error', 'why'));
+    expect(errorChain(toolError('tool_unavailable', 'down', cause)).map((l) => l.message)).toEqual(['down', 'slow', 'why']);
+  });
+});
+
 describe('isToolError', () => {
   const valid: ToolError = toolError('timeout', 'slow', toolError('internal_error', 'cause'));
 

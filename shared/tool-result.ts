@@ -5,6 +5,7 @@
 import type { JsonValue } from './json.js';
 import type { RetryHint } from './retry-hint.js';
 import type { ToolError } from './tool-error.js';
+import type { ShadowViolation } from './shadow-guard.js';
 import { FAILURES, type RetryReason, type ToolErrorCode } from './failure-taxonomy.js';
 
 export interface ToolTelemetry {
@@ -14,10 +15,22 @@ export interface ToolTelemetry {
   readonly attempt: number;
 }
 
+/** Where a tool call's own run lives (an agent tool's child run), for people and UIs to follow. */
+export interface RunLink {
+  readonly workflowId: string;
+  readonly runId: string;
+}
+
 interface ToolResultBase {
   readonly name: string;
   readonly toolCallId: string;
   readonly telemetry: ToolTelemetry;
+  /** The child run that produced this result (agent tools). */
+  readonly runLink?: RunLink;
+  /** How many child runs the call started (agent tools: 1). */
+  readonly childrenCount?: number;
+  /** What output guards in shadow mode would have refused (never shown to the model). */
+  readonly shadow?: readonly ShadowViolation[];
 }
 
 export interface ToolSuccess extends ToolResultBase {
@@ -56,3 +69,31 @@ export function failureReason(result: ToolResult): RetryReason | undefined {
 }
 
 export const NO_TELEMETRY: ToolTelemetry = { durationMs: 0, attempt: 0 };
+
+/** The call a result answers. */
+export interface ResultFor {
+  readonly name: string;
+  readonly toolCallId: string;
+}
+
+/**
+ * The one way to build an error result: `error` with a hint whose `reason` comes from the
+ * taxonomy (the error's code decides it, never the caller) and whose `tool` is the call's.
+ */
+export function errorResult(
+  call: ResultFor,
+  error: ToolError,
+  hint: Partial<RetryHint> = {},
+  extra: { readonly partialResult?: JsonValue; readonly telemetry?: ToolTelemetry } = {},
+): ToolFailureResult {
+  const { reason: _reason, tool: _tool, ...rest } = hint;
+  return {
+    status: 'error',
+    name: call.name,
+    toolCallId: call.toolCallId,
+    error,
+    retryHint: { reason: FAILURES[error.code].reason, tool: call.name, ...rest },
+    ...(extra.partialResult === undefined ? {} : { partialResult: extra.partialResult }),
+    telemetry: extra.telemetry ?? NO_TELEMETRY,
+  };
+}

@@ -18,10 +18,15 @@ export type TranscriptMessage =
       readonly content: JsonValue;
     };
 
-/** Query input: the first `length` messages from `from`. */
+/**
+ * Query input: messages `from` (default 0) up to index `length` (exclusive; default all), at most
+ * `maxChars` characters of JSON (at least one message), so one answer stays far below Temporal's
+ * payload limit however long the transcript. A reader pages until it has `length` messages.
+ */
 export interface TranscriptSlice {
   readonly from?: number;
-  readonly length: number;
+  readonly length?: number;
+  readonly maxChars?: number;
 }
 
 /** The name of the run's transcript Query, for worker-side code that must not import workflows/. */

@@ -12,9 +12,22 @@ import { renderValue } from './bounded-text.js';
 
 export type ZodIssue = z.core.$ZodIssue;
 
-/** The issues as FieldIssues, in zod's order; one per unrecognized key. */
-export function toFieldIssues(issues: readonly ZodIssue[], input: unknown): FieldIssue[] {
-  return issues.flatMap((issue) => convert(issue, input));
+/**
+ * The issues as FieldIssues, in zod's order; one per unrecognized key. At most `max` of them:
+ * a 100,000-item array of bad values yields 100,000 issues, and each one would enter history.
+ */
+export function toFieldIssues(issues: readonly ZodIssue[], input: unknown, max = Number.POSITIVE_INFINITY): FieldIssue[] {
+  const fields: FieldIssue[] = [];
+  for (const issue of issues) {
+    if (fields.length >= max) break;
+    fields.push(...convert(issue, input).slice(0, max - fields.length));
+  }
+  return fields;
+}
+
+/** How many FieldIssues `toFieldIssues` would give without a cap (unrecognized keys count one each). */
+export function countFieldIssues(issues: readonly ZodIssue[]): number {
+  return issues.reduce((sum, issue) => sum + (issue.code === 'unrecognized_keys' ? issue.keys.length : 1), 0);
 }
 
 /** True when the issue is about a key that is absent from the input (a missing required field). */
@@ -27,10 +40,13 @@ export function missingFieldPaths(issues: readonly ZodIssue[], input: unknown): 
   return [...new Set(issues.filter((issue) => isMissingIssue(issue, input)).map((issue) => dottedPath(issue.path)))];
 }
 
-/** The first `max` issue messages as one clause, e.g. for a one-sentence hint; the rest are counted. */
-export function summariseIssues(issues: readonly FieldIssue[], max = 3): string {
+/**
+ * The first `max` issue messages as one clause, e.g. for a one-sentence hint; the rest are
+ * counted (`total`, when `issues` is itself a capped list).
+ */
+export function summariseIssues(issues: readonly FieldIssue[], max = 3, total = issues.length): string {
   const shown = issues.slice(0, max).map((issue) => issue.message);
-  const more = issues.length - shown.length;
+  const more = Math.max(total, issues.length) - shown.length;
   return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ');
 }
 
