@@ -18,6 +18,8 @@ export const PlannerAction = {
   Continue: 'continue',
   /** The failure goes to the model as it is. */
   Inform: 'inform',
+  /** Only a person can say what happened: the run asks (policy `onOutcomeUnknown`), else it informs. */
+  AskHuman: 'ask_human',
 } as const;
 export type PlannerAction = (typeof PlannerAction)[keyof typeof PlannerAction];
 
@@ -34,4 +36,7 @@ export const HINT_ACTIONS: Readonly<Record<RetryReason, PlannerAction>> = {
   internal_error: 'inform',
   rejected: 'inform',
   budget_exceeded: 'inform',
+  cancelled: 'inform',
+  // The model is told not to retry blindly; asking a human is the planner's next step.
+  outcome_unknown: 'ask_human',
 };

@@ -122,7 +122,7 @@ describe('seed 002: the same search_orders call sent 17 times, each returning tr
     expect(trace.executed).toHaveLength(1);
     // Turn 1 runs and blocks it; turns 2-3 are refused without running; turn 4 is the final turn.
     expect(trace.records.map((r) => (r.status === 'error' ? r.error.code : r.status))).toEqual([
-      'output_not_json', 'retry_budget_exceeded', 'retry_budget_exceeded',
+      'output_not_json', 'loop_detected', 'loop_detected',
     ]);
     expect(trace.modelCalls).toHaveLength(4);
     expect(trace.modelCalls[3]).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });

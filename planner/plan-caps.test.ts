@@ -41,6 +41,18 @@ describe('maxTurns', () => {
   });
 });
 
+describe('maxCallsPerTurn', () => {
+  it('runs the first calls of a huge reply and refuses the rest as too_many_calls, so nothing reaches Temporal\'s limits', () => {
+    const reply = toolCallsReply(Array.from({ length: 1_000 }, (_, i) => rawCall('lookup', { order_id: i })));
+    const trace = drive({ policy: { maxToolCalls: 5_000 }, model: [reply, textReply('Checked the first 32.')], tool: good });
+    expect(trace.executed).toHaveLength(32);
+    expect(trace.records).toHaveLength(1_000);
+    expect(trace.records.slice(32).every((r) => r.status === 'error' && r.error.code === 'too_many_calls')).toBe(true);
+    expect(trace.records[32]).toMatchObject({ toolCallId: '1.33', retryHint: { reason: 'budget_exceeded', message: 'Not run: a turn runs at most 32 calls; call again for the rest.' } });
+    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Checked the first 32.', reason: null });
+  });
+});
+
 describe('maxToolCalls', () => {
   const twoCalls = toolCallsReply([rawCall('lookup', { order_id: 1 }), rawCall('search_orders')]);
 

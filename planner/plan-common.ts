@@ -1,8 +1,13 @@
 /**
- * Steps every planner function shares: calling the model, forcing a final turn, finishing, and
- * leaving a human wait. Workflow-safe, deterministic.
+ * Steps every planner function shares: calling the model, forcing a final turn, finishing,
+ * leaving a human wait, refusing a call, and the per-turn budget. Workflow-safe, deterministic.
  */
+import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
 import type { ToolChoice } from '../shared/model-response.js';
+import type { SideEffects } from '../shared/define-tool.js';
+import type { ToolCall } from '../shared/tool-call.js';
+import { toolError } from '../shared/tool-error.js';
+import { errorResult, type ToolResult } from '../shared/tool-result.js';
 import type { Plan, PlannerState } from './plan.js';
 
 /** Tools the model may see this turn: all but the disabled ones. */
@@ -56,4 +61,14 @@ export function capReached(state: PlannerState, now: number): string | null {
   if (policy.timeBudgetMs !== null && now - state.startedAt - state.humanWaitMs >= policy.timeBudgetMs)
     return `time budget (${policy.timeBudgetMs} ms) used up`;
   return null;
+}
+
+/** A result decided by the planner: no activity ran. The taxonomy gives the code its reason. */
+export function refusal(call: ToolCall, code: ToolErrorCode, message: string, availableTools?: readonly string[]): ToolResult {
+  return errorResult(call, toolError(code, message), { message, ...(availableTools ? { availableTools } : {}) });
+}
+
+/** Runs of one call key allowed per model turn, back-off re-runs included. */
+export function budgetFor(state: PlannerState, sideEffects: SideEffects): number {
+  return sideEffects === 'once' ? state.policy.retryBudgetOnce : state.policy.retryBudgetPerTurn;
 }

@@ -5,10 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { argsHash } from '../shared/hash.js';
 import { planCancel, planClarificationAnswer, planClarificationTimeout, planReviewed } from './plan-human.js';
-import { planModelOutcome } from './plan-model-outcome.js';
 import { planResume } from './plan-resume.js';
 import type { Plan, ReviewDecision } from './plan.js';
-import { checked, failed, keyOf, ok, start, stepOf, textReply, toolCall, turnResulting, turnWith, TOOLS } from './testing.js';
+import { afterModel, checked, drive, failed, keyOf, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, turnWith, TOOLS } from './testing.js';
 
 const refund = toolCall('refund', { order_id: 'A-17', amount: 120 }, '1.1');
 const search = toolCall('search_orders', { status: 'shipped' }, '1.2');
@@ -57,9 +56,9 @@ describe('review of a tool call', () => {
   });
 
   it.each<[string, ReviewDecision | undefined, string]>([
-    ['reject with a reason', { type: 'reject', reason: 'amount too high' }, 'A human reviewer rejected this call: amount too high'],
-    ['reject without a reason', { type: 'reject' }, 'A human reviewer rejected this call.'],
-    ['no decision', undefined, 'A human reviewer rejected this call: no decision'],
+    ['reject with a reason', { type: 'reject', reason: 'amount too high' }, 'A human reviewer rejected this call, so it did not run: amount too high'],
+    ['reject without a reason', { type: 'reject' }, 'A human reviewer rejected this call, so it did not run.'],
+    ['no decision', undefined, 'A human reviewer rejected this call, so it did not run: no decision'],
   ])('%s: a rejected_by_human result tells the model, nothing runs', (_name, decision, message) => {
     const admitted = turnWith(start().state, [checked(refund, { needsApproval: true })], 1_000);
     const plan = planReviewed(admitted.state, decision ? { '1.1': decision } : {}, 2_000);
@@ -106,7 +105,7 @@ describe('cancel', () => {
     expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
     expect(plan.notes).toEqual([finalNote('cancelled by a user')]);
     expect(plan.state).toMatchObject({ clarification: null, humanWaitMs: 3_000, phase: 'finalizing' });
-    const done = planModelOutcome(plan.state, textReply('Stopped as asked.'));
+    const done = afterModel(plan.state, textReply('Stopped as asked.'));
     expect(done.step).toEqual({ type: 'finish', answer: 'Stopped as asked.', reason: 'cancelled by a user' });
   });
 
@@ -117,5 +116,21 @@ describe('cancel', () => {
     const plan = planCancel(awaitingReview().state, 'cancelled by a user', 2_000);
     expect(plan.record.map((r) => r.toolCallId)).toEqual(['1.1', '1.2']);
     expect(plan.record.every((r) => r.status === 'error')).toBe(true);
+  });
+});
+
+describe('what the model is told of a review', () => {
+  it('an edit or a response is said in a note after the batch\'s results, never between a call and its result', () => {
+    const trace = drive({
+      model: [toolCallsReply([rawCall('refund', { order_id: 'A-17', amount: 120 }), rawCall('lookup', { order_id: 'A-17' })]), textReply('done')],
+      needsApproval: (c) => c.name === 'refund',
+      tool: (c) => ok(c),
+      review: (reviews) => Object.fromEntries(reviews.map((r) => [r.toolCallId, { type: 'edit', args: { order_id: 'A-17', amount: 100 }, argsHash: argsHash({ order_id: 'A-17', amount: 100 }) }])),
+    });
+    expect(trace.transcript.map((m) => m.role)).toEqual(['assistant', 'tool', 'tool', 'user', 'assistant']);
+    expect(trace.transcript[3]).toEqual({
+      role: 'user',
+      content: '[cairn] A reviewer edited your refund call 1.1: it ran with {"order_id":"A-17","amount":100}, not {"order_id":"A-17","amount":120}.',
+    });
   });
 });

@@ -1,16 +1,39 @@
 /**
- * A human's part in a run: clarification answers and timeouts, review decisions, and cancel.
- * Validation of what the human sent happens before this (in the Update validators); these
- * functions only decide. Workflow-safe, deterministic.
+ * A human's part in a run: clarification answers and timeouts, review decisions, pauses and
+ * cancel. Validation of what the human sent happens before this (in the Update validators);
+ * these functions only decide. Workflow-safe, deterministic.
  */
 import type { JsonValue } from '../shared/json.js';
 import { toolError } from '../shared/tool-error.js';
-import { NO_TELEMETRY, type ToolResult } from '../shared/tool-result.js';
+import { errorResult, NO_TELEMETRY, type ToolResult } from '../shared/tool-result.js';
+import { callKey } from '../shared/call-key.js';
 import type { ToolCall } from '../shared/tool-call.js';
-import { callModel, endWait, finalize } from './plan-common.js';
-import { completeBatch } from './plan-resume.js';
-import { refusal } from './plan-tool-calls.js';
+import { completeBatch } from './complete-batch.js';
+import { keyOnceCalls } from './once-keys.js';
+import { callModel, endWait, finalize, refusal } from './plan-common.js';
 import type { Plan, PlannerState, ReviewDecision } from './plan.js';
+
+/**
+ * How long the pending question may still wait, in ms; null when it waits for ever. Measured from
+ * when it was asked, so a continue-as-new or a pause does not restart the clock. At least 1 ms.
+ */
+export function clarificationTimeLeft(state: PlannerState, now: number): number | null {
+  const timeout = state.policy.clarificationTimeoutMs;
+  if (timeout === null) return null;
+  return Math.max(1, timeout - (now - (state.waitingSince ?? now)));
+}
+
+/**
+ * The run was held for `pausedMs`: that time is a human's, so it does not count against the time
+ * budget, and a pending question's clock stops while paused.
+ */
+export function planResumed(state: PlannerState, pausedMs: number): PlannerState {
+  return {
+    ...state,
+    humanWaitMs: state.humanWaitMs + pausedMs,
+    ...(state.waitingSince !== null && { waitingSince: state.waitingSince + pausedMs }),
+  };
+}
 
 export function planClarificationAnswer(state: PlannerState, answer: JsonValue, now: number): Plan {
   const question = state.clarification;
@@ -35,6 +58,8 @@ export function planReviewed(state: PlannerState, decisions: Readonly<Record<str
   if (!batch) throw new Error('planReviewed: no batch in progress');
   const results: Record<string, ToolResult> = { ...batch.results };
   const toRun: ToolCall[] = [...state.waitingRuns];
+  // What a reviewer changed, told to the model with the batch's results (never between a call and its result).
+  const notes: string[] = [...(batch.notes ?? [])];
   let entries = batch.entries;
   for (const review of state.reviews) {
     const decision = decisions[review.toolCallId] ?? { type: 'reject', reason: 'no decision' };
@@ -45,39 +70,42 @@ export function planReviewed(state: PlannerState, decisions: Readonly<Record<str
         break;
       case 'edit': {
         const edited = { ...call, args: decision.args };
-        entries = entries.map((e) => (e.call.toolCallId === call.toolCallId ? { ...e, call: edited, key: `${call.name}#${decision.argsHash}` } : e));
+        entries = entries.map((e) => (e.call.toolCallId === call.toolCallId ? { ...e, call: edited, key: callKey(call.name, decision.argsHash), argsHash: decision.argsHash } : e));
         toRun.push(edited);
+        notes.push(`A reviewer edited your ${call.name} call ${call.toolCallId}: it ran with ${clip(decision.args)}, not ${clip(call.args)}.`);
         break;
       }
       case 'respond':
         results[call.toolCallId] = { status: 'ok', name: call.name, toolCallId: call.toolCallId, result: decision.content, telemetry: NO_TELEMETRY };
+        notes.push(`A reviewer answered your ${call.name} call ${call.toolCallId} instead of running it: its result is the reviewer's response, and nothing ran.`);
         break;
       case 'reject':
         results[call.toolCallId] = rejected(call, decision.reason);
     }
   }
-  const next: PlannerState = { ...endWait(state, now), reviews: [], waitingRuns: [], batch: { entries, results } };
-  if (toRun.length > 0) return { state: { ...next, phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
+  const next: PlannerState = { ...endWait(state, now), reviews: [], waitingRuns: [], batch: { entries, results, ...(notes.length > 0 && { notes }) } };
+  if (toRun.length > 0) return { state: { ...keyOnceCalls(next, toRun), phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
   return completeBatch(next, now);
 }
 
+/** Arguments as a note shows them: JSON, cut short. */
+function clip(args: JsonValue): string {
+  const text = JSON.stringify(args);
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
 function rejected(call: ToolCall, reason: string | undefined): ToolResult {
-  const message = `A human reviewer rejected this call${reason ? `: ${reason}` : '.'}`;
-  return {
-    status: 'error',
-    name: call.name,
-    toolCallId: call.toolCallId,
-    error: toolError('rejected_by_human', message),
-    retryHint: { reason: 'rejected', tool: call.name, message: 'Do not call it again with the same arguments; use the reason to choose what to do.' },
-    telemetry: NO_TELEMETRY,
-  };
+  const message = `A human reviewer rejected this call, so it did not run${reason ? `: ${reason}` : '.'}`;
+  return errorResult(call, toolError('rejected_by_human', message), {
+    message: 'Do not call it again with the same arguments; use the reason to choose what to do.',
+  });
 }
 
 /** Cancel: a final model turn with no tools. Any pending wait ends. */
 export function planCancel(state: PlannerState, reason: string, now: number): Plan {
   // Every call the model made must be answered in the transcript: unrun ones are refused.
   const record = (state.batch?.entries ?? []).map(
-    ({ call }) => state.batch!.results[call.toolCallId] ?? refusal(call, 'retry_budget_exceeded', `Not run: the run was cancelled (${reason}).`),
+    ({ call }) => state.batch!.results[call.toolCallId] ?? refusal(call, 'cancelled', `Not run: the run was cancelled (${reason}).`),
   );
   const next = { ...endWait(state, now), clarification: null, reviews: [], waitingRuns: [], batch: null };
   return finalize(next, reason, [], record);

@@ -160,6 +160,23 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
     expect(stepOf(plan, 'back_off').delayMs).toBe(90_000);
   });
 
+  it('waits once for a batch with two transient failures, as long as the slower of the two needs', () => {
+    const other = toolCall('search_orders', {}, '1.2');
+    for (const [first, second] of [[1_000, 3_000], [3_000, 1_000]]) {
+      const admitted = turnWith(start().state, [checked(lookup), checked(other)]);
+      const plan = planResumeWith(admitted, [failed(lookup, 'rate_limited', { retryAfterMs: first }), failed(other, 'rate_limited', { retryAfterMs: second })]);
+      expect(stepOf(plan, 'back_off')).toMatchObject({ delayMs: 3_000, next: { type: 'execute_tools', calls: [lookup, other] } });
+    }
+  });
+
+  it('honours a custom maxRetryAfterMs: waits up to it, hands longer ones to the model', () => {
+    const policy = { backoff: { maxRetryAfterMs: 5_000 } };
+    expect(stepOf(afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 4_000 }), lookup, policy), 'back_off').delayMs).toBe(4_000);
+    const tooLong = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 6_000 }), lookup, policy);
+    expect(stepOf(tooLong, 'call_model').toolChoice).toBe('auto');
+    expect(tooLong.record).toMatchObject([{ retryHint: { retryAfterMs: 6_000 } }]);
+  });
+
   it('does not wait out a retry-after beyond maxRetryAfterMs: the model gets the failure and its hint', () => {
     const plan = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 3_600_000 }));
     expect(stepOf(plan, 'call_model').toolChoice).toBe('auto');
@@ -177,7 +194,11 @@ describe('tool_unavailable → the tool leaves the model\'s tools, with a note',
     expect(trace.modelCalls.map((s) => s.tools.includes('lookup'))).toEqual([true, false, false]);
     expect(trace.notes).toContain('lookup is unavailable and has been removed from your tools for the rest of this run.');
     const refused = trace.records[1]!;
-    expect(refused).toMatchObject({ status: 'error', error: { code: 'unknown_tool' }, retryHint: { availableTools: ['search_orders', 'refund'] } });
+    expect(refused).toMatchObject({
+      status: 'error',
+      error: { code: 'unknown_tool', message: 'lookup is disabled: lookup failed: tool_unavailable.' },
+      retryHint: { reason: 'invalid_arguments', tool: 'lookup', availableTools: ['search_orders', 'refund'] },
+    });
   });
 
   it('for `disableToolForTurns` model turns when set', () => {
@@ -192,13 +213,13 @@ describe('tool_unavailable → the tool leaves the model\'s tools, with a note',
 });
 
 describe('malformed_response → this exact call is blocked', () => {
-  it.each(['output_not_json', 'output_schema_violation'] as const)('%s: refused next time with retry_budget_exceeded, not run', (code) => {
+  it.each(['output_not_json', 'output_schema_violation'] as const)('%s: refused next time as loop_detected, not run', (code) => {
     const trace = drive({
       model: [toolCallsReply([rawCall('search_orders', search.args)]), toolCallsReply([rawCall('search_orders', search.args), rawCall('search_orders', { status: 'placed' })]), textReply('done')],
       tool: (c) => (c.args && typeof c.args === 'object' && 'status' in c.args && c.args.status === 'shipped' ? failed(c, code) : ok(c)),
     });
     expect(trace.executed.map((c) => c.args)).toEqual([search.args, { status: 'placed' }]);
-    expect(trace.records[1]).toMatchObject({ toolCallId: '2.1', error: { code: 'retry_budget_exceeded' } });
+    expect(trace.records[1]).toMatchObject({ toolCallId: '2.1', error: { code: 'loop_detected' } });
     expect(trace.records[2]).toMatchObject({ toolCallId: '2.2', status: 'ok' });
   });
 });

@@ -10,6 +10,8 @@ export interface PlanStartInput {
   /** The agent's tool names. */
   readonly tools: readonly string[];
   readonly now: number;
+  /** The run's workflow id: `once` calls' idempotency keys start with it. */
+  readonly runKey?: string;
 }
 
 export function initialState(input: PlanStartInput): PlannerState {
@@ -38,6 +40,7 @@ export function initialState(input: PlanStartInput): PlannerState {
     finalizing: null,
     lastErrors: [],
     questions: 0,
+    ...(input.runKey !== undefined && { runKey: input.runKey }),
   };
 }
 

@@ -3,34 +3,12 @@
  * blocked calls, per-turn budgets, and which calls wait for a human review.
  * Workflow-safe, deterministic.
  */
-import { toolError } from '../shared/tool-error.js';
-import { NO_TELEMETRY, type ToolResult } from '../shared/tool-result.js';
-import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
 import type { ToolCall } from '../shared/tool-call.js';
-import { enabledTools } from './plan-common.js';
-import { completeBatch } from './plan-resume.js';
+import type { ToolResult } from '../shared/tool-result.js';
+import { completeBatch } from './complete-batch.js';
+import { keyOnceCalls } from './once-keys.js';
+import { budgetFor, enabledTools, refusal } from './plan-common.js';
 import type { CheckedCall, Plan, PendingReview, PlannerState } from './plan.js';
-
-/** A result decided by the planner: no activity ran. */
-export function refusal(call: ToolCall, code: ToolErrorCode, message: string, availableTools?: string[]): ToolResult {
-  return {
-    status: 'error',
-    name: call.name,
-    toolCallId: call.toolCallId,
-    error: toolError(code, message),
-    retryHint: {
-      reason: code === 'unknown_tool' ? 'invalid_arguments' : 'budget_exceeded',
-      tool: call.name,
-      message,
-      ...(availableTools ? { availableTools } : {}),
-    },
-    telemetry: NO_TELEMETRY,
-  };
-}
-
-export function budgetFor(state: PlannerState, sideEffects: CheckedCall['sideEffects']): number {
-  return sideEffects === 'once' ? state.policy.retryBudgetOnce : state.policy.retryBudgetPerTurn;
-}
 
 export function planToolCalls(state: PlannerState, checked: readonly CheckedCall[], now: number): Plan {
   const enabled = enabledTools(state);
@@ -41,8 +19,9 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     if (c.failure) results[call.toolCallId] = c.failure;
     else if (!enabled.includes(call.name))
       results[call.toolCallId] = refusal(call, 'unknown_tool', `${call.name} is disabled: ${state.disabled[call.name]?.reason ?? 'not available'}.`, enabled);
-    else if (state.blocked[c.key])
-      results[call.toolCallId] = refusal(call, 'retry_budget_exceeded', `Not run: ${state.blocked[c.key]}`);
+    else if (state.blocked[c.key]) results[call.toolCallId] = refusal(call, 'loop_detected', `Not run: ${state.blocked[c.key]}`);
+    else if (admitted.length >= state.policy.maxCallsPerTurn)
+      results[call.toolCallId] = refusal(call, 'too_many_calls', `Not run: a turn runs at most ${state.policy.maxCallsPerTurn} calls; call again for the rest.`);
     else admitted.push(c);
   }
 
@@ -59,7 +38,8 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
       results[call.toolCallId] = refusal(call, 'retry_budget_exceeded', `Not run: ${call.name} with these arguments already ran ${used} time(s) this turn.`);
     } else if (c.needsApproval) {
       attempts[c.key] = used + 1;
-      reviews.push({ toolCallId: call.toolCallId, name: call.name, args: call.args, argsHash: c.key.slice(c.key.indexOf('#') + 1) });
+      const { allow, description } = c.review ?? {};
+      reviews.push({ toolCallId: call.toolCallId, name: call.name, args: call.args, argsHash: c.argsHash, ...(allow && { allowed: allow }), ...(description && { description }) });
     } else {
       attempts[c.key] = used + 1;
       toRun.push(call);
@@ -71,7 +51,7 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     // A new model turn starts a new budget.
     attempts,
     toolCallsUsed: state.toolCallsUsed + toRun.length + reviews.length,
-    batch: { entries: checked.map((c) => ({ call: c.call, key: c.key, sideEffects: c.sideEffects })), results },
+    batch: { entries: checked.map((c) => ({ call: c.call, key: c.key, sideEffects: c.sideEffects, argsHash: c.argsHash })), results },
   };
   if (reviews.length > 0) {
     return {
@@ -82,7 +62,7 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     };
   }
   if (toRun.length > 0) {
-    return { state: { ...next, phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
+    return { state: { ...keyOnceCalls(next, toRun), phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
   }
   return completeBatch(next, now, over ? `tool call cap (${state.policy.maxToolCalls}) reached` : undefined);
 }

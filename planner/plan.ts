@@ -5,7 +5,9 @@
 import type { JsonObject, JsonValue } from '../shared/json.js';
 import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
 import type { SideEffects } from '../shared/define-tool.js';
-import type { RawToolCall, ToolChoice } from '../shared/model-response.js';
+import type { ReviewConfig, ReviewDecisionType } from '../shared/review-config.js';
+import type { OnceLedger } from '../shared/once-key.js';
+import type { ToolChoice } from '../shared/model-response.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import type { ToolResult } from '../shared/tool-result.js';
 import type { AgentPolicy } from './policy.js';
@@ -37,6 +39,10 @@ export interface PendingReview {
   readonly args: JsonValue;
   /** Decisions must name this hash: a decision about other arguments is stale and fails closed. */
   readonly argsHash: string;
+  /** The decisions the tool allows (all four when absent: reviews carried from older runs). */
+  readonly allowed?: readonly ReviewDecisionType[];
+  /** What the tool tells the reviewer to check. */
+  readonly description?: string;
 }
 
 export type ReviewDecision =
@@ -48,10 +54,14 @@ export type ReviewDecision =
 /** A model tool call after the workflow parsed and validated it (shared/validate-arguments). */
 export interface CheckedCall {
   readonly call: ToolCall;
-  /** `tool#argsHash`: the identity budgets and loop detection count by. */
+  /** The hash of `call.args` (shared/hash.ts); reviews name it. */
+  readonly argsHash: string;
+  /** `callKey(name, argsHash)`: the identity budgets and loop detection count by. */
   readonly key: string;
   readonly sideEffects: SideEffects;
   readonly needsApproval: boolean;
+  /** The tool's review config, for a call that needs approval. */
+  readonly review?: ReviewConfig;
   /** Set when the call failed in the workflow (bad arguments, unknown tool): no activity runs. */
   readonly failure?: ToolResult;
 }
@@ -60,12 +70,18 @@ interface BatchEntry {
   readonly call: ToolCall;
   readonly key: string;
   readonly sideEffects: SideEffects;
+  /** The hash of the call's arguments (absent in batches carried from older runs). */
+  readonly argsHash?: string;
 }
 
 /** The tool calls of one model turn, and their results as they arrive. */
 export interface Batch {
   readonly entries: readonly BatchEntry[];
   readonly results: Readonly<Record<string, ToolResult>>;
+  /** Notes for the model recorded with the batch's results (e.g. what a reviewer changed). */
+  readonly notes?: readonly string[];
+  /** The idempotency key of each `once` call that ran, by tool call id (once-keys.ts). */
+  readonly onceKeys?: Readonly<Record<string, string>>;
 }
 
 export interface ErrorSummary {
@@ -108,22 +124,33 @@ export interface PlannerState {
   readonly lastErrors: readonly ErrorSummary[];
   /** Ids handed out for clarifications. */
   readonly questions: number;
+  /** What `once` calls' idempotency keys start with: the run's workflow id. */
+  readonly runKey?: string;
+  /** Idempotency keys issued to `once` calls, and those given back after unknown outcomes. */
+  readonly onceLedger?: OnceLedger;
 }
 
 /** What the workflow does next. */
 export type PlanStep =
   | { readonly type: 'call_model'; readonly toolChoice: ToolChoice; readonly tools: readonly string[] }
-  | { readonly type: 'check_tool_calls'; readonly calls: readonly RawToolCall[] }
   | { readonly type: 'execute_tools'; readonly calls: readonly ToolCall[] }
   | { readonly type: 'back_off'; readonly delayMs: number; readonly reason: string; readonly next: PlanStep }
   | { readonly type: 'await_clarification'; readonly clarification: PendingClarification }
   | { readonly type: 'await_review'; readonly reviews: readonly PendingReview[] }
   | { readonly type: 'finish'; readonly answer: string; readonly reason: string | null };
 
+/** The model's reply as the transcript keeps it: its text and its calls, checked and numbered. */
+export interface Reply {
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+}
+
 /** Every planner function returns the next state, the step, and what to add to the transcript. */
 export interface Plan {
   readonly state: PlannerState;
   readonly step: PlanStep;
+  /** The model's reply this plan reacts to, recorded first (a text answer or a batch of calls). */
+  readonly reply?: Reply;
   /** Completed tool results to record, in call order (a batch is recorded whole). */
   readonly record: readonly ToolResult[];
   /** Notes for the model from Cairn (disabled tools, budgets, answers), recorded after `record`. */

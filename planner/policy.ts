@@ -4,11 +4,12 @@
  */
 import type { AgentPolicy, PolicyOverrides } from '../shared/agent-policy.js';
 
-export type { AgentPolicy, BackoffPolicy, PolicyOverrides } from '../shared/agent-policy.js';
+export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent-policy.js';
 
 export const DEFAULT_POLICY: AgentPolicy = {
   maxTurns: 16,
   maxToolCalls: 64,
+  maxCallsPerTurn: 32,
   maxConsecutiveFailedBatches: 5,
   timeBudgetMs: null,
   retryBudgetPerTurn: 3,
@@ -20,16 +21,27 @@ export const DEFAULT_POLICY: AgentPolicy = {
   maxNudges: 1,
   missingFieldsFrom: 'model',
   disableToolForTurns: null,
+  context: { maxChars: 400_000, keepRecentTurns: 6, oldResultChars: 2_000 },
+  // Below Temporal's warnings (10 MB, 10,240 events), with room for a turn's growth.
+  history: { maxBytes: 5_000_000, maxEvents: 5_000 },
   onLoop: 'clarify',
   clarificationTimeoutMs: null,
   onClarificationTimeout: 'finalize',
+  onOutcomeUnknown: 'clarify',
 };
 
-/** The default policy with `overrides` applied (back-off merged field by field). */
+/** The default policy with `overrides` applied (groups such as `backoff` merged field by field). */
 export function resolvePolicy(...overrides: (PolicyOverrides | undefined)[]): AgentPolicy {
   let policy = DEFAULT_POLICY;
   for (const o of overrides) {
-    if (o) policy = { ...policy, ...o, backoff: { ...policy.backoff, ...o.backoff } };
+    if (!o) continue;
+    policy = {
+      ...policy,
+      ...o,
+      backoff: { ...policy.backoff, ...o.backoff },
+      context: { ...policy.context, ...o.context },
+      history: { ...policy.history, ...o.history },
+    };
   }
   return policy;
 }

@@ -4,9 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelOutcome, ModelResponse } from '../shared/model-response.js';
+import { z } from 'zod';
+import { defineTool } from '../shared/define-tool.js';
 import { planModelOutcome } from './plan-model-outcome.js';
+import { toolboxOf } from './toolbox.js';
 import { isDegenerate, validateResponse, visibleText } from './response-validator.js';
-import { INTERRUPTED, NO_RESPONSE, checked, drive, failed, modelError, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, TOOLS } from './testing.js';
+import { INTERRUPTED, NO_RESPONSE, afterModel, checked, drive, failed, modelError, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, TOOLS } from './testing.js';
 
 const response = (text: string, calls = 0, interrupted = false): ModelResponse => ({
   text,
@@ -64,7 +67,7 @@ describe('planModelOutcome: unusable responses are retried, then the run is fina
   it('keeps a restricted tool choice for the retry', () => {
     const lookup = toolCall('lookup');
     const repair = turnResulting(start().state, [checked(lookup)], (c) => failed(c, 'invalid_arguments', { restrictToTool: true }));
-    expect(planModelOutcome(repair.state, NO_RESPONSE).step).toEqual({ type: 'call_model', toolChoice: { tool: 'lookup' }, tools: [...TOOLS] });
+    expect(afterModel(repair.state, NO_RESPONSE).step).toEqual({ type: 'call_model', toolChoice: { tool: 'lookup' }, tools: [...TOOLS] });
   });
 
   it('counts retries per turn: a usable response resets the count', () => {
@@ -100,7 +103,7 @@ describe('planModelOutcome: degenerate (think-only) responses are nudged, then f
 
 describe('planModelOutcome: provider failures', () => {
   it("a rate-limited model backs off, honouring retry-after, then calls the model again the same way", () => {
-    const plan = planModelOutcome(start().state, modelError('rate_limited', 3_000));
+    const plan = afterModel(start().state, modelError('rate_limited', 3_000));
     expect(plan.step).toEqual({ type: 'back_off', delayMs: 3_000, reason: 'model rate-limited', next: { type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] } });
     expect(plan.state).toMatchObject({ phase: 'backing_off', modelRetries: 1, turn: 0 });
   });
@@ -115,37 +118,63 @@ describe('planModelOutcome: provider failures', () => {
   });
 
   it('any other provider failure ends the run at once', () => {
-    const plan = planModelOutcome(start().state, modelError('tool_unavailable'));
+    const plan = afterModel(start().state, modelError('tool_unavailable'));
     expect(stepOf(plan, 'finish').answer).toBe('The run ended: the model could not be reached (model call failed: tool_unavailable).');
   });
 
   // Regression: finish() takes its reason from `state.finalizing`, which is null here: an unreachable model
   // ends the run with `reason: null`, the same as a normal answer, so callers cannot tell them apart.
   it('an unreachable model ends the run with a reason', () => {
-    const plan = planModelOutcome(start().state, modelError('tool_unavailable'));
+    const plan = afterModel(start().state, modelError('tool_unavailable'));
     expect(stepOf(plan, 'finish').reason).toEqual(expect.any(String));
+  });
+});
+
+describe('planModelOutcome: a provider retry-after is waited out up to maxRetryAfterMs, never longer', () => {
+  it.each([
+    ['the default ceiling', {}, 600_000],
+    ['a custom ceiling', { backoff: { maxRetryAfterMs: 30_000 } }, 30_000],
+  ])('%s', (_name, policy, ceiling) => {
+    const plan = afterModel(start(policy).state, modelError('rate_limited', 36_000_000));
+    expect(stepOf(plan, 'back_off')).toMatchObject({ delayMs: ceiling, next: { type: 'call_model' } });
+    expect(stepOf(afterModel(start(policy).state, modelError('rate_limited', 1_500)), 'back_off').delayMs).toBe(1_500);
   });
 });
 
 describe('planModelOutcome: usable responses', () => {
   it('text finishes the run with thinking stripped', () => {
-    const plan = planModelOutcome(start().state, textReply('<think>check the ledger</think>\nOrder A-17 shipped on 3 May.'));
+    const plan = afterModel(start().state, textReply('<think>check the ledger</think>\nOrder A-17 shipped on 3 May.'));
     expect(plan.step).toEqual({ type: 'finish', answer: 'Order A-17 shipped on 3 May.', reason: null });
     expect(plan.state).toMatchObject({ phase: 'done', turn: 1 });
   });
 
-  it('tool calls go to the workflow for checking, as sent', () => {
+  it('tool calls are checked by the toolbox, numbered by turn, recorded as the reply and admitted', () => {
+    const lookup = defineTool({ name: 'lookup', description: 'Look up an order.', input: z.object({ order_id: z.string() }), execute: () => ({}) });
+    const refund = defineTool({ name: 'refund', description: 'Refund an order.', input: z.object({ order_id: z.string() }), execute: () => ({}) });
     const calls = [rawCall('lookup', { order_id: 'A-17' }), { id: 'call_9', name: 'refund', arguments: '{"order_id":' }];
-    const plan = planModelOutcome(start().state, toolCallsReply(calls, '<think>two calls</think>'));
-    expect(plan.step).toEqual({ type: 'check_tool_calls', calls });
+    const plan = planModelOutcome(start().state, toolCallsReply(calls, '<think>two calls</think>'), toolboxOf([lookup, refund]), 0);
+    expect(plan.step).toEqual({ type: 'execute_tools', calls: [toolCall('lookup', { order_id: 'A-17' }, '1.1')] });
+    expect(plan.reply).toEqual({
+      text: '<think>two calls</think>',
+      toolCalls: [toolCall('lookup', { order_id: 'A-17' }, '1.1'), { toolCallId: '1.2', providerCallId: 'call_9', name: 'refund', args: '{"order_id":' }],
+    });
+    expect(plan.state.batch?.results['1.2']).toMatchObject({ status: 'error', error: { code: 'malformed_arguments' } });
     expect(plan.state).toMatchObject({ phase: 'tools', turn: 1 });
   });
 
   it('tool calls in the final turn end the run with the visible text', () => {
-    const final = planModelOutcome(start().state, INTERRUPTED);
-    const forced = planModelOutcome(planModelOutcome(final.state, INTERRUPTED).state, INTERRUPTED);
+    const final = afterModel(start().state, INTERRUPTED);
+    const forced = afterModel(afterModel(final.state, INTERRUPTED).state, INTERRUPTED);
     expect(forced.step).toMatchObject({ type: 'call_model', toolChoice: 'none' });
-    const plan = planModelOutcome(forced.state, toolCallsReply([rawCall('lookup')], 'I cannot finish the lookup.'));
+    const plan = afterModel(forced.state, toolCallsReply([rawCall('lookup')], 'I cannot finish the lookup.'));
     expect(plan.step).toEqual({ type: 'finish', answer: 'I cannot finish the lookup.', reason: 'the model response was unusable (interrupted)' });
+  });
+});
+
+describe('planModelOutcome: a reply the boundary refused (malformed_model_output)', () => {
+  it('is asked again within maxModelRetries, then the run gets a forced final turn saying why', () => {
+    const trace = drive({ policy: { maxModelRetries: 2 }, model: [modelError('malformed_model_output'), modelError('malformed_model_output'), modelError('malformed_model_output'), textReply('Best effort.')] });
+    expect(trace.modelCalls.map((s) => s.toolChoice)).toEqual(['auto', 'auto', 'auto', 'none']);
+    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Best effort.', reason: expect.stringMatching(/^the model's reply was malformed/) });
   });
 });

@@ -4,17 +4,13 @@
  * answer. Workflow-safe, deterministic.
  */
 import type { ModelResponse } from '../shared/model-response.js';
+import { visibleText } from '../shared/think-block.js';
+
+export { visibleText };
 
 export type InvalidResponseReason = 'nil_response' | 'interrupted' | 'empty_response';
 
 export type ResponseVerdict = { readonly valid: true } | { readonly valid: false; readonly reason: InvalidResponseReason };
-
-const THINK_BLOCK = /<think>[\s\S]*?(<\/think>|$)/gi;
-
-/** The text a person would see: `<think>…</think>` blocks (closed or not) removed, trimmed. */
-export function visibleText(text: string): string {
-  return text.replace(THINK_BLOCK, '').trim();
-}
 
 export function validateResponse(response: ModelResponse | null | undefined): ResponseVerdict {
   if (!response) return { valid: false, reason: 'nil_response' };

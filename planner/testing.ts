@@ -1,25 +1,31 @@
 /**
  * Test support for the planner: builders for tool results, checked calls and model outcomes, and
- * `drive`, an in-memory stand-in for the agentRun workflow loop (workflows/agent-run.ts) that runs
- * a scripted model and scripted tools through the planner. Used only by `planner/*.test.ts`; not
- * exported from the planner's index. Deterministic; imports nothing from Temporal or Node.
+ * `drive`, an in-memory driver of a whole run. It drives the planner exactly as the agentRun
+ * workflow does — `loopControl` before each step, `advance` after it, `transcriptEntries` to
+ * record — with a scripted model, scripted tools and scripted humans in place of activities,
+ * timers and Updates. Used only by `planner/*.test.ts`; not exported from the planner's index.
+ * Deterministic; imports nothing from Temporal or Node.
  */
-import { FAILURES, type ToolErrorCode } from '../shared/failure-taxonomy.js';
+import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
 import { argsHash } from '../shared/hash.js';
+import { callKey } from '../shared/call-key.js';
 import type { JsonValue } from '../shared/json.js';
 import type { ModelOutcome, RawToolCall } from '../shared/model-response.js';
 import type { RetryHint } from '../shared/retry-hint.js';
 import type { SideEffects } from '../shared/define-tool.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import { toolError } from '../shared/tool-error.js';
-import { NO_TELEMETRY, type ToolFailureResult, type ToolResult, type ToolSuccess, type ToolValidationFailure } from '../shared/tool-result.js';
+import { errorResult, NO_TELEMETRY, type ToolFailureResult, type ToolResult, type ToolSuccess, type ToolValidationFailure } from '../shared/tool-result.js';
 import type { CheckedCall, PendingClarification, PendingReview, Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
-import { planClarificationAnswer, planClarificationTimeout, planReviewed } from './plan-human.js';
+import type { TranscriptMessage } from '../shared/transcript.js';
+import { advance, type Happening } from './advance.js';
+import { loopControl } from './loop-control.js';
 import { planModelOutcome } from './plan-model-outcome.js';
 import { planResume } from './plan-resume.js';
 import { planStart } from './plan-start.js';
-import { planToolCalls } from './plan-tool-calls.js';
 import { resolvePolicy, type PolicyOverrides } from './policy.js';
+import { checkedCall, type Toolbox } from './toolbox.js';
+import { transcriptEntries } from './transcript-entries.js';
 
 export const TOOLS = ['search_orders', 'lookup', 'refund'] as const;
 
@@ -39,17 +45,12 @@ export function toolCall(name: string, args: JsonValue = {}, toolCallId = '1.1')
 
 /** The identity budgets and loops count by, as the workflow computes it. */
 export function keyOf(call: ToolCall): string {
-  return `${call.name}#${argsHash(call.args)}`;
+  return callKey(call.name, argsHash(call.args));
 }
 
 export function checked(call: ToolCall, options: { sideEffects?: SideEffects; needsApproval?: boolean; failure?: ToolResult } = {}): CheckedCall {
-  return {
-    call,
-    key: keyOf(call),
-    sideEffects: options.sideEffects ?? 'none',
-    needsApproval: options.needsApproval ?? false,
-    ...(options.failure ? { failure: options.failure } : {}),
-  };
+  const facts = options.failure ? { failure: options.failure } : { sideEffects: options.sideEffects ?? 'none', needsApproval: options.needsApproval ?? false };
+  return checkedCall(call, argsHash(call.args), facts);
 }
 
 export function ok(call: ToolCall, result: JsonValue = { done: true }): ToolSuccess {
@@ -58,15 +59,7 @@ export function ok(call: ToolCall, result: JsonValue = { done: true }): ToolSucc
 
 /** A failure with `code`, its taxonomy reason and any hint fields; `partialResult` for partial data. */
 export function failed(call: ToolCall, code: ToolErrorCode, hint: Partial<RetryHint> = {}, partialResult?: JsonValue): ToolFailureResult {
-  return {
-    status: 'error',
-    name: call.name,
-    toolCallId: call.toolCallId,
-    error: toolError(code, `${call.name} failed: ${code}`),
-    retryHint: { reason: FAILURES[code].reason, tool: call.name, ...hint },
-    ...(partialResult === undefined ? {} : { partialResult }),
-    telemetry: { durationMs: 5, attempt: 1 },
-  };
+  return errorResult(call, toolError(code, `${call.name} failed: ${code}`), hint, { partialResult, telemetry: { durationMs: 5, attempt: 1 } });
 }
 
 export function validatorFailed(call: ToolCall, feedback = 'An ISBN must be 13 digits; only 10 are present.'): ToolValidationFailure {
@@ -100,11 +93,21 @@ export function start(policy: PolicyOverrides = {}, now = 0, tools: readonly str
   return planStart({ policy: resolvePolicy(policy), tools, now });
 }
 
-/** A model turn that makes `calls`: the response, then admission (planToolCalls). */
+/** A toolbox that answers the raw calls of one reply with `calls`, in order. */
+export function fixedToolbox(calls: readonly CheckedCall[]): Toolbox {
+  let next = 0;
+  return {
+    check(raw) {
+      const c = calls[next++];
+      if (!c || c.call.name !== raw.name) throw new Error(`fixedToolbox: unexpected call ${raw.name}`);
+      return c;
+    },
+  };
+}
+
+/** A model turn that makes `calls` (already checked): the response, admitted by the planner. */
 export function turnWith(state: PlannerState, calls: readonly CheckedCall[], now = 0): Plan {
-  const response = planModelOutcome(state, toolCallsReply(calls.map((c) => rawCall(c.call.name, c.call.args))));
-  stepOf(response, 'check_tool_calls');
-  return planToolCalls(response.state, calls, now);
+  return planModelOutcome(state, toolCallsReply(calls.map((c) => rawCall(c.call.name, c.call.args))), fixedToolbox(calls), now);
 }
 
 /** A model turn whose calls run once and return `results` (by call order among executed calls). */
@@ -132,6 +135,10 @@ export interface World {
   /** The human's answer; undefined stops the drive at the question. */
   readonly answer?: (clarification: PendingClarification) => JsonValue | typeof TIMEOUT | undefined;
   readonly review?: (reviews: readonly PendingReview[]) => Record<string, ReviewDecision> | undefined;
+  /** Signals arriving before the step of plan number `atPlan` (0-based) is taken. */
+  readonly signals?: readonly { readonly atPlan: number; readonly cancel?: string; readonly pauseMs?: number }[];
+  /** Hand over (continue as new) after this many turns of a run, as AgentRunInput allows. */
+  readonly continueAsNewAfterTurns?: number;
   /** Workflow time each kind of step takes. */
   readonly ms?: { readonly model?: number; readonly tool?: number; readonly human?: number };
   /** Pass every state through JSON (history, continue-as-new) before the next planner call. */
@@ -144,46 +151,107 @@ export interface Trace {
   readonly executed: readonly ToolCall[];
   readonly records: readonly ToolResult[];
   readonly notes: readonly string[];
+  /** The model's transcript as the run recorded it (without the system and user prompts). */
+  readonly transcript: readonly TranscriptMessage[];
+  /** How many times the run handed over to a new run. */
+  readonly handOvers: number;
   readonly last: Plan;
   readonly now: number;
 }
 
-/** Runs `world` through the planner as agentRun would, until finish or an unanswered human wait. */
+/** The harness's tools: arguments parsed as JSON, then the world's precheck, approval and side effects. */
+function worldToolbox(world: World): Toolbox {
+  return {
+    check(raw, toolCallId) {
+      const args = JSON.parse(raw.arguments) as JsonValue;
+      const call = toolCall(raw.name, args, toolCallId);
+      const failure = world.precheck?.(call);
+      if (failure) return checkedCall(call, argsHash(args), { failure });
+      return checkedCall(call, argsHash(args), { sideEffects: world.sideEffects?.[call.name] ?? 'none', needsApproval: world.needsApproval?.(call) ?? false });
+    },
+  };
+}
+
+/** A toolbox where every call passes: parsed, no side effects, no review. */
+export const PLAIN_TOOLS: Toolbox = worldToolbox({ model: [] });
+
+/** The plan after a model outcome, with every call passing its checks. */
+export function afterModel(state: PlannerState, outcome: ModelOutcome, now = 0): Plan {
+  return planModelOutcome(state, outcome, PLAIN_TOOLS, now);
+}
+
+/** Runs `world` as agentRun would, until finish or an unanswered human wait. */
 export function drive(world: World, maxPlans = 500): Trace {
   const plans: Plan[] = [];
   const modelCalls: Step<'call_model'>[] = [];
   const executed: ToolCall[] = [];
+  const transcript: TranscriptMessage[] = [];
   const runs: Record<string, number> = {};
   const ms = { model: 1_000, tool: 500, human: 60_000, ...world.ms };
+  const toolbox = worldToolbox(world);
   let now = 0;
   let modelIndex = 0;
+  let handOvers = 0;
+  let runStartTurn = 0;
+  let cancelReason: string | null = null;
   let plan = start(world.policy, now, world.tools);
-  const trace = (): Trace => ({ plans, modelCalls, executed, records: plans.flatMap((p) => p.record), notes: plans.flatMap((p) => p.notes), last: plan, now });
+  const trace = (): Trace => ({
+    plans, modelCalls, executed, transcript, handOvers, records: plans.flatMap((p) => p.record), notes: plans.flatMap((p) => p.notes), last: plan, now,
+  });
 
   while (plans.length < maxPlans) {
     plans.push(plan);
+    transcript.push(...transcriptEntries(plan, transcript));
     const state: PlannerState = world.roundTrip ? JSON.parse(JSON.stringify(plan.state)) : plan.state;
     const step = plan.step;
-    switch (step.type) {
+    let pausedMs = 0;
+    for (const signal of world.signals ?? []) {
+      if (signal.atPlan !== plans.length - 1) continue;
+      cancelReason ??= signal.cancel ?? null;
+      pausedMs += signal.pauseMs ?? 0;
+    }
+    const control = loopControl(state, step, {
+      cancelReason,
+      paused: pausedMs > 0,
+      continueAsNewSuggested: false,
+      turnsThisRun: state.turn - runStartTurn,
+      ...(world.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: world.continueAsNewAfterTurns }),
+    });
+    const context = { now, toolbox };
+    switch (control) {
       case 'finish':
         return trace();
+      case 'cancel':
+        plan = advance(state, step, { type: 'cancelled', reason: cancelReason! }, context);
+        continue;
+      case 'hold':
+        now += pausedMs;
+        plan = advance(state, step, { type: 'resumed', pausedMs }, { now, toolbox });
+        continue;
+      case 'hand_over':
+        // A new run of the chain starts from the carried state and step, through JSON.
+        handOvers++;
+        runStartTurn = state.turn;
+        plan = { state: JSON.parse(JSON.stringify(state)), step: JSON.parse(JSON.stringify(step)), record: [], notes: [] };
+        continue;
+      case 'take_step':
+        break;
+    }
+    const happening = take(step);
+    if (happening === undefined) return trace();
+    plan = advance(state, step, happening, { now, toolbox });
+  }
+  throw new Error(`no finish after ${maxPlans} plans`);
+
+  /** What the world does for one step; undefined when a human does not answer. */
+  function take(step: PlanStep): Happening | undefined {
+    switch (step.type) {
       case 'call_model': {
         modelCalls.push(step);
         const outcome = world.model[modelIndex++];
         if (!outcome) throw new Error(`model script exhausted after ${world.model.length} outcome(s)`);
         now += ms.model;
-        plan = planModelOutcome(state, outcome);
-        break;
-      }
-      case 'check_tool_calls': {
-        const calls = step.calls.map((raw, i) => {
-          const call = toolCall(raw.name, JSON.parse(raw.arguments) as JsonValue, `${state.turn}.${i + 1}`);
-          const failure = world.precheck?.(call);
-          const approval = world.needsApproval?.(call) ?? false;
-          return checked(call, { sideEffects: world.sideEffects?.[call.name] ?? 'none', needsApproval: approval, ...(failure ? { failure } : {}) });
-        });
-        plan = planToolCalls(state, calls, now);
-        break;
+        return { type: 'model_outcome', outcome };
       }
       case 'execute_tools': {
         now += ms.tool;
@@ -194,28 +262,25 @@ export function drive(world: World, maxPlans = 500): Trace {
           runs[key] = (runs[key] ?? 0) + 1;
           return world.tool(call, runs[key]);
         });
-        plan = planResume(state, results, now);
-        break;
+        return { type: 'tool_results', results };
       }
       case 'back_off':
         now += step.delayMs;
-        plan = { state: { ...state, phase: step.next.type === 'call_model' ? 'model' : 'tools' }, step: step.next, record: [], notes: [] };
-        break;
+        return { type: 'backoff_elapsed' };
       case 'await_clarification': {
         const reply = world.answer?.(step.clarification);
-        if (reply === undefined) return trace();
+        if (reply === undefined) return undefined;
         now += ms.human;
-        plan = reply === TIMEOUT ? planClarificationTimeout(state, now) : planClarificationAnswer(state, reply, now);
-        break;
+        return reply === TIMEOUT ? { type: 'clarification_timed_out' } : { type: 'answered', answer: reply };
       }
       case 'await_review': {
         const decisions = world.review?.(step.reviews);
-        if (decisions === undefined) return trace();
+        if (decisions === undefined) return undefined;
         now += ms.human;
-        plan = planReviewed(state, decisions, now);
-        break;
+        return { type: 'reviewed', decisions };
       }
+      case 'finish':
+        throw new Error('finish is handled by the loop control');
     }
   }
-  throw new Error(`no finish after ${maxPlans} plans`);
 }

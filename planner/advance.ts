@@ -1,0 +1,69 @@
+/**
+ * The one entry point a run's driver calls: the step it took, what happened, and the planner's
+ * next plan. The agentRun workflow and the in-memory harness (testing.ts) both drive a run
+ * through `advance`, so the planner's tests exercise the code that runs. A driver only executes
+ * steps (activities, timers, waits) and reports back. Workflow-safe, deterministic.
+ */
+import type { JsonValue } from '../shared/json.js';
+import type { ModelOutcome } from '../shared/model-response.js';
+import type { ToolResult } from '../shared/tool-result.js';
+import { planCancel, planClarificationAnswer, planClarificationTimeout, planResumed, planReviewed } from './plan-human.js';
+import { planModelOutcome } from './plan-model-outcome.js';
+import { planBackoffElapsed, planResume } from './plan-resume.js';
+import type { Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
+import type { Toolbox } from './toolbox.js';
+
+/** What happened while the driver took a step. */
+export type Happening =
+  /** `call_model`: the model activity's outcome. */
+  | { readonly type: 'model_outcome'; readonly outcome: ModelOutcome }
+  /** `execute_tools`: one result per call, in the step's order. */
+  | { readonly type: 'tool_results'; readonly results: readonly ToolResult[] }
+  /** `back_off`: the timer fired. */
+  | { readonly type: 'backoff_elapsed' }
+  /** `await_clarification`: an answer (it wins over a timeout that raced it), or none in time. */
+  | { readonly type: 'answered'; readonly answer: JsonValue }
+  | { readonly type: 'clarification_timed_out' }
+  /** `await_review`: every pending review decided. */
+  | { readonly type: 'reviewed'; readonly decisions: Readonly<Record<string, ReviewDecision>> }
+  /** Any step: a cancel (the loop control says when to act on it). */
+  | { readonly type: 'cancelled'; readonly reason: string }
+  /** Any step: the run was held by a pause this long; the step is taken again. */
+  | { readonly type: 'resumed'; readonly pausedMs: number };
+
+export interface AdvanceContext {
+  readonly now: number;
+  readonly toolbox: Toolbox;
+}
+
+/** The next plan after `happening` during `step`. Throws only for a driver bug (a happening the step cannot have). */
+export function advance(state: PlannerState, step: PlanStep, happening: Happening, { now, toolbox }: AdvanceContext): Plan {
+  switch (happening.type) {
+    case 'cancelled':
+      return planCancel(state, happening.reason, now);
+    case 'resumed':
+      return { state: planResumed(state, happening.pausedMs), step, record: [], notes: [] };
+    case 'model_outcome':
+      expect(step, 'call_model', happening);
+      return planModelOutcome(state, happening.outcome, toolbox, now);
+    case 'tool_results':
+      expect(step, 'execute_tools', happening);
+      return planResume(state, happening.results, now);
+    case 'backoff_elapsed':
+      return planBackoffElapsed(state, expect(step, 'back_off', happening));
+    case 'answered':
+      expect(step, 'await_clarification', happening);
+      return planClarificationAnswer(state, happening.answer, now);
+    case 'clarification_timed_out':
+      expect(step, 'await_clarification', happening);
+      return planClarificationTimeout(state, now);
+    case 'reviewed':
+      expect(step, 'await_review', happening);
+      return planReviewed(state, happening.decisions, now);
+  }
+}
+
+function expect<T extends PlanStep['type']>(step: PlanStep, type: T, happening: Happening): Extract<PlanStep, { type: T }> {
+  if (step.type !== type) throw new Error(`advance: "${happening.type}" cannot happen during "${step.type}" (driver bug)`);
+  return step as Extract<PlanStep, { type: T }>;
+}

@@ -1,0 +1,59 @@
+/**
+ * What a run does before it takes its next step: finish, act on a cancel, hold for a pause, hand
+ * over to a new run (continue-as-new), or take the step. The driver reports what it knows; this
+ * decides. Workflow-safe, deterministic.
+ */
+import type { PlanStep, PlannerState } from './plan.js';
+
+export interface LoopSignals {
+  /** The reason of a requested cancel, or null. */
+  readonly cancelReason: string | null;
+  readonly paused: boolean;
+  /** Temporal suggests continuing as new (`workflowInfo().continueAsNewSuggested`). */
+  readonly continueAsNewSuggested: boolean;
+  /** Model turns taken by this run of the chain. */
+  readonly turnsThisRun: number;
+  /** Hand over after this many turns even unsuggested (AgentRunInput.continueAsNewAfterTurns). */
+  readonly continueAsNewAfterTurns?: number;
+  /** This run's history so far (`workflowInfo().historySize`, `.historyLength`). */
+  readonly historyBytes?: number;
+  readonly historyEvents?: number;
+  /** A paused run may hand over when its history is full (runs from before this could not). */
+  readonly handOverWhilePaused?: boolean;
+}
+
+export type LoopControl = 'finish' | 'cancel' | 'hold' | 'hand_over' | 'take_step';
+
+export function loopControl(state: PlannerState, step: PlanStep, signals: LoopSignals): LoopControl {
+  if (step.type === 'finish') return 'finish';
+  // A cancel overrides a pause; once the run is finalizing there is nothing left to cancel.
+  if (signals.cancelReason !== null && !state.finalizing) return 'cancel';
+  const held = signals.paused && signals.cancelReason === null;
+  // A paused run hands over only when its history is full (and stays paused in the next run):
+  // a flood of Signals during a long pause must not grow one history without bound.
+  const due = held ? signals.handOverWhilePaused === true && historyFull(state, signals) : handOverDue(state, signals);
+  if (due && canHandOver(step)) return 'hand_over';
+  if (held) return 'hold';
+  return 'take_step';
+}
+
+/**
+ * The run should continue as new: Temporal suggests it, the run took `continueAsNewAfterTurns`
+ * turns, or its history reached the policy's budget (well before Temporal's warnings, whatever
+ * the turn count). Human waits wake up for it, so a flood of Signals cannot grow one history
+ * without bound.
+ */
+export function handOverDue(state: PlannerState, signals: LoopSignals): boolean {
+  const every = signals.continueAsNewAfterTurns;
+  return historyFull(state, signals) || (typeof every === 'number' && every > 0 && signals.turnsThisRun >= every);
+}
+
+function historyFull(state: PlannerState, signals: LoopSignals): boolean {
+  const { maxBytes, maxEvents } = state.policy.history;
+  return signals.continueAsNewSuggested || (signals.historyBytes ?? 0) >= maxBytes || (signals.historyEvents ?? 0) >= maxEvents;
+}
+
+/** Only between steps whose state is whole: never with tool calls running or a back-off pending. */
+function canHandOver(step: PlanStep): boolean {
+  return step.type === 'call_model' || step.type === 'await_clarification' || step.type === 'await_review';
+}
