@@ -17,7 +17,9 @@ import { ToolFailure } from '../shared/tool-failure.js';
 import { Result, validator } from '../shared/validator.js';
 import { checkToolCall } from '../shared/validate-arguments.js';
 import { fromError } from '../shared/tool-error.js';
-import { failureCode, failureReason, type ToolResult } from '../shared/tool-result.js';
+import { errorResult, failureCode, failureReason, type ToolResult } from '../shared/tool-result.js';
+import { resultAfterRetries } from '../shared/after-retries.js';
+import { checkModelOutcome } from '../shared/model-outcome-check.js';
 import { toModelView } from '../shared/model-view.js';
 import { HINT_ACTIONS } from '../planner/hint-actions.js';
 import { createToolActivities } from './tool-activity.js';
@@ -77,6 +79,21 @@ async function exhausted(args: Record<string, string>): Promise<ToolResult> {
   return { status: 'error', name: 'search_orders', toolCallId: '1.1', error, telemetry: { durationMs: 0, attempt: 0 } };
 }
 
+/** A crash of a `once` tool as the workflow records it once its single attempt failed. */
+async function onceCrashed(): Promise<ToolResult> {
+  const thrown = await run('search_orders', { customer_id: 'crash' }).then(() => new Error('expected a throw'), (err: unknown) => err as Error);
+  const received = defaultFailureConverter.failureToError(defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter), defaultPayloadConverter);
+  const cause = fromError(new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', received));
+  return resultAfterRetries({ name: 'issue_refund', toolCallId: '1.1' }, cause, 'once');
+}
+
+/** A model client's reply whose tool-call arguments are an object, as the boundary check reports it. */
+function malformedModelReply(): ToolResult {
+  const outcome = checkModelOutcome({ status: 'ok', response: { text: '', toolCalls: [{ name: 'search_orders', arguments: { customer_id: 'C-1' } }] } });
+  if (outcome.status !== 'error') throw new Error('expected a malformed_model_output');
+  return errorResult({ name: 'model', toolCallId: '3' }, outcome.error);
+}
+
 /** The code path that emits each code; `planner` marks rows emitted (and tested) by the planner. */
 const PRODUCERS: Record<ToolErrorCode, (() => ToolResult | Promise<ToolResult>) | 'planner'> = {
   invalid_arguments: () => check('search_orders', '{"customer_id":"C-1","status":"shipping"}'),
@@ -85,6 +102,7 @@ const PRODUCERS: Record<ToolErrorCode, (() => ToolResult | Promise<ToolResult>) 
   malformed_arguments: () => check('search_orders', '{"customer_id": "C-1", "page": 2'),
   output_not_json: () => run('search_orders', { customer_id: 'truncated' }),
   output_schema_violation: () => run('search_orders', { customer_id: 'shipping' }),
+  malformed_model_output: malformedModelReply,
   partial_data: () => run('search_orders', { customer_id: 'paged' }),
   semantic_error: () => run('search_orders', { customer_id: 'empty' }),
   validator_failed: () => run('find_book', { title: 'Dune Messiah' }),
@@ -93,10 +111,13 @@ const PRODUCERS: Record<ToolErrorCode, (() => ToolResult | Promise<ToolResult>) 
   rate_limited: () => run('search_orders', { customer_id: 'busy' }),
   tool_unavailable: () => run('search_orders', { customer_id: 'down' }),
   internal_error: () => exhausted({ customer_id: 'crash' }),
+  outcome_unknown: onceCrashed,
   rejected_by_human: 'planner',
   retry_budget_exceeded: 'planner',
   loop_detected: 'planner',
   tool_call_cap_exceeded: 'planner',
+  too_many_calls: 'planner',
+  cancelled: 'planner',
 };
 
 describe('failure taxonomy contract', () => {

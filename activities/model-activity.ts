@@ -1,15 +1,22 @@
 /**
  * The model activity: reads the transcript from its own run through a Query (not recorded in
- * history) and asks the configured model. Only the response enters history, so a run's history
- * grows with what each turn produced, not with the whole conversation again.
+ * history; only what is new since the last turn, see transcript-reader.ts) and asks the configured
+ * model. Only the response enters history, so a run's history grows with what each turn produced,
+ * not with the whole conversation again. What the model client returns is checked at this
+ * boundary (`checkModelOutcome`): a reply of the wrong shape or over the size limits becomes a
+ * `malformed_model_output` outcome, so garbage never enters history and a 5 MB reply ends the run
+ * with an explanation instead of failing it. The activity heartbeats while it waits, and a cancel
+ * aborts the provider request. Worker side only.
  */
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { AnyTool, ToolSpec } from '../shared/define-tool.js';
 import type { ModelOutcome, ModelRequest } from '../shared/model-response.js';
-import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/transcript.js';
+import { TranscriptReader } from './transcript-reader.js';
 import type { ModelClient } from './model/model-client.js';
 import { ModelConfigError } from './model/model-errors.js';
+import { checkModelOutcome, type ModelOutcomeLimits } from '../shared/model-outcome-check.js';
+import { cancellation, withHeartbeats } from './heartbeat.js';
 
 export interface ModelActivityOptions {
   readonly client: Client;
@@ -17,9 +24,14 @@ export interface ModelActivityOptions {
   readonly resolve: (spec: string) => ModelClient;
   /** The worker's tools: a request names the tools of its turn, their specs come from here. */
   readonly tools: readonly AnyTool[];
+  /** Bounds on what a model client may return (defaults in shared/size-limits.ts). */
+  readonly limits?: Partial<ModelOutcomeLimits>;
+  /** How often the activity heartbeats while it waits, in ms (default 1,000). */
+  readonly heartbeatMs?: number;
 }
 
-export function createModelActivities({ client, resolve, tools }: ModelActivityOptions) {
+export function createModelActivities({ client, resolve, tools, limits, heartbeatMs }: ModelActivityOptions) {
+  const transcripts = new TranscriptReader(client);
   const specs = new Map(tools.map((t) => [t.name, t.spec]));
   const specOf = (name: string): ToolSpec => {
     const spec = specs.get(name);
@@ -30,15 +42,18 @@ export function createModelActivities({ client, resolve, tools }: ModelActivityO
     async callModel(request: ModelRequest): Promise<ModelOutcome> {
       const model = resolve(request.model);
       const tools = request.toolNames.map(specOf);
-      const handle = client.workflow.getHandle(request.workflowId, request.runId);
-      const messages = await handle.query<TranscriptMessage[], [TranscriptSlice]>(TRANSCRIPT_QUERY, { length: request.transcriptLength });
-      return model.generate({
-        messages,
-        tools,
-        toolChoice: request.toolChoice,
-        signal: Context.current().cancellationSignal,
-        runKey: `${request.workflowId}/${request.firstExecutionRunId}`,
-      });
+      const signal = Context.current().cancellationSignal;
+      try {
+        const outcome: unknown = await withHeartbeats(async () => {
+          const messages = await transcripts.read(request);
+          return model.generate({ messages, tools, toolChoice: request.toolChoice, signal, runKey: `${request.workflowId}/${request.firstExecutionRunId}` });
+        }, heartbeatMs);
+        return checkModelOutcome(outcome, limits);
+      } catch (err) {
+        // Whatever the provider threw as its request was aborted, the activity was cancelled.
+        if (signal.aborted) throw cancellation(signal);
+        throw err;
+      }
     },
   };
 }

@@ -1,81 +1,126 @@
 /**
  * The tool activity: runs one validated tool call on the worker — `execute`, then the output guard,
- * then the validator post-hooks — and returns a ToolResult. It never throws for a tool-level
- * failure (a thrown ToolFailure becomes an error result); any other throw is a crash, rethrown as a
- * retryable `internal_error` ApplicationFailure so the tool's Temporal retry policy decides.
- * Worker side only. Safe to retry: tools get a stable idempotency key.
+ * then the validator post-hooks — and returns a ToolResult bounded in size (docs/size-limits.md).
+ * It never throws for a tool-level failure (a thrown ToolFailure becomes an error result); any
+ * other throw is a crash, rethrown as a retryable `internal_error` ApplicationFailure so the tool's
+ * Temporal retry policy decides; a cancelled call is rethrown as Temporal's CancelledFailure. It
+ * heartbeats while the tool runs, so a dead worker is noticed at the heartbeat timeout and a
+ * cancel reaches the tool. Worker side only. Safe to retry: tools get a stable idempotency key.
  */
 import { activityInfo, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AnyTool, ToolContext } from '../shared/define-tool.js';
 import { isJsonObject, type JsonValue } from '../shared/json.js';
+import type { PayloadStore } from '../shared/payload-store.js';
 import type { RetryHint } from '../shared/retry-hint.js';
 import type { RunToolInput } from '../shared/run-tool-input.js';
-import type { ToolResult, ToolTelemetry } from '../shared/tool-result.js';
-import { FAILURES, type ToolErrorCode } from '../shared/failure-taxonomy.js';
+import { errorResult, type ToolResult, type ToolTelemetry } from '../shared/tool-result.js';
+import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
 import { failureType } from '../shared/failure-type.js';
 import { guardOutput } from '../shared/output-guard.js';
 import { toJsonValue } from '../shared/json-safe.js';
 import { ToolFailure } from '../shared/tool-failure.js';
 import { fromError, toolError, type ToolError } from '../shared/tool-error.js';
 import { runPostHooks } from '../shared/validator.js';
+import { boundToolResult, isOversize, resultLimit, type StoredResult } from '../shared/tool-result-size.js';
+import { cancellation, withHeartbeats } from './heartbeat.js';
 
 export interface ToolActivities {
   runTool(input: RunToolInput): Promise<ToolResult>;
 }
 
+/** How the worker bounds and offloads tool results, and how often tools heartbeat. */
+export interface ToolActivityOptions {
+  /** Result limit for tools that set no `maxResultBytes` (default 256 KiB; at most 1.5 MiB). */
+  readonly maxResultBytes?: number;
+  /**
+   * Where oversize results are stored whole, for the `read_result` tool; without a store they
+   * keep what fits. Every worker that may run `read_result` must reach the same store.
+   */
+  readonly payloadStore?: PayloadStore;
+  /** How often a running tool heartbeats, in ms (default 1,000; the SDK throttles what it sends). */
+  readonly heartbeatMs?: number;
+}
+
 /** The tool activity for `tools`; `deps` reaches each `execute` as `context.deps`. */
-export function createToolActivities(tools: readonly AnyTool[], deps?: unknown): ToolActivities {
+export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, options: ToolActivityOptions = {}): ToolActivities {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const store = options.payloadStore;
   return {
-    async runTool({ name, toolCallId, args }: RunToolInput): Promise<ToolResult> {
+    async runTool({ name, toolCallId, args, idempotencyKey }: RunToolInput): Promise<ToolResult> {
       const started = Date.now();
       const info = activityInfo();
       const telemetry = (): ToolTelemetry => ({ durationMs: Date.now() - started, attempt: info.attempt });
       const base = { name, toolCallId };
-      const failed = (error: ToolError, hint?: RetryHint, partialResult?: JsonValue): ToolResult => ({
-        ...base,
-        status: 'error',
-        error,
-        ...(hint ? { retryHint: hint } : {}),
-        ...(partialResult === undefined ? {} : { partialResult }),
-        telemetry: telemetry(),
-      });
+      const failed = (error: ToolError, hint: Partial<RetryHint>, partialResult?: JsonValue): ToolResult =>
+        errorResult(base, error, hint, { partialResult, telemetry: telemetry() });
 
       const tool = byName.get(name);
       if (!tool) {
         const message = `This worker has no tool named "${name}".`;
-        return failed(toolError('unknown_tool', message), { reason: FAILURES.unknown_tool.reason, tool: name, availableTools: [...byName.keys()], message });
+        return failed(toolError('unknown_tool', message), { availableTools: [...byName.keys()], message });
       }
+      const workflowId = info.workflowExecution?.workflowId ?? info.activityId;
       const context: ToolContext = {
         toolCallId,
+        // The workflow's key when it sent one; else the key runs in flight were started with.
         // Outside a workflow (a standalone activity) the activity id stands in for the workflow id.
-        idempotencyKey: `${info.workflowExecution?.workflowId ?? info.activityId}/${toolCallId}`,
+        idempotencyKey: typeof idempotencyKey === 'string' && idempotencyKey !== '' ? idempotencyKey : `${workflowId}/${toolCallId}`,
         attempt: info.attempt,
         deps,
         signal: Context.current().cancellationSignal,
+        ...(store ? { payloads: store } : {}),
       };
-      let output: unknown;
+      let result: ToolResult;
       try {
-        output = await tool.execute(args, context);
+        result = await withHeartbeats(() => runGuarded(tool, args, context, failed, telemetry), options.heartbeatMs);
       } catch (err) {
-        if (!ToolFailure.isInstance(err)) throw asActivityFailure(err, context.signal);
-        const partial = err.partialResult === undefined ? undefined : toJsonValue(err.partialResult);
-        const cause = err.cause === undefined ? undefined : fromError(err.cause);
-        return failed(toolError(err.code, err.message, cause), failureHint(err, tool, args), partial?.ok ? partial.value : undefined);
+        throw asActivityFailure(err, context.signal);
       }
-      const guarded = guardOutput(tool, output, args);
-      if (!guarded.ok) return failed(guarded.error, guarded.hint, guarded.partialResult);
-      const hooked = await runPostHooks(tool.postHooks, guarded.value, args);
-      if (hooked.status === 'ok') return { ...base, status: 'ok', result: hooked.value, telemetry: telemetry() };
-      if (hooked.status === 'validator_failed') return { ...base, ...hooked, telemetry: telemetry() };
-      return failed(hooked.error, { reason: FAILURES.post_hook_error.reason, tool: name, priorInput: args });
+      const limit = resultLimit(tool.maxResultBytes, options.maxResultBytes);
+      if (result.status !== 'ok' || !isOversize(result, limit)) return boundToolResult(result, limit);
+      const stored = store ? await offload(store, result.result, { workflowId, toolCallId, tool: name }) : undefined;
+      return boundToolResult(result, limit, stored);
     },
   };
 }
 
-/** The hint of a thrown ToolFailure: its own fields (undefined ones dropped), then what Cairn knows. */
-function failureHint(failure: ToolFailure, tool: AnyTool, args: JsonValue): RetryHint {
+type Failed = (error: ToolError, hint: Partial<RetryHint>, partialResult?: JsonValue) => ToolResult;
+
+/** `execute`, the output guard and the post-hooks; throws only for a crash. */
+async function runGuarded(tool: AnyTool, args: JsonValue, context: ToolContext, failed: Failed, telemetry: () => ToolTelemetry): Promise<ToolResult> {
+  const base = { name: tool.name, toolCallId: context.toolCallId };
+  let output: unknown;
+  try {
+    output = await tool.execute(args, context);
+  } catch (err) {
+    if (!ToolFailure.isInstance(err)) throw err;
+    const partial = err.partialResult === undefined ? undefined : toJsonValue(err.partialResult);
+    const cause = err.cause === undefined ? undefined : fromError(err.cause);
+    return failed(toolError(err.code, err.message, cause), failureHint(err, tool, args), partial?.ok ? partial.value : undefined);
+  }
+  const guarded = guardOutput(tool, output, args);
+  const shadow = guarded.shadow === undefined ? {} : { shadow: guarded.shadow };
+  if (!guarded.ok) return { ...failed(guarded.error, guarded.hint, guarded.partialResult), ...shadow };
+  const hooked = await runPostHooks(tool.postHooks, guarded.value, args);
+  if (hooked.status === 'ok') return { ...base, status: 'ok', result: hooked.value, telemetry: telemetry(), ...shadow };
+  if (hooked.status === 'validator_failed') return { ...base, ...hooked, telemetry: telemetry(), ...shadow };
+  return { ...failed(hooked.error, { priorInput: args }), ...shadow };
+}
+
+/** Writes the whole result to the store; a store that fails leaves the result cut, not lost. */
+async function offload(store: PayloadStore, value: JsonValue, info: { workflowId: string; toolCallId: string; tool: string }): Promise<StoredResult | undefined> {
+  try {
+    const text = JSON.stringify(value);
+    return { ref: await store.put(text, info), chars: text.length };
+  } catch (err) {
+    Context.current().log.warn('Could not offload an oversize tool result; keeping what fits', { tool: info.tool, error: fromError(err).message });
+    return undefined;
+  }
+}
+
+/** The hint of a thrown ToolFailure: what Cairn knows, then its own fields (undefined ones dropped). */
+function failureHint(failure: ToolFailure, tool: AnyTool, args: JsonValue): Partial<RetryHint> {
   const own = toJsonValue(failure.hint ?? {});
   const fields = own.ok && isJsonObject(own.value) ? own.value : {};
   const repair: ToolErrorCode[] = ['invalid_arguments', 'missing_fields', 'semantic_error'];
@@ -86,19 +131,19 @@ function failureHint(failure: ToolFailure, tool: AnyTool, args: JsonValue): Retr
     ...(example?.ok && isJsonObject(example.value) ? { exampleInput: example.value } : {}),
     ...(failure.code === 'invalid_arguments' || failure.code === 'missing_fields' ? { restrictToTool: true } : {}),
     ...(fields as Partial<RetryHint>),
-    reason: FAILURES[failure.code].reason,
-    tool: tool.name,
   };
 }
 
 /**
- * A crash as Temporal should see it. Cancellation and failures the tool typed for Temporal itself
- * pass through untouched; anything else becomes a retryable `internal_error`, with the original
- * error as its cause.
+ * A crash as Temporal should see it. A cancelled activity throws Temporal's CancelledFailure,
+ * whatever the tool threw on its way out, so the call is recorded as cancelled and disables
+ * nothing; failures the tool typed for Temporal itself pass through untouched; anything else
+ * becomes a retryable `internal_error`, with the original error as its cause.
  */
 function asActivityFailure(err: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return cancellation(signal);
   const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
-  if (signal.aborted || name === 'CancelledFailure' || name === 'ApplicationFailure') return err;
+  if (name === 'CancelledFailure' || name === 'ApplicationFailure') return err;
   return ApplicationFailure.create({
     message: fromError(err).message,
     type: failureType('internal_error'),

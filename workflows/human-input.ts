@@ -2,17 +2,29 @@
  * Validators for what humans send: run synchronously in Update validators, so a refused answer
  * or decision throws before anything enters history. Deterministic.
  */
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/define-tool.js';
 import type { JsonValue } from '../shared/json.js';
+import { allowedDecisions, REVIEW_DECISIONS } from '../shared/review-config.js';
 import { argsHash } from '../shared/hash.js';
 import { checkToolCall } from '../shared/validate-arguments.js';
 import type { PendingClarification, PendingReview, ReviewDecision } from '../planner/index.js';
 import type { ClarificationAnswer, ReviewInput } from './messages.js';
 
-const MAX_ANSWER_CHARS = 20_000;
+/** The largest answer or review decision a person may send, in characters (of JSON for objects). */
+export const MAX_HUMAN_INPUT_CHARS = 20_000;
+const MAX_ANSWER_CHARS = MAX_HUMAN_INPUT_CHARS;
 
-export class HumanInputError extends Error {
+/**
+ * What a person sent cannot be used. A non-retryable ApplicationFailure of type `HumanInputError`:
+ * sending the same input again cannot succeed, and a client sees why in the failed Update.
+ */
+export class HumanInputError extends ApplicationFailure {
   override readonly name = 'HumanInputError';
+
+  constructor(message: string) {
+    super(message, 'HumanInputError', true);
+  }
 }
 
 export function validateAnswer(pending: PendingClarification | null, input: ClarificationAnswer): void {
@@ -56,7 +68,10 @@ export function validateReview(
   const expected = review?.argsHash ?? previous!.argsHash;
   if (input.argsHash !== expected)
     throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`);
-  const sent = JSON.stringify(input.decision);
+  // Bounded first: the decision enters history, the state and the transcript.
+  const sent = jsonText(input.decision);
+  if (sent === undefined || sent.length > MAX_HUMAN_INPUT_CHARS)
+    throw new HumanInputError(`The decision is larger than ${MAX_HUMAN_INPUT_CHARS} characters of JSON (or is not JSON); send a shorter one.`);
   if (previous) {
     if (previous.sent === sent) return undefined;
     throw new HumanInputError(`Tool call ${input.toolCallId} was already decided (${previous.decision.type}).`);
@@ -65,6 +80,9 @@ export function validateReview(
 }
 
 function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, d: ReviewInput['decision']): ReviewDecision {
+  const allowed = allowedDecisions(review);
+  if ((REVIEW_DECISIONS as readonly unknown[]).includes(d.type) && !allowed.includes(d.type))
+    throw new HumanInputError(`${review.name} does not allow "${d.type}" in review; allowed: ${allowed.join(', ')}.`);
   switch (d.type) {
     case 'accept':
       return { type: 'accept' };
@@ -84,5 +102,14 @@ function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, 
     }
     default:
       throw new HumanInputError(`Unknown decision "${String((d as { type?: unknown }).type)}"; use accept, edit, respond or reject.`);
+  }
+}
+
+/** `value` as JSON text, or undefined when it has none (too deep for the stack, a cycle). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
   }
 }

@@ -6,6 +6,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { JsonValue } from '../shared/json.js';
 import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/transcript.js';
 import type { DecidedReview } from './human-input.js';
+import type { StreamState } from './run-stream.js';
 import type { ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerState, PolicyOverrides } from '../planner/index.js';
 
 export interface AgentRunInput {
@@ -19,9 +20,14 @@ export interface AgentRunInput {
   readonly searchAttributes?: boolean;
   /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
   readonly continueAsNewAfterTurns?: number;
+  /** How many agent tools deep this run is (set for child runs; at most MAX_AGENT_DEPTH). */
+  readonly depth?: number;
   /** Set by continue-as-new: where the previous run stopped. */
   readonly carried?: CarriedRun;
 }
+
+/** The agentRun workflow's signature, for typed client calls (`client.workflow.start<AgentRunWorkflow>('agentRun', …)`). */
+export type AgentRunWorkflow = (input: AgentRunInput) => Promise<AgentRunResult>;
 
 /** What a run hands to its continuation: compacted, and enough to resume any pending wait. */
 export interface CarriedRun {
@@ -35,6 +41,10 @@ export interface CarriedRun {
   readonly decisions?: Readonly<Record<string, DecidedReview>>;
   /** The step log, so watchers see one story across the chain (numbering continues). */
   readonly steps?: readonly StepLogEntry[];
+  /** The run was paused when it handed over, and stays paused. */
+  readonly paused?: boolean;
+  /** The live event stream's newest events and offset: offsets continue in the next run. */
+  readonly stream?: StreamState;
 }
 
 export interface AgentRunResult {
@@ -45,6 +55,25 @@ export interface AgentRunResult {
   readonly toolCalls: number;
   /** How many times the run continued as new. */
   readonly generation: number;
+  /** The latest tool errors, oldest first: a parent run chains them when this run was its tool. */
+  readonly errors?: readonly ErrorSummary[];
+}
+
+/** A child run started by an agent tool, as its parent shows it. */
+export interface ChildLink {
+  /** The parent's tool call that started the child. */
+  readonly toolCallId: string;
+  readonly agent: string;
+  readonly workflowId: string;
+  readonly runId: string;
+}
+
+/** What a child run tells its parent when a person must act on it, or no longer must. */
+export interface ChildStatus {
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly clarification: PendingClarification | null;
+  readonly reviews: readonly PendingReview[];
 }
 
 /** One step the planner chose, for people watching (CLI, demo, UI details). */
@@ -65,8 +94,16 @@ export interface RunState {
   readonly turn: number;
   readonly toolCalls: number;
   readonly failedBatchStreak: number;
-  readonly clarification: PendingClarification | null;
-  readonly reviews: readonly PendingReview[];
+  /**
+   * The pending question: the run's own, or, while none, a child run's, its id prefixed with the
+   * parent's tool call (`2.1/q1`) and `child` set. Answer it at the parent with that id, or at the
+   * child with its own id.
+   */
+  readonly clarification: (PendingClarification & { readonly child?: ChildLink }) | null;
+  /** Pending reviews: the run's own and its children's (tool call ids prefixed as above). */
+  readonly reviews: readonly (PendingReview & { readonly child?: ChildLink })[];
+  /** Child runs in progress (agent tools). */
+  readonly children: readonly ChildLink[];
   readonly disabledTools: readonly string[];
   readonly lastErrors: readonly ErrorSummary[];
   readonly finalizing: string | null;
@@ -114,6 +151,10 @@ export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>('an
 export const untilIdleUpdate = defineUpdate<RunState>('untilIdle');
 /** Decide one pending tool-call review. */
 export const reviewToolCallUpdate = defineUpdate<void, [ReviewInput]>('reviewToolCall');
+/** The same decision for clients that can only signal, and for a parent run forwarding one; invalid ones are ignored. */
+export const reviewToolCallSignal = defineSignal<[ReviewInput]>('reviewToolCallSignal');
+/** From a child run to its parent: a person must act on the child (or no longer must). */
+export const childStatusSignal = defineSignal<[ChildStatus]>('childStatus');
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 /** End the run gracefully: a final model turn with no tools. */

@@ -4,7 +4,9 @@
  */
 import { enabledTools, type PlannerState } from '../planner/index.js';
 import type { PlanStep } from '../planner/index.js';
+import { allowedDecisions } from '../shared/review-config.js';
 import type { RunState, StepLogEntry } from './messages.js';
+import type { ChildRuns } from './child-runs.js';
 
 /** The planner's step in a few words: what the workflow is about to do, and why. */
 export function describeStep(step: PlanStep, state: PlannerState): Pick<StepLogEntry, 'action' | 'detail'> {
@@ -23,8 +25,6 @@ export function describeStep(step: PlanStep, state: PlannerState): Pick<StepLogE
       return { action: 'review', detail: step.reviews.map((r) => `${r.name} ${JSON.stringify(r.args)}`).join('; ') };
     case 'finish':
       return { action: 'finish', detail: step.reason ?? 'the model answered' };
-    case 'check_tool_calls':
-      return { action: 'check', detail: `${step.calls.length} tool call(s)` };
   }
 }
 
@@ -37,17 +37,24 @@ export function runState(input: {
   generation: number;
   continuingAsNew: boolean;
   steps: readonly StepLogEntry[];
+  /** Child runs in progress, and what they wait on (child-runs.ts). */
+  children?: Pick<ChildRuns, 'links' | 'clarification' | 'reviews'>;
 }): RunState {
-  const { state } = input;
+  const { state, children } = input;
+  const clarification = state.clarification ?? children?.clarification() ?? null;
+  const reviews = [...state.reviews, ...(children?.reviews() ?? [])];
+  // As a person sees the run: it awaits them when one of its children does.
+  const phase = state.phase === 'tools' && clarification ? 'awaiting_clarification' : state.phase === 'tools' && reviews.length > 0 ? 'awaiting_review' : state.phase;
   return {
     agent: input.agent,
-    phase: state.phase,
+    phase,
     paused: input.paused,
     turn: state.turn,
     toolCalls: state.toolCallsUsed,
     failedBatchStreak: state.failedBatchStreak,
-    clarification: state.clarification,
-    reviews: state.reviews,
+    clarification,
+    reviews,
+    children: children?.links ?? [],
     disabledTools: state.tools.filter((t) => !enabledTools(state).includes(t)),
     lastErrors: state.lastErrors,
     finalizing: state.finalizing,
@@ -63,7 +70,10 @@ export function runState(input: {
 export function runDetails(s: RunState): string {
   const lines = [`**${s.agent}** · phase \`${s.phase}\`${s.paused ? ' (paused)' : ''} · turn ${s.turn} · ${s.toolCalls} tool call(s)`];
   if (s.clarification) lines.push(`**Question ${s.clarification.id}:** ${s.clarification.question}`);
-  for (const r of s.reviews) lines.push(`**Review** \`${r.toolCallId}\` ${r.name} \`${JSON.stringify(r.args).slice(0, 200)}\` (argsHash ${r.argsHash})`);
+  for (const r of s.reviews) {
+    lines.push(`**Review** \`${r.toolCallId}\` ${r.name} \`${JSON.stringify(r.args).slice(0, 200)}\` (argsHash ${r.argsHash}); allowed: ${allowedDecisions(r).join(', ')}`);
+    if (r.description) lines.push(`> ${r.description.slice(0, 300)}`);
+  }
   if (s.disabledTools.length) lines.push(`Disabled: ${s.disabledTools.join(', ')}`);
   const last = s.lastErrors.at(-1);
   if (last) lines.push(`Last error: ${last.tool} \`${last.code}\`: ${last.message.slice(0, 200)}`);

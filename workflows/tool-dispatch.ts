@@ -5,16 +5,20 @@
  */
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/define-tool.js';
-import { errorChain, fromError, toolError } from '../shared/tool-error.js';
-import { NO_TELEMETRY, type ToolResult } from '../shared/tool-result.js';
+import { resultAfterRetries } from '../shared/after-retries.js';
+import { NON_RETRYABLE_FAILURE_TYPES } from '../shared/failure-type.js';
+import { fromError } from '../shared/tool-error.js';
+import type { ToolResult } from '../shared/tool-result.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import type { RunToolInput } from '../shared/run-tool-input.js';
 import { isJsonObject } from '../shared/json.js';
-import { FAILURES, type ToolErrorCode } from '../shared/failure-taxonomy.js';
 
 type ToolActivities = { runTool(input: RunToolInput): Promise<ToolResult> };
 
 const { runTool } = proxyActivities<ToolActivities>({ startToCloseTimeout: '30s' });
+
+/** How long a tool's activity may go without a heartbeat before Temporal counts its worker as gone. */
+export const DEFAULT_HEARTBEAT_MS = 10_000;
 
 export function activityOptions(tool: AnyTool): ActivityOptions {
   const t = tool.timeouts ?? {};
@@ -22,13 +26,16 @@ export function activityOptions(tool: AnyTool): ActivityOptions {
   return {
     startToCloseTimeout: t.startToCloseMs ?? 30_000,
     ...(t.scheduleToCloseMs ? { scheduleToCloseTimeout: t.scheduleToCloseMs } : {}),
-    ...(t.heartbeatMs ? { heartbeatTimeout: t.heartbeatMs } : {}),
+    // The tool activity heartbeats at least every 2 s while the tool runs: a dead worker is noticed in seconds.
+    heartbeatTimeout: Math.min(t.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, t.startToCloseMs ?? 30_000),
     retry: {
       // A tool that must happen at most once gets exactly one attempt.
       maximumAttempts: tool.sideEffects === 'once' ? 1 : (r.maximumAttempts ?? 3),
       initialInterval: r.initialIntervalMs ?? 1_000,
       backoffCoefficient: r.backoffCoefficient ?? 2,
       maximumInterval: r.maximumIntervalMs ?? 30_000,
+      // What was sent or returned decides these codes: an identical retry would fail identically.
+      nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
     },
   };
 }
@@ -45,26 +52,16 @@ export function callSummary(call: ToolCall): string {
   return `${call.name} ${args}`.trim().slice(0, 200);
 }
 
-export async function dispatch(call: ToolCall, tool: AnyTool): Promise<ToolResult> {
+/**
+ * Runs one call; `ids` names the activity (see take-step.ts, ACTIVITY_IDS_PATCH); a `once` call
+ * carries its idempotency key (planner/once-keys.ts).
+ */
+export async function dispatch(call: ToolCall, tool: AnyTool, ids: { activityId?: string } = {}, idempotencyKey?: string): Promise<ToolResult> {
   try {
-    return await runTool.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call) }, [
-      { name: call.name, toolCallId: call.toolCallId, args: call.args },
+    return await runTool.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call), ...ids }, [
+      { name: call.name, toolCallId: call.toolCallId, args: call.args, ...(idempotencyKey && { idempotencyKey }) },
     ]);
   } catch (err) {
-    // Retries are exhausted: a timeout stays a timeout; a tool that kept crashing is unavailable.
-    const cause = fromError(err);
-    const timedOut = errorChain(cause).some((link) => link.code === 'timeout');
-    const code: ToolErrorCode = timedOut ? 'timeout' : 'tool_unavailable';
-    const message = timedOut
-      ? `${call.name} timed out, after Temporal's retries.`
-      : `${call.name} kept failing and is unavailable, after Temporal's retries.`;
-    return {
-      status: 'error',
-      name: call.name,
-      toolCallId: call.toolCallId,
-      error: toolError(code, message, cause),
-      retryHint: { reason: FAILURES[code].reason, tool: call.name, message },
-      telemetry: NO_TELEMETRY,
-    };
+    return resultAfterRetries(call, fromError(err), tool.sideEffects);
   }
 }

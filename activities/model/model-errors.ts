@@ -8,7 +8,6 @@
 const configMarker: unique symbol = Symbol.for('cairn.model.ModelConfigError');
 const serverMarker: unique symbol = Symbol.for('cairn.model.ModelServerError');
 const networkMarker: unique symbol = Symbol.for('cairn.model.ModelNetworkError');
-const exhaustedMarker: unique symbol = Symbol.for('cairn.model.ScriptExhaustedError');
 
 function hasMarker(error: unknown, marker: symbol): boolean {
   return typeof error === 'object' && error !== null && marker in error;
@@ -59,29 +58,5 @@ export class ModelNetworkError extends Error {
   /** True for a ModelNetworkError from any copy of this module. */
   static isInstance(error: unknown): error is ModelNetworkError {
     return hasMarker(error, networkMarker);
-  }
-}
-
-/**
- * A scripted model was asked for a step its script does not have: the test or demo expected fewer
- * model calls than the run made. Retrying cannot fix it; list it in `nonRetryableErrorTypes`.
- */
-export class ScriptExhaustedError extends Error {
-  private readonly [exhaustedMarker] = true;
-  override readonly name = 'ScriptExhaustedError';
-
-  constructor(
-    message: string,
-    /** The script's name. */
-    readonly script: string,
-    /** The step index that was asked for (0-based); equals the script's length. */
-    readonly step: number,
-  ) {
-    super(message);
-  }
-
-  /** True for a ScriptExhaustedError from any copy of this module. */
-  static isInstance(error: unknown): error is ScriptExhaustedError {
-    return hasMarker(error, exhaustedMarker);
   }
 }

@@ -13,9 +13,7 @@ import type {
 import type { ToolSpec } from '../../shared/define-tool.js';
 import type { ToolChoice } from '../../shared/model-response.js';
 import type { TranscriptMessage } from '../../shared/transcript.js';
-
-/** A leading `<think>…</think>` block, as `fromProviderResult` writes reasoning into text. */
-const THINK_BLOCK = /^\s*<think>[\s\S]*?<\/think>\s*/;
+import { visibleText } from '../../shared/think-block.js';
 
 /**
  * The transcript as a provider prompt. Tool calls and their results are matched by the provider's
@@ -34,7 +32,7 @@ export function toProviderPrompt(messages: readonly TranscriptMessage[]): Langua
         prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
         break;
       case 'assistant': {
-        const text = message.content.replace(THINK_BLOCK, '');
+        const text = visibleText(message.content);
         const calls = message.toolCalls.map(
           (call): LanguageModelV4ToolCallPart => ({
             type: 'tool-call',

@@ -4,6 +4,7 @@
  */
 import type { LanguageModelV4FinishReason, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import type { ModelResponse, RawToolCall } from '../../shared/model-response.js';
+import { withThinking } from '../../shared/think-block.js';
 
 /**
  * Text parts are joined in order. Reasoning parts are kept, wrapped as one leading
@@ -23,14 +24,13 @@ export function fromProviderResult(result: LanguageModelV4GenerateResult): Model
       toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
     }
   }
-  const thinking = reasoning.length > 0 ? `<think>${reasoning.join('\n')}</think>` : '';
   const interrupted = result.finishReason.unified === 'interrupted';
   const usage = {
     ...(result.usage.inputTokens.total !== undefined && { inputTokens: result.usage.inputTokens.total }),
     ...(result.usage.outputTokens.total !== undefined && { outputTokens: result.usage.outputTokens.total }),
   };
   return {
-    text: thinking + text.join(''),
+    text: withThinking(reasoning, text.join('')),
     toolCalls,
     finishReason: toFinishReason(result.finishReason),
     ...(interrupted && { interrupted }),

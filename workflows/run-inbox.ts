@@ -1,0 +1,161 @@
+/**
+ * What people send a run, held until the loop acts on it: an answer to the pending question,
+ * review decisions, pause/resume and cancel. Installs the message handlers; Update validators
+ * refuse bad input before it enters history, Signals (which cannot be refused) are taken only when
+ * valid. Workflow code (sandbox), deterministic.
+ */
+import { setHandler } from '@temporalio/workflow';
+import type { AnyTool } from '../shared/define-tool.js';
+import type { JsonValue } from '../shared/json.js';
+import type { PlannerState, ReviewDecision } from '../planner/index.js';
+import { HumanInputError, validateAnswer, validateReview, type DecidedReview } from './human-input.js';
+import {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  cancelSignal,
+  pauseSignal,
+  resumeSignal,
+  reviewToolCallSignal,
+  reviewToolCallUpdate,
+  type CarriedRun,
+  type ClarificationAnswer,
+  type ReviewInput,
+} from './messages.js';
+import type { ChildRuns } from './child-runs.js';
+import type { HumanKind } from './run-events.js';
+
+/** A cancel reason longer than this is cut: it becomes the run's finishing reason and a note to the model. */
+const MAX_CANCEL_REASON_CHARS = 500;
+
+export class RunInbox {
+  /** An accepted answer not yet acted on; carried across continue-as-new so none is lost. */
+  answer: JsonValue | undefined;
+  readonly decisions: Record<string, DecidedReview>;
+  paused = false;
+  cancelReason: string | null = null;
+  /** Resolves with the reason once the run is cancelled (child runs are told then). */
+  readonly cancelled: Promise<string>;
+  #cancel: (reason: string) => void = () => {};
+
+  constructor(carried: CarriedRun | undefined) {
+    this.answer = carried?.answer;
+    this.decisions = { ...carried?.decisions };
+    this.paused = carried?.paused ?? false;
+    this.cancelled = new Promise((resolve) => (this.#cancel = resolve));
+  }
+
+  /** Cancels the run, once: the first reason stands. */
+  cancel(reason: string): void {
+    if (this.cancelReason !== null) return;
+    this.cancelReason = reason;
+    this.#cancel(reason);
+  }
+
+  /**
+   * Installs the handlers; `state` reads the planner state the run has now. Answers and decisions
+   * whose id names a child run's (`2.1/q1`) are checked against the child's and sent on to it.
+   */
+  install(
+    state: () => PlannerState,
+    tools: ReadonlyMap<string, AnyTool>,
+    children: ChildRuns,
+    heard: (kind: HumanKind, id: string, detail: JsonValue) => void = () => {},
+  ): void {
+    const checkAnswer = (a: ClarificationAnswer) => {
+      const to = children.route(a?.id);
+      if (to) return children.checkAnswer(to, a);
+      validateAnswer(state().clarification, a);
+      // A second answer would silently replace the first, and its sender would never know.
+      if (this.answer !== undefined) throw new HumanInputError('This question was already answered; the run is acting on that answer.');
+    };
+    const takeAnswer = async (a: ClarificationAnswer) => {
+      heard('answer', a.id, a.answer);
+      const to = children.route(a.id);
+      if (to) await children.forwardAnswer(to, a.answer);
+      else this.answer ??= a.answer;
+    };
+    const checkReview = (r: ReviewInput) => {
+      const to = children.route(r?.toolCallId);
+      if (to) return children.checkReview(to, r);
+      validateReview(state().reviews, this.decisions, tools, r);
+    };
+    const takeReview = async (r: ReviewInput) => {
+      heard('review', r.toolCallId, r.decision as JsonValue);
+      const to = children.route(r.toolCallId);
+      if (to) return children.forwardReview(to, r);
+      const decided = validateReview(state().reviews, this.decisions, tools, r);
+      if (decided) this.decisions[r.toolCallId] = decided; // undefined: the same decision again, a no-op
+    };
+    setHandler(answerClarificationUpdate, takeAnswer, { validator: checkAnswer, description: 'Answer the pending clarification: { id, answer }.' });
+    setHandler(reviewToolCallUpdate, takeReview, {
+      validator: checkReview,
+      description: 'Decide a pending tool call: accept, edit (new args), respond (content), reject (reason).',
+    });
+    // Signals cannot be refused; an invalid one is dropped and what it was about stays open.
+    setHandler(answerClarificationSignal, (a: ClarificationAnswer) => ignoreRefused(checkAnswer, takeAnswer, a));
+    setHandler(reviewToolCallSignal, (r: ReviewInput) => ignoreRefused(checkReview, takeReview, r));
+    setHandler(pauseSignal, () => {
+      if (!this.paused) heard('pause', '', null);
+      this.paused = true;
+    });
+    setHandler(resumeSignal, () => {
+      if (this.paused) heard('resume', '', null);
+      this.paused = false;
+    });
+    // Signals cannot be refused, and a handler that throws would wedge the run: take any payload.
+    setHandler(cancelSignal, (reason?: unknown) => {
+      const text = typeof reason === 'string' ? reason.trim().slice(0, MAX_CANCEL_REASON_CHARS) : '';
+      if (this.cancelReason === null) heard('cancel', '', text || 'cancelled by a user');
+      this.cancel(text || 'cancelled by a user');
+    });
+  }
+
+  /** Paused and not cancelled: a cancel overrides a pause. */
+  holding(): boolean {
+    return this.paused && this.cancelReason === null;
+  }
+
+  /** The accepted answer, consumed: the validator only admits answers to the pending id. */
+  takeAnswer(): JsonValue | undefined {
+    const answer = this.answer;
+    this.answer = undefined;
+    return answer;
+  }
+
+  /** True when every pending review has a decision. */
+  decided(state: PlannerState): boolean {
+    return state.reviews.every((r) => this.decisions[r.toolCallId]);
+  }
+
+  /** The planner's form of the decisions taken. */
+  reviewDecisions(): Record<string, ReviewDecision> {
+    return Object.fromEntries(Object.entries(this.decisions).map(([id, d]) => [id, d.decision]));
+  }
+
+  /** True when the run waits for a person to act on it (untilIdle returns then; children count too). */
+  awaitsPerson(state: PlannerState): boolean {
+    return (
+      (state.phase === 'awaiting_clarification' && this.answer === undefined) ||
+      (state.phase === 'awaiting_review' && state.reviews.some((r) => !this.decisions[r.toolCallId]))
+    );
+  }
+
+  /** What the next run of the chain must still act on. */
+  carried(): Pick<CarriedRun, 'answer' | 'decisions' | 'paused'> {
+    return {
+      ...(this.paused && { paused: true }),
+      ...(this.answer !== undefined && { answer: this.answer }),
+      ...(Object.keys(this.decisions).length > 0 && { decisions: this.decisions }),
+    };
+  }
+}
+
+/** A Signal's input, taken when it passes the check that would refuse it as an Update. */
+async function ignoreRefused<T>(check: (input: T) => void, take: (input: T) => Promise<void>, input: T): Promise<void> {
+  try {
+    check(input);
+  } catch {
+    return; // visible in history as the Signal itself
+  }
+  await take(input);
+}

@@ -1,0 +1,141 @@
+/**
+ * Takes one planner step with Temporal: the model activity, tool activities, a durable timer, or a
+ * wait for a person. Reports what happened, or nothing when woken early (a cancel, a pause, a
+ * hand-over: the loop's control deals with those). Decides nothing. Workflow code (sandbox).
+ */
+import { CancellationScope, condition, isCancellation, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { AnyTool } from '../shared/define-tool.js';
+import type { ModelOutcome, ModelRequest } from '../shared/model-response.js';
+import type { ToolResult } from '../shared/tool-result.js';
+import type { ToolCall } from '../shared/tool-call.js';
+import { agentOf } from '../shared/agent-tool.js';
+import { fromError } from '../shared/tool-error.js';
+import { checkModelOutcome } from '../shared/model-outcome-check.js';
+import type { ChildRuns } from './child-runs.js';
+import { clarificationTimeLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
+import type { RunInbox } from './run-inbox.js';
+import { dispatch } from './tool-dispatch.js';
+
+/** The model activity's options: 5xx and network errors throw and are retried; classified failures come back as values. */
+export const MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '2m',
+  // The model activity heartbeats while the provider answers: a dead worker is noticed in seconds, not at 2 minutes.
+  heartbeatTimeout: '10s',
+  retry: { maximumAttempts: 5, initialInterval: '1s', nonRetryableErrorTypes: ['ModelConfigError'] },
+};
+
+/** Tool activities scheduled together; a change reorders commands of runs in flight. */
+const MAX_ACTIVITIES_PER_WAVE = 32;
+
+const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>(MODEL_ACTIVITY_OPTIONS);
+
+/**
+ * Runs recorded before this patch let Temporal number activities; since, each activity's id names
+ * what it does (`tool:2.1:search_orders:1`), so replaying a history whose calls were scheduled in
+ * another order fails as nondeterministic instead of handing one call's result to another.
+ */
+export const ACTIVITY_IDS_PATCH = 'cairn-activity-ids';
+export const CANCEL_IN_FLIGHT_PATCH = 'cairn-cancel-in-flight';
+
+export interface StepContext {
+  readonly state: PlannerState;
+  /** How many activities this run has scheduled per stem, for ids unique within the run; none for runs from before ACTIVITY_IDS_PATCH. */
+  readonly scheduled: Map<string, number> | undefined;
+  /** A cancel cuts model calls and tool calls in flight short (runs from before CANCEL_IN_FLIGHT_PATCH let them finish). */
+  readonly cancelInFlight: boolean;
+  readonly inbox: RunInbox;
+  readonly tools: ReadonlyMap<string, AnyTool>;
+  /** The model spec the run uses. */
+  readonly model: string;
+  /** Child runs, for agent tools: where they are kept, and this run's depth and search attributes. */
+  readonly children: { readonly runs: ChildRuns; readonly depth: number; readonly searchAttributes: boolean; readonly model: string };
+  /** True when the run should continue as new: long waits wake up for it. */
+  readonly handOverDue: () => boolean;
+  /** How many transcript messages the model reads this turn, and their epoch (transcript-log.ts). */
+  readonly transcript: { readonly length: number; readonly epoch: number };
+}
+
+export async function takeStep(step: PlanStep, { state, scheduled, cancelInFlight, inbox, tools, children, model, transcript, handOverDue }: StepContext): Promise<Happening | undefined> {
+  const activityId = (stem: string): { activityId?: string } => {
+    if (!scheduled) return {};
+    const n = (scheduled.get(stem) ?? 0) + 1;
+    scheduled.set(stem, n);
+    return { activityId: `${stem}:${n}` };
+  };
+  // Cut short by a cancel that arrives while it runs (not by one that came before: the final turn must run).
+  const cancellable = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (!cancelInFlight || inbox.cancelReason !== null) return fn();
+    const scope = new CancellationScope();
+    void inbox.cancelled.then(() => scope.cancel());
+    return scope.run(fn);
+  };
+  switch (step.type) {
+    case 'call_model': {
+      const { workflowId, runId, firstExecutionRunId } = workflowInfo();
+      const request: ModelRequest = {
+        workflowId,
+        runId,
+        firstExecutionRunId,
+        transcriptLength: transcript.length,
+        // Left out while 0, as before the context policy: the request stays what older runs recorded.
+        ...(transcript.epoch > 0 && { transcriptEpoch: transcript.epoch }),
+        toolNames: step.tools,
+        toolChoice: step.toolChoice,
+        model,
+      };
+      const summary = `model turn ${state.turn + 1}${state.finalizing ? ' (final)' : ''}`;
+      const options = { ...MODEL_ACTIVITY_OPTIONS, summary, ...activityId(`model:${state.turn + 1}`) };
+      try {
+        // Checked again here: a model client is a public extension point, and nothing it returns may break the run.
+        return { type: 'model_outcome', outcome: checkModelOutcome(await cancellable(() => callModel.executeWithOptions(options, [request]))) };
+      } catch (err) {
+        if (isCancellation(err)) return undefined; // the loop acts on the cancel
+        // Retries exhausted (a provider down for minutes, a worker that cannot call it): the planner ends the run with why.
+        return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'tool_unavailable') } };
+      }
+    }
+    case 'execute_tools': {
+      // In waves: one workflow task never schedules more activities than the server takes at once.
+      const run = (call: ToolCall): Promise<ToolResult> => {
+        const tool = tools.get(call.name)!;
+        const agent = agentOf(tool);
+        if (agent) return children.runs.run(call, agent, children, inbox.cancelled);
+        const ids = activityId(`tool:${call.toolCallId}:${call.name}`);
+        // A 'once' call runs to its end: cut short, nobody could tell whether it happened.
+        if (tool.sideEffects === 'once') return dispatch(call, tool, ids, state.batch?.onceKeys?.[call.toolCallId]);
+        return cancellable(() => dispatch(call, tool, ids));
+      };
+      const results: ToolResult[] = [];
+      for (let i = 0; i < step.calls.length; i += MAX_ACTIVITIES_PER_WAVE) results.push(...(await Promise.all(step.calls.slice(i, i + MAX_ACTIVITIES_PER_WAVE).map(run))));
+      return { type: 'tool_results', results };
+    }
+    case 'back_off': {
+      const summary = `${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`;
+      // A timer that a cancel cuts short: a long retry-after must not keep a cancelled run waiting.
+      await condition(() => inbox.cancelReason !== null, step.delayMs, { summary });
+      return inbox.cancelReason !== null ? undefined : { type: 'backoff_elapsed' };
+    }
+    case 'await_clarification': {
+      // Also wakes to hold for a pause and to continue as new when the server suggests it.
+      const until = () => inbox.answer !== undefined || inbox.cancelReason !== null || inbox.holding() || handOverDue();
+      const left = clarificationTimeLeft(state, Date.now());
+      const summary = `waiting for an answer: ${step.clarification.question}`.slice(0, 200);
+      const woken = left === null ? (await condition(until), true) : await condition(until, left, { summary });
+      if (inbox.cancelReason !== null) {
+        inbox.takeAnswer(); // the run is finishing; nobody will ask again
+        return undefined;
+      }
+      // An answer that raced the timeout still wins: it was accepted, so it is used.
+      const answer = inbox.takeAnswer();
+      if (answer !== undefined) return { type: 'answered', answer };
+      return woken ? undefined : { type: 'clarification_timed_out' };
+    }
+    case 'await_review': {
+      await condition(() => inbox.decided(state) || inbox.cancelReason !== null || handOverDue());
+      if (inbox.cancelReason !== null || !inbox.decided(state)) return undefined;
+      return { type: 'reviewed', decisions: inbox.reviewDecisions() };
+    }
+    case 'finish':
+      return undefined;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The run's transcript in workflow memory: the messages, the size of each, and an epoch that
+ * changes whenever earlier messages are rewritten (the context policy), so a worker's cached copy
+ * can be reused while the epoch holds. Answers the transcript Query a page at a time.
+ * Workflow code (sandbox), deterministic.
+ */
+import { fitContext, messageSize, type ContextPolicy } from '../planner/index.js';
+import type { TranscriptMessage, TranscriptSlice } from '../shared/transcript.js';
+
+/** A Query answer's default ceiling in characters of JSON: far below the 2 MB payload limit. */
+export const TRANSCRIPT_PAGE_CHARS = 500_000;
+
+export class TranscriptLog {
+  #messages: TranscriptMessage[];
+  #sizes: number[];
+  #epoch = 0;
+
+  constructor(messages: readonly TranscriptMessage[]) {
+    this.#messages = [...messages];
+    this.#sizes = this.#messages.map(messageSize);
+  }
+
+  get messages(): readonly TranscriptMessage[] {
+    return this.#messages;
+  }
+
+  get length(): number {
+    return this.#messages.length;
+  }
+
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  append(messages: readonly TranscriptMessage[]): void {
+    for (const m of messages) {
+      this.#messages.push(m);
+      this.#sizes.push(messageSize(m));
+    }
+  }
+
+  /** Applies the context policy; a rewrite starts a new epoch. */
+  fit(policy: ContextPolicy): void {
+    const fitted = fitContext(this.#messages, this.#sizes, policy);
+    if (!fitted) return;
+    this.#messages = fitted.messages;
+    this.#sizes = fitted.sizes;
+    this.#epoch++;
+  }
+
+  /** One page of the transcript Query. Takes any argument: a Query handler that throws answers nothing useful. */
+  page(slice?: TranscriptSlice): TranscriptMessage[] {
+    const from = Math.max(0, Math.trunc(Number(slice?.from) || 0));
+    const end = Math.min(this.#messages.length, slice?.length === undefined ? Infinity : Math.trunc(Number(slice.length) || 0));
+    const budget = Number(slice?.maxChars) > 0 ? Number(slice!.maxChars) : TRANSCRIPT_PAGE_CHARS;
+    const page: TranscriptMessage[] = [];
+    let chars = 0;
+    for (let i = from; i < end; i++) {
+      if (page.length > 0 && chars + this.#sizes[i]! > budget) break;
+      page.push(this.#messages[i]!);
+      chars += this.#sizes[i]!;
+    }
+    return page;
+  }
+}
