@@ -7,6 +7,8 @@ import { hasFlag } from './command.js';
 import { answerCommand } from './commands/answer.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
+import { guardsCommand } from './commands/guards.js';
+import { initCommand } from './commands/init.js';
 import { reviewCommand } from './commands/review.js';
 import { runCommand } from './commands/run.js';
 import { showCommand } from './commands/show.js';
@@ -15,7 +17,7 @@ import { workerCommand } from './commands/worker.js';
 import { describeError, exitCodeOf } from './errors.js';
 import { createIo, type Streams } from './io.js';
 
-export const COMMANDS: readonly Command[] = [devCommand, workerCommand, runCommand, watchCommand, answerCommand, reviewCommand, showCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, reviewCommand, showCommand, guardsCommand, demoCommand];
 
 export const HELP = `Usage: cairn <command> [arguments] [options]
 
@@ -29,8 +31,9 @@ Connection: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, TEMPO
 TEMPORAL_TLS*, TEMPORAL_PROFILE; TEMPORAL_UI_URL for links to the Temporal UI.
 
 Start here:
-  cairn dev                                   # server + worker; leave it running
-  cairn run orders "Where is order A-1001?"   # in another terminal
+  cairn init my-agents && cd my-agents        # a starter project (or write a cairn.config.ts)
+  cairn dev                                   # server + worker for your agents; leave it running
+  cairn run <agent> "<prompt>"                # in another terminal
   cairn watch <workflowId>`;
 
 /** Runs the CLI on `argv` (without `node cairn`); returns the exit code. Never throws. */

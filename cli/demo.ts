@@ -4,15 +4,18 @@
  * In a terminal it asks the clarification and the review; `--yes` (or no terminal) answers both.
  */
 import { createInterface } from 'node:readline/promises';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CairnClient } from '../client/cairn-client.js';
+import { writeAgentsEntry } from '../runtime/agents-entry.js';
 import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { runUrl } from '../runtime/temporal-target.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
-import { reviewToolCallUpdate, answerClarificationUpdate, stateQuery, transcriptQuery, type AgentRunResult, type RunState } from '../workflows/messages.js';
-import { DEMO_PROMPT } from './demo-script.js';
+import { createCairnWorker } from '../runtime/worker.js';
+import { ordersAgent } from '../examples/orders/agent.js';
+import { DEMO_PROMPT, demoScripts } from '../examples/orders/demo-script.js';
 import { formatMessage } from './format.js';
-import { createProjectWorker, installRuntime } from './worker-process.js';
+import { installRuntime } from './worker-process.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
@@ -26,14 +29,25 @@ export async function runDemo(argv: string[]): Promise<number> {
 
   const target: Connected = hasExternalServer() ? await connectFromEnvironment() : await startDevServer(log);
   const taskQueue = `cairn-demo-${process.pid}`;
-  const worker = await createProjectWorker(target, taskQueue);
+  // The demo's own worker: the examples' orders agent, with its scripted model registered.
+  const worker = await createCairnWorker({
+    connection: target.workerConnection,
+    client: target.client,
+    namespace: target.namespace,
+    taskQueue,
+    agents: [ordersAgent],
+    models: { scripts: demoScripts() },
+    workflowsPath: await writeAgentsEntry(fileURLToPath(new URL('../examples/orders/agent.js', import.meta.url))),
+  });
   const running = worker.run();
   try {
     const workflowId = `cairn-demo-${Date.now().toString(36)}`;
-    const handle = await target.client.workflow.start('agentRun', {
-      taskQueue,
+    const run = await new CairnClient({ client: target.client, taskQueue }).start({
+      agent: 'orders',
+      prompt: DEMO_PROMPT,
       workflowId,
-      args: [{ agent: 'orders', prompt: DEMO_PROMPT, ...(values.model ? { model: values.model } : {}), searchAttributes: !hasExternalServer() }],
+      ...(values.model ? { model: values.model } : {}),
+      searchAttributes: !hasExternalServer(),
     });
     log(`\nRun ${workflowId} started. Temporal UI: ${runUrl(target, workflowId) ?? '(set TEMPORAL_UI_URL)'}\n`);
     log(`user: ${DEMO_PROMPT}`);
@@ -42,8 +56,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     let seq = 0;
     const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
     for (;;) {
-      const state: RunState = await handle.query(stateQuery);
-      const messages: TranscriptMessage[] = await handle.query(transcriptQuery, { from: shown, length: state.transcriptLength });
+      const state = await run.state();
+      const messages = await run.transcript({ from: shown, length: state.transcriptLength });
       // Each decision goes right after the messages it reacted to, so the story reads in order.
       const upTo = (end: number) => {
         for (const m of messages.splice(0, Math.max(0, end - shown))) for (const line of formatMessage(m)) log(line);
@@ -61,20 +75,20 @@ export async function runDemo(argv: string[]): Promise<number> {
         const { id, question } = state.clarification;
         const answer = rl ? (await rl.question(`\n? ${question}\n> `)).trim() || 'morning' : 'morning';
         if (!rl) log(`  (--yes) answering: ${answer}`);
-        await handle.executeUpdate(answerClarificationUpdate, { args: [{ id, answer }] });
+        await run.answer(answer, id);
       } else if (state.phase === 'awaiting_review') {
         for (const review of state.reviews) {
           const ok = rl ? /^y/i.test((await rl.question(`\n? Approve ${review.name} ${JSON.stringify(review.args)}? [y/n] `)).trim()) : true;
           if (!rl) log(`  (--yes) approving ${review.name}`);
           const decision = ok ? { type: 'accept' as const } : { type: 'reject' as const, reason: 'declined by the operator' };
-          await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision }] });
+          await run.review(review, decision);
         }
       } else {
         await new Promise((r) => setTimeout(r, 150));
       }
     }
     rl?.close();
-    const result: AgentRunResult = await handle.result();
+    const result = await run.result();
     log(`\nFinal answer (${result.turns} model turns, ${result.toolCalls} tool calls${result.reason ? `, ended early: ${result.reason}` : ''}):\n  ${result.answer}`);
     log(`\nSee the whole run in the Temporal UI: ${runUrl(target, workflowId) ?? workflowId}`);
     return 0;

@@ -63,6 +63,12 @@ function describe(error: unknown): string {
   }
 }
 
+/** Why a run's result failed: the innermost cause's message (the failure's own reason), on one line. */
+export function failureReason(error: unknown): string {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape;
+  return oneLine(rootMessage(e.cause) ?? (typeof e.message === 'string' ? e.message : String(error)));
+}
+
 /** The message of the innermost cause that has one (a failure's own reason). */
 function rootMessage(error: unknown): string | undefined {
   let found: string | undefined;

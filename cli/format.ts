@@ -3,6 +3,7 @@
  * Pure functions. Node-only (used by the CLI).
  */
 import type { PendingClarification, PendingReview } from '../planner/index.js';
+import { allowedDecisions, type ReviewDecisionType } from '../shared/review-config.js';
 import type { TranscriptMessage } from '../shared/transcript.js';
 import type { RunState, StepLogEntry } from '../workflows/messages.js';
 
@@ -76,9 +77,11 @@ export function formatQuestion(workflowId: string, question: PendingClarificatio
 
 /** A tool call a run waits to have reviewed, and how to decide it. */
 export function formatReview(workflowId: string, review: PendingReview): string[] {
+  const forms: Record<ReviewDecisionType, string> = { accept: 'accept', edit: "edit '<json args>'", respond: "respond '<json>'", reject: 'reject [reason]' };
   return [
     `review ${review.toolCallId}: ${review.name} ${compact(review.args)}`,
-    `  decide with: cairn review ${workflowId} ${review.toolCallId} accept | edit '<json args>' | respond '<json>' | reject [reason]`,
+    ...(review.description ? [`  ${review.description}`] : []),
+    `  decide with: cairn review ${workflowId} ${review.toolCallId} ${allowedDecisions(review).map((d) => forms[d]).join(' | ')}`,
   ];
 }
 

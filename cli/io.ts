@@ -8,7 +8,7 @@ export interface Io {
   readonly json: boolean;
   /** A line of text output (ignored under `--json`). */
   line(text: string): void;
-  /** The command's one JSON document, on one line (ignored without `--json`). */
+  /** A JSON document, on one line (ignored without `--json`): most commands write one, `watch` one per event. */
   document(value: unknown): void;
   /** A diagnostic on stderr, shown in both modes. */
   error(text: string): void;

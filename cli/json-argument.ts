@@ -1,4 +1,4 @@
-/** JSON given on the command line: strict for `review edit/respond`, lenient for `answer`. Node-only. */
+/** JSON given on the command line: `review edit/respond` arguments, and answers that start with `{`. Node-only. */
 import type { JsonObject, JsonValue } from '../shared/json.js';
 import { UsageError } from './errors.js';
 
@@ -11,13 +11,13 @@ export function parseJsonArgument(text: string, what: string): JsonValue {
   }
 }
 
-/** A JSON object when `text` is one (`{"window":"morning"}`), else the text itself. */
+/**
+ * A JSON object when `text` starts with `{` (`{"window":"morning"}`), else the text itself. Text
+ * that starts with `{` but is not a JSON object is a UsageError: it was meant as JSON.
+ */
 export function objectOrText(text: string): JsonObject | string {
   if (!text.trimStart().startsWith('{')) return text;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : text;
-  } catch {
-    return text;
-  }
+  const value = parseJsonArgument(text, 'answer');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`answer: not a JSON object: ${text}`);
+  return value;
 }

@@ -1,17 +1,17 @@
 /**
  * What `cairn dev` and `cairn worker` share, loaded only when one of them runs: the Temporal
- * runtime's logger, the server connections, and a Cairn worker over this project's agents that
+ * runtime's logger, the project (its cairn.config.ts), and a worker over the project's agents that
  * runs until SIGINT/SIGTERM (the runtime's default shutdown signals). Node-only.
  */
-import { join } from 'node:path';
-import { DefaultLogger, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
-import { resolveModel } from '../activities/model/index.js';
-import { AGENT_TOOLS } from '../agents/index.js';
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import { writeAgentsEntry } from '../runtime/agents-entry.js';
 import type { Connected } from '../runtime/connection.js';
-import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
-import { createCairnWorker } from '../runtime/worker.js';
-import { demoScripts } from './demo-script.js';
-import { UsageError } from './errors.js';
+import { findConfig, loadProject, ProjectConfigError, type Project } from '../runtime/project-config.js';
+import { runCairnWorker } from '../runtime/run-worker.js';
+import { uiUrlFor } from '../runtime/temporal-target.js';
+import type { WorkerTuning } from '../runtime/worker.js';
+import { WorkflowBundleError } from '../runtime/workflow-bundle.js';
+import { CliError, UsageError } from './errors.js';
 import type { Io } from './io.js';
 
 export { connectFromEnvironment, hasExternalServer } from '../runtime/connection.js';
@@ -26,46 +26,75 @@ export function installRuntime(env: NodeJS.ProcessEnv = process.env): void {
   Runtime.install({ logger: new DefaultLogger(level) });
 }
 
+/** The project of `--config`, or of the nearest cairn.config.ts; CliError (naming the fix) when there is none. */
+export async function loadCliProject(configFlag: string | undefined): Promise<Project> {
+  const file = configFlag ?? findConfig();
+  if (!file)
+    throw new CliError(
+      `No cairn.config.ts in ${process.cwd()} or any folder above it. Create one that names your agents module ` +
+        "(export default defineConfig({ agents: './src/agents.ts' }), defineConfig from 'cairn-agents/worker'), " +
+        'run `cairn init` for a starter project, or pass --config <file>.',
+    );
+  try {
+    return await loadProject(file);
+  } catch (error) {
+    throw error instanceof ProjectConfigError ? new CliError(error.message) : error;
+  }
+}
+
 export interface WorkerReady {
   readonly address: string;
   readonly namespace: string;
   readonly taskQueue: string;
   readonly uiUrl: string | null;
   readonly embeddedServer: boolean;
+  readonly agents: readonly string[];
+  readonly config: string;
 }
 
-/**
- * This project's worker on `connected`: the agentRun workflow from workflows/index.ts, every
- * agent's tools, models from the environment, and the demo's script for every run that wants it.
- */
-export function createProjectWorker(connected: Connected, taskQueue: string): Promise<Worker> {
-  const scripts = demoScripts();
-  return createCairnWorker({
-    connection: connected.workerConnection,
-    client: connected.client,
-    namespace: connected.namespace,
-    taskQueue,
-    tools: AGENT_TOOLS,
-    resolveModel: (spec) => resolveModel(spec, { env: process.env, scripts }),
-    workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
-  });
-}
-
-/** Runs the project's worker until shutdown; prints where it runs once it polls. */
-export async function runCairnWorker(connected: Connected, options: { taskQueue: string; embeddedServer: boolean; io: Io }): Promise<void> {
+/** Runs the project's worker until shutdown; prints where it runs, and how to start a run there, once it polls. */
+export async function runProjectWorker(
+  connected: Connected,
+  project: Project,
+  options: { taskQueue: string; embeddedServer: boolean; io: Io; worker?: WorkerTuning },
+): Promise<void> {
   const { io, taskQueue } = options;
-  const worker = await createProjectWorker(connected, taskQueue);
-  const ready: WorkerReady = {
-    address: connected.address,
-    namespace: connected.namespace,
-    taskQueue,
-    uiUrl: connected.uiUrl ?? null,
-    embeddedServer: options.embeddedServer,
-  };
-  const running = worker.run();
-  io.line(`${options.embeddedServer ? 'Embedded Temporal dev server' : 'Temporal server'} ${ready.address}, namespace ${ready.namespace}${ready.uiUrl ? `, UI ${ready.uiUrl}` : ''}`);
-  io.line(`Worker polling task queue "${taskQueue}". Ctrl-C to stop.`);
-  io.line(`  try: cairn run orders "Where is order A-1001?"${taskQueue === 'cairn' ? '' : ` --task-queue ${taskQueue}`}`);
-  io.document(ready);
-  await running;
+  const workflowsPath = await writeAgentsEntry(project.agentsModule);
+  try {
+    await runCairnWorker({
+      connected,
+      taskQueue,
+      agents: project.agents,
+      deps: project.deps,
+      ...(project.models && { models: project.models }),
+      worker: { ...project.worker, ...options.worker },
+      workflowsPath,
+      onReady: () => {
+        const ready: WorkerReady = {
+          address: connected.address,
+          namespace: connected.namespace,
+          taskQueue,
+          uiUrl: connected.uiUrl ?? null,
+          embeddedServer: options.embeddedServer,
+          agents: project.agents.map((agent) => agent.name),
+          config: project.configFile,
+        };
+        io.line(`${options.embeddedServer ? 'Embedded Temporal dev server' : 'Temporal server'} ${ready.address}, namespace ${ready.namespace}${ready.uiUrl ? `, UI ${ready.uiUrl}` : ''}`);
+        io.line(`Worker polling task queue "${taskQueue}" for ${ready.agents.join(', ')} (${project.configFile}). Ctrl-C to stop.`);
+        io.line(`  try: ${runHint(connected, taskQueue, ready.agents[0] ?? 'agent')}`);
+        io.document(ready);
+      },
+    });
+  } catch (error) {
+    throw error instanceof WorkflowBundleError ? new CliError(error.message) : error;
+  }
+}
+
+/** The `cairn run` line that reaches this server and its UI from another terminal. */
+function runHint(connected: Connected, taskQueue: string, agent: string): string {
+  const env = [
+    ...(connected.address.replace(/^(127\.0\.0\.1|localhost):/, 'localhost:') !== 'localhost:7233' ? [`TEMPORAL_ADDRESS=${connected.address}`] : []),
+    ...(connected.uiUrl && connected.uiUrl !== uiUrlFor(connected.address, {}) ? [`TEMPORAL_UI_URL=${connected.uiUrl}`] : []),
+  ];
+  return [...env, `cairn run ${agent} "…"`, ...(taskQueue === 'cairn' ? [] : [`--task-queue ${taskQueue}`])].join(' ');
 }

@@ -8,10 +8,10 @@ import { dirname, join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Connected } from './connection.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
-import { PROJECT_ROOT, resolveTemporalCli } from './temporal-cli.js';
+import { resolveTemporalCli } from './temporal-cli.js';
 
 export interface EmbeddedServerOptions {
-  /** Keep runs in `.temporal/cairn.db` across restarts (the demo does); tests use memory. */
+  /** Keep runs in `.temporal/cairn.db` (under the working directory) across restarts (the demo does); tests use memory. */
   readonly persistent?: boolean;
   /** Keep runs in this SQLite file instead (implies persistent). */
   readonly dbFilename?: string;
@@ -24,7 +24,7 @@ export interface EmbeddedServerOptions {
 /** Starts the dev server; `close()` stops it. */
 export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): Promise<Connected & { env: TestWorkflowEnvironment }> {
   const executable = await resolveTemporalCli({ log: options.log });
-  const dbFilename = options.dbFilename ?? (options.persistent ? join(PROJECT_ROOT, '.temporal', 'cairn.db') : undefined);
+  const dbFilename = options.dbFilename ?? (options.persistent ? join(process.cwd(), '.temporal', 'cairn.db') : undefined);
   if (dbFilename !== undefined) await mkdir(dirname(dbFilename), { recursive: true });
   const env = await TestWorkflowEnvironment.createLocal({
     server: {

@@ -1,22 +1,34 @@
 /**
  * Finds the `temporal` CLI that runs Cairn's embedded dev server, building it with Go when needed.
- * Order: TEMPORAL_CLI_PATH → `temporal` on PATH → the project's cached build → `go install` into
- * that cache → (with internet and no Go) the SDK's cached download. Node-only; not for workflows.
+ * Order: TEMPORAL_CLI_PATH → `temporal` on PATH → the cached build → `go install` into that cache
+ * → (with internet and no Go) the SDK's cached download. The cache is `.cache/` in a checkout of
+ * Cairn, and a per-user folder when Cairn is installed as a dependency (never inside
+ * node_modules, which every install replaces). Node-only; not for workflows.
  */
 import { execFile } from 'node:child_process';
 import { access, constants, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
+import { INSTALLED, PACKAGE_ROOT } from './package-root.js';
 
 const run = promisify(execFile);
 
 /** v1.5.1 is the newest CLI tag whose go.mod has no `replace` directive, so `go install` works. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const MODULE = 'github.com/temporalio/cli/cmd/temporal';
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const CACHED_CLI = join(PROJECT_ROOT, '.cache', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
+
+/**
+ * Where a built CLI is kept: `<checkout>/.cache/temporal-cli/<version>/`, or for an installed
+ * Cairn `$XDG_CACHE_HOME/cairn-agents/temporal-cli/<version>/` (default `~/.cache/…`).
+ */
+export function temporalCliCache(env: NodeJS.ProcessEnv = process.env): string {
+  const base = INSTALLED ? join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cairn-agents') : join(PACKAGE_ROOT, '.cache');
+  return join(base, 'temporal-cli', TEMPORAL_CLI_VERSION);
+}
+
+export const CACHED_CLI = join(temporalCliCache(), 'temporal');
 
 export class TemporalCliNotFoundError extends Error {
   override readonly name = 'TemporalCliNotFoundError';
@@ -88,6 +100,6 @@ export async function resolveTemporalCli(
 const HOW_TO = `Cairn needs the Temporal CLI for its embedded dev server. Any one of these works:
   - set TEMPORAL_CLI_PATH to a temporal binary;
   - put \`temporal\` on PATH;
-  - install Go >= 1.25, and Cairn builds ${MODULE}@${TEMPORAL_CLI_VERSION} into .cache/ once;
+  - install Go >= 1.25, and Cairn builds ${MODULE}@${TEMPORAL_CLI_VERSION} into ${dirname(CACHED_CLI)} once;
   - with internet access, the Temporal SDK downloads the CLI itself;
   - or point TEMPORAL_ADDRESS at a running Temporal server.`;

@@ -14,9 +14,14 @@ export interface TemporalTarget {
   readonly uiUrl?: string;
 }
 
-/** The UI for a server at `address`: TEMPORAL_UI_URL, else the dev server's UI when the server is local. */
+/**
+ * The UI for a server at `address`: TEMPORAL_UI_URL, else, for a local server, the dev server's
+ * UI on its port + 1000 (the Temporal CLI's convention, and `cairn dev`'s: 7233 → 8233).
+ */
 export function uiUrlFor(address: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  return env.TEMPORAL_UI_URL || (/^(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(address) ? 'http://localhost:8233' : undefined);
+  if (env.TEMPORAL_UI_URL) return env.TEMPORAL_UI_URL;
+  const local = /^(localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?$/.exec(address);
+  return local ? `http://localhost:${Number(local[2] ?? 7233) + 1000}` : undefined;
 }
 
 /** The Temporal UI page of one run (of its first execution when `runId` is given). */

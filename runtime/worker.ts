@@ -1,52 +1,104 @@
 /**
- * A Cairn worker: the agentRun workflow (from a prebuilt bundle or a workflows path), the tool
- * activity over every agent's tools, and the model activity. Node-only.
+ * A Cairn worker: the agentRun workflow (from your workflows file or a prebuilt bundle), the tool
+ * activity over your agents' tools with your `deps`, and the model activity. Node-only.
  */
-import { Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { Worker, type NativeConnection, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import { reachableAgents, type Agent } from '../shared/define-agent.js';
 import type { AnyTool } from '../shared/define-tool.js';
-import { createToolActivities } from '../activities/tool-activity.js';
-import { createModelActivities } from '../activities/model-activity.js';
+import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activity.js';
+import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
+import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
+import { bundleWorkflows } from './workflow-bundle.js';
+
+/** Temporal Worker options Cairn passes through untouched (tuning, interceptors, data converter…). */
+export type WorkerTuning = Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle' | 'bundlerOptions'>;
 
 export interface CairnWorkerOptions {
   readonly connection: NativeConnection;
-  readonly client: Client;
+  /** Used by the model activity to read a run's transcript. Default: a client on `connection`. */
+  readonly client?: Client;
   readonly namespace?: string;
+  /** Default `cairn`, the task queue the CLI and `cairn-agents/client` use. */
   readonly taskQueue?: string;
-  readonly tools: readonly AnyTool[];
+  /** The agents this worker runs; the tool activity serves their tools. The workflow bundle must define the same agents. */
+  readonly agents: readonly Agent[];
   /** Side-effecting dependencies handed to every tool's `execute` as `context.deps`. */
   readonly deps?: unknown;
-  readonly resolveModel: (spec: string) => ModelClient;
-  readonly workflowBundle?: WorkflowBundleOption;
+  /** How model specs resolve: extra AI SDK `providers`, `scripts` for `scripted:<name>`, `env` for keys. */
+  readonly models?: ResolveModelOptions;
+  /** Resolves model specs yourself instead (throw ModelConfigError for an unknown one). Not with `models`. */
+  readonly resolveModel?: (spec: string) => ModelClient;
+  /** A file that exports `agentRun = defineAgentRun(agents)`; bundled when the worker is created. */
   readonly workflowsPath?: string;
-  /** More activities for workflows of your own bundled beside agentRun. */
+  /** Or a bundle made beforehand (`bundleWorkflows`), which starts workers faster. */
+  readonly workflowBundle?: WorkflowBundleOption;
+  /** Tool result size limits, offloading to a PayloadStore, heartbeat interval (docs/size-limits.md). */
+  readonly toolActivity?: ToolActivityOptions;
+  /** Bounds on model replies and the model activity's heartbeat interval (docs/size-limits.md). */
+  readonly modelActivity?: Pick<ModelActivityOptions, 'limits' | 'heartbeatMs'>;
+  /** More activities, for workflows of your own bundled beside agentRun. */
   readonly activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
+  /** Any other Temporal WorkerOptions: maxCachedWorkflows, maxConcurrentActivityTaskExecutions, … */
+  readonly worker?: WorkerTuning;
 }
 
-/** Tool names must be unique across a worker's agents: the tool activity dispatches by name. */
-export function uniqueTools(tools: readonly AnyTool[]): AnyTool[] {
-  const byName = new Map<string, AnyTool>();
-  for (const tool of tools) {
-    const seen = byName.get(tool.name);
-    if (seen && seen !== tool) throw new Error(`Two different tools are named "${tool.name}"; tool names must be unique per worker.`);
-    byName.set(tool.name, tool);
-  }
-  return [...byName.values()];
+/** The longest gap between two heartbeats a Cairn worker sends for a running activity. */
+export const HEARTBEAT_THROTTLE_MS = 2_000;
+
+/**
+ * The tools of `agents`, each once. Tool names must be unique per worker (the tool activity
+ * dispatches by name): two different tools with one name throw an Error naming both agents.
+ */
+export function workerTools(agents: readonly Agent[]): AnyTool[] {
+  const byName = new Map<string, { tool: AnyTool; agent: string }>();
+  for (const agent of agents)
+    for (const tool of agent.tools) {
+      const seen = byName.get(tool.name);
+      if (seen && seen.tool !== tool)
+        throw new Error(
+          `Agents "${seen.agent}" and "${agent.name}" each have a tool named "${tool.name}", and they are different tools. ` +
+            'A worker runs tools by name: rename one, or give both agents the same tool object.',
+        );
+      if (!seen) byName.set(tool.name, { tool, agent: agent.name });
+    }
+  return [...byName.values()].map((entry) => entry.tool);
 }
 
+/** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
 export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
-  const tools = uniqueTools(options.tools);
+  if (options.models && options.resolveModel) throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
+  if (!options.workflowsPath === !options.workflowBundle) throw new Error('createCairnWorker needs exactly one of `workflowsPath` or `workflowBundle`.');
+  // Agents that agent tools run are served too (their child runs use this worker's tools).
+  const tools = workerTools(reachableAgents(options.agents));
+  const namespace = options.namespace ?? 'default';
+  const client = options.client ?? new Client({ connection: options.connection, namespace });
+  const resolve = options.resolveModel ?? ((spec: string) => resolveModel(spec, options.models));
+  const tuning = options.worker ?? {};
+  const workflowBundle =
+    options.workflowBundle ??
+    (await bundleWorkflows(options.workflowsPath!, {
+      payloadConverterPath: tuning.dataConverter?.payloadConverterPath,
+      failureConverterPath: tuning.dataConverter?.failureConverterPath,
+      workflowInterceptorModules: tuning.interceptors?.workflowModules,
+    }).then((bundle) => ({ code: bundle.code })));
   return Worker.create({
+    // Heartbeats at least every 2 s (the SDK's defaults: 80% of heartbeatTimeout, capped at 60 s,
+    // else 30 s): slack under a short heartbeatTimeout on a busy machine, and a cancel reaches an
+    // activity in seconds even without one. `worker` can set either.
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
+    defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
+    ...tuning,
     connection: options.connection,
-    namespace: options.namespace ?? 'default',
+    namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath }),
+    workflowBundle,
     activities: {
       ...options.activities,
-      ...createToolActivities(tools, options.deps),
-      ...createModelActivities({ client: options.client, resolve: options.resolveModel, tools }),
+      ...createToolActivities(tools, options.deps, options.toolActivity),
+      ...createModelActivities({ ...options.modelActivity, client, resolve, tools }),
     },
   });
 }

@@ -1,6 +1,6 @@
 /** `cairn answer`: answer a run's pending clarification through the answerClarification Update. */
 import { parseCommandLine, type Command } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { objectOrText } from '../json-argument.js';
 
 export const answerCommand: Command = {
@@ -8,10 +8,10 @@ export const answerCommand: Command = {
   summary: "Answer a run's pending question",
   help: `Usage: cairn answer <workflowId> <text> [--id <questionId>]
 
-Answers the question the run is waiting on (see cairn watch). Text that parses as a JSON object,
-such as '{"window":"morning"}', is sent as an object naming the missing fields. The run checks the
-answer before accepting it: a wrong question id or an empty answer is refused (exit 1) and nothing
-is recorded.
+Answers the question the run is waiting on (see cairn watch). Text that starts with "{" is a JSON
+object naming the missing fields, such as '{"window":"morning"}' (invalid JSON: exit 2); any other
+text is sent as it is. The run checks the answer before accepting it: a wrong question id or an
+empty answer is refused (exit 1) and nothing is recorded.
 
 Options:
   --id <questionId>  The question to answer (default: the pending one)
@@ -27,15 +27,10 @@ Example:
     if (values.id !== undefined && !values.id.trim()) throw new UsageError('--id is empty');
     const answer = objectOrText(text);
 
-    const { answerQuestion, readState, withClient } = await import('../run-client.js');
+    const { cairnClient, withClient, withDeadline } = await import('../run-client.js');
     return withClient(async (connection) => {
-      let questionId = values.id;
-      if (questionId === undefined) {
-        const state = await readState(connection, workflowId);
-        if (!state.clarification) throw new CliError(`Run "${workflowId}" has no pending question (phase ${state.phase}).`);
-        questionId = state.clarification.id;
-      }
-      await answerQuestion(connection, workflowId, questionId, answer);
+      const run = cairnClient(connection).run(workflowId);
+      const { questionId } = await withDeadline(connection, workflowId, () => run.answer(answer, values.id));
       io.line(`Answered question ${questionId} of ${workflowId}.`);
       io.line(`  follow it: cairn watch ${workflowId}`);
       io.document({ workflowId, questionId, answer });

@@ -34,10 +34,11 @@ Examples:
     const [workflowId = '', toolCallId = '', type = '', argument] = positionals;
     const decision = toDecision(type, argument);
 
-    const { decideReview, pendingReview, readState, withClient } = await import('../run-client.js');
+    const { cairnClient, withClient, withDeadline } = await import('../run-client.js');
     return withClient(async (connection) => {
-      const review = pendingReview(await readState(connection, workflowId), workflowId, toolCallId);
-      await decideReview(connection, workflowId, { toolCallId, argsHash: review.argsHash, decision });
+      const run = cairnClient(connection).run(workflowId);
+      const review = await withDeadline(connection, workflowId, () => run.pendingReview(toolCallId));
+      await withDeadline(connection, workflowId, () => run.review(review, decision));
       const what = decision.type === 'edit' ? `(${review.name}) to ${compact(decision.args, 120)}` : `(${review.name} ${compact(review.args, 120)})`;
       io.line(`${PAST[decision.type]} ${toolCallId} ${what} on ${workflowId}.`);
       io.line(`  follow it: cairn watch ${workflowId}`);

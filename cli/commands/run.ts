@@ -36,19 +36,22 @@ Example:
     const workflowId = values.id ?? `cairn-${agent}-${randomUUID().slice(0, 8)}`;
     const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
 
-    const { runResult, startRun, withClient } = await import('../run-client.js');
+    const { readFirstState, startRun, withClient } = await import('../run-client.js');
     return withClient(async (connection) => {
-      const handle = await startRun(connection, { agent, prompt, workflowId, taskQueue, ...(values.model !== undefined && { model: values.model }) });
-      const url = runUrl(connection, workflowId, handle.firstExecutionRunId);
-      const started = { workflowId, runId: handle.firstExecutionRunId, agent, taskQueue, url: url ?? null };
+      const run = await startRun(connection, { agent, prompt, workflowId, taskQueue, ...(values.model !== undefined && { model: values.model }) });
+      // The run's first workflow task checks the agent and its model: a refused run fails here, at once.
+      const waiting = await readFirstState(connection, run);
+      const url = runUrl(connection, workflowId, run.firstExecutionRunId);
+      const started = { workflowId, runId: run.firstExecutionRunId, agent, taskQueue, url: url ?? null };
       io.line(`Started ${workflowId} (agent ${agent}, task queue ${taskQueue})`);
       if (url) io.line(`  ${url}`);
+      if (!waiting) io.error(`cairn run: no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}".`);
       if (!values.wait) {
         io.line(`  follow it: cairn watch ${workflowId}`);
         io.document(started);
         return 0;
       }
-      const result = await runResult(connection, workflowId);
+      const result = await run.result();
       io.line(`Answer: ${result.answer}`);
       io.line(`  ${result.turns} turn(s), ${result.toolCalls} tool call(s)${result.reason ? `; ended early: ${result.reason}` : ''}`);
       io.document({ ...started, result });

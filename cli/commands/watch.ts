@@ -1,49 +1,53 @@
-/** `cairn watch`: follow a run's progress until it finishes or waits for a human. */
-import { setTimeout as sleep } from 'node:timers/promises';
+/** `cairn watch`: follow a run's live events until it finishes or waits for a person. */
 import { parseCommandLine, type Command } from '../command.js';
-import { UsageError } from '../errors.js';
-import { awaitsHuman, nothingReported, progress, type WatchEvent } from '../run-progress.js';
-
-const DEFAULT_INTERVAL_MS = 300;
+import { CliError, UsageError } from '../errors.js';
+import { eventLines } from '../event-lines.js';
 
 export const watchCommand: Command = {
   name: 'watch',
-  summary: "Follow a run's progress until it finishes or waits for a human",
-  help: `Usage: cairn watch <workflowId> [--interval <ms>]
+  summary: "Follow a run's live events until it finishes or waits for a person",
+  help: `Usage: cairn watch <workflowId> [--from <offset>] [--follow]
 
-Polls the run's state and prints a line for each change: phase and turn, the planner's
-decisions, new tool errors, pauses, a forced final turn. Stops (exit 0) when the run has
-finished, printing the answer, or when it waits for a human, printing the question or the tool
-call to review and the command that answers it.
+Reads the run's live event stream (model turns, tool calls and their results, the planner's
+decisions, questions, reviews, what people sent) and prints a line for each that matters to a
+person: decisions, tool errors, pauses, hand-overs, the answer. Stops (exit 0) when the run has
+finished, printing the answer, or when it waits for a person, printing the question or the tool
+call to review and the command that answers it. A run that failed, was terminated or timed out
+ends the watch with its reason on stderr (exit 1). The stream follows continue-as-new.
 
 Options:
-  --interval <ms>  How often to poll (default ${DEFAULT_INTERVAL_MS})
-  --json           Print one JSON document at the end: { workflowId, outcome, state, events }
+  --from <offset>  Start at this offset (resume: the last offset seen, plus one). Default 0
+  --follow         Keep reading past questions and reviews, until the run finishes
+  --json           Print every event, one JSON object per line, each with its offset
   -h, --help       Show this help`,
 
   async run(argv, io) {
-    const { values, positionals } = parseCommandLine('watch', argv, { options: { interval: { type: 'string' } }, required: ['workflowId'] });
+    const { values, positionals } = parseCommandLine('watch', argv, { options: { from: { type: 'string' }, follow: { type: 'boolean' } }, required: ['workflowId'] });
     const [workflowId = ''] = positionals;
-    const interval = values.interval === undefined ? DEFAULT_INTERVAL_MS : Number(values.interval);
-    if (!Number.isFinite(interval) || interval < 10) throw new UsageError(`--interval must be a number of milliseconds (>= 10), not "${values.interval}"`);
+    const from = values.from === undefined ? 0 : Number(values.from);
+    if (!Number.isSafeInteger(from) || from < 0) throw new UsageError(`--from must be an offset (a whole number >= 0), not "${values.from}"`);
 
-    const { readStateWhenReady, withClient } = await import('../run-client.js');
+    const { cairnClient, readState, stopped, withClient } = await import('../run-client.js');
     return withClient(async (connection) => {
-      const events: WatchEvent[] = [];
-      const reported = nothingReported();
-      for (;;) {
-        const state = await readStateWhenReady(connection, workflowId);
-        if (!reported.previous) io.line(`Watching ${workflowId} (agent ${state.agent})`);
-        for (const { event, lines } of progress(workflowId, state, reported)) {
-          events.push(event);
-          for (const line of lines) io.line(line);
+      const run = cairnClient(connection).run(workflowId);
+      // For the header only: a run that failed before it had a state says how below.
+      const first = await readState(connection, run).catch(() => undefined);
+      if (first) io.line(`Watching ${workflowId} (agent ${first.agent})`);
+      try {
+        for await (const event of run.events({ from })) {
+          io.document(event); // under --json: one line per event
+          for (const line of eventLines(workflowId, event)) io.line(line);
+          if (values.follow || (event.type !== 'question' && event.type !== 'review')) continue;
+          // Stop where a person must act: when the run still waits on this (nothing came after it).
+          const state = await run.state();
+          const pending = state.clarification?.id ?? state.reviews[0]?.toolCallId;
+          const asked = event.type === 'question' ? event.clarification.id : event.reviews[0]?.toolCallId;
+          if (pending !== undefined && pending === asked) return 0;
         }
-        if (state.phase === 'done' || awaitsHuman(state)) {
-          io.document({ workflowId, outcome: state.phase, state, events });
-          return 0;
-        }
-        await sleep(interval);
+      } catch (error) {
+        throw await stopped(run, error);
       }
+      return 0;
     });
   },
 };

@@ -2,10 +2,11 @@
  * The demo's scripted model: an order-support conversation in which every failure class happens
  * once and is mended from Cairn's structured hints. Reactive steps read the hints (allowed enum
  * values, the next page, the customer's answer) the way a real model would. It is the orders
- * agent's default model (`scripted:orders-demo`) on every worker the CLI starts.
+ * agent's default model (`scripted:orders-demo`), registered by the demo and by the workers of
+ * this repository's cairn.config.ts.
  */
-import { repairLastCalls, scriptStep, type ModelClient, type Script } from '../activities/model/index.js';
-import { PerRunScriptedModel } from '../activities/model/per-run-scripted-model.js';
+import { PerRunScriptedModel, repairLastCalls, scriptStep, type Script } from 'cairn-agents/testing';
+import type { ModelClient } from 'cairn-agents/worker';
 
 const ORDER = 'A-1002';
 

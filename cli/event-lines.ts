@@ -1,0 +1,37 @@
+/**
+ * What `cairn watch` says of each event of a run's stream, for people: the planner's decisions,
+ * tool errors, questions and reviews with the command that answers them, pauses, hand-overs and
+ * the answer. Model turns, tool starts and successes are left to `--json`. Pure. Node-only.
+ */
+import type { RunEventItem } from '../client/run-events.js';
+import { formatQuestion, formatReview, formatStep } from './format.js';
+
+export function eventLines(workflowId: string, event: RunEventItem): string[] {
+  const at = `[turn ${event.turn}]`;
+  switch (event.type) {
+    case 'decision':
+      return [formatStep(event)];
+    case 'tool_end': {
+      const result = event.result as { status?: string; error?: { code: string; message: string }; feedback?: string };
+      if (result.status === 'error' && result.error) return [`${at} error ${event.name} [${event.toolCallId}] ${result.error.code}: ${result.error.message}`];
+      if (result.status === 'validator_failed') return [`${at} error ${event.name} [${event.toolCallId}] validator_failed: ${result.feedback ?? ''}`];
+      return [];
+    }
+    case 'question':
+      return prefix(at, formatQuestion(workflowId, event.clarification));
+    case 'review':
+      return event.reviews.flatMap((r) => prefix(at, formatReview(workflowId, r)));
+    case 'human':
+      return [`${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`];
+    case 'hand_over':
+      return [`${at} continued as new (generation ${event.generation})`];
+    case 'finish':
+      return [`${at} done: ${event.answer || '(no answer)'}`];
+    default:
+      return [];
+  }
+}
+
+function prefix(at: string, [first = '', ...rest]: readonly string[]): string[] {
+  return [`${at} ${first}`, ...rest];
+}

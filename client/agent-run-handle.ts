@@ -1,0 +1,162 @@
+/**
+ * AgentRunHandle: one agent run, as a client sees it. Every method is one of the run's messages
+ * (workflows/messages.ts) or a Temporal call on its workflow; the run, not this handle, decides
+ * what it accepts (a refused answer or decision fails the Update with a `HumanInputError` and
+ * leaves no trace in history). Addressed by workflow id, so it follows continue-as-new.
+ * Node-only (client side).
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { JsonValue } from '../shared/json.js';
+import type { TranscriptMessage, TranscriptSlice } from '../shared/transcript.js';
+import type { PendingReview } from '../planner/index.js';
+import {
+  answerClarificationUpdate,
+  cancelSignal,
+  pauseSignal,
+  resumeSignal,
+  reviewToolCallUpdate,
+  stateQuery,
+  transcriptQuery,
+  untilIdleUpdate,
+  type AgentRunResult,
+  type AgentRunWorkflow,
+  type ReviewDecisionInput,
+  type RunState,
+  type StepLogEntry,
+} from '../workflows/messages.js';
+import { NotPendingError } from './not-pending-error.js';
+import { pollRun, type PollOptions } from './poll-run.js';
+import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
+
+export class AgentRunHandle {
+  /** The Temporal handle, for anything this one does not wrap (describe, fetchHistory, terminate…). */
+  readonly workflow: WorkflowHandle<AgentRunWorkflow>;
+
+  constructor(
+    client: Client,
+    readonly workflowId: string,
+    /** The first run's id, when this handle started the run. */
+    readonly firstExecutionRunId?: string,
+  ) {
+    this.workflow = client.workflow.getHandle<AgentRunWorkflow>(workflowId);
+  }
+
+  /** The run's state (the `state` Query): phase, turn, pending question and reviews, answer, steps. */
+  state(): Promise<RunState> {
+    return this.workflow.query(stateQuery);
+  }
+
+  /** The messages the model sees, whole or a slice (`{ from, length }`). */
+  transcript(slice: Partial<TranscriptSlice> = {}): Promise<TranscriptMessage[]> {
+    return this.workflow.query(transcriptQuery, { from: slice.from ?? 0, length: slice.length ?? Number.MAX_SAFE_INTEGER });
+  }
+
+  /**
+   * Waits until the run awaits an answer or a review, is paused, or has finished, and returns its
+   * state (the `untilIdle` Update). A run handing over to its continuation is asked again. Each
+   * call writes a few history events: wait with this, watch with `steps()` or `state()`.
+   */
+  async untilIdle(): Promise<RunState> {
+    for (;;) {
+      let state: RunState;
+      try {
+        state = await this.workflow.executeUpdate(untilIdleUpdate);
+      } catch (error) {
+        // A run that already closed cannot take an Update: a finished one still answers Queries.
+        const { status } = await this.workflow.describe();
+        if (status.name === 'COMPLETED') return this.state();
+        if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW') await this.workflow.result();
+        throw error;
+      }
+      if (!state.continuingAsNew) return state;
+    }
+  }
+
+  /**
+   * Answers the pending question (or `questionId`): text, or an object of the missing fields.
+   * Throws NotPendingError when no question is pending; the run may refuse the answer
+   * (WorkflowUpdateFailedError whose cause says why).
+   */
+  async answer(answer: JsonValue, questionId?: string): Promise<{ readonly questionId: string }> {
+    let id = questionId;
+    if (id === undefined) {
+      const state = await this.state();
+      if (!state.clarification) throw new NotPendingError('no_pending_question', `Run "${this.workflowId}" has no pending question (phase ${state.phase}).`);
+      id = state.clarification.id;
+    }
+    await this.workflow.executeUpdate(answerClarificationUpdate, { args: [{ id, answer }] });
+    return { questionId: id };
+  }
+
+  /**
+   * Decides a tool call held for review: `{ type: 'accept' }`, `{ type: 'edit', args }`,
+   * `{ type: 'respond', content }` or `{ type: 'reject', reason? }`. Pass the pending review from
+   * `state().reviews` (its `argsHash` pins the decision to the arguments a person saw), or just its
+   * tool call id, and the run's current arguments are read first. Returns the review decided.
+   */
+  async review(review: string | Pick<PendingReview, 'toolCallId' | 'argsHash'>, decision: ReviewDecisionInput): Promise<PendingReview | Pick<PendingReview, 'toolCallId' | 'argsHash'>> {
+    const target = typeof review === 'string' ? await this.pendingReview(review) : review;
+    await this.workflow.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: target.toolCallId, argsHash: target.argsHash, decision }] });
+    return target;
+  }
+
+  /** The pending review of `toolCallId`; NotPendingError names the pending ones otherwise. */
+  async pendingReview(toolCallId: string): Promise<PendingReview> {
+    const state = await this.state();
+    const found = state.reviews.find((r) => r.toolCallId === toolCallId);
+    if (found) return found;
+    const pending = state.reviews.map((r) => `${r.toolCallId} (${r.name})`).join(', ');
+    throw new NotPendingError(
+      'no_pending_review',
+      `Run "${this.workflowId}" has no review pending for tool call "${toolCallId}"${pending ? `; pending: ${pending}` : ' (none is pending)'}.`,
+    );
+  }
+
+  /** Holds the run between steps (a running model turn or tool call finishes first). */
+  pause(): Promise<void> {
+    return this.workflow.signal(pauseSignal);
+  }
+
+  resume(): Promise<void> {
+    return this.workflow.signal(resumeSignal);
+  }
+
+  /** Ends the run gracefully: any wait ends and the model gives a final answer with no tools. */
+  cancel(reason?: string): Promise<void> {
+    return reason === undefined ? this.workflow.signal(cancelSignal) : this.workflow.signal(cancelSignal, reason);
+  }
+
+  /** The run's result once it finishes; a failed, terminated or timed-out run throws (WorkflowFailedError). */
+  result(): Promise<AgentRunResult> {
+    return this.workflow.result();
+  }
+
+  /** The run's state each time it changes, until it finishes; a run that fails throws. See `pollRun`. */
+  states(options: PollOptions = {}): AsyncGenerator<RunState, void> {
+    return pollRun(this, options);
+  }
+
+  /**
+   * The run's live events (model turns, tool starts and ends with their ToolResults, decisions,
+   * questions, reviews, what people sent, the finish), from `from` on, across continue-as-new:
+   * the run's Workflow Streams log, read by long-poll Updates. Ends after the `finish` event; a
+   * run that fails throws. Resume after a restart with `from: lastOffset + 1`.
+   */
+  events(options: EventOptions = {}): AsyncGenerator<RunEventItem, void> {
+    return runEvents(this.workflow, options);
+  }
+
+  /**
+   * The planner's steps as they happen (the `state` Query's step log, polled and read by `seq`),
+   * from the first one still in the log, until the run finishes; a run that fails throws.
+   */
+  async *steps(options: PollOptions & { readonly afterSeq?: number } = {}): AsyncGenerator<StepLogEntry, void> {
+    let last = options.afterSeq ?? 0;
+    for await (const state of pollRun(this, options))
+      for (const step of state.steps) {
+        if (step.seq <= last) continue;
+        last = step.seq;
+        yield step;
+      }
+  }
+}

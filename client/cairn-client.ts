@@ -1,0 +1,119 @@
+/**
+ * CairnClient: start agent runs and get handles to them, over a Temporal Client. The handle
+ * (`AgentRunHandle`) reads a run's state, waits until it needs a person, answers its question,
+ * decides its reviews, pauses, resumes or cancels it, and watches its steps. Node-only (client
+ * side: it loads @temporalio/client, never the worker).
+ */
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import type { PolicyOverrides } from '../shared/agent-policy.js';
+import { untilIdleUpdate, type AgentRunInput, type AgentRunWorkflow, type RunState } from '../workflows/messages.js';
+import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { AgentRunHandle } from './agent-run-handle.js';
+
+/** The task queue `cairn dev` and `cairn worker` poll unless told otherwise. */
+const DEFAULT_TASK_QUEUE = 'cairn';
+
+export interface CairnClientOptions {
+  /** A Temporal client (`new Client({ connection })`, or `connectCairnClient()` makes one from the environment). */
+  readonly client: Client;
+  /** The task queue your Cairn workers poll. Default `cairn`. */
+  readonly taskQueue?: string;
+}
+
+/** A run to start. */
+export interface StartRunOptions {
+  /** The agent's name, as its defineAgent gave it. */
+  readonly agent: string;
+  readonly prompt: string;
+  /** Overrides the agent's model spec, e.g. `openai:gpt-4.1-mini` or `scripted:<name>`. */
+  readonly model?: string;
+  /** Overrides of the agent's planner policy for this run. */
+  readonly policy?: PolicyOverrides;
+  /** Default `cairn-<agent>-<8 hex digits>`. */
+  readonly workflowId?: string;
+  /** Default: the client's. */
+  readonly taskQueue?: string;
+  /**
+   * Upsert Cairn's search attributes (CairnAgent, CairnPhase). `'auto'` (the default) does when
+   * the namespace has them registered: upserting unregistered ones would fail every workflow task.
+   */
+  readonly searchAttributes?: boolean | 'auto';
+  /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
+  readonly continueAsNewAfterTurns?: number;
+  /** More Temporal start options (timeouts, memo, static summary…). */
+  readonly temporal?: Partial<Omit<WorkflowStartOptions<AgentRunWorkflow>, 'args' | 'workflowId' | 'taskQueue'>>;
+}
+
+/** Starts agent runs and hands out their handles. */
+export class CairnClient {
+  readonly temporal: Client;
+  readonly taskQueue: string;
+  #searchAttributes: Promise<boolean> | undefined;
+
+  constructor(options: CairnClientOptions) {
+    this.temporal = options.client;
+    this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+  }
+
+  /** Starts a run and returns its handle at once. */
+  async start(options: StartRunOptions): Promise<AgentRunHandle> {
+    const { workflowId, startOptions } = await this.#startOptions(options);
+    const handle = await this.temporal.workflow.start<AgentRunWorkflow>('agentRun', { ...startOptions, workflowId });
+    return new AgentRunHandle(this.temporal, workflowId, handle.firstExecutionRunId);
+  }
+
+  /**
+   * Starts a run and waits, in the same call (update-with-start), until it first needs a person,
+   * is paused, or has finished: the first thing to show someone. A run that hands over
+   * (continue-as-new) before that is asked again.
+   */
+  async startUntilIdle(options: StartRunOptions): Promise<{ readonly run: AgentRunHandle; readonly state: RunState }> {
+    const { workflowId, startOptions } = await this.#startOptions(options);
+    const operation = new WithStartWorkflowOperation<AgentRunWorkflow>('agentRun', { ...startOptions, workflowId, workflowIdConflictPolicy: 'FAIL' });
+    const update = await this.temporal.workflow.startUpdateWithStart(untilIdleUpdate, { startWorkflowOperation: operation, waitForStage: 'ACCEPTED' });
+    // With workflowIdConflictPolicy FAIL, the run the Update reached is the one just started.
+    const run = new AgentRunHandle(this.temporal, workflowId, update.workflowRunId);
+    const state = await update.result();
+    return { run, state: state.continuingAsNew ? await run.untilIdle() : state };
+  }
+
+  /** Closes the Temporal connection this client uses (when nothing else shares it). */
+  close(): Promise<void> {
+    return this.temporal.connection.close();
+  }
+
+  /** The handle of an existing run (the latest in its continue-as-new chain). */
+  run(workflowId: string): AgentRunHandle {
+    return new AgentRunHandle(this.temporal, workflowId);
+  }
+
+  async #startOptions(options: StartRunOptions) {
+    const workflowId = options.workflowId ?? `cairn-${options.agent}-${randomUUID().slice(0, 8)}`;
+    const wanted = options.searchAttributes ?? 'auto';
+    const input: AgentRunInput = {
+      agent: options.agent,
+      prompt: options.prompt,
+      ...(options.model !== undefined && { model: options.model }),
+      ...(options.policy !== undefined && { policy: options.policy }),
+      ...(options.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: options.continueAsNewAfterTurns }),
+      searchAttributes: wanted === 'auto' ? await this.#hasSearchAttributes() : wanted,
+    };
+    const startOptions = {
+      staticSummary: `${options.agent}: ${options.prompt}`.slice(0, 200),
+      ...options.temporal,
+      taskQueue: options.taskQueue ?? this.taskQueue,
+      args: [input] as [AgentRunInput],
+    };
+    return { workflowId, startOptions };
+  }
+
+  /** Asked once per client; a namespace whose attributes cannot be listed counts as without them. */
+  #hasSearchAttributes(): Promise<boolean> {
+    this.#searchAttributes ??= this.temporal.connection.operatorService
+      .listSearchAttributes({ namespace: this.temporal.options.namespace })
+      .then(({ customAttributes }) => CAIRN_SEARCH_ATTRIBUTES.every((key) => Object.hasOwn(customAttributes ?? {}, key.name)))
+      .catch(() => false);
+    return this.#searchAttributes;
+  }
+}

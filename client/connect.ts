@@ -1,0 +1,23 @@
+/**
+ * connectCairnClient: a CairnClient on the server the environment names, read the way the
+ * Temporal CLI reads it (@temporalio/envconfig: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * TEMPORAL_API_KEY, TEMPORAL_TLS*, temporal.toml profiles). Node-only (client side).
+ */
+import { Client, Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { CairnClient } from './cairn-client.js';
+
+export interface ConnectCairnClientOptions {
+  /** Where the settings come from. Default: `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The task queue your Cairn workers poll. Default `cairn`. */
+  readonly taskQueue?: string;
+}
+
+/** Connects; `close()` on the client closes the connection again. */
+export async function connectCairnClient(options: ConnectCairnClientOptions = {}): Promise<CairnClient> {
+  const env = options.env ?? process.env;
+  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+  const connection = await Connection.connect({ ...connectionOptions, address: connectionOptions.address ?? 'localhost:7233' });
+  return new CairnClient({ client: new Client({ connection, namespace }), ...(options.taskQueue !== undefined && { taskQueue: options.taskQueue }) });
+}

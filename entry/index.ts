@@ -1,0 +1,54 @@
+/**
+ * `cairn-agents`: what tools and agents are made of. Workflow-safe: your agents module imports it,
+ * and the workflow bundle imports your agents module, so nothing here touches Node, the network
+ * or the worker. Deterministic; a tool's `execute` runs only in the tool activity on the worker.
+ *
+ * Who imports it: your tool and agent definitions (and anything else).
+ */
+export {
+  defineTool,
+  needsApproval,
+  type AnyTool,
+  type ApprovalRule,
+  type SideEffects,
+  type Tool,
+  type ToolConfig,
+  type ToolContext,
+  type ToolRetryPolicy,
+  type ToolSpec,
+  type ToolTimeouts,
+} from '../shared/define-tool.js';
+export { defineAgent, isAgent, agentsOf, reachableAgents, type Agent, type AgentConfig } from '../shared/define-agent.js';
+export { agentTool, agentOf, type AgentTask, type AgentToolOptions } from '../shared/agent-tool.js';
+export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/from-ai-sdk-tool.js';
+export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/tool-failure.js';
+export { Result, Validator, validator, RESERVED_VALIDATOR_NAMES } from '../shared/validator.js';
+export type { SemanticCheck, SemanticVerdict } from '../shared/output-guard.js';
+export { DefinitionError, DefinitionErrorCode, ReservedValidatorNameError } from '../shared/definition-error.js';
+export {
+  FAILURES,
+  FailureKind,
+  RetryReason,
+  TOOL_ERROR_CODES,
+  isToolErrorCode,
+  type ToolErrorCode,
+} from '../shared/failure-taxonomy.js';
+export { isToolError, type ToolError } from '../shared/tool-error.js';
+export type { FieldIssue, RetryHint } from '../shared/retry-hint.js';
+export type { ToolFailureResult, ToolResult, ToolSuccess, ToolTelemetry, ToolValidationFailure } from '../shared/tool-result.js';
+export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent-policy.js';
+export { REVIEW_DECISIONS, type ReviewConfig, type ReviewDecisionType } from '../shared/review-config.js';
+export type { JsonObject, JsonPrimitive, JsonValue } from '../shared/json.js';
+export { readResult } from '../shared/read-result.js';
+export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount, type ShadowViolation } from '../shared/shadow-guard.js';
+export type { PayloadSlice, PayloadStore, StoredPayloadInfo } from '../shared/payload-store.js';
+export { checkModelOutcome, DEFAULT_MODEL_OUTCOME_LIMITS, type ModelOutcomeLimits } from '../shared/model-outcome-check.js';
+export { jsonSize, measureJson, type JsonMeasure } from '../shared/json-measure.js';
+export {
+  DEFAULT_MAX_RESULT_BYTES,
+  HARD_MAX_RESULT_BYTES,
+  MAX_ARGUMENT_BYTES,
+  MAX_ARGUMENT_DEPTH,
+  MAX_MODEL_REPLY_BYTES,
+  MAX_TOOL_CALLS_PER_REPLY,
+} from '../shared/size-limits.js';

@@ -1,0 +1,32 @@
+/**
+ * `cairn-agents/worker`: run your agents. `createCairnWorker` (or `runCairnWorker`, which also
+ * connects and runs until stopped) takes your agents, your tools' deps, how models resolve and
+ * your workflows file or bundle; `defineConfig` types the `cairn.config.ts` the CLI reads.
+ *
+ * Who imports it: your worker process and your cairn.config.ts. Node-only; never workflow code
+ * (it loads @temporalio/worker and the model providers).
+ */
+export { createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
+export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
+export type { ToolActivityOptions } from '../activities/tool-activity.js';
+export { runCairnWorker, type RunCairnWorkerOptions } from '../runtime/run-worker.js';
+export { bundleWorkflows, WorkflowBundleError, type BundleWorkflowsOptions } from '../runtime/workflow-bundle.js';
+export { defineConfig, type CairnConfig } from '../runtime/project-config.js';
+export { connectFromEnvironment, type Connected } from '../runtime/connection.js';
+export { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
+export {
+  aiSdkModel,
+  classifyProviderFailure,
+  MODEL_SPEC_FORMS,
+  ModelConfigError,
+  ModelNetworkError,
+  ModelServerError,
+  resolveModel,
+  type AiSdkModelOptions,
+  type GenerateInput,
+  type ModelClient,
+  type ModelEnvironment,
+  type ModelProvider,
+  type ResolveModelOptions,
+} from '../activities/model/index.js';
+export type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model-response.js';

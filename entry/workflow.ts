@@ -1,0 +1,33 @@
+/**
+ * `cairn-agents/workflow`: the agentRun workflow and the messages a run answers. Workflow-safe:
+ * your workflows file (the bundle's entry) imports `defineAgentRun` from here; clients import the
+ * message definitions and types (they are plain Temporal Queries, Updates and Signals).
+ *
+ * Who imports it: your workflows file (`export const agentRun = defineAgentRun(agents)`), and
+ * any client that talks to a run without `cairn-agents/client`.
+ */
+export { defineAgentRun } from '../workflows/agent-run.js';
+export {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  cancelSignal,
+  pauseSignal,
+  resumeSignal,
+  reviewToolCallUpdate,
+  stateQuery,
+  transcriptQuery,
+  untilIdleUpdate,
+  type AgentRunInput,
+  type AgentRunResult,
+  type AgentRunWorkflow,
+  type CarriedRun,
+  type ClarificationAnswer,
+  type ReviewDecisionInput,
+  type ReviewInput,
+  type RunState,
+  type StepLogEntry,
+} from '../workflows/messages.js';
+export { CairnAgent, CairnPhase, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
+export type { TranscriptMessage, TranscriptSlice } from '../shared/transcript.js';
+export { agentsOf } from '../shared/define-agent.js';

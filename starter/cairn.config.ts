@@ -1,0 +1,11 @@
+/**
+ * What `cairn dev` and `cairn worker` run: the agents module (bundled into workflow code) and,
+ * for the worker only, the tools' deps.
+ */
+import { defineConfig } from 'cairn-agents/worker';
+import { demoShop } from './src/worker.ts';
+
+export default defineConfig({
+  agents: './src/agents.ts',
+  deps: () => demoShop(),
+});
