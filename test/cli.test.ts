@@ -10,13 +10,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptStep, type ScriptContext } from '../activities/model/index.js';
+import { scriptStep, type ScriptContext } from '../testing/script-steps.js';
 import { COMMANDS } from '../cli/cairn.js';
-import { DEMO_PROMPT } from '../cli/demo-script.js';
-import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { DEMO_PROMPT } from '../examples/orders/demo-script.ts';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { runUrl } from '../runtime/temporal-target.js';
 import { CairnAgent } from '../workflows/search-attributes.js';
-import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
+import { calls } from './fixtures/tools.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
 interface Outcome {
@@ -25,7 +25,7 @@ interface Outcome {
   readonly stderr: string;
 }
 
-const TSX = join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** Runs `cairn ...args` on this Node (24), against the test server unless `env` says otherwise. */
 function cairn(args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
@@ -33,7 +33,7 @@ function cairn(args: readonly string[], env: Record<string, string> = {}): Promi
     execFile(
       process.execPath,
       [TSX, 'cli/main.ts', ...args],
-      { cwd: PROJECT_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout: 50_000 },
+      { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout: 50_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
@@ -64,6 +64,12 @@ function json<T = Record<string, unknown>>(outcome: Outcome): T {
   return JSON.parse(outcome.stdout) as T;
 }
 
+/** `cairn watch --json`: one event a line. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function eventLines(outcome: Outcome): Record<string, any>[] {
+  return expectSuccess(outcome).trimEnd().split('\n').map((line) => JSON.parse(line));
+}
+
 const newId = () => `cli-${randomUUID().slice(0, 8)}`;
 
 interface LongRunning {
@@ -77,9 +83,13 @@ interface LongRunning {
 
 const READY_TIMEOUT_MS = 90_000;
 
-/** `cairn dev` / `cairn worker --json` as a subprocess; bin/cairn.js runs in-process, so signals reach it. */
-function startLongRunning(args: readonly string[], env: Record<string, string> = {}): LongRunning {
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'cairn.js'), ...args], { cwd: PROJECT_ROOT, env: { ...cleanEnvironment(), ...env } });
+/**
+ * `cairn dev` / `cairn worker` as a subprocess, from the sources; tsx is loaded into the one Node
+ * process (`--import tsx`), so signals reach the CLI. `ready` is the first JSON line on stdout, or
+ * the first line matching `readyLine`.
+ */
+function startLongRunning(args: readonly string[], env: Record<string, string> = {}, readyLine?: RegExp): LongRunning {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), ...env } });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
@@ -87,7 +97,10 @@ function startLongRunning(args: readonly string[], env: Record<string, string> =
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      for (const line of stdout.split('\n').slice(0, -1)) if (line.startsWith('{')) resolve(JSON.parse(line) as Record<string, unknown>);
+      for (const line of stdout.split('\n').slice(0, -1)) {
+        if (readyLine?.test(line)) resolve({ line });
+        else if (!readyLine && line.startsWith('{')) resolve(JSON.parse(line) as Record<string, unknown>);
+      }
     });
     void exited.then((code) => reject(new Error(`cairn ${args[0]} exited (${code}) before it was ready: ${stderr}`)));
     setTimeout(() => reject(new Error(`cairn ${args[0]} was not ready within ${READY_TIMEOUT_MS / 1000} s: ${stderr}`)), READY_TIMEOUT_MS).unref();
@@ -155,6 +168,8 @@ describe('cairn help and usage errors', () => {
     [['run', 'test', '   '], /^cairn run: the prompt is empty/],
     [['answer', 'wf'], /^cairn answer: missing <text>/],
     [['answer', 'wf', 'a', 'b'], /^cairn answer: unexpected argument "b"/],
+    [['answer', 'wf', '{"window":'], /^cairn answer: answer: not valid JSON \(.+\): \{"window":$/],
+    [['answer', 'wf', '{"window"}'], /^cairn answer: answer: not valid JSON/],
     [['review', 'wf', '1.1'], /^cairn review: missing <decision>/],
     [['review', 'wf', '1.1', 'maybe'], /^cairn review: unknown decision "maybe"/],
     [['review', 'wf', '1.1', 'edit'], /^cairn review: edit needs the new arguments as JSON/],
@@ -162,7 +177,7 @@ describe('cairn help and usage errors', () => {
     [['review', 'wf', '1.1', 'respond', 'plain text'], /^cairn review: respond content: not valid JSON/],
     [['review', 'wf', '1.1', 'accept', 'extra'], /^cairn review: accept takes no argument/],
     [['watch'], /^cairn watch: missing <workflowId>/],
-    [['watch', 'wf', '--interval', 'soon'], /^cairn watch: --interval must be a number/],
+    [['watch', 'wf', '--from', 'soon'], /^cairn watch: --from must be an offset/],
     [['show', 'a', 'b'], /^cairn show: unexpected argument "b"/],
     [['dev', '--port', '99999'], /^cairn dev: --port must be a port number/],
     [['worker', 'extra'], /^cairn worker: unexpected argument "extra"/],
@@ -173,7 +188,7 @@ describe('cairn help and usage errors', () => {
 
 describe('cairn against a real dev server', () => {
   let w: TestWorker;
-  beforeAll(async () => void (w = await startTestWorker({ tools: ALL_TEST_TOOLS })));
+  beforeAll(async () => void (w = await startTestWorker()));
   afterAll(() => w?.stop());
 
   /** `cairn run test <prompt> --model <script> --task-queue <queue> ...more`. */
@@ -185,7 +200,9 @@ describe('cairn against a real dev server', () => {
     const text = expectSuccess(await run(model, ['--wait'], 'Where is order A-1?'));
     const workflowId = /^Started (cairn-test-[0-9a-f]{8}) \(agent test, task queue test-/.exec(text)?.[1];
     expect(workflowId, text).toBeDefined();
-    expect(text).toContain(`  http://localhost:8233/namespaces/default/workflows/${workflowId}/`);
+    // A local server's UI is on its port + 1000, as `cairn dev` and the Temporal CLI put it.
+    const uiPort = Number(serverAddress().split(':').at(-1)) + 1000;
+    expect(text).toContain(`  http://localhost:${uiPort}/namespaces/default/workflows/${workflowId}/`);
     expect(text).toContain('Answer: Order A-1 has shipped.\n  2 turn(s), 1 tool call(s)\n');
     // The test server registers Cairn's search attributes, so the run sets them.
     const description = await w.client.workflow.getHandle(workflowId!).describe();
@@ -205,7 +222,7 @@ describe('cairn against a real dev server', () => {
       agent: 'test',
       taskQueue: w.taskQueue,
       url: `http://ui.example:8080/namespaces/default/workflows/${workflowId}/${doc.runId}/history`,
-      result: { answer: 'Nothing to look up.', reason: null, turns: 1, toolCalls: 0, generation: 0 },
+      result: { answer: 'Nothing to look up.', reason: null, turns: 1, toolCalls: 0, generation: 0, errors: [] },
     });
   });
 
@@ -220,9 +237,16 @@ describe('cairn against a real dev server', () => {
     expect(text).toMatch(/^\[turn 1\] \w+: .*lookup_order/m); // the planner's step log
     expect(lines.at(-1)).toBe('[turn 2] done: A-7 has shipped.');
 
-    const doc = json<{ outcome: string; state: { phase: string; answer: string }; events: { type: string }[] }>(await cairn(['watch', started.workflowId, '--json']));
-    expect(doc).toMatchObject({ workflowId: started.workflowId, outcome: 'done', state: { phase: 'done', answer: 'A-7 has shipped.' } });
-    expect(doc.events.at(-1)).toMatchObject({ type: 'done', answer: 'A-7 has shipped.' });
+    // --json: the run's events, one a line, in offset order, from the start to the finish.
+    const events = eventLines(await cairn(['watch', started.workflowId, '--json']));
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    expect(events[0]).toMatchObject({ type: 'run_started', agent: 'test', prompt: 'Where is A-7?' });
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['model_turn', 'tool_start', 'tool_end', 'decision']));
+    expect(events.find((e) => e.type === 'tool_end')).toMatchObject({ name: 'lookup_order', toolCallId: '1.1', result: { status: 'ok', result: { id: 'A-7' } } });
+    expect(events.at(-1)).toMatchObject({ type: 'finish', answer: 'A-7 has shipped.', reason: null });
+    // A watcher restarted with --from reads on from there.
+    const resumed = eventLines(await cairn(['watch', started.workflowId, '--json', '--from', String(events.length - 2)]));
+    expect(resumed).toEqual(events.slice(-2));
   });
 
   it('a clarification: watch stops at the question, a wrong id is refused, answer resumes the run, show prints it all', async () => {
@@ -240,17 +264,16 @@ describe('cairn against a real dev server', () => {
 
     const watched = expectSuccess(await cairn(['watch', workflowId]));
     expect(watched).toContain('[turn 1] error schedule_redelivery [1.1] invalid_arguments: A delivery window is required.');
-    expect(watched).toContain('[turn 1] phase awaiting_clarification · 1 tool call(s)');
     expect(watched).toMatch(/question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/);
     expect(watched).toContain(`  answer with: cairn answer ${workflowId} "<text>"`);
-    const waiting = json<{ outcome: string; state: { clarification: { id: string } } }>(await cairn(['watch', workflowId, '--json']));
-    expect(waiting.outcome).toBe('awaiting_clarification');
-    const questionId = waiting.state.clarification.id;
+    const waiting = eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)!;
+    expect(waiting.type).toBe('question');
+    const questionId = waiting.clarification.id;
 
     const refused = expectOneLineFailure(await cairn(['answer', workflowId, 'morning', '--id', 'no-such-question']), 1);
     expect(refused).toBe(`cairn answer: The run refused the update: Unknown clarification id "no-such-question"; the pending one is "${questionId}".`);
     // Refused without a trace in history: the run still waits on the same question.
-    expect(json(await cairn(['watch', workflowId, '--json']))).toMatchObject({ outcome: 'awaiting_clarification' });
+    expect(eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)).toMatchObject({ type: 'question', clarification: { id: questionId } });
 
     const answered = json(await cairn(['answer', workflowId, '{"window":"afternoon"}', '--json']));
     expect(answered).toEqual({ workflowId, questionId, answer: { window: 'afternoon' } });
@@ -311,22 +334,55 @@ describe('cairn against a real dev server', () => {
     ]);
     const workflowId = newId();
     expectSuccess(await run(model, ['--id', workflowId], 'Refund A-2.'));
-    const waiting = json<{ outcome: string; state: { reviews: { argsHash: string }[] } }>(await cairn(['watch', workflowId, '--json']));
-    expect(waiting.outcome).toBe('awaiting_review');
+    const waiting = eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)!;
+    expect(waiting.type).toBe('review');
 
     const doc = json(await cairn(['review', workflowId, '1.1', 'reject', 'over the limit', '--json']));
     expect(doc).toEqual({
       workflowId,
       toolCallId: '1.1',
       tool: 'issue_refund',
-      argsHash: waiting.state.reviews[0]!.argsHash,
+      argsHash: waiting.reviews[0]!.argsHash,
       decision: { type: 'reject', reason: 'over the limit' },
     });
     expect(expectSuccess(await cairn(['watch', workflowId]))).toContain('done: No refund: a reviewer said no.');
     expect(calls.issue_refund ?? 0).toBe(before);
     expect(expectSuccess(await cairn(['show', workflowId]))).toContain(
-      'tool       ✗ issue_refund [1.1] rejected_by_human: A human reviewer rejected this call: over the limit',
+      'tool       ✗ issue_refund [1.1] rejected_by_human: A human reviewer rejected this call, so it did not run: over the limit',
     );
+  });
+
+  it('a run that fails or is terminated: watch ends with how it ended (exit 1), show says it', async () => {
+    // A run started by another client with an input the run refuses: it fails in its first workflow task.
+    const failing = newId();
+    await w.client.workflow.start('agentRun', { taskQueue: w.taskQueue, workflowId: failing, args: [{ agent: 'test', prompt: 'Refund A-9.', policy: { maxTurns: 'many' } }] });
+    const watched = await cairn(['watch', failing]);
+    expect(watched.code, watched.stderr).toBe(1);
+    expect(watched.stderr.trimEnd()).toMatch(new RegExp(`^cairn watch: Run "${failing}" failed: Invalid run input: .policy\\.maxTurns. must be a number`));
+    expect(watched.stderr.trimEnd().split('\n')).toHaveLength(1);
+    // It failed before it had any state to show: show says how it failed.
+    expect(expectOneLineFailure(await cairn(['show', failing]), 1)).toBe(`cairn show: Run "${failing}" failed: Invalid run input: \`policy.maxTurns\` must be a number, not a string.`);
+
+    const { model: held } = w.script([scriptStep.call('issue_refund', { orderId: 'A-10', amount: 99 })]);
+    const terminated = newId();
+    expectSuccess(await run(held, ['--id', terminated], 'Refund A-10.'));
+    await w.client.workflow.getHandle(terminated).terminate('stopped by an operator');
+    const ended = await cairn(['watch', terminated]);
+    expect(ended.code, ended.stderr).toBe(1);
+    expect(ended.stderr.trimEnd()).toMatch(new RegExp(`^cairn watch: Run "${terminated}" terminated: .*stopped by an operator`));
+  });
+
+  it('npm run --silent cairn -- … --json prints only the JSON document (no npm banner)', async () => {
+    const { model } = w.script([scriptStep.text('Nothing to do.')]);
+    const outcome = await new Promise<Outcome>((resolve) =>
+      execFile(
+        'npm',
+        ['run', '--silent', 'cairn', '--', 'run', 'test', 'Anything?', '--model', model, '--task-queue', w.taskQueue, '--wait', '--json'],
+        { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress() }, timeout: 50_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(json<{ result: { answer: string } }>(outcome).result.answer).toBe('Nothing to do.');
   });
 
   it('runtime failures are one line with exit 1: unknown run, duplicate id, failed run, no server', async () => {
@@ -339,15 +395,14 @@ describe('cairn against a real dev server', () => {
       cairn(['watch', 'no-such-run']),
       cairn(['answer', 'no-such-run', 'hello']),
       run(model, ['--id', workflowId]),
-      cairn(['run', 'nobody', 'hello', '--task-queue', w.taskQueue, '--wait']),
+      cairn(['run', 'nobody', 'hello', '--task-queue', w.taskQueue]),
     ]);
     expect(expectOneLineFailure(show, 1)).toBe('cairn show: No run with workflow id "no-such-run".');
     expect(expectOneLineFailure(watch, 1)).toBe('cairn watch: No run with workflow id "no-such-run".');
     expect(expectOneLineFailure(answer, 1)).toBe('cairn answer: No run with workflow id "no-such-run".');
     expect(expectOneLineFailure(duplicate, 1)).toBe(`cairn run: A run with workflow id "${workflowId}" already exists; pick another --id.`);
-    // --wait on a run that fails: "Started …" is on stdout, then the failure on stderr.
-    expect(unknownAgent.code).toBe(1);
-    expect(unknownAgent.stderr.trimEnd()).toBe('cairn run: The run failed: Unknown agent "nobody". Known: test');
+    // An unknown agent fails the run's first workflow task: `cairn run` says so at once, naming the agents there are.
+    expect(expectOneLineFailure(unknownAgent, 1)).toBe('cairn run: The run failed: Unknown agent "nobody". Known: test, helper');
 
     const noServer = await cairn(['show', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(expectOneLineFailure(noServer, 1)).toMatch(/^cairn show: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `cairn dev`, or set TEMPORAL_ADDRESS\.$/);
@@ -373,6 +428,27 @@ describe('cairn dev and cairn worker', () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
+  it('dev --port P --ui-port U: the hint and the run links name that server and that UI', { timeout: 120_000 }, async () => {
+    const [port, uiPort] = await freePorts(2);
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-dev-'));
+    const dev = startLongRunning(['dev', '--port', `${port}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'dev.db'), '--task-queue', `dev-${randomUUID()}`], {}, /^ {2}try: /);
+    try {
+      await dev.ready;
+      const text = dev.stdout();
+      expect(text).toContain(`Embedded Temporal dev server 127.0.0.1:${port}, namespace default, UI http://localhost:${uiPort}\n`);
+      const hint = /^ {2}try: (.*)$/m.exec(text)?.[1];
+      expect(hint).toMatch(new RegExp(`^TEMPORAL_ADDRESS=127\\.0\\.0\\.1:${port} TEMPORAL_UI_URL=http://localhost:${uiPort} cairn run orders "…" --task-queue dev-`));
+      // What the hint says to set is what makes the links right.
+      const started = json<{ url: string }>(
+        await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', hint!.split('--task-queue ')[1]!, '--json'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_UI_URL: `http://localhost:${uiPort}` }),
+      );
+      expect(started.url).toMatch(new RegExp(`^http://localhost:${uiPort}/namespaces/default/workflows/cairn-orders-`));
+    } finally {
+      expect(await dev.stop()).toBe(0);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('run orders without --model: two runs on one worker each get their own scripted model and finish', { timeout: 120_000 }, async () => {
     const taskQueue = `orders-${randomUUID()}`;
     const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], { TEMPORAL_ADDRESS: serverAddress() });
@@ -390,16 +466,15 @@ describe('cairn dev and cairn worker', () => {
 
 /** Drives a demo-script orders run through its question and its review; returns the answer. */
 async function finishOrdersRun(workflowId: string): Promise<string | null> {
-  type Watched = { outcome: string; state: { reviews: { toolCallId: string }[]; answer: string | null } };
-  const watch = async () => json<Watched>(await cairn(['watch', workflowId, '--json']));
-  expect((await watch()).outcome).toBe('awaiting_clarification');
+  const watch = async () => eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)!;
+  expect((await watch()).type).toBe('question');
   expectSuccess(await cairn(['answer', workflowId, 'morning']));
   const held = await watch();
-  expect(held.outcome).toBe('awaiting_review');
-  expectSuccess(await cairn(['review', workflowId, held.state.reviews[0]!.toolCallId, 'accept']));
+  expect(held.type).toBe('review');
+  expectSuccess(await cairn(['review', workflowId, held.reviews[0]!.toolCallId, 'accept']));
   const done = await watch();
-  expect(done.outcome).toBe('done');
-  return done.state.answer;
+  expect(done.type).toBe('finish');
+  return done.answer;
 }
 
 describe('the main job: cairn demo --yes (what `npm run demo` runs)', () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MODEL_SPEC_FORMS } from '../activities/model/index.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
-import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
 interface Service {
@@ -25,7 +25,7 @@ interface Service {
   restart?: string;
 }
 
-const read = (path: string) => readFileSync(join(PROJECT_ROOT, path), 'utf8');
+const read = (path: string) => readFileSync(join(PACKAGE_ROOT, path), 'utf8');
 const composeText = read('docker-compose.yml');
 const compose = parse(composeText) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
 const services = compose.services;
@@ -175,6 +175,8 @@ describe('Dockerfile', () => {
     expect(copyLock).toBeGreaterThanOrEqual(0);
     expect(install).toBeGreaterThan(copyLock);
     expect(copyAll).toBeGreaterThan(install);
+    // The build needs the sources; bin/cairn.js runs what it compiles.
+    expect(instructions.findIndex((line) => line === 'RUN npm run build')).toBeGreaterThan(copyAll);
   });
 
   it('runs `cairn worker` (on the default task queue) as a non-root user', () => {
@@ -187,7 +189,7 @@ describe('Dockerfile', () => {
     const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
     for (const entry of ['node_modules', '.git', '.env', '.temporal', '.cache']) expect(ignored).toContain(entry);
     // What the worker needs is not ignored.
-    for (const needed of ['bin', 'cli', 'workflows', 'activities', 'agents', 'runtime', 'shared', 'planner', 'package.json', 'package-lock.json'])
+    for (const needed of ['bin', 'cli', 'client', 'entry', 'examples', 'testing', 'workflows', 'activities', 'runtime', 'shared', 'planner', 'cairn.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'])
       expect(ignored).not.toContain(needed);
   });
 });

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
-import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 
 declare module 'vitest' {
@@ -22,10 +22,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const started = Date.now();
   const [server, bundle] = await Promise.all([
     startEmbeddedServer({ log: (line) => console.log(line) }),
-    bundleWorkflows(join(PROJECT_ROOT, 'test/fixtures/workflows.ts')),
+    bundleWorkflows(join(PACKAGE_ROOT, 'test/fixtures/workflows.ts')),
   ]);
-  const bundlePath = join(PROJECT_ROOT, '.cache', 'test-workflow-bundle.js');
-  await mkdir(join(PROJECT_ROOT, '.cache'), { recursive: true });
+  const bundlePath = join(PACKAGE_ROOT, '.cache', 'test-workflow-bundle.js');
+  await mkdir(join(PACKAGE_ROOT, '.cache'), { recursive: true });
   await writeFile(bundlePath, bundle.code);
   console.log(`Temporal dev server ${server.address} and workflow bundle ready in ${Date.now() - started} ms`);
   project.provide('temporalAddress', server.address);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptStep } from '../activities/model/index.js';
+import { scriptStep } from '../testing/script-steps.js';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
@@ -19,14 +19,14 @@ import {
   type AgentRunResult,
   type RunState,
 } from '../workflows/messages.js';
-import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
+import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
 import { events, waitFor, type HistoryEvent } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
 
 let w: TestWorker;
-beforeAll(async () => void (w = await startTestWorker({ tools: ALL_TEST_TOOLS })));
+beforeAll(async () => void (w = await startTestWorker()));
 afterAll(() => w?.stop());
 
 const awaiting = (handle: WorkflowHandle, phase: RunState['phase']) =>
@@ -96,8 +96,38 @@ describe('review of tool calls', () => {
     await handle.executeUpdate(reviewToolCallUpdate, { args: [input] }); // the same decision again: a no-op
     await handle.result();
     expect((calls.issue_refund ?? 0) - before).toBe(runs);
-    expect(scripted.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: seen });
+    expect(scripted.requests[1]!.messages.findLast((m) => m.role === 'tool')).toMatchObject({ content: seen });
     await recordHistory(handle, `review-${name}`);
+  });
+
+  it("offers only the decisions the tool's review config allows, with its description, and refuses others without history", async () => {
+    const { model, scripted } = w.script([scriptStep.call('wire_transfer', { account: 'DE-1', amount: 500 }), scriptStep.text('Done.')]);
+    const handle = await w.start({ agent: 'test', prompt: 'wire 500', model });
+    const state = await awaiting(handle, 'awaiting_review');
+    const [review] = state.reviews;
+    expect(review).toMatchObject({ name: 'wire_transfer', allowed: ['accept', 'reject'], description: 'Check the account against the customer record before accepting.' });
+    const before = (await events(handle)).length;
+    for (const decision of [{ type: 'edit', args: { account: 'DE-2', amount: 500 } }, { type: 'respond', content: { wired: 0 } }]) {
+      await expect(
+        handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review!.toolCallId, argsHash: review!.argsHash, decision: decision as never }] }),
+      ).rejects.toMatchObject({ cause: { message: `wire_transfer does not allow "${decision.type}" in review; allowed: accept, reject.`, nonRetryable: true } });
+    }
+    expect((await events(handle)).length).toBe(before);
+    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review!.toolCallId, argsHash: review!.argsHash, decision: { type: 'accept' } }] });
+    await handle.result();
+    expect(scripted.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: { wired: 500 } });
+  });
+
+  it('tells the model what the reviewer changed, after the results', async () => {
+    const { handle, scripted, review } = await refundRun(scriptStep.text('Done.'));
+    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'edit', args: { orderId: 'A-7', amount: 45 } } }] });
+    await handle.result();
+    const seen = scripted.requests[1]!.messages;
+    expect(seen.at(-2)).toMatchObject({ role: 'tool', content: { refunded: 45 } });
+    expect(seen.at(-1)).toEqual({
+      role: 'user',
+      content: '[cairn] A reviewer edited your issue_refund call 1.1: it ran with {"orderId":"A-7","amount":45}, not {"orderId":"A-7","amount":60}.',
+    });
   });
 
   it('fails closed on a stale decision and on invalid edits, without history', async () => {

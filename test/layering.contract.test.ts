@@ -1,45 +1,117 @@
 /**
  * The sandbox and dependency direction, enforced: workflows → planner → shared; activities →
  * shared. Workflow-side folders import no Node built-ins, no worker/client/activity SDK packages,
- * no activities and no provider SDKs. The planner imports nothing from Temporal at all.
+ * no activities and no provider SDKs. The planner imports nothing from Temporal at all. Production
+ * code never imports testing/ or examples/ (only the demo command does); examples/ and starter/
+ * use Cairn the way a user does: through the package's public entry points.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 
-async function sources(folder: string): Promise<string[]> {
-  const entries = await readdir(join(PROJECT_ROOT, folder), { recursive: true, withFileTypes: true });
+async function sources(folder: string, options: { tests?: boolean } = {}): Promise<string[]> {
+  const entries = await readdir(join(PACKAGE_ROOT, folder), { recursive: true, withFileTypes: true });
   return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && (options.tests || !e.name.endsWith('.test.ts')))
     .map((e) => join(e.parentPath, e.name));
 }
 
 async function importsOf(file: string): Promise<string[]> {
   const text = await readFile(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2]!);
+  const statics = [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2]!);
+  const dynamics = [...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
+  return [...statics, ...dynamics];
 }
 
 const NODE_BUILTIN = /^(node:|fs|path|os|child_process|crypto|http|https|net|stream|worker_threads|process)(\/|$)/;
 const WORKER_SIDE = /^@temporalio\/(activity|worker|client|testing|envconfig)|^(ai|@ai-sdk\/)/;
+/** Production folders never reach into tests' and demos' code, nor into the package's entry files. */
+const NOT_PRODUCTION = /(^|\/)(testing|examples|entry)\//;
+/** The package seen from outside: only its five entry points, never a path inside it. */
+const DEEP_IMPORT = /^cairn-agents\/(?!(workflow|worker|client|testing)$)/;
+const OUTSIDE_PROJECT = /^\.\.\//;
 
-const RULES: { folder: string; forbidden: RegExp[] }[] = [
-  { folder: 'shared', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(planner|workflows|activities|runtime|cli)\//] },
-  { folder: 'planner', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(workflows|activities|runtime|cli)\//] },
-  { folder: 'workflows', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli)\//] },
-  { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli)\//] },
+interface Rule {
+  readonly folder: string;
+  readonly forbidden: readonly RegExp[];
+  /** Files of the folder the rule leaves out, with why. */
+  readonly except?: readonly string[];
+  readonly tests?: boolean;
+}
+
+const RULES: readonly Rule[] = [
+  { folder: 'shared', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(planner|workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
+  { folder: 'planner', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
+  { folder: 'workflows', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client)\//, NOT_PRODUCTION] },
+  { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli|client)\//, NOT_PRODUCTION] },
+  { folder: 'runtime', forbidden: [/\.\.\/(cli|client)\//, NOT_PRODUCTION] },
+  { folder: 'client', forbidden: [/^@temporalio\/(activity|worker|testing)|^(ai|@ai-sdk\/)/, /\.\.\/(activities|runtime|cli)\//, NOT_PRODUCTION] },
+  // The demo command runs the examples' agent with its scripted model; no other command may.
+  { folder: 'cli', forbidden: [NOT_PRODUCTION], except: ['cli/demo.ts'] },
+  { folder: 'testing', forbidden: [/\.\.\/(cli|examples|entry)\//] },
+  // The workflow-safe entry points: what a workflow bundle imports.
+  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/testing.ts'] },
+  { folder: 'entry', forbidden: [/\.\.\/(cli|examples)\//, /\.\.\/testing\//], except: ['entry/index.ts', 'entry/workflow.ts', 'entry/testing.ts'] },
+  { folder: 'examples', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
+  { folder: 'starter', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
 ];
 
+/** Import cycles among `folder`'s own files, each as the files on it. */
+async function cyclesIn(folder: string): Promise<string[][]> {
+  const files = await sources(folder);
+  const edges = new Map<string, string[]>();
+  for (const file of files) {
+    const local = (await importsOf(file)).filter((spec) => spec.startsWith('./')).map((spec) => join(file, '..', spec.replace(/\.js$/, '.ts')));
+    edges.set(file, local.filter((target) => files.includes(target)));
+  }
+  const cycles: string[][] = [];
+  const done = new Set<string>();
+  const visit = (file: string, path: string[]) => {
+    for (const next of edges.get(file) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) cycles.push([...path.slice(at), next].map((f) => relative(PACKAGE_ROOT, f)));
+      else if (!done.has(next)) visit(next, [...path, next]);
+    }
+    done.add(file);
+  };
+  for (const file of files) if (!done.has(file)) visit(file, [file]);
+  return cycles;
+}
+
+/** Agents and tools: the workflow bundle imports them, so they must be workflow-safe too. */
+const WORKFLOW_SAFE_FILES = ['examples/orders/agent.ts', 'examples/orders/tools.ts', 'starter/src/agents.ts'];
+
 describe('layering contract', () => {
-  for (const { folder, forbidden } of RULES) {
-    it(`${folder}/ imports only what its side may`, async () => {
-      const files = await sources(folder);
+  it('planner/ has no import cycle', async () => {
+    expect(await cyclesIn('planner')).toEqual([]);
+  });
+
+  for (const { folder, forbidden, except = [], tests } of RULES) {
+    it(`${folder}/ imports only what its side may${except.length ? ` (but ${except.join(', ')})` : ''}`, async () => {
+      const files = (await sources(folder, { tests })).filter((file) => !except.includes(relative(PACKAGE_ROOT, file)));
       expect(files.length).toBeGreaterThan(0);
       const violations: string[] = [];
       for (const file of files)
         for (const spec of await importsOf(file))
-          if (forbidden.some((re) => re.test(spec))) violations.push(`${relative(PROJECT_ROOT, file)} imports ${spec}`);
+          if (forbidden.some((re) => re.test(spec))) violations.push(`${relative(PACKAGE_ROOT, file)} imports ${spec}`);
       expect(violations).toEqual([]);
     });
   }
+
+  it('agents and tools of examples/ and starter/ are workflow-safe', async () => {
+    const violations: string[] = [];
+    for (const file of WORKFLOW_SAFE_FILES)
+      for (const spec of await importsOf(join(PACKAGE_ROOT, file)))
+        if ([NODE_BUILTIN, WORKER_SIDE, /^cairn-agents\/(worker|client|testing)$/].some((re) => re.test(spec))) violations.push(`${file} imports ${spec}`);
+    expect(violations).toEqual([]);
+  });
+
+  it('the rules catch what they are for', () => {
+    expect(NOT_PRODUCTION.test('../testing/scripted-model.js')).toBe(true);
+    expect(NOT_PRODUCTION.test('../../examples/orders/agent.js')).toBe(true);
+    expect(DEEP_IMPORT.test('cairn-agents/dist/shared/define-tool.js')).toBe(true);
+    expect(DEEP_IMPORT.test('cairn-agents/testing')).toBe(false);
+    expect(DEEP_IMPORT.test('cairn-agents')).toBe(false);
+  });
 });

@@ -10,7 +10,7 @@ import type { ModelClient } from '../activities/model/model-client.js';
 import { ModelConfigError, ModelNetworkError, ModelServerError } from '../activities/model/model-errors.js';
 import { resolveModel } from '../activities/model/resolve-model.js';
 import { parseRetryAfter } from '../activities/model/retry-after.js';
-import { ScriptedModel } from '../activities/model/scripted-model.js';
+import { ScriptedModel } from '../testing/scripted-model.js';
 import { ChatCompletionsServer, completion, errorReply } from './support/chat-completions-server.js';
 
 const searchOrders: ToolSpec = {

@@ -4,15 +4,16 @@
  * every failure kind (including a worker-side crash and a timeout) ending in a completed run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repairLastCalls, scriptStep } from '../activities/model/index.js';
+import { repairLastCalls } from '../testing/script-repairs.js';
+import { scriptStep, type ScriptedCall } from '../testing/script-steps.js';
 import { stateQuery } from '../workflows/messages.js';
-import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
+import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
 import { events, scheduled, timers } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
 let w: TestWorker;
-beforeAll(async () => void (w = await startTestWorker({ tools: ALL_TEST_TOOLS })));
+beforeAll(async () => void (w = await startTestWorker()));
 afterAll(() => w?.stop());
 
 const toolMessages = (scripted: { requests: readonly { messages: readonly { role: string }[] }[] }, turn: number) =>
@@ -93,6 +94,25 @@ describe('every failure kind completes the run', () => {
     const handle = await w.start({ agent: 'test', prompt: 'go', model, policy: { retryBudgetPerTurn: 1 } });
     expect(await handle.result()).toMatchObject({ answer: 'done' });
     expect(toolMessages(scripted, 1)[0]!.content.error.code).toBe(code);
+  });
+
+  it('a parallel batch with a crash, a timeout and a success: each call gets its own result, in call order', async () => {
+    const batch: ScriptedCall[] = [
+      { name: 'crashy', arguments: {} },
+      { name: 'slow', arguments: {} },
+      { name: 'lookup_order', arguments: { orderId: 'A-1001' } },
+    ];
+    const { model, scripted } = w.script([scriptStep.calls(batch), scriptStep.text('done')]);
+    const handle = await w.start({ agent: 'test', prompt: 'go', model, policy: { retryBudgetPerTurn: 1 } });
+    expect(await handle.result()).toMatchObject({ answer: 'done' });
+    const results = toolMessages(scripted, 1);
+    expect(results.map((m) => [m.name, m.content.error?.code ?? 'ok'])).toEqual([['crashy', 'tool_unavailable'], ['slow', 'timeout'], ['lookup_order', 'ok']]);
+    const history = await handle.fetchHistory();
+    const ids = history.events!.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityId] : []));
+    expect(ids).toEqual(['model:1:1', 'tool:1.1:crashy:1', 'tool:1.2:slow:1', 'tool:1.3:lookup_order:1', 'model:2:1']);
+    expect(history.events!.some((e) => e.activityTaskFailedEventAttributes)).toBe(true);
+    expect(history.events!.some((e) => e.activityTaskTimedOutEventAttributes)).toBe(true);
+    await recordHistory(handle, 'parallel-batch-failed-and-timed-out');
   });
 
   it('malformed tool-call JSON from the model is a structured error, not a crashed turn', async () => {

@@ -9,6 +9,23 @@ import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { HISTORY_DIR } from './support/histories.js';
 
+interface Scheduled {
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+}
+
+interface ChildStarted {
+  startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string };
+}
+
+/**
+ * The workflow id a recorded run had. A history does not hold it, but a run with agent tools derives
+ * its children's ids from it (`<workflowId>/<toolCallId>`), so replay must use the same one.
+ */
+function workflowIdOf(json: { events: ChildStarted[] }, file: string): string {
+  const child = json.events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  return child ? child.slice(0, child.lastIndexOf('/')) : file;
+}
+
 describe('recorded histories replay', async () => {
   const files = (await readdir(HISTORY_DIR)).filter((f) => f.endsWith('.json')).sort();
 
@@ -16,10 +33,19 @@ describe('recorded histories replay', async () => {
     expect(files.length).toBeGreaterThan(0);
   });
 
+  // Every tool call is a `runTool` activity: only its id tells calls apart (take-step.ts, ACTIVITY_IDS_PATCH).
+  it('catches a batch whose calls were scheduled in another order, instead of handing one call the result of another', async () => {
+    const json = JSON.parse(await readFile(join(HISTORY_DIR, 'parallel-batch-failed-and-timed-out.json'), 'utf8'));
+    const [first, second] = json.events.filter((e: Scheduled) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool') as Scheduled[];
+    [first!.activityTaskScheduledEventAttributes, second!.activityTaskScheduledEventAttributes] = [second!.activityTaskScheduledEventAttributes, first!.activityTaskScheduledEventAttributes];
+    const replay = Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, historyFromJSON(json), 'reordered');
+    await expect(replay).rejects.toThrow(/[Nn]ondetermin/);
+  });
+
   it.each(files)('%s replays deterministically', async (file) => {
-    const history = historyFromJSON(JSON.parse(await readFile(join(HISTORY_DIR, file), 'utf8')));
+    const json = JSON.parse(await readFile(join(HISTORY_DIR, file), 'utf8'));
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, file),
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, historyFromJSON(json), workflowIdOf(json, file)),
     ).resolves.toBeUndefined();
   });
 });

@@ -3,9 +3,9 @@
  * ToolResult, and a final answer. Also the toolchain: tests run on Node 24.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptStep } from '../activities/model/index.js';
+import { scriptStep } from '../testing/script-steps.js';
 import { stateQuery, transcriptQuery } from '../workflows/messages.js';
-import { ALL_TEST_TOOLS, calls } from './fixtures/tools.js';
+import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
@@ -17,7 +17,7 @@ describe('toolchain', () => {
 
 describe('agentRun walking skeleton', () => {
   let w: TestWorker;
-  beforeAll(async () => void (w = await startTestWorker({ tools: ALL_TEST_TOOLS })));
+  beforeAll(async () => void (w = await startTestWorker()));
   afterAll(() => w?.stop());
 
   it('calls a tool as an activity and finishes with the model answer', async () => {
@@ -43,5 +43,14 @@ describe('agentRun walking skeleton', () => {
     expect(state).toMatchObject({ phase: 'done', answer: 'Order A-1001 has shipped.' });
     expect(await handle.query(transcriptQuery, { length: 100 })).toHaveLength(5);
     await recordHistory(handle, 'skeleton-tool-call');
+  });
+
+  it('ends a run started with an invalid input at once, naming the field, with a non-retryable failure type', async () => {
+    const handle = await w.start({ agent: 'test', prompt: 'x', policy: { maxTurns: 'many' } } as never);
+    const failure = await handle.result().then(() => undefined, (error: { cause?: { type?: string; message?: string; nonRetryable?: boolean } }) => error.cause);
+    expect(failure).toMatchObject({ type: 'invalid_run_input', nonRetryable: true });
+    expect(failure?.message).toContain('`policy.maxTurns` must be a number');
+    const history = await handle.fetchHistory();
+    expect(history.events!.some((e) => e.workflowTaskFailedEventAttributes)).toBe(false);
   });
 });

@@ -11,6 +11,8 @@ export interface CannedReply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body: unknown;
+  /** Wait this long before answering (to test timeouts and aborted requests). */
+  readonly delayMs?: number;
 }
 
 /** A request the server received. */
@@ -75,6 +77,8 @@ export function errorReply(status: number, message: string, headers: Record<stri
 /** The server: queue replies with `enqueue`, read `requests`, then `close()`. */
 export class ChatCompletionsServer {
   readonly requests: ReceivedRequest[] = [];
+  /** Requests whose client went away before the answer was sent (an aborted fetch). */
+  aborted = 0;
   readonly #queue: CannedReply[] = [];
   readonly #server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -84,8 +88,17 @@ export class ChatCompletionsServer {
       const body = parseJson(text);
       this.requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body });
       const reply = this.#reply(request.method, request.url, body);
-      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      response.end(JSON.stringify(reply.body));
+      const send = () => {
+        response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+        response.end(JSON.stringify(reply.body));
+      };
+      if (!reply.delayMs) return send();
+      const timer = setTimeout(send, reply.delayMs);
+      response.on('close', () => {
+        if (response.writableFinished) return;
+        clearTimeout(timer);
+        this.aborted++;
+      });
     });
   });
 

@@ -7,9 +7,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { PROJECT_ROOT } from '../../runtime/temporal-cli.js';
+import { PACKAGE_ROOT } from '../../runtime/package-root.js';
 
-export const HISTORY_DIR = join(PROJECT_ROOT, 'test', 'histories');
+export const HISTORY_DIR = join(PACKAGE_ROOT, 'test', 'histories');
 
 export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (!process.env.CAIRN_RECORD_HISTORIES) return;

@@ -6,10 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
-import { ScriptedModel, resolveModel, type Script } from '../../activities/model/index.js';
+import { resolveModel } from '../../activities/model/index.js';
+import { ScriptedModel } from '../../testing/scripted-model.js';
+import type { Script } from '../../testing/script-steps.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
-import { createCairnWorker } from '../../runtime/worker.js';
-import type { AnyTool } from '../../shared/define-tool.js';
+import { createCairnWorker, type CairnWorkerOptions } from '../../runtime/worker.js';
+import type { Agent } from '../../shared/define-agent.js';
+import { testAgent } from '../fixtures/agents.js';
 import type { AgentRunInput, AgentRunResult } from '../../workflows/messages.js';
 
 let runtimeInstalled = false;
@@ -37,7 +40,15 @@ export async function connectClient(): Promise<Client> {
   return new Client({ connection: await Connection.connect({ address: serverAddress() }) });
 }
 
-export async function startTestWorker(options: { tools: readonly AnyTool[]; models?: Record<string, ModelClient> }): Promise<TestWorker> {
+/** A worker for the test agent (test/fixtures/agents.ts), or `agents`, with the test bundle. */
+export async function startTestWorker(
+  options: {
+    agents?: readonly Agent[];
+    models?: Record<string, ModelClient>;
+    /** Activity options of the worker: result limits, a PayloadStore, heartbeats, model bounds. */
+    activityOptions?: Pick<CairnWorkerOptions, 'toolActivity' | 'modelActivity'>;
+  } = {},
+): Promise<TestWorker> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
@@ -51,8 +62,9 @@ export async function startTestWorker(options: { tools: readonly AnyTool[]; mode
       connection,
       client,
       taskQueue,
-      tools: options.tools,
+      agents: options.agents ?? [testAgent],
       resolveModel: (spec) => resolveModel(spec, { scripts }),
+      ...options.activityOptions,
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
   let worker = await create();

@@ -1,0 +1,81 @@
+/**
+ * At-most-once across a crash, on a real dev server with a worker in its own process: the worker
+ * is killed with SIGKILL after a `once` tool paid but before it reported; a replacement worker
+ * picks the run up within seconds, the run asks a person whether the payment went out, the model
+ * pays again under the same idempotency key, and the tool (deduping by key) does not pay twice.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
+import { answerClarificationUpdate, stateQuery } from '../workflows/messages.js';
+import { waitFor } from './support/runs.js';
+import { connectClient, serverAddress } from './support/temporal.js';
+
+let client: Client;
+let dir: string;
+const workers: ChildProcess[] = [];
+beforeAll(async () => {
+  client = await connectClient();
+  dir = await mkdtemp(join(tmpdir(), 'cairn-crash-'));
+});
+afterAll(async () => {
+  for (const w of workers) w.kill('SIGKILL');
+  await client?.connection.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A worker process on `taskQueue`; resolves once it polls. */
+function startWorker(taskQueue: string, ledger: string, slowFirstPaymentMs: number): Promise<ChildProcess> {
+  // Node itself with tsx's loader (not the tsx launcher, which would leave its node child alive on SIGKILL).
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'test/fixtures/crash-worker.ts')], {
+    cwd: PACKAGE_ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: serverAddress(), TASK_QUEUE: taskQueue, BUNDLE: inject('workflowBundlePath'), LEDGER: ledger, SLOW_FIRST_PAYMENT_MS: String(slowFirstPaymentMs) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  workers.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('worker ready') && resolve(child));
+    child.on('exit', (code) => reject(new Error(`worker exited (${code})`)));
+  });
+}
+
+const payments = async (ledger: string) => (await readFile(ledger, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { key: string; orderId: string; pid: number });
+
+describe('a worker killed during a once tool call', () => {
+  it('causes no second payment, and a replacement worker picks the run up within seconds', { timeout: 120_000 }, async () => {
+    const taskQueue = `crash-${randomUUID()}`;
+    const ledger = join(dir, `${taskQueue}.jsonl`);
+    const first = await startWorker(taskQueue, ledger, 60_000);
+    const handle = await client.workflow.start('payoutAgentRun', { taskQueue, workflowId: `crash-${randomUUID()}`, args: [{ agent: 'payout', prompt: 'Pay A-1 out 30.', model: 'scripted:payout' }] });
+
+    // The payment went out; the worker is still "working" on it when it dies.
+    await waitFor(async () => ((await payments(ledger)).length > 0 ? true : undefined), 'the first payment', 30_000);
+    first.kill('SIGKILL');
+    const killedAt = Date.now();
+    await startWorker(taskQueue, ledger, 0);
+
+    const state = await waitFor(async () => {
+      const s = await handle.query(stateQuery).catch(() => undefined);
+      return s?.phase === 'awaiting_clarification' ? s : undefined;
+    }, 'the question about the unknown outcome', 60_000);
+    const pickedUpMs = Date.now() - killedAt;
+    console.log(`replacement worker had the run asking about the unknown outcome ${pickedUpMs} ms after the kill`);
+    expect(pickedUpMs).toBeLessThan(30_000);
+    expect(state.clarification?.question).toMatch(/^pay_out \(call 1\.1, \{"orderId":"A-1","amount":30\}\) stopped before it reported a result/);
+    expect(state.lastErrors.at(-1)).toMatchObject({ tool: 'pay_out', code: 'outcome_unknown' });
+
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: 'Not sure: check it.' }] });
+    expect(await handle.result()).toMatchObject({ answer: 'Paid A-1 out once.' });
+
+    // Two calls, one idempotency key (given back after the unknown outcome), one payment.
+    const paid = await payments(ledger);
+    expect(paid.filter((p) => p.orderId === 'A-1')).toHaveLength(1);
+    expect(paid[0]!.key).toBe(`${handle.workflowId}/pay_out#${paid[0]!.key.split('#')[1]}`);
+    expect(paid[0]!.key.endsWith('/1')).toBe(true);
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Cairn as a user gets it. `npm pack` (which builds dist/), then `cairn init` run from the
+ * unpacked tarball with nothing installed, then the tarball and the starter's dependencies
+ * installed from the npm registry (through the npm cache). In the new project: the starter
+ * type-checks against the shipped .d.ts, its own test runs the agent end to end on an embedded
+ * dev server (a question answered and a refund reviewed through cairn-agents/client, the refund
+ * made once), and `cairn worker` serves its cairn.config.ts (Node runs the TypeScript) to
+ * `cairn run`. Each step's wall time is printed.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
+import { resolveTemporalCli } from '../runtime/temporal-cli.js';
+import { serverAddress } from './support/temporal.js';
+
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** This environment without Temporal settings or vitest's own variables (the starter runs a vitest of its own). */
+function cleanEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(TEMPORAL_|VITEST|NODE_OPTIONS$)/.test(key)));
+  return { ...env, ...extra };
+}
+
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnvironment()): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function succeeded(outcome: Outcome, what: string): string {
+  expect(outcome.code, `${what}\n${outcome.stdout}\n${outcome.stderr}`).toBe(0);
+  return outcome.stdout;
+}
+
+const timings: string[] = [];
+async function timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await fn();
+  } finally {
+    timings.push(`${step} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+}
+
+const node = process.execPath;
+let work: string | undefined;
+afterAll(async () => {
+  console.log(`package test: ${timings.join(' · ')}`);
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the package, packed, installed and used as a user would', () => {
+  // An integration test: without the global setup's server, fail at once rather than after the install.
+  beforeAll(() => void serverAddress());
+
+  it('packs, inits, installs, type-checks, and runs the starter’s agent end to end', { timeout: 900_000 }, async () => {
+    work = await mkdtemp(join(tmpdir(), 'cairn-package-'));
+    const app = join(work, 'my-agents');
+
+    // npm pack runs `prepare`: dist/ is built from these sources.
+    const packed = await timed('pack', () => run('npm', ['pack', '--pack-destination', work!, '--json', '--loglevel=error'], PACKAGE_ROOT, cleanEnvironment()));
+    const [pack] = JSON.parse(succeeded(packed, 'npm pack')) as [{ filename: string; files: { path: string }[] }];
+    const files = pack.files.map((f) => f.path);
+    expect(files).toEqual(expect.arrayContaining(['bin/cairn.js', 'dist/entry/index.js', 'dist/entry/index.d.ts', 'dist/entry/workflow.js', 'dist/entry/worker.js', 'dist/entry/client.js', 'dist/entry/testing.js', 'dist/cli/main.js', 'starter/src/agents.ts']));
+    const unwanted = files.filter(
+      (path) =>
+        /^(test|bench|scripts|\.ci|\.cache|\.temporal)\//.test(path) ||
+        /(^|\/)(fixtures|histories)\//.test(path) ||
+        path.startsWith('dist/planner/testing.') || // the planner tests' harness
+
+        /^(Dockerfile|docker-compose\.yml|vitest\.config|tsconfig)/.test(path) ||
+        // The starter's own test is a template for users; no test of Cairn's is shipped.
+        (/\.test\.[jt]s/.test(path) && !path.startsWith('starter/')),
+    );
+    expect(unwanted).toEqual([]);
+    const tarball = join(work, pack.filename);
+
+    // `cairn init` needs nothing installed: run it from the unpacked tarball.
+    await mkdir(join(work, 'unpacked'));
+    succeeded(await run('tar', ['xzf', tarball, '-C', join(work, 'unpacked')], work), 'tar');
+    const init = await timed('init', () => run(node, [join(work!, 'unpacked', 'package', 'bin', 'cairn.js'), 'init', app, '--json'], work!));
+    expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({ dir: app });
+    const sources = (await readdir(join(app, 'src'))).filter((f) => f.endsWith('.ts'));
+    expect(sources.sort()).toEqual(['agents.test.ts', 'agents.ts', 'client.ts', 'worker.ts']);
+    for (const file of [...sources.map((f) => join(app, 'src', f)), join(app, 'cairn.config.ts')]) {
+      const imports = [...(await readFile(file, 'utf8')).matchAll(/from '(cairn-agents[^']*)'/g)].map((m) => m[1]);
+      for (const spec of imports) expect(['cairn-agents', 'cairn-agents/workflow', 'cairn-agents/worker', 'cairn-agents/client', 'cairn-agents/testing'], relative(app, file)).toContain(spec);
+    }
+
+    // The tarball and everything the starter's package.json names: peers, vitest, typescript.
+    succeeded(await timed('install', () => run('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)), 'npm install');
+    const tree = succeeded(await run('npm', ['ls', '@temporalio/workflow', '@temporalio/worker', '--all', '--parseable'], app), 'npm ls');
+    // One copy of each: peers, not dependencies of their own.
+    expect(new Set(tree.trim().split('\n').filter((line) => /@temporalio\/(workflow|worker)$/.test(line))).size).toBe(2);
+
+    const executable = await resolveTemporalCli({ allowDownload: false });
+    const cliPath: Record<string, string> = executable.type === 'existing-path' ? { TEMPORAL_CLI_PATH: executable.path } : {};
+    const [typecheck, tests, served] = await Promise.all([
+      timed('tsc', () => run(node, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app)),
+      timed('starter test', () => run(node, [join(app, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], app, cleanEnvironment(cliPath))),
+      timed('cairn worker + run', () => serveStarter(app)),
+    ]);
+    succeeded(typecheck, 'tsc in the starter');
+    expect(succeeded(tests, 'the starter’s test')).toMatch(/1 passed/);
+    expect(served.ready).toMatchObject({ agents: ['support'], config: join(app, 'cairn.config.ts'), embeddedServer: false });
+    expect(served.unknown.code).toBe(1);
+    expect(served.unknown.stderr.trimEnd()).toBe('cairn run: The run failed: Unknown agent "nosuchagent". Known: support');
+    expect(served.exit).toBe(0);
+  });
+});
+
+/** `cairn worker` in the starter, on the test server; `cairn run nosuchagent` against it; then SIGTERM. */
+async function serveStarter(app: string): Promise<{ ready: Record<string, unknown>; unknown: Outcome; exit: number | null }> {
+  const cairn = join(app, 'node_modules', 'cairn-agents', 'bin', 'cairn.js');
+  const taskQueue = `starter-${Date.now()}`;
+  const env = cleanEnvironment({ TEMPORAL_ADDRESS: serverAddress() });
+  const worker = spawn(node, [cairn, 'worker', '--json', '--task-queue', taskQueue], { cwd: app, env });
+  let stderr = '';
+  worker.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code)));
+  try {
+    const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      let stdout = '';
+      worker.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const line = stdout.split('\n').find((l) => l.startsWith('{'));
+        if (line) resolve(JSON.parse(line) as Record<string, unknown>);
+      });
+      void exited.then((code) => reject(new Error(`cairn worker exited (${code}): ${stderr}`)));
+    });
+    const unknown = await run(node, [cairn, 'run', 'nosuchagent', 'hello', '--task-queue', taskQueue], app, env);
+    worker.kill('SIGTERM');
+    return { ready, unknown, exit: await exited };
+  } finally {
+    worker.kill('SIGKILL');
+  }
+}
