@@ -4,12 +4,14 @@ FROM node:24-slim
 
 WORKDIR /app
 
-# Dependencies first, so that a code change does not reinstall them. Dev dependencies are kept:
-# the worker runs the TypeScript sources through tsx.
+# Dependencies first, so that a code change does not reinstall them. Their scripts wait: the
+# package's own `prepare` (the build) needs the sources, copied next.
 COPY package.json package-lock.json ./
-RUN npm ci && npm cache clean --force
+RUN npm ci --ignore-scripts && npm cache clean --force
 
 COPY . .
+# Compiles to dist/, which bin/cairn.js runs; the worker serves this repository's cairn.config.ts.
+RUN npm run build
 
 USER node
 # bin/cairn.js runs the CLI in this process, so SIGTERM from `docker stop` reaches the worker,

@@ -1,9 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The examples import Cairn by its package name; in this repository that means the sources.
+    alias: [
+      { find: /^cairn-agents$/, replacement: fileURLToPath(new URL('./entry/index.ts', import.meta.url)) },
+      { find: /^cairn-agents\/(.+)$/, replacement: fileURLToPath(new URL('./entry/$1.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', '.cache/**'],
+    // starter/ is a template: test/package.test.ts runs its test in a project made from the packed package.
+    exclude: ['node_modules/**', '.cache/**', 'dist/**', 'starter/**'],
     // One real Temporal dev server per run, shared by every integration test.
     globalSetup: ['test/global-setup.ts'],
     // Temporal's native bridge panics under worker threads (sdk-typescript#876): use processes.

@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { resolveModel, ScriptedModel, type ModelClient, type Script } from '../activities/model/index.js';
+import { resolveModel, type ModelClient } from '../activities/model/index.js';
+import { ScriptedModel } from '../testing/scripted-model.js';
+import type { Script } from '../testing/script-steps.js';
 import { connectFromEnvironment, hasExternalServer } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
-import { PROJECT_ROOT } from '../runtime/temporal-cli.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import { benchAgent } from './bench-agent.js';
@@ -27,6 +29,13 @@ export interface BenchRun<T> extends HistoryStats {
   readonly result: T;
 }
 
+export interface RunOptions {
+  /** Called once the run started, e.g. to follow its events. */
+  readonly started?: (workflowId: string) => void;
+  /** Default 10 minutes. */
+  readonly timeoutMs?: number;
+}
+
 export interface BenchEnv {
   readonly client: Client;
   /** Where the runs went, for the report's header. */
@@ -35,7 +44,7 @@ export interface BenchEnv {
    * Runs `workflowType` to completion and measures it. `script` becomes a fresh scripted model
    * whose spec (`scripted:<name>`) `input` receives; null for a workflow with no model turns.
    */
-  run<T>(workflowType: string, script: Script | null, input: (model: string) => unknown): Promise<BenchRun<T>>;
+  run<T>(workflowType: string, script: Script | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>>;
   close(): Promise<void>;
 }
 
@@ -44,7 +53,7 @@ export async function startBenchEnv(log: (line: string) => void = (line) => cons
   const external = hasExternalServer();
   const [connected, bundle] = await Promise.all([
     external ? connectFromEnvironment() : startEmbeddedServer({ log }),
-    bundleWorkflows(join(PROJECT_ROOT, 'bench', 'workflows.ts')),
+    bundleWorkflows(join(PACKAGE_ROOT, 'bench', 'workflows.ts')),
   ]);
   const { client } = connected;
   // A fresh queue per process: a shared server may have other workers, none of them with this bundle.
@@ -57,7 +66,7 @@ export async function startBenchEnv(log: (line: string) => void = (line) => cons
     client,
     namespace: connected.namespace,
     taskQueue,
-    tools: benchAgent.tools,
+    agents: [benchAgent],
     resolveModel: resolve,
     workflowBundle: { code: bundle.code },
     activities: createNaiveModelActivities({ resolve }), // the naive baseline's model activity
@@ -67,13 +76,15 @@ export async function startBenchEnv(log: (line: string) => void = (line) => cons
   return {
     client,
     server: external ? connected.address : `embedded dev server (${connected.address}, in memory)`,
-    async run<T>(workflowType: string, script: Script | null, input: (model: string) => unknown): Promise<BenchRun<T>> {
+    async run<T>(workflowType: string, script: Script | null, input: (model: string) => unknown, options: RunOptions = {}): Promise<BenchRun<T>> {
       const name = `bench-${randomUUID().slice(0, 8)}`;
-      if (script) scripts[name] = new ScriptedModel(name, script);
+      // No copies of requests: a long run's transcripts would add up.
+      if (script) scripts[name] = new ScriptedModel(name, script, { record: false });
       const workflowId = `${workflowType}-${name}`;
       try {
         const started = performance.now();
-        const handle = await client.workflow.start(workflowType, { taskQueue, workflowId, args: [input(`scripted:${name}`)], workflowExecutionTimeout: '10m' });
+        const handle = await client.workflow.start(workflowType, { taskQueue, workflowId, args: [input(`scripted:${name}`)], workflowExecutionTimeout: options.timeoutMs ?? 600_000 });
+        options.started?.(workflowId);
         const result = (await handle.result()) as T;
         const ms = performance.now() - started;
         return { workflowId, ms, result, ...(await historyStats(client, workflowId, handle.firstExecutionRunId)) };

@@ -3,7 +3,7 @@
  * `callsPerTurn` times (distinct ids), then a text answer. The same script drives agentRun and
  * the baselines, so they make the same calls. Worker side.
  */
-import { scriptStep, type Script } from '../activities/model/index.js';
+import { scriptStep, type Script } from '../testing/script-steps.js';
 import { fetchRecord, recordId } from './bench-agent.js';
 
 export function toolTurnsScript(turns: number, callsPerTurn = 1): Script {
