@@ -5,6 +5,7 @@
 import type { Command } from './command.js';
 import { hasFlag } from './command.js';
 import { answerCommand } from './commands/answer.js';
+import { codecServerCommand } from './commands/codec-server.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
 import { guardsCommand } from './commands/guards.js';
@@ -17,18 +18,19 @@ import { workerCommand } from './commands/worker.js';
 import { describeError, exitCodeOf } from './errors.js';
 import { createIo, type Streams } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, reviewCommand, showCommand, guardsCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, reviewCommand, showCommand, guardsCommand, codecServerCommand, demoCommand];
 
 export const HELP = `Usage: cairn <command> [arguments] [options]
 
 Durable LLM agents on Temporal.
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(8)} ${c.summary}`).join('\n')}
+${COMMANDS.map((c) => `  ${c.name.padEnd(Math.max(...COMMANDS.map((d) => d.name.length)))} ${c.summary}`).join('\n')}
 
 Every command takes --help, and --json for one machine-readable JSON document on stdout.
 Connection: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
 TEMPORAL_TLS*, TEMPORAL_PROFILE; TEMPORAL_UI_URL for links to the Temporal UI.
+Encryption: CAIRN_CODEC_KEYS encrypts payloads (docs/encryption.md).
 
 Start here:
   cairn init my-agents && cd my-agents        # a starter project (or write a cairn.config.ts)

@@ -2,10 +2,12 @@
  * The client side of a connection, for the short-lived commands (run, answer, review, watch,
  * show). Same settings as runtime/connection.ts (@temporalio/envconfig: TEMPORAL_ADDRESS,
  * TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, temporal.toml profiles), but without the
- * worker's NativeConnection, so these commands never load the native bridge. Node-only.
+ * worker's NativeConnection, so these commands never load the native bridge. With
+ * CAIRN_CODEC_KEYS set, payloads are encrypted and decrypted (runtime/payload-codec.ts). Node-only.
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { dataConverterFromEnvironment } from '../runtime/payload-codec.js';
 import { uiUrlFor, type TemporalTarget } from '../runtime/temporal-target.js';
 import { CliError } from './errors.js';
 
@@ -25,6 +27,12 @@ export async function connectClient(env: NodeJS.ProcessEnv = process.env): Promi
   } catch (error) {
     throw new CliError(`Cannot read the Temporal connection settings: ${(error as Error).message}`);
   }
+  let dataConverter;
+  try {
+    dataConverter = dataConverterFromEnvironment(env);
+  } catch (error) {
+    throw new CliError(`Cannot read the payload encryption keys: ${(error as Error).message}`);
+  }
   const { connectionOptions, namespace = 'default' } = config;
   const address = connectionOptions.address ?? 'localhost:7233';
   let connection: Connection;
@@ -36,7 +44,7 @@ export async function connectClient(env: NodeJS.ProcessEnv = process.env): Promi
     );
   }
   const uiUrl = uiUrlFor(address, env);
-  return { address, namespace, uiUrl, client: new Client({ connection, namespace }), close: () => connection.close() };
+  return { address, namespace, uiUrl, client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
 /** Runs `fn` with a connected client and always closes it. */

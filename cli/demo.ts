@@ -6,10 +6,12 @@
 import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Client } from '@temporalio/client';
 import { CairnClient } from '../client/cairn-client.js';
 import { writeAgentsEntry } from '../runtime/agents-entry.js';
 import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
+import { codecFromEnvironment } from '../runtime/payload-codec.js';
 import { runUrl } from '../runtime/temporal-target.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { ordersAgent } from '../examples/orders/agent.js';
@@ -27,12 +29,17 @@ export async function runDemo(argv: string[]): Promise<number> {
   const interactive = !values.yes && process.stdin.isTTY === true;
   const log = (line: string) => console.log(line);
 
+  // CAIRN_CODEC_KEYS set: every payload is encrypted (docs/encryption.md), by the worker and the client alike.
+  const codec = codecFromEnvironment();
   const target: Connected = hasExternalServer() ? await connectFromEnvironment() : await startDevServer(log);
+  const client = codec ? new Client({ connection: target.client.connection, namespace: target.namespace, dataConverter: { payloadCodecs: [codec] } }) : target.client;
+  if (codec) log(`Payloads encrypted with key "${codec.currentKeyId}" (CAIRN_CODEC_KEYS); \`cairn codec-server\` decrypts them for the Temporal UI.`);
   const taskQueue = `cairn-demo-${process.pid}`;
   // The demo's own worker: the examples' orders agent, with its scripted model registered.
   const worker = await createCairnWorker({
     connection: target.workerConnection,
-    client: target.client,
+    client,
+    ...(codec && { worker: { dataConverter: { payloadCodecs: [codec] } } }),
     namespace: target.namespace,
     taskQueue,
     agents: [ordersAgent],
@@ -42,7 +49,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   const running = worker.run();
   try {
     const workflowId = `cairn-demo-${Date.now().toString(36)}`;
-    const run = await new CairnClient({ client: target.client, taskQueue }).start({
+    const run = await new CairnClient({ client, taskQueue }).start({
       agent: 'orders',
       prompt: DEMO_PROMPT,
       workflowId,

@@ -4,6 +4,7 @@
  * TEMPORAL_API_KEY, TEMPORAL_TLS*, temporal.toml profiles). Node-only (client side).
  */
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { CairnClient } from './cairn-client.js';
 
@@ -12,6 +13,12 @@ export interface ConnectCairnClientOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The task queue your Cairn workers poll. Default `cairn`. */
   readonly taskQueue?: string;
+  /**
+   * Payload codecs (encryption) and converters, as your workers use them. Through
+   * `cairn-agents/client` the default is the AES-256-GCM codec CAIRN_CODEC_KEYS configures (none
+   * when unset; docs/encryption.md); `{}` turns it off.
+   */
+  readonly dataConverter?: DataConverter;
 }
 
 /** Connects; `close()` on the client closes the connection again. */
@@ -19,5 +26,5 @@ export async function connectCairnClient(options: ConnectCairnClientOptions = {}
   const env = options.env ?? process.env;
   const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
   const connection = await Connection.connect({ ...connectionOptions, address: connectionOptions.address ?? 'localhost:7233' });
-  return new CairnClient({ client: new Client({ connection, namespace }), ...(options.taskQueue !== undefined && { taskQueue: options.taskQueue }) });
+  return new CairnClient({ client: new Client({ connection, namespace, ...(options.dataConverter && { dataConverter: options.dataConverter }) }), ...(options.taskQueue !== undefined && { taskQueue: options.taskQueue }) });
 }

@@ -6,9 +6,12 @@
  * Who imports it: Node code that talks to runs (it loads @temporalio/client, never the worker).
  * Not workflow code.
  */
+import type { CairnClient as CairnClientInstance } from '../client/cairn-client.js';
+import { connectCairnClient as connectWith, type ConnectCairnClientOptions } from '../client/connect.js';
+import { dataConverterFromEnvironment } from '../runtime/payload-codec.js';
+
 export { CairnClient, type CairnClientOptions, type StartRunOptions } from '../client/cairn-client.js';
 export { AgentRunHandle } from '../client/agent-run-handle.js';
-export { connectCairnClient, type ConnectCairnClientOptions } from '../client/connect.js';
 export { NotPendingError } from '../client/not-pending-error.js';
 export { pollRun, type PollOptions } from '../client/poll-run.js';
 export { runEvents, type EventOptions, type RunEventItem } from '../client/run-events.js';
@@ -25,3 +28,22 @@ export type {
 export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
 export type { TranscriptMessage } from '../shared/transcript.js';
 export type { JsonValue } from '../shared/json.js';
+export type { ConnectCairnClientOptions } from '../client/connect.js';
+export {
+  AesGcmPayloadCodec,
+  CODEC_KEYS_ENV,
+  codecFromEnvironment,
+  dataConverterFromEnvironment,
+  PayloadDecryptionError,
+  type CodecKey,
+} from '../runtime/payload-codec.js';
+
+/**
+ * A CairnClient on the server the environment names (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * TEMPORAL_API_KEY, TEMPORAL_TLS*, temporal.toml profiles), encrypting payloads with the keys
+ * CAIRN_CODEC_KEYS names when it is set (docs/encryption.md). `close()` closes the connection.
+ */
+export function connectCairnClient(options: ConnectCairnClientOptions = {}): Promise<CairnClientInstance> {
+  const dataConverter = options.dataConverter ?? dataConverterFromEnvironment(options.env ?? process.env);
+  return connectWith({ ...options, ...(dataConverter && { dataConverter }) });
+}

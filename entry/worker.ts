@@ -10,6 +10,17 @@ export { createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTun
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
 export { runCairnWorker, type RunCairnWorkerOptions } from '../runtime/run-worker.js';
+export {
+  AesGcmPayloadCodec,
+  CODEC_KEYS_ENV,
+  codecFromEnvironment,
+  dataConverterFromEnvironment,
+  generateCodecKey,
+  parseCodecKeys,
+  PayloadDecryptionError,
+  type CodecKey,
+} from '../runtime/payload-codec.js';
+export { startCodecServer, type CodecServer, type CodecServerOptions } from '../runtime/codec-server.js';
 export { bundleWorkflows, WorkflowBundleError, type BundleWorkflowsOptions } from '../runtime/workflow-bundle.js';
 export { defineConfig, type CairnConfig } from '../runtime/project-config.js';
 export { connectFromEnvironment, type Connected } from '../runtime/connection.js';

@@ -1,11 +1,15 @@
 /**
  * runCairnWorker: connect, create the worker, run it until SIGINT or SIGTERM, disconnect. What a
- * production worker process (`node src/worker.ts`, `cairn worker`) needs. Node-only.
+ * production worker process (`node src/worker.ts`, `cairn worker`) needs. With CAIRN_CODEC_KEYS set
+ * (and no `worker.dataConverter` given), payloads are encrypted (runtime/payload-codec.ts). Node-only.
  */
+import { Client } from '@temporalio/client';
 import { connectFromEnvironment, type Connected } from './connection.js';
+import { dataConverterFromEnvironment } from './payload-codec.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
 import { createCairnWorker, type CairnWorkerOptions } from './worker.js';
 
+/** `worker.dataConverter` defaults to the AES-256-GCM codec CAIRN_CODEC_KEYS configures, when set (docs/encryption.md). */
 export interface RunCairnWorkerOptions extends Omit<CairnWorkerOptions, 'connection' | 'client' | 'namespace'> {
   /**
    * Where to run. Default: the server the environment names, read as the Temporal CLI reads it
@@ -19,9 +23,18 @@ export interface RunCairnWorkerOptions extends Omit<CairnWorkerOptions, 'connect
 /** Runs a Cairn worker until the process is told to stop (the Temporal runtime's shutdown signals). */
 export async function runCairnWorker(options: RunCairnWorkerOptions): Promise<void> {
   const { connected: given, onReady, ...rest } = options;
+  const dataConverter = rest.worker?.dataConverter ?? dataConverterFromEnvironment();
   const connected = given ?? (await connectFromEnvironment());
   try {
-    const worker = await createCairnWorker({ ...rest, connection: connected.workerConnection, client: connected.client, namespace: connected.namespace });
+    // The transcript Queries of the model activity decode with the same codecs.
+    const client = dataConverter ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter }) : connected.client;
+    const worker = await createCairnWorker({
+      ...rest,
+      ...(dataConverter && { worker: { ...rest.worker, dataConverter } }),
+      connection: connected.workerConnection,
+      client,
+      namespace: connected.namespace,
+    });
     const running = worker.run();
     onReady?.({ address: connected.address, namespace: connected.namespace, taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE, ...(connected.uiUrl && { uiUrl: connected.uiUrl }) });
     await running;

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { resolveModel } from '../../activities/model/index.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
@@ -36,8 +37,8 @@ export function serverAddress(): string {
   return address;
 }
 
-export async function connectClient(): Promise<Client> {
-  return new Client({ connection: await Connection.connect({ address: serverAddress() }) });
+export async function connectClient(dataConverter?: DataConverter): Promise<Client> {
+  return new Client({ connection: await Connection.connect({ address: serverAddress() }), ...(dataConverter && { dataConverter }) });
 }
 
 /** A worker for the test agent (test/fixtures/agents.ts), or `agents`, with the test bundle. */
@@ -47,13 +48,15 @@ export async function startTestWorker(
     models?: Record<string, ModelClient>;
     /** Activity options of the worker: result limits, a PayloadStore, heartbeats, model bounds. */
     activityOptions?: Pick<CairnWorkerOptions, 'toolActivity' | 'modelActivity'>;
+    /** The worker's and the client's data converter (e.g. an encryption codec). */
+    dataConverter?: DataConverter;
   } = {},
 ): Promise<TestWorker> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
-  const client = await connectClient();
+  const client = await connectClient(options.dataConverter);
   const connection = await NativeConnection.connect({ address: serverAddress() });
   const taskQueue = `test-${randomUUID()}`;
   const scripts: Record<string, ModelClient> = { ...options.models };
@@ -65,6 +68,7 @@ export async function startTestWorker(
       agents: options.agents ?? [testAgent],
       resolveModel: (spec) => resolveModel(spec, { scripts }),
       ...options.activityOptions,
+      ...(options.dataConverter && { worker: { dataConverter: options.dataConverter } }),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
   let worker = await create();
