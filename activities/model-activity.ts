@@ -24,24 +24,26 @@ export interface ModelActivityOptions {
   readonly resolve: (spec: string) => ModelClient;
   /** The worker's tools: a request names the tools of its turn, their specs come from here. */
   readonly tools: readonly AnyTool[];
+  /** Specs of tools that are not in `tools`, by name: the worker's MCP tools. */
+  readonly findSpec?: (name: string) => Promise<ToolSpec | undefined>;
   /** Bounds on what a model client may return (defaults in shared/size-limits.ts). */
   readonly limits?: Partial<ModelOutcomeLimits>;
   /** How often the activity heartbeats while it waits, in ms (default 1,000). */
   readonly heartbeatMs?: number;
 }
 
-export function createModelActivities({ client, resolve, tools, limits, heartbeatMs }: ModelActivityOptions) {
+export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs }: ModelActivityOptions) {
   const transcripts = new TranscriptReader(client);
   const specs = new Map(tools.map((t) => [t.name, t.spec]));
-  const specOf = (name: string): ToolSpec => {
-    const spec = specs.get(name);
+  const specOf = async (name: string): Promise<ToolSpec> => {
+    const spec = specs.get(name) ?? (await findSpec?.(name));
     if (!spec) throw new ModelConfigError(`The run offers tool "${name}", which this worker does not have; deploy workers and workflows together.`);
     return spec;
   };
   return {
     async callModel(request: ModelRequest): Promise<ModelOutcome> {
       const model = resolve(request.model);
-      const tools = request.toolNames.map(specOf);
+      const tools = await Promise.all(request.toolNames.map(specOf));
       const signal = Context.current().cancellationSignal;
       try {
         const outcome: unknown = await withHeartbeats(async () => {

@@ -40,6 +40,8 @@ export interface ToolActivityOptions {
   readonly payloadStore?: PayloadStore;
   /** How often a running tool heartbeats, in ms (default 1,000; the SDK throttles what it sends). */
   readonly heartbeatMs?: number;
+  /** Tools that are not in `tools`, by name: the worker's MCP tools (activities/mcp-connections.ts). */
+  readonly findTool?: (name: string) => Promise<AnyTool | undefined>;
 }
 
 /** The tool activity for `tools`; `deps` reaches each `execute` as `context.deps`. */
@@ -55,7 +57,7 @@ export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, 
       const failed = (error: ToolError, hint: Partial<RetryHint>, partialResult?: JsonValue): ToolResult =>
         errorResult(base, error, hint, { partialResult, telemetry: telemetry() });
 
-      const tool = byName.get(name);
+      const tool = byName.get(name) ?? (await options.findTool?.(name));
       if (!tool) {
         const message = `This worker has no tool named "${name}".`;
         return failed(toolError('unknown_tool', message), { availableTools: [...byName.keys()], message });

@@ -19,6 +19,8 @@ export {
   type ToolTimeouts,
 } from '../shared/define-tool.js';
 export { defineAgent, isAgent, agentsOf, reachableAgents, type Agent, type AgentConfig } from '../shared/define-agent.js';
+export { mcpServer, type McpServer, type McpServerConfig, type McpToolOverrides, type McpListing, type McpToolInfo } from '../shared/mcp-server.js';
+export { mcpToolOf, mcpToolName, type McpToolRef } from '../shared/mcp-tools.js';
 export { agentTool, agentOf, type AgentTask, type AgentToolOptions } from '../shared/agent-tool.js';
 export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/from-ai-sdk-tool.js';
 export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/tool-failure.js';

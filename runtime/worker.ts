@@ -8,6 +8,8 @@ import { reachableAgents, type Agent } from '../shared/define-agent.js';
 import type { AnyTool } from '../shared/define-tool.js';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activity.js';
 import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
+import { McpConnections } from '../activities/mcp-connections.js';
+import { createMcpActivities } from '../activities/mcp-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
@@ -18,7 +20,7 @@ export type WorkerTuning = Omit<WorkerOptions, 'connection' | 'namespace' | 'tas
 
 export interface CairnWorkerOptions {
   readonly connection: NativeConnection;
-  /** Used by the model activity to read a run's transcript. Default: a client on `connection`. */
+  /** Used by the model activity to read a run's transcript. Default: a client on `connection` with `worker.dataConverter`. */
   readonly client?: Client;
   readonly namespace?: string;
   /** Default `cairn`, the task queue the CLI and `cairn-agents/client` use. */
@@ -72,9 +74,15 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   if (options.models && options.resolveModel) throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
   if (!options.workflowsPath === !options.workflowBundle) throw new Error('createCairnWorker needs exactly one of `workflowsPath` or `workflowBundle`.');
   // Agents that agent tools run are served too (their child runs use this worker's tools).
-  const tools = workerTools(reachableAgents(options.agents));
+  const agents = reachableAgents(options.agents);
+  const tools = workerTools(agents);
+  // One connection per MCP server per worker, shared by every call and run; closed when the worker stops.
+  const mcp = new McpConnections(agents.flatMap((agent) => agent.mcpServers ?? []));
   const namespace = options.namespace ?? 'default';
-  const client = options.client ?? new Client({ connection: options.connection, namespace });
+  // The model activity reads transcripts through `client` (Queries): it decodes with the worker's codecs (encryption).
+  const client = options.client ?? new Client({ connection: options.connection, namespace, ...(options.worker?.dataConverter && { dataConverter: options.worker.dataConverter }) });
+  if ((options.worker?.dataConverter?.payloadCodecs?.length ?? 0) > 0 && client.options.loadedDataConverter.payloadCodecs.length === 0)
+    throw new Error('createCairnWorker: `worker.dataConverter` has payload codecs but `client` has none; give the client the same dataConverter (the model activity reads transcripts through it).');
   const resolve = options.resolveModel ?? ((spec: string) => resolveModel(spec, options.models));
   const tuning = options.worker ?? {};
   const workflowBundle =
@@ -84,7 +92,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
       failureConverterPath: tuning.dataConverter?.failureConverterPath,
       workflowInterceptorModules: tuning.interceptors?.workflowModules,
     }).then((bundle) => ({ code: bundle.code })));
-  return Worker.create({
+  const worker = await Worker.create({
     // Heartbeats at least every 2 s (the SDK's defaults: 80% of heartbeatTimeout, capped at 60 s,
     // else 30 s): slack under a short heartbeatTimeout on a busy machine, and a cancel reaches an
     // activity in seconds even without one. `worker` can set either.
@@ -97,8 +105,13 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     workflowBundle,
     activities: {
       ...options.activities,
-      ...createToolActivities(tools, options.deps, options.toolActivity),
-      ...createModelActivities({ ...options.modelActivity, client, resolve, tools }),
+      ...createToolActivities(tools, options.deps, { ...options.toolActivity, ...(mcp.size > 0 && { findTool: (name: string) => mcp.tool(name) }) }),
+      ...createModelActivities({ ...options.modelActivity, client, resolve, tools, ...(mcp.size > 0 && { findSpec: (name: string) => mcp.spec(name) }) }),
+      ...createMcpActivities(mcp),
     },
   });
+  if (mcp.size === 0) return worker;
+  // No MCP server process outlives its worker, however `run` ends.
+  const run = worker.run.bind(worker);
+  return Object.assign(worker, { run: () => run().finally(() => mcp.close()) });
 }

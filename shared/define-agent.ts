@@ -7,12 +7,15 @@ import { summariseIssues, toFieldIssues } from './zod-issues.js';
 import type { AnyTool } from './define-tool.js';
 import { DefinitionError } from './definition-error.js';
 import { agentOf } from './agent-tool.js';
+import type { McpServer } from './mcp-server.js';
 
 export interface AgentConfig {
   readonly name: string;
   /** The system prompt. */
   readonly instructions: string;
   readonly tools: readonly AnyTool[];
+  /** MCP servers whose tools the agent gets besides `tools` (shared/mcp-server.ts), listed when a run starts. */
+  readonly mcpServers?: readonly McpServer[];
   /** Which configured model to use, e.g. `openai:gpt-4.1-mini`; the run's default otherwise. */
   readonly model?: string;
   /** Overrides of the planner's default policy (budgets, caps, back-off); a run may override again. */
@@ -23,6 +26,7 @@ const AGENT = Symbol.for('cairn.Agent');
 
 export interface Agent extends AgentConfig {
   readonly policy: PolicyOverrides;
+  readonly mcpServers: readonly McpServer[];
 }
 
 /** True for a value `defineAgent` returned, from any copy of this module. */
@@ -45,7 +49,18 @@ export function defineAgent(config: AgentConfig): Agent {
     if (seen.has(tool.name)) throw new DefinitionError('duplicate_tool_name', `Agent ${config.name} has two tools named ${tool.name}.`);
     seen.add(tool.name);
   }
-  return Object.freeze({ ...config, tools: Object.freeze([...config.tools]), policy: config.policy ?? {}, [AGENT]: true });
+  const servers = new Set<string>();
+  for (const server of config.mcpServers ?? []) {
+    if (servers.has(server.name)) throw new DefinitionError('duplicate_mcp_server', `Agent ${config.name} has two MCP servers named ${server.name}.`);
+    servers.add(server.name);
+  }
+  return Object.freeze({
+    ...config,
+    tools: Object.freeze([...config.tools]),
+    mcpServers: Object.freeze([...(config.mcpServers ?? [])]),
+    policy: config.policy ?? {},
+    [AGENT]: true,
+  });
 }
 
 /** The agent's tool called `name`, if any. */

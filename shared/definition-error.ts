@@ -17,6 +17,8 @@ export const DefinitionErrorCode = {
   InvalidAgent: 'invalid_agent',
   DuplicateToolName: 'duplicate_tool_name',
   DuplicateAgentName: 'duplicate_agent_name',
+  InvalidMcpServer: 'invalid_mcp_server',
+  DuplicateMcpServer: 'duplicate_mcp_server',
 } as const;
 export type DefinitionErrorCode = (typeof DefinitionErrorCode)[keyof typeof DefinitionErrorCode];
 

@@ -27,6 +27,7 @@ import { ChildRuns, ParentLink } from './child-runs.js';
 import { RunStream } from './run-stream.js';
 import { RunNarrator } from './run-narrator.js';
 import { runInputProblem } from './run-input.js';
+import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { ACTIVITY_IDS_PATCH, CANCEL_IN_FLIGHT_PATCH, takeStep } from './take-step.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type AgentRunInput, type AgentRunResult, type StepLogEntry } from './messages.js';
 
@@ -53,8 +54,6 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const cancelInFlight = patched(CANCEL_IN_FLIGHT_PATCH);
     const agent = byName.get(input.agent);
     if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
-    const tools = new Map(agent.tools.map((t) => [t.name, t]));
-    const toolbox = toolboxOf(agent.tools);
     const model = input.model ?? agent.model;
     if (!model)
       throw ApplicationFailure.nonRetryable(
@@ -62,6 +61,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
         'no_model',
       );
     const { carried } = input;
+    // MCP tools join these once listed (below, after the handlers are installed).
+    const tools = new Map(agent.tools.map((t) => [t.name, t]));
+    let toolbox = toolboxOf(agent.tools);
     const generation = carried?.generation ?? 0;
     const startTurn = carried?.state.turn ?? 0;
 
@@ -74,9 +76,10 @@ export function defineAgentRun(agents: readonly Agent[]) {
           ],
     );
     // A carried policy from an older build lacks newer fields: the defaults fill them.
+    const start = () => planStart({ policy: resolvePolicy(agent.policy, input.policy), tools: [...tools.keys()], now: Date.now(), runKey: workflowInfo().workflowId });
     let plan: Plan = carried
       ? { state: { ...carried.state, policy: resolvePolicy(carried.state.policy), runKey: carried.state.runKey ?? workflowInfo().workflowId }, step: carried.step, record: [], notes: [] }
-      : planStart({ policy: resolvePolicy(agent.policy, input.policy), tools: [...tools.keys()], now: Date.now(), runKey: workflowInfo().workflowId });
+      : start();
     let state = plan.state;
     let handingOver = false;
     let finalAnswer: string | null = null;
@@ -101,6 +104,18 @@ export function defineAgentRun(agents: readonly Agent[]) {
       description: 'Wait until the run awaits a human, is paused, has finished or continues as new; returns its state.',
     });
     setHandler(transcriptQuery, (slice?: TranscriptSlice) => transcript.page(slice));
+
+    // MCP servers' tools: listed once per chain (an activity), after the handlers are installed so
+    // Queries answer meanwhile; the workflow checks every call against them.
+    const listings = await mcpListings(agent, carried?.mcp);
+    if (listings.length > 0) {
+      // A function tool keeps its name: an MCP tool of the same name is left out.
+      for (const tool of runTools(agent, listings)) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+      toolbox = toolboxOf([...tools.values()]);
+      const note = unavailableNote(listings);
+      if (!carried) plan = { ...start(), ...(note && { notes: [note] }) };
+      state = plan.state;
+    }
 
     if (input.searchAttributes) upsertSearchAttributes([{ key: CairnAgent, value: agent.name }]);
     let lastPhase = '';
@@ -177,7 +192,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             narrator.handingOver(generation + 1);
             return continueAsNew<typeof agentRun>({
               ...input,
-              carried: { state, step, transcript: transcript.messages, generation: generation + 1, ...inbox.carried(), steps, stream: stream.carried() },
+              carried: { state, step, transcript: transcript.messages, generation: generation + 1, ...inbox.carried(), steps, stream: stream.carried(), ...(listings.length > 0 && { mcp: listings }) },
             });
           }
           case 'take_step':

@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { JsonValue } from '../shared/json.js';
+import type { McpListing } from '../shared/mcp-server.js';
 import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/transcript.js';
 import type { DecidedReview } from './human-input.js';
 import type { StreamState } from './run-stream.js';
@@ -45,6 +46,8 @@ export interface CarriedRun {
   readonly paused?: boolean;
   /** The live event stream's newest events and offset: offsets continue in the next run. */
   readonly stream?: StreamState;
+  /** The MCP servers' tools as listed when the chain started (shared/mcp-server.ts). */
+  readonly mcp?: readonly McpListing[];
 }
 
 export interface AgentRunResult {
