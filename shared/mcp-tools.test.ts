@@ -53,6 +53,14 @@ describe('mcpTools', () => {
     expect(mcpTools(server, { server: 'everything', error: 'spawn ENOENT' })).toEqual([]);
   });
 
+  it('leaves out what a malformed listing holds instead of throwing (a listing may come from a forged run input)', () => {
+    const garbage = [null, 42, { name: 42, inputSchema: {} }, { name: 'no_schema' }, { name: 'str_schema', inputSchema: 'x' }, { name: 'ok', inputSchema: { type: 'object' } }];
+    expect(mcpTools(server, { server: 'everything', tools: garbage } as never).map((t) => t.name)).toEqual(['everything_ok']);
+    expect(mcpTools(server, { server: 'everything', tools: 'nope' } as never)).toEqual([]);
+    const deep = { type: 'object', properties: { x: JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40)) } };
+    expect(mcpTools(server, { server: 'everything', tools: [{ name: 'deep', inputSchema: deep }] }).map((t) => t.name)).toEqual(['everything_deep']);
+  });
+
   it('refuses a server definition without exactly one way to reach it', () => {
     expect(() => mcpServer({ name: 'x' })).toThrow(/exactly one of/);
     expect(() => mcpServer({ name: 'Bad-Name', command: 'x' })).toThrow(/snake_case/);

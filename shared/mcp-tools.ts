@@ -45,24 +45,45 @@ export function mcpToolName(prefix: string, name: string): string {
  * empty once made snake_case, is left out; a schema zod cannot read is checked as "any JSON object".
  */
 export function mcpTools(server: McpServer, listing: McpListing | undefined, execute?: McpExecutor): AnyTool[] {
-  if (!listing?.tools) return [];
+  // A listing is data from outside (a server, or a carried run input): anything malformed is left out, never thrown.
+  if (!Array.isArray(listing?.tools)) return [];
   const seen = new Set<string>();
   const tools: AnyTool[] = [];
-  for (const info of listing.tools) {
+  for (const info of listing.tools as readonly unknown[]) {
+    if (!isToolInfo(info)) continue;
     if (server.include && !server.include.includes(info.name)) continue;
     if (server.exclude?.includes(info.name)) continue;
     const name = mcpToolName(server.prefix, info.name);
     if (!name || seen.has(name)) continue;
+    const tool = toTool(server, info, name, execute);
+    if (!tool) continue;
     seen.add(name);
-    tools.push(toTool(server, info, name, execute));
+    tools.push(tool);
   }
   return tools;
 }
 
-function toTool(server: McpServer, info: McpToolInfo, name: string, execute?: McpExecutor): AnyTool {
+function isToolInfo(value: unknown): value is McpToolInfo {
+  const info = value as McpToolInfo | null;
+  return typeof info === 'object' && info !== null && typeof info.name === 'string' && isJsonObject(info.inputSchema as JsonValue) && (info.description === undefined || typeof info.description === 'string');
+}
+
+/** The Cairn tool of one listed MCP tool; undefined when even "any object" cannot describe it. */
+function toTool(server: McpServer, info: McpToolInfo, name: string, execute?: McpExecutor): AnyTool | undefined {
+  try {
+    return defineMcpTool(server, info, name, zodOf(info.inputSchema), execute);
+  } catch {
+    try {
+      return defineMcpTool(server, info, name, ANY_OBJECT, execute);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function defineMcpTool(server: McpServer, info: McpToolInfo, name: string, input: z.ZodType, execute?: McpExecutor): AnyTool {
   const ref: McpToolRef = { server: server.name, tool: info.name };
-  const overrides = server.tools?.[info.name] ?? {};
-  const input = zodOf(info.inputSchema);
+  const overrides = (Object.hasOwn(server.tools ?? {}, info.name) && server.tools?.[info.name]) || {};
   const example = input === ANY_OBJECT ? undefined : exampleOf(info.inputSchema);
   const description = (overrides.description ?? info.description ?? '').trim() || `${info.name} (a tool of the MCP server ${server.name}).`;
   const tool = defineTool({
