@@ -59,6 +59,8 @@ function describe(error: unknown): string {
     case 'NamespaceNotFoundError':
       return `Unknown Temporal namespace: ${message}`;
     default:
+      // Payloads written by a worker with CAIRN_CODEC_KEYS, read without them (docs/encryption.md).
+      if (/binary\/encrypted/.test(message)) return `${message} (the run's payloads are encrypted: set CAIRN_CODEC_KEYS to the workers' keys)`;
       return message;
   }
 }

@@ -360,7 +360,7 @@ describe('a run with the codec on, on the real dev server', () => {
     expect(shown.stdout).toContain(prompt);
     expect(shown.stdout).toContain(answer);
     expect(blind.code).toBe(1);
-    expect(blind.stderr).toMatch(/Unknown encoding: binary\/encrypted/); // the client has no keys
+    expect(blind.stderr).toMatch(/Unknown encoding: binary\/encrypted.*set CAIRN_CODEC_KEYS/); // the client has no keys, and is told which
     expect(blind.stdout + blind.stderr).not.toContain(marker);
     expect(noServer.code).toBe(1);
     expect(noServer.stderr).toMatch(/^cairn codec-server: CAIRN_CODEC_KEYS is not set/);
