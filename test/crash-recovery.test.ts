@@ -46,7 +46,7 @@ function startWorker(taskQueue: string, ledger: string, slowFirstPaymentMs: numb
 
 const payments = async (ledger: string) => (await readFile(ledger, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { key: string; orderId: string; pid: number });
 
-describe('a worker killed during a once tool call', () => {
+describe('a worker killed mid-run', () => {
   it('causes no second payment, and a replacement worker picks the run up within seconds', { timeout: 120_000 }, async () => {
     const taskQueue = `crash-${randomUUID()}`;
     const ledger = join(dir, `${taskQueue}.jsonl`);
@@ -77,5 +77,27 @@ describe('a worker killed during a once tool call', () => {
     expect(paid.filter((p) => p.orderId === 'A-1')).toHaveLength(1);
     expect(paid[0]!.key).toBe(`${handle.workflowId}/pay_out#${paid[0]!.key.split('#')[1]}`);
     expect(paid[0]!.key.endsWith('/1')).toBe(true);
+  });
+
+  it('loses no run when it dies in a child run: the child and its parent go on, the payout happens once', { timeout: 120_000 }, async () => {
+    const taskQueue = `crash-${randomUUID()}`;
+    const ledger = join(dir, `${taskQueue}.jsonl`);
+    const first = await startWorker(taskQueue, ledger, 60_000);
+    const handle = await client.workflow.start('payoutDeskAgentRun', { taskQueue, workflowId: `crash-desk-${randomUUID()}`, args: [{ agent: 'payout_desk', prompt: 'Pay A-1 out 30.', model: 'scripted:payout' }] });
+
+    await waitFor(async () => ((await payments(ledger)).length > 0 ? true : undefined), 'the payment in the child run', 30_000);
+    first.kill('SIGKILL');
+    await startWorker(taskQueue, ledger, 0);
+
+    // The child's question about the unknown outcome surfaces in the parent, answered there.
+    const state = await waitFor(async () => {
+      const s = await handle.query(stateQuery).catch(() => undefined);
+      return s?.phase === 'awaiting_clarification' ? s : undefined;
+    }, "the child's question, in the parent", 60_000);
+    expect(state.clarification).toMatchObject({ child: { agent: 'payout', workflowId: `${handle.workflowId}/1.1` } });
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: 'Not sure: check it.' }] });
+    expect(await handle.result()).toMatchObject({ answer: 'The payout agent paid A-1 out once.' });
+    expect(await client.workflow.getHandle(`${handle.workflowId}/1.1`).result()).toMatchObject({ answer: 'Paid A-1 out once.' });
+    expect(await payments(ledger)).toHaveLength(1);
   });
 });
