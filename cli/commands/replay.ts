@@ -1,0 +1,152 @@
+/** `cairn replay`: replay histories (files, or runs on the server) against the current build and name any nondeterminism. */
+import { parseCommandLine, type Command } from '../command.js';
+import { CliError, UsageError } from '../errors.js';
+
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: 'Replay run histories against the current build and name any nondeterminism',
+  help: `Usage: cairn replay <history.json>… [options]
+       cairn replay --query '<visibility query>' [--limit <n>] [options]
+       cairn replay --workflow-id <id> [--workflow-id <id>…] [options]
+
+Replays each history against the workflow code this build would run, one at a time, and prints
+one line per history: "ok <workflowId>", or "NONDETERMINISTIC <workflowId>: <reason>" when the
+code now issues other commands than the run recorded (deploying it would break that run), or
+"FAILED <workflowId>: <reason>" when the code cannot run the history at all (an unknown workflow
+type, a workflow task that throws). Exit 1 when any history did not replay cleanly.
+
+Histories come from files (proto JSON, as \`temporal workflow show --output json\` writes them, or
+test/histories/*.json), from the runs a visibility query finds on the server, or from workflows
+named by id (their latest run); the three can be combined. The workflow code is your project's
+agents, bundled as \`cairn worker\` bundles them (the nearest cairn.config.ts, or --config; its deps
+are not made), or a workflows file of your own (--workflows). With CAIRN_CODEC_KEYS set, encrypted
+payloads are decrypted as the workers do. The replay worker's own logs stay off unless
+CAIRN_LOG_LEVEL is set.
+
+Options:
+  --query <query>       Replay every run the query finds, e.g.
+                        'WorkflowType="agentRun" AND ExecutionStatus="Running"'
+  --limit <n>           At most n runs from --query
+  --workflow-id <id>    Replay this workflow's latest run (repeatable; no visibility delay)
+  --config <file>       The project's config (default: the nearest cairn.config.ts)
+  --workflows <file>    Replay against this workflows file (exporting agentRun) instead
+  --json                One JSON object per history, one a line:
+                        { workflowId, runId, source, status: "ok" | "nondeterministic" | "failed", reason? }
+  -h, --help            Show this help
+
+Examples:
+  cairn replay test/histories/*.json
+  cairn replay --query 'WorkflowType="agentRun" AND ExecutionStatus="Running"'   # before a deploy`,
+
+  async run(argv, io) {
+    const { values, positionals: files } = parseCommandLine('replay', argv, {
+      options: {
+        query: { type: 'string' },
+        limit: { type: 'string' },
+        'workflow-id': { type: 'string', multiple: true },
+        config: { type: 'string' },
+        workflows: { type: 'string' },
+      },
+      required: [],
+      // Any number of history files.
+      optional: argv.map(() => 'history.json'),
+    });
+    const workflowIds = values['workflow-id'] ?? [];
+    if (values.query !== undefined && !values.query.trim()) throw new UsageError('--query is empty');
+    if (workflowIds.some((id) => !id.trim())) throw new UsageError('--workflow-id is empty');
+    if (files.length === 0 && values.query === undefined && workflowIds.length === 0)
+      throw new UsageError('nothing to replay: name history files, --query or --workflow-id (see cairn replay --help)');
+    if (values.limit !== undefined && values.query === undefined) throw new UsageError('--limit applies to --query only');
+    const limit = values.limit === undefined ? undefined : Number(values.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a whole number above 0, not "${values.limit}"`);
+    if (values.config !== undefined && values.workflows !== undefined) throw new UsageError('--config and --workflows name the workflow code twice: give one');
+
+    // Loaded once the command line checks out: the worker (replay), the bundler, the client.
+    const { resolve, relative } = await import('node:path');
+    const { existsSync } = await import('node:fs');
+    const { HistoryFileError, projectWorkflows, readHistoryFile, replayHistories, serverHistories } = await import('../../runtime/replay.js');
+    const { findConfig, ProjectConfigError } = await import('../../runtime/project-config.js');
+    const { WorkflowBundleError } = await import('../../runtime/workflow-bundle.js');
+    const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
+    const { installRuntime } = await import('../worker-process.js');
+
+    // Every file is read before anything replays: a typo fails at once, naming the file.
+    const fromFiles = await Promise.all(
+      files.map((file) => readHistoryFile(file).catch((error: unknown) => Promise.reject(error instanceof HistoryFileError ? new CliError(error.message) : error))),
+    );
+
+    let workflowsPath: string;
+    let worker: { dataConverter?: import('@temporalio/common').DataConverter; interceptors?: import('@temporalio/worker').WorkerInterceptors } | undefined;
+    let against: string;
+    if (values.workflows !== undefined) {
+      workflowsPath = resolve(values.workflows);
+      if (!existsSync(workflowsPath)) throw new CliError(`${values.workflows} does not exist.`);
+      against = relative(process.cwd(), workflowsPath) || workflowsPath;
+    } else {
+      const configFile = values.config ?? findConfig();
+      if (!configFile)
+        throw new CliError(
+          `No cairn.config.ts in ${process.cwd()} or any folder above it: pass --config <file> for your project, or --workflows <file> for a workflows file of your own.`,
+        );
+      const project = await projectWorkflows(configFile).catch((error: unknown) => Promise.reject(error instanceof ProjectConfigError ? new CliError(error.message) : error));
+      workflowsPath = project.workflowsPath;
+      worker = project.worker;
+      against = `the agents of ${relative(process.cwd(), project.configFile) || project.configFile} (${project.agents.join(', ')})`;
+    }
+    let dataConverter = worker?.dataConverter;
+    if (!dataConverter) {
+      try {
+        dataConverter = dataConverterFromEnvironment();
+      } catch (error) {
+        throw new CliError(`Cannot read the payload encryption keys: ${(error as Error).message}`);
+      }
+    }
+
+    // The replay worker logs every divergence it finds (core warnings, activation errors): the
+    // outcome lines say it once. CAIRN_LOG_LEVEL shows those logs, as for a worker.
+    if (process.env.CAIRN_LOG_LEVEL) installRuntime();
+    else {
+      const { DefaultLogger, Runtime } = await import('@temporalio/worker');
+      Runtime.install({ logger: new DefaultLogger('ERROR', () => {}), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+    }
+    const connection = values.query !== undefined || workflowIds.length > 0 ? await (await import('../connect.js')).connectClient() : undefined;
+    const counts = { ok: 0, nondeterministic: 0, failed: 0 };
+    try {
+      async function* histories() {
+        yield* fromFiles;
+        if (connection) yield* serverHistories(connection.client, { workflowIds, ...(values.query !== undefined && { query: values.query }), ...(limit !== undefined && { limit }) });
+      }
+      const outcomes = replayHistories(histories(), {
+        workflowsPath,
+        worker: { ...(dataConverter && { dataConverter }), ...(worker?.interceptors && { interceptors: worker.interceptors }) },
+      });
+      for await (const outcome of outcomes) {
+        counts[outcome.status] += 1;
+        const where = outcome.source ? ` (${outcome.source})` : '';
+        io.line(outcome.status === 'ok' ? `ok ${outcome.workflowId}${where}` : `${outcome.status.toUpperCase()} ${outcome.workflowId}${where}: ${outcome.reason}`);
+        io.document({ workflowId: outcome.workflowId, runId: outcome.runId, source: outcome.source ?? null, status: outcome.status, ...(outcome.reason !== undefined && { reason: outcome.reason }) });
+      }
+    } catch (error) {
+      if (error instanceof WorkflowBundleError) throw new CliError(error.message);
+      // "Failed to list workflows" says little; the server's reason is in the cause (a bad query).
+      const { name, message, cause } = error as { name?: string; message?: string; cause?: { details?: unknown; message?: unknown } };
+      if (name === 'ServiceError' && cause) throw new CliError(`${message}: ${typeof cause.details === 'string' && cause.details ? cause.details : String(cause.message)}`);
+      throw error;
+    } finally {
+      await connection?.close().catch(() => {});
+    }
+
+    const total = counts.ok + counts.nondeterministic + counts.failed;
+    if (total === 0) {
+      io.line(`Nothing to replay: no run matches ${values.query}.`);
+      return 0;
+    }
+    const bad = counts.nondeterministic + counts.failed;
+    io.line(
+      `Replayed ${total} ${total === 1 ? 'history' : 'histories'} against ${against}: ${counts.ok} ok` +
+        `${counts.nondeterministic ? `, ${counts.nondeterministic} nondeterministic` : ''}${counts.failed ? `, ${counts.failed} failed` : ''}.`,
+    );
+    if (bad > 0) io.error(`cairn replay: ${bad} of ${total} ${total === 1 ? 'history does' : 'histories do'} not replay on this build; do not deploy it over those runs (docs/upgrades.md).`);
+    return bad > 0 ? 1 : 0;
+  },
+};

@@ -1,0 +1,119 @@
+/**
+ * `cairn replay` as a subprocess: recorded histories replay cleanly against the test bundle's
+ * workflows file; a deliberately nondeterministic agentRun (a timer before the real one) is caught
+ * and named, exit 1; and a run on the test server replays from a visibility query and by id.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptStep } from '../testing/script-steps.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
+import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
+
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const FIXTURE_WORKFLOWS = join(PACKAGE_ROOT, 'test', 'fixtures', 'workflows.ts');
+
+/** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
+function cairn(args: readonly string[]): Promise<Outcome> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')));
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSX, 'cli/main.ts', ...args], { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout: 50_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const lines = (text: string) => text.trimEnd().split('\n');
+
+/** Recorded runs: tool calls, a review, agent tools with a child, both ends of a continue-as-new chain, MCP tools. */
+const HISTORIES = {
+  'skeleton-tool-call': 'test-932ca167-df25-4098-8fb8-9e442edc69b9',
+  'review-accept': 'test-1347c332-8720-4322-9a17-218bcd8c0045',
+  'agent-tool-parent': 'test-034b374a-8177-42be-9929-3159a30ed23f',
+  'continue-as-new-first-run': 'test-6aca92f0-9c39-486e-8767-9ab4efb95270',
+  'continue-as-new-last-run': 'test-6aca92f0-9c39-486e-8767-9ab4efb95270',
+  'mcp-tools-run': 'mcp-e108de0e-071d-4268-9783-5aafb271091e',
+} as const;
+const files = Object.keys(HISTORIES).map((name) => `test/histories/${name}.json`);
+
+describe('cairn replay', () => {
+  let temp: string;
+  beforeAll(async () => {
+    // Inside the package, so the bundler resolves @temporalio/workflow from its node_modules.
+    await mkdir(join(PACKAGE_ROOT, '.cache'), { recursive: true });
+    temp = await mkdtemp(join(PACKAGE_ROOT, '.cache', 'replay-test-'));
+  });
+  afterAll(() => rm(temp, { recursive: true, force: true }));
+
+  it('prints ok for each recorded history replayed against the workflows it was recorded with', async () => {
+    const outcome = await cairn(['replay', ...files, '--workflows', 'test/fixtures/workflows.ts']);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stderr).toBe('');
+    expect(lines(outcome.stdout)).toEqual([
+      ...Object.entries(HISTORIES).map(([name, workflowId]) => `ok ${workflowId} (test/histories/${name}.json)`),
+      `Replayed ${files.length} histories against test/fixtures/workflows.ts: ${files.length} ok.`,
+    ]);
+  });
+
+  it('catches an agentRun that schedules a timer before delegating to the real one: NONDETERMINISTIC, exit 1', async () => {
+    const changed = join(temp, 'workflows.ts');
+    await writeFile(
+      changed,
+      `import { sleep } from '@temporalio/workflow';\n` +
+        `import { agentRun as recordedAgentRun } from ${JSON.stringify(FIXTURE_WORKFLOWS)};\n` +
+        `export { mcpAgentRun } from ${JSON.stringify(FIXTURE_WORKFLOWS)};\n\n` +
+        `/** The same agent run, but a timer first: a command the recorded runs never issued. */\n` +
+        `export async function agentRun(input: Parameters<typeof recordedAgentRun>[0]) {\n` +
+        `  await sleep('1 second');\n` +
+        `  return recordedAgentRun(input);\n` +
+        `}\n`,
+    );
+    const outcome = await cairn(['replay', 'test/histories/skeleton-tool-call.json', 'test/histories/review-accept.json', 'test/histories/mcp-tools-run.json', '--workflows', changed]);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const out = lines(outcome.stdout);
+    expect(out[0]).toMatch(/^NONDETERMINISTIC test-932ca167-df25-4098-8fb8-9e442edc69b9 \(test\/histories\/skeleton-tool-call\.json\): .*Nondeterminism error: Timer machine does not handle this event: .*ActivityTaskScheduled/);
+    expect(out[1]).toMatch(/^NONDETERMINISTIC test-1347c332-8720-4322-9a17-218bcd8c0045 \(test\/histories\/review-accept\.json\): .*Timer/);
+    // One bad history hides no other: the MCP run, whose workflow is unchanged, still replays.
+    expect(out[2]).toBe('ok mcp-e108de0e-071d-4268-9783-5aafb271091e (test/histories/mcp-tools-run.json)');
+    expect(out[3]).toMatch(/^Replayed 3 histories against .*workflows\.ts: 1 ok, 2 nondeterministic\.$/);
+    expect(lines(outcome.stderr)).toEqual(['cairn replay: 2 of 3 histories do not replay on this build; do not deploy it over those runs (docs/upgrades.md).']);
+  });
+
+  it('refuses a command line with nothing to replay (exit 2) and names an unreadable file (exit 1)', async () => {
+    const [nothing, missing] = await Promise.all([cairn(['replay', '--workflows', 'test/fixtures/workflows.ts']), cairn(['replay', 'test/histories/nope.json', '--workflows', 'test/fixtures/workflows.ts'])]);
+    expect(nothing).toMatchObject({ code: 2, stdout: '' });
+    expect(lines(nothing.stderr)).toEqual(['cairn replay: nothing to replay: name history files, --query or --workflow-id (see cairn replay --help)']);
+    expect(missing).toMatchObject({ code: 1, stdout: '' });
+    expect(lines(missing.stderr)).toEqual(['cairn replay: test/histories/nope.json does not exist.']);
+  });
+
+  describe('from the server', () => {
+    let w: TestWorker;
+    beforeAll(async () => void (w = await startTestWorker()));
+    afterAll(() => w?.stop());
+
+    it('replays a run a visibility query finds, and the same run by --workflow-id (--json: one object a line)', async () => {
+      const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Order A-1001 has shipped.')]);
+      const handle = await w.start({ agent: 'test', prompt: 'Where is A-1001?', model });
+      await handle.result();
+      const query = `WorkflowId="${handle.workflowId}"`;
+      // Visibility trails the run a little.
+      for (let waited = 0; (await w.client.workflow.count(query)).count === 0; waited += 100) {
+        if (waited > 10_000) throw new Error(`${query} found nothing in 10 s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const outcome = await cairn(['replay', '--query', query, '--workflow-id', handle.workflowId, '--workflows', 'test/fixtures/workflows.ts', '--json']);
+      expect(outcome.code, outcome.stderr).toBe(0);
+      expect(outcome.stderr).toBe('');
+      const expected = { workflowId: handle.workflowId, source: `run ${handle.firstExecutionRunId}`, status: 'ok' };
+      expect(lines(outcome.stdout).map((line) => JSON.parse(line))).toEqual([expect.objectContaining(expected), expect.objectContaining(expected)]);
+    });
+  });
+});
