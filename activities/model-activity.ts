@@ -8,6 +8,7 @@
  * with an explanation instead of failing it. The activity heartbeats while it waits, and a cancel
  * aborts the provider request. Worker side only.
  */
+import { trace, type Attributes } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { AnyTool, ToolSpec } from '../shared/define-tool.js';
@@ -42,6 +43,9 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
   };
   return {
     async callModel(request: ModelRequest): Promise<ModelOutcome> {
+      // The RunActivity:callModel span when the worker traces (docs/tracing.md); no-ops otherwise.
+      const span = trace.getActiveSpan();
+      span?.setAttributes({ 'cairn.model': request.model, 'cairn.tool_choice': typeof request.toolChoice === 'object' ? request.toolChoice.tool : request.toolChoice });
       const model = resolve(request.model);
       const tools = await Promise.all(request.toolNames.map(specOf));
       const signal = Context.current().cancellationSignal;
@@ -50,12 +54,29 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
           const messages = await transcripts.read(request);
           return model.generate({ messages, tools, toolChoice: request.toolChoice, signal, runKey: `${request.workflowId}/${request.firstExecutionRunId}` });
         }, heartbeatMs);
-        return checkModelOutcome(outcome, limits);
+        const checked = checkModelOutcome(outcome, limits);
+        span?.setAttributes(modelSpanAttributes(checked));
+        return checked;
       } catch (err) {
         // Whatever the provider threw as its request was aborted, the activity was cancelled.
         if (signal.aborted) throw cancellation(signal);
         throw err;
       }
     },
+  };
+}
+
+/** What a model call came to, as span attributes. */
+function modelSpanAttributes(outcome: ModelOutcome): Attributes {
+  if (outcome.status === 'error')
+    return { 'cairn.result.status': 'error', 'cairn.failure.code': outcome.error.code, ...(outcome.retryAfterMs !== undefined && { 'cairn.retry.after_ms': outcome.retryAfterMs }) };
+  const response = outcome.response;
+  const usage = response?.usage;
+  return {
+    'cairn.result.status': 'ok',
+    'cairn.tool_calls': response?.toolCalls.length ?? 0,
+    ...(response && { 'cairn.finish_reason': response.finishReason }),
+    ...(usage?.inputTokens !== undefined && { 'cairn.tokens.input': usage.inputTokens }),
+    ...(usage?.outputTokens !== undefined && { 'cairn.tokens.output': usage.outputTokens }),
   };
 }

@@ -7,6 +7,7 @@
  * heartbeats while the tool runs, so a dead worker is noticed at the heartbeat timeout and a
  * cancel reaches the tool. Worker side only. Safe to retry: tools get a stable idempotency key.
  */
+import { trace, type Attributes } from '@opentelemetry/api';
 import { activityInfo, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AnyTool, ToolContext } from '../shared/define-tool.js';
@@ -14,7 +15,7 @@ import { isJsonObject, type JsonValue } from '../shared/json.js';
 import type { PayloadStore } from '../shared/payload-store.js';
 import type { RetryHint } from '../shared/retry-hint.js';
 import type { RunToolInput } from '../shared/run-tool-input.js';
-import { errorResult, type ToolResult, type ToolTelemetry } from '../shared/tool-result.js';
+import { errorResult, failureCode, failureReason, type ToolResult, type ToolTelemetry } from '../shared/tool-result.js';
 import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
 import { failureType } from '../shared/failure-type.js';
 import { guardOutput } from '../shared/output-guard.js';
@@ -48,7 +49,7 @@ export interface ToolActivityOptions {
 export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, options: ToolActivityOptions = {}): ToolActivities {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const store = options.payloadStore;
-  return {
+  const untraced: ToolActivities = {
     async runTool({ name, toolCallId, args, idempotencyKey }: RunToolInput): Promise<ToolResult> {
       const started = Date.now();
       const info = activityInfo();
@@ -84,6 +85,29 @@ export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, 
       const stored = store ? await offload(store, result.result, { workflowId, toolCallId, tool: name }) : undefined;
       return boundToolResult(result, limit, stored);
     },
+  };
+  return {
+    async runTool(input: RunToolInput): Promise<ToolResult> {
+      // The RunActivity:runTool span when the worker traces (docs/tracing.md); no-ops otherwise.
+      const span = trace.getActiveSpan();
+      span?.setAttributes({ 'cairn.tool': input.name, 'cairn.tool_call_id': input.toolCallId });
+      const result = await untraced.runTool(input);
+      span?.setAttributes(toolSpanAttributes(result));
+      return result;
+    },
+  };
+}
+
+/** What a tool call came to, as span attributes. */
+function toolSpanAttributes(result: ToolResult): Attributes {
+  const code = failureCode(result);
+  const reason = failureReason(result);
+  const retryAfterMs = result.status === 'error' ? result.retryHint?.retryAfterMs : undefined;
+  return {
+    'cairn.result.status': result.status,
+    ...(code && { 'cairn.failure.code': code }),
+    ...(reason && { 'cairn.retry.reason': reason }),
+    ...(retryAfterMs !== undefined && { 'cairn.retry.after_ms': retryAfterMs }),
   };
 }
 

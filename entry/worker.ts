@@ -10,6 +10,7 @@ export { createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTun
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
 export { runCairnWorker, type RunCairnWorkerOptions } from '../runtime/run-worker.js';
+export { tracingFromEnvironment, tracingWorkflowModules, type CairnTracingOptions } from '../runtime/tracing.js';
 export {
   AesGcmPayloadCodec,
   CODEC_KEYS_ENV,
@@ -23,6 +24,7 @@ export {
 export { startCodecServer, type CodecServer, type CodecServerOptions } from '../runtime/codec-server.js';
 export { bundleWorkflows, WorkflowBundleError, type BundleWorkflowsOptions } from '../runtime/workflow-bundle.js';
 export { defineConfig, type CairnConfig } from '../runtime/project-config.js';
+export { replayHistories, readHistoryFile, serverHistories, type ReplayOptions, type ReplayOutcome, type ReplaySource, type ServerHistoriesOptions } from '../runtime/replay.js';
 export { connectFromEnvironment, type Connected } from '../runtime/connection.js';
 export { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 export {

@@ -1,12 +1,15 @@
 /**
  * runCairnWorker: connect, create the worker, run it until SIGINT or SIGTERM, disconnect. What a
  * production worker process (`node src/worker.ts`, `cairn worker`) needs. With CAIRN_CODEC_KEYS set
- * (and no `worker.dataConverter` given), payloads are encrypted (runtime/payload-codec.ts). Node-only.
+ * (and no `worker.dataConverter` given), payloads are encrypted (runtime/payload-codec.ts); with
+ * OTEL_EXPORTER_OTLP_ENDPOINT set (and no `tracing` given), spans go to that OTLP endpoint
+ * (runtime/tracing.ts, docs/tracing.md). Node-only.
  */
 import { Client } from '@temporalio/client';
 import { connectFromEnvironment, type Connected } from './connection.js';
 import { dataConverterFromEnvironment } from './payload-codec.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
+import { tracingFromEnvironment } from './tracing.js';
 import { createCairnWorker, type CairnWorkerOptions } from './worker.js';
 
 /** `worker.dataConverter` defaults to the AES-256-GCM codec CAIRN_CODEC_KEYS configures, when set (docs/encryption.md). */
@@ -24,6 +27,7 @@ export interface RunCairnWorkerOptions extends Omit<CairnWorkerOptions, 'connect
 export async function runCairnWorker(options: RunCairnWorkerOptions): Promise<void> {
   const { connected: given, onReady, ...rest } = options;
   const dataConverter = rest.worker?.dataConverter ?? dataConverterFromEnvironment();
+  const tracing = rest.tracing ?? (await tracingFromEnvironment());
   const connected = given ?? (await connectFromEnvironment());
   try {
     // The transcript Queries of the model activity decode with the same codecs.
@@ -31,6 +35,7 @@ export async function runCairnWorker(options: RunCairnWorkerOptions): Promise<vo
     const worker = await createCairnWorker({
       ...rest,
       ...(dataConverter && { worker: { ...rest.worker, dataConverter } }),
+      ...(tracing && { tracing }),
       connection: connected.workerConnection,
       client,
       namespace: connected.namespace,

@@ -14,6 +14,7 @@ import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
 import { bundleWorkflows } from './workflow-bundle.js';
+import type { CairnTracingOptions } from './tracing.js';
 
 /** Temporal Worker options Cairn passes through untouched (tuning, interceptors, data converter…). */
 export type WorkerTuning = Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle' | 'bundlerOptions'>;
@@ -43,8 +44,10 @@ export interface CairnWorkerOptions {
   readonly modelActivity?: Pick<ModelActivityOptions, 'limits' | 'heartbeatMs'>;
   /** More activities, for workflows of your own bundled beside agentRun. */
   readonly activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
-  /** Any other Temporal WorkerOptions: maxCachedWorkflows, maxConcurrentActivityTaskExecutions, … */
+  /** Any other Temporal WorkerOptions: maxCachedWorkflows, maxConcurrentActivityTaskExecutions, poller behaviors… (docs/operations.md) */
   readonly worker?: WorkerTuning;
+  /** OpenTelemetry spans for runs, their activities and timers, with Cairn's attributes (docs/tracing.md). Needs the optional OpenTelemetry packages. */
+  readonly tracing?: CairnTracingOptions;
 }
 
 /** The longest gap between two heartbeats a Cairn worker sends for a running activity. */
@@ -69,6 +72,18 @@ export function workerTools(agents: readonly Agent[]): AnyTool[] {
   return [...byName.values()].map((entry) => entry.tool);
 }
 
+/**
+ * SDK 1.24 still types maxConcurrentWorkflowTaskPolls and maxConcurrentActivityTaskPolls but reads
+ * only the poller behaviors: the counts become simple maximums (an explicit behavior wins).
+ */
+function pollerBehaviors(tuning: WorkerTuning): Pick<WorkerTuning, 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'> {
+  const { maxConcurrentWorkflowTaskPolls: workflow, maxConcurrentActivityTaskPolls: activity } = tuning;
+  return {
+    ...(workflow !== undefined && !tuning.workflowTaskPollerBehavior ? { workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: workflow } } : {}),
+    ...(activity !== undefined && !tuning.activityTaskPollerBehavior ? { activityTaskPollerBehavior: { type: 'simple-maximum', maximum: activity } } : {}),
+  };
+}
+
 /** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
 export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
   if (options.models && options.resolveModel) throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
@@ -85,12 +100,17 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     throw new Error('createCairnWorker: `worker.dataConverter` has payload codecs but `client` has none; give the client the same dataConverter (the model activity reads transcripts through it).');
   const resolve = options.resolveModel ?? ((spec: string) => resolveModel(spec, options.models));
   const tuning = options.worker ?? {};
+  // Loaded only when asked for: the OpenTelemetry packages are optional (runtime/tracing.ts).
+  const tracingModule = options.tracing ? await import('./tracing.js') : undefined;
+  const tracing = options.tracing && (await tracingModule!.workerTracing(options.tracing));
+  if (tracing && options.workflowBundle) await tracingModule!.checkTracingBundle(options.workflowBundle);
+  const workflowInterceptorModules = [...(tuning.interceptors?.workflowModules ?? []), ...(tracing?.workflowModules ?? [])];
   const workflowBundle =
     options.workflowBundle ??
     (await bundleWorkflows(options.workflowsPath!, {
       payloadConverterPath: tuning.dataConverter?.payloadConverterPath,
       failureConverterPath: tuning.dataConverter?.failureConverterPath,
-      workflowInterceptorModules: tuning.interceptors?.workflowModules,
+      workflowInterceptorModules: workflowInterceptorModules.length > 0 ? workflowInterceptorModules : undefined,
     }).then((bundle) => ({ code: bundle.code })));
   const worker = await Worker.create({
     // Heartbeats at least every 2 s (the SDK's defaults: 80% of heartbeatTimeout, capped at 60 s,
@@ -99,6 +119,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     ...tuning,
+    ...(tracing && { plugins: [...(tuning.plugins ?? []), tracing.plugin] }),
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
@@ -110,8 +131,8 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
       ...createMcpActivities(mcp),
     },
   });
-  if (mcp.size === 0) return worker;
-  // No MCP server process outlives its worker, however `run` ends.
+  if (mcp.size === 0 && !tracing) return worker;
+  // No MCP server process outlives its worker, however `run` ends; spans buffered are flushed.
   const run = worker.run.bind(worker);
-  return Object.assign(worker, { run: () => run().finally(() => mcp.close()) });
+  return Object.assign(worker, { run: () => run().finally(() => Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {})])) });
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger, type Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { resolveModel } from '../../activities/model/index.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
 import type { Script } from '../../testing/script-steps.js';
@@ -50,6 +50,10 @@ export async function startTestWorker(
     activityOptions?: Pick<CairnWorkerOptions, 'toolActivity' | 'modelActivity'>;
     /** The worker's and the client's data converter (e.g. an encryption codec). */
     dataConverter?: DataConverter;
+    /** OpenTelemetry for the worker (test/tracing.test.ts); needs `workflowBundle` made with the tracing interceptors. */
+    tracing?: CairnWorkerOptions['tracing'];
+    /** A bundle of the test workflows other than the shared one (default: the global setup's). */
+    workflowBundle?: WorkflowBundleOption;
   } = {},
 ): Promise<TestWorker> {
   if (!runtimeInstalled) {
@@ -69,7 +73,8 @@ export async function startTestWorker(
       resolveModel: (spec) => resolveModel(spec, { scripts }),
       ...options.activityOptions,
       ...(options.dataConverter && { worker: { dataConverter: options.dataConverter } }),
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      ...(options.tracing && { tracing: options.tracing }),
+      workflowBundle: options.workflowBundle ?? { codePath: inject('workflowBundlePath') },
     });
   let worker = await create();
   let running = worker.run();
