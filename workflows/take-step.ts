@@ -15,6 +15,7 @@ import type { ChildRuns } from './child-runs.js';
 import { clarificationTimeLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
 import type { RunInbox } from './run-inbox.js';
 import { dispatch } from './tool-dispatch.js';
+import { modelTurnSummary, summaryLine, toolCallNote } from './run-details.js';
 
 /** The model activity's options: 5xx and network errors throw and are retried; classified failures come back as values. */
 export const MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
@@ -83,8 +84,8 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
         toolChoice: step.toolChoice,
         model,
       };
-      const summary = `model turn ${state.turn + 1}${state.finalizing ? ' (final)' : ''}`;
-      const options = { ...MODEL_ACTIVITY_OPTIONS, summary, ...activityId(`model:${state.turn + 1}`) };
+      // What this turn reacts to (the batch's failed calls, the planner's decisions): the tool activities completed either way.
+      const options = { ...MODEL_ACTIVITY_OPTIONS, summary: modelTurnSummary(state, step.toolChoice), ...activityId(`model:${state.turn + 1}`) };
       try {
         // Checked again here: a model client is a public extension point, and nothing it returns may break the run.
         return { type: 'model_outcome', outcome: checkModelOutcome(await cancellable(() => callModel.executeWithOptions(options, [request]))) };
@@ -100,7 +101,7 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
         const tool = tools.get(call.name)!;
         const agent = agentOf(tool);
         if (agent) return children.runs.run(call, agent, children, inbox.cancelled);
-        const ids = activityId(`tool:${call.toolCallId}:${call.name}`);
+        const ids = { ...activityId(`tool:${call.toolCallId}:${call.name}`), note: toolCallNote(call, state, inbox.decisions[call.toolCallId]?.decision) };
         // A 'once' call runs to its end: cut short, nobody could tell whether it happened.
         if (tool.sideEffects === 'once') return dispatch(call, tool, ids, state.batch?.onceKeys?.[call.toolCallId]);
         return cancellable(() => dispatch(call, tool, ids));
@@ -110,7 +111,7 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
       return { type: 'tool_results', results };
     }
     case 'back_off': {
-      const summary = `${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`;
+      const summary = summaryLine(`${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`);
       // A timer that a cancel cuts short: a long retry-after must not keep a cancelled run waiting.
       await condition(() => inbox.cancelReason !== null, step.delayMs, { summary });
       return inbox.cancelReason !== null ? undefined : { type: 'backoff_elapsed' };
@@ -119,7 +120,7 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
       // Also wakes to hold for a pause and to continue as new when the server suggests it.
       const until = () => inbox.answer !== undefined || inbox.cancelReason !== null || inbox.holding() || handOverDue();
       const left = clarificationTimeLeft(state, Date.now());
-      const summary = `waiting for an answer: ${step.clarification.question}`.slice(0, 200);
+      const summary = summaryLine(`waiting for an answer to ${step.clarification.id}: ${step.clarification.question}`);
       const woken = left === null ? (await condition(until), true) : await condition(until, left, { summary });
       if (inbox.cancelReason !== null) {
         inbox.takeAnswer(); // the run is finishing; nobody will ask again

@@ -12,6 +12,7 @@ import type { ToolResult } from '../shared/tool-result.js';
 import type { ToolCall } from '../shared/tool-call.js';
 import type { RunToolInput } from '../shared/run-tool-input.js';
 import { isJsonObject } from '../shared/json.js';
+import { MAX_SUMMARY_CHARS, oneLine, summaryLine } from './run-details.js';
 
 type ToolActivities = { runTool(input: RunToolInput): Promise<ToolResult> };
 
@@ -40,8 +41,12 @@ export function activityOptions(tool: AnyTool): ActivityOptions {
   };
 }
 
-/** `search_orders status=shipped page=2`: the tool and its key arguments, on one line. */
-export function callSummary(call: ToolCall): string {
+/**
+ * `search_orders status=shipped page=2`: the tool and its key arguments, on one line; a `note`
+ * (tool-call notes in run-details.ts: a re-run after a back-off, a reviewer's decision) follows
+ * after a dash and is kept whole: the arguments give way.
+ */
+export function callSummary(call: ToolCall, note = ''): string {
   const args = isJsonObject(call.args)
     ? Object.entries(call.args)
         .filter(([, v]) => v === null || typeof v !== 'object')
@@ -49,16 +54,17 @@ export function callSummary(call: ToolCall): string {
         .map(([k, v]) => `${k}=${typeof v === 'string' ? v.slice(0, 40) : String(v)}`)
         .join(' ')
     : '';
-  return `${call.name} ${args}`.trim().slice(0, 200);
+  const tail = note ? ` — ${oneLine(note, 80)}` : '';
+  return summaryLine(`${oneLine(`${call.name} ${args}`, MAX_SUMMARY_CHARS - tail.length)}${tail}`);
 }
 
 /**
- * Runs one call; `ids` names the activity (see take-step.ts, ACTIVITY_IDS_PATCH); a `once` call
- * carries its idempotency key (planner/once-keys.ts).
+ * Runs one call; `activityId` names the activity (see take-step.ts, ACTIVITY_IDS_PATCH) and `note`
+ * adds to its summary; a `once` call carries its idempotency key (planner/once-keys.ts).
  */
-export async function dispatch(call: ToolCall, tool: AnyTool, ids: { activityId?: string } = {}, idempotencyKey?: string): Promise<ToolResult> {
+export async function dispatch(call: ToolCall, tool: AnyTool, { note, ...ids }: { activityId?: string; note?: string } = {}, idempotencyKey?: string): Promise<ToolResult> {
   try {
-    return await runTool.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call), ...ids }, [
+    return await runTool.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call, note), ...ids }, [
       { name: call.name, toolCallId: call.toolCallId, args: call.args, ...(idempotencyKey && { idempotencyKey }) },
     ]);
   } catch (err) {
