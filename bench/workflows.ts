@@ -8,3 +8,4 @@ import { benchAgent } from './bench-agent.js';
 export const agentRun = defineAgentRun([benchAgent]);
 export { directToolCalls } from './direct-tool-calls.js';
 export { plainAgentLoop } from './plain-agent-loop.js';
+export { activityLatency } from './latency-workflow.js';

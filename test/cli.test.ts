@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep, type ScriptContext } from '../testing/script-steps.js';
 import { COMMANDS } from '../cli/cairn.js';
+import { tuningFlags } from '../cli/worker-flags.js';
 import { DEMO_PROMPT } from '../examples/orders/demo-script.ts';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { runUrl } from '../runtime/temporal-target.js';
@@ -139,6 +140,26 @@ describe('cairn help and usage errors', () => {
     expect(runUrl({ ...target, uiUrl: undefined }, 'x')).toBeUndefined();
   });
 
+  it('turns the worker tuning flags of dev and worker into Temporal Worker options', () => {
+    const flags = {
+      config: 'cairn.config.ts',
+      'max-cached-workflows': '500',
+      'max-concurrent-workflow-tasks': '20',
+      'max-concurrent-activities': '50',
+      'workflow-task-pollers': '4',
+      'activity-task-pollers': 'auto',
+    };
+    expect(tuningFlags(flags)).toEqual({
+      maxCachedWorkflows: 500,
+      maxConcurrentWorkflowTaskExecutions: 20,
+      maxConcurrentActivityTaskExecutions: 50,
+      workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 4 },
+      activityTaskPollerBehavior: { type: 'autoscaling' },
+    });
+    expect(tuningFlags({ config: 'cairn.config.ts' })).toEqual({});
+    expect(() => tuningFlags({ 'max-concurrent-activities': '1.5' })).toThrow('--max-concurrent-activities must be a whole number above 0, not "1.5"');
+  });
+
   it('prints the command list with --help, and on stderr with exit 2 when no command is given', async () => {
     const [help, none, helpTopic] = await Promise.all([cairn(['--help']), cairn([]), cairn(['help', 'answer'])]);
     const text = expectSuccess(help);
@@ -181,6 +202,8 @@ describe('cairn help and usage errors', () => {
     [['show', 'a', 'b'], /^cairn show: unexpected argument "b"/],
     [['dev', '--port', '99999'], /^cairn dev: --port must be a port number/],
     [['worker', 'extra'], /^cairn worker: unexpected argument "extra"/],
+    [['worker', '--max-cached-workflows', '0'], /^cairn worker: --max-cached-workflows must be a whole number above 0, not "0"$/],
+    [['dev', '--workflow-task-pollers', 'lots'], /^cairn dev: --workflow-task-pollers must be a whole number above 0 or "auto", not "lots"$/],
   ])('cairn %j → exit 2 with one line', async (args, message) => {
     expect(expectOneLineFailure(await cairn(args), 2)).toMatch(message);
   });

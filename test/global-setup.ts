@@ -1,7 +1,10 @@
 /**
  * One real Temporal dev server and one workflow bundle per test run, shared by every
- * integration test (handed over with vitest's provide/inject). CAIRN_UNIT_ONLY=1 skips both for
- * quick unit-only runs; integration tests then fail loudly instead of passing vacuously.
+ * integration test (handed over with vitest's provide/inject). The server runs with
+ * FAST_DEV_SERVER_CONFIG, as every embedded server does: activity round trips of ~10–20 ms
+ * instead of ~100, and short back-off timers that fire on time instead of after ~1 s.
+ * CAIRN_UNIT_ONLY=1 skips both for quick unit-only runs; integration tests then fail loudly
+ * instead of passing vacuously.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
