@@ -42,11 +42,12 @@ export interface RunOptions {
 export interface BenchWorker {
   /**
    * Runs `workflowType` to completion and measures it. `script` becomes a fresh scripted model
-   * whose spec (`scripted:<name>`) `input` receives; null for a workflow with no model turns.
+   * (or is a model client of its own) whose spec (`scripted:<name>`) `input` receives; null for a
+   * workflow with no model turns.
    */
-  run<T>(workflowType: string, script: Script | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>>;
+  run<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>>;
   /** The same without the history figures (no history fetched): for many runs at once. */
-  execute<T>(workflowType: string, script: Script | null, input: (model: string) => unknown, options?: RunOptions): Promise<Pick<BenchRun<T>, 'workflowId' | 'ms' | 'result'>>;
+  execute<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<Pick<BenchRun<T>, 'workflowId' | 'ms' | 'result'>>;
 }
 
 export interface BenchEnv extends BenchWorker {
@@ -95,10 +96,10 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
       worker: tuning,
     });
     const running = worker.run();
-    const execute = async <T>(workflowType: string, script: Script | null, input: (model: string) => unknown, options: RunOptions = {}) => {
+    const execute = async <T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options: RunOptions = {}) => {
       const name = `bench-${randomUUID().slice(0, 8)}`;
       // No copies of requests: a long run's transcripts would add up.
-      if (script) scripts[name] = new ScriptedModel(name, script, { record: false });
+      if (script) scripts[name] = Array.isArray(script) ? new ScriptedModel(name, script, { record: false }) : (script as ModelClient);
       const workflowId = `${workflowType}-${name}`;
       try {
         const started = performance.now();
@@ -111,11 +112,11 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
       }
     };
     return {
-      async run<T>(workflowType: string, script: Script | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>> {
+      async run<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>> {
         const { firstRunId, ...run } = await execute<T>(workflowType, script, input, options);
         return { ...run, ...(await historyStats(client, run.workflowId, firstRunId)) };
       },
-      async execute<T>(workflowType: string, script: Script | null, input: (model: string) => unknown, options?: RunOptions) {
+      async execute<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions) {
         const { firstRunId: _, ...run } = await execute<T>(workflowType, script, input, options);
         return run;
       },

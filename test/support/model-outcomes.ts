@@ -194,3 +194,31 @@ export function fuzzModelClient(seed: number, options: OutcomeOptions = {}): { c
   };
   return { client, generated };
 }
+
+/**
+ * The generator as a model client, answering runs in whatever order they ask; `generated` is what
+ * it returned. A run is not ended by a plain answer before `turnsPerRun` turns, so the turns are
+ * spent on outcomes, not on starting runs. Used by test/fuzz.test.ts and bench/fuzz.ts.
+ */
+export function fuzzModel(seed: number, options: { toolNames: readonly string[]; turnsPerRun: number }): { client: ModelClient; generated: GeneratedOutcome[] } {
+  const next = seededRandom(seed);
+  const generated: GeneratedOutcome[] = [];
+  const turns = new Map<string, number>();
+  const ends = (o: GeneratedOutcome) => {
+    const v = o.value as { status?: unknown; response?: { toolCalls?: unknown; text?: unknown } } | null;
+    return o.expect === 'ok' && v?.status === 'ok' && Array.isArray(v.response?.toolCalls) && v.response.toolCalls.length === 0 && v.response.text !== '';
+  };
+  const client: ModelClient = {
+    async generate({ runKey = '' }) {
+      const turn = (turns.get(runKey) ?? 0) + 1;
+      turns.set(runKey, turn);
+      let outcome = generateOutcome(next, { toolNames: options.toolNames });
+      // A thenable is awaited and a revoked proxy rejects: neither reaches the boundary as a value.
+      while (outcome.kind === 'promise_outcome' || outcome.kind === 'revoked_outcome' || (turn < options.turnsPerRun && ends(outcome)))
+        outcome = generateOutcome(next, { toolNames: options.toolNames });
+      generated.push(outcome);
+      return outcome.value as never;
+    },
+  };
+  return { client, generated };
+}
