@@ -61,7 +61,7 @@ export interface Project {
 }
 
 /** Loads `configFile` and its agents module (Node strips TypeScript types itself), and makes the deps. */
-export async function loadProject(configFile: string): Promise<Project> {
+export async function loadProject(configFile: string, options: { readonly deps?: boolean } = {}): Promise<Project> {
   const file = resolve(configFile);
   const shown = relative(process.cwd(), file) || file;
   if (!existsSync(file)) throw new ProjectConfigError(`${shown} does not exist.`);
@@ -81,7 +81,8 @@ export async function loadProject(configFile: string): Promise<Project> {
   }
   let deps: unknown;
   try {
-    deps = typeof loaded.deps === 'function' ? await (loaded.deps as () => unknown)() : loaded.deps;
+    // `deps: false` (cairn replay) makes none: no tool runs, so no credentials are needed.
+    if (options.deps !== false) deps = typeof loaded.deps === 'function' ? await (loaded.deps as () => unknown)() : loaded.deps;
   } catch (error) {
     throw new ProjectConfigError(`${shown}: making the deps failed: ${(error as Error).message}`);
   }

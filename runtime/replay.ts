@@ -7,15 +7,12 @@
  * an unknown workflow type, a workflow task that throws). `cairn replay` prints these. Node-only.
  */
 import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, relative } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type ReplayWorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
-import { agentsOf } from '../shared/define-agent.js';
 import { writeAgentsEntry } from './agents-entry.js';
-import { ProjectConfigError, type CairnConfig } from './project-config.js';
+import { loadProject, type CairnConfig } from './project-config.js';
 import { bundleWorkflows } from './workflow-bundle.js';
 
 /** One history to replay, with the workflow id its run had (a run's children derive their ids from it). */
@@ -192,35 +189,11 @@ export interface ProjectWorkflows {
  * Throws ProjectConfigError naming the file and the fix.
  */
 export async function projectWorkflows(configFile: string): Promise<ProjectWorkflows> {
-  const file = resolve(configFile);
-  const shown = relative(process.cwd(), file) || file;
-  if (!existsSync(file)) throw new ProjectConfigError(`${shown} does not exist.`);
-  const config = (await importModule(file, shown)).default as Partial<CairnConfig> | undefined;
-  if (typeof config !== 'object' || config === null)
-    throw new ProjectConfigError(`${shown} has no default export: end it with \`export default defineConfig({ agents: './src/agents.ts' })\`.`);
-  if (typeof config.agents !== 'string' || !config.agents)
-    throw new ProjectConfigError(`${shown}: \`agents\` must name the module that exports your agents, e.g. agents: './src/agents.ts'.`);
-  const agentsModule = isAbsolute(config.agents) ? config.agents : resolve(dirname(file), config.agents);
-  const agentsShown = relative(process.cwd(), agentsModule) || agentsModule;
-  if (!existsSync(agentsModule)) throw new ProjectConfigError(`${shown}: the agents module ${agentsShown} does not exist.`);
-  let agents;
-  try {
-    agents = agentsOf(await importModule(agentsModule, agentsShown), agentsShown);
-  } catch (error) {
-    throw error instanceof ProjectConfigError ? error : new ProjectConfigError(`${agentsShown}: ${(error as Error).message}`);
-  }
+  const project = await loadProject(configFile, { deps: false });
   return {
-    configFile: file,
-    workflowsPath: await writeAgentsEntry(agentsModule),
-    agents: agents.map((agent) => agent.name),
-    ...(config.worker && { worker: config.worker }),
+    configFile: project.configFile,
+    workflowsPath: await writeAgentsEntry(project.agentsModule),
+    agents: project.agents.map((agent) => agent.name),
+    ...(project.worker && { worker: project.worker }),
   };
-}
-
-async function importModule(file: string, shown: string): Promise<Record<string, unknown>> {
-  try {
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (error) {
-    throw new ProjectConfigError(`Cannot load ${shown}: ${(error as Error).message ?? String(error)}`);
-  }
 }

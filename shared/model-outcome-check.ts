@@ -8,10 +8,11 @@
  * activity's result. Workflow-safe, deterministic, never throws, linear in the reply's size.
  */
 import type { ModelOutcome, ModelResponse, RawToolCall } from './model-response.js';
-import { MAX_CAUSE_DEPTH, errorChain, fromError, isToolError, toolError, truncateChain, type ToolError } from './tool-error.js';
+import { MAX_CAUSE_DEPTH, fromError, isToolError, toolError, truncateChain, type ToolError } from './tool-error.js';
 import { jsonSize, utf8Bytes } from './json-measure.js';
-import { boundText, truncateText } from './bounded-text.js';
-import { MAX_ARGUMENT_BYTES, MAX_CALL_NAME_CHARS, MAX_FAILURE_MESSAGE_CHARS, MAX_MODEL_REPLY_BYTES, MAX_TOOL_CALLS_PER_REPLY } from './size-limits.js';
+import { boundChain } from './tool-result-size.js';
+import { truncateText } from './bounded-text.js';
+import { MAX_ARGUMENT_BYTES, MAX_CALL_NAME_CHARS, MAX_MODEL_REPLY_BYTES, MAX_TOOL_CALLS_PER_REPLY } from './size-limits.js';
 
 /** The bounds a model outcome must keep (defaults in shared/size-limits.ts). */
 export interface ModelOutcomeLimits {
@@ -98,22 +99,11 @@ function readError(value: Record<string, unknown>): ModelOutcome {
   const error = read(value, 'error', 'error');
   const retryAfterMs = read(value, 'retryAfterMs', 'retryAfterMs');
   const retry = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? { retryAfterMs } : {};
-  if (isToolError(error)) return { status: 'error', error: boundedChain(error), ...retry };
+  if (isToolError(error)) return { status: 'error', error: boundChain(truncateChain(error, MAX_CAUSE_DEPTH)), ...retry };
   const cause = fromError(error);
   throw new Malformed(`\`error\` is not a ToolError (${truncateText(cause.message, 300)})`);
 }
 
-/** A copy of a valid ToolError chain: plain links, bounded messages, at most MAX_CAUSE_DEPTH links. */
-function boundedChain(error: ToolError): ToolError {
-  const links = errorChain(truncateChain(error, MAX_CAUSE_DEPTH));
-  let chain: ToolError | undefined;
-  for (let i = links.length - 1; i >= 0; i--) {
-    const { code, kind, message, name } = links[i]!;
-    const link: ToolError = { code, kind, message: boundText(message, MAX_FAILURE_MESSAGE_CHARS), ...(name === undefined ? {} : { name: boundText(name, 200) }) };
-    chain = chain === undefined ? link : { ...link, cause: chain };
-  }
-  return chain!;
-}
 
 function readResponse(value: unknown, bounds: ModelOutcomeLimits): ModelResponse {
   if (!isRecord(value)) throw new Malformed(`\`response\` is ${kindOf(value)}, not an object or null`);

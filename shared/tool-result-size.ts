@@ -76,8 +76,8 @@ function boundFailure(result: ToolFailureResult, maxBytes: number): ToolFailureR
   return { ...bounded, retryHint: hint };
 }
 
-/** The chain with every message and name bounded. */
-function boundChain(error: ToolError): ToolError {
+/** The chain with every message and name bounded (plain links: nothing else of a link is kept). */
+export function boundChain(error: ToolError): ToolError {
   const links = errorChain(error);
   let chain: ToolError | undefined;
   for (let i = links.length - 1; i >= 0; i--) {
