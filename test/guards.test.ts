@@ -90,6 +90,27 @@ describe('guards on a real worker', () => {
     for (const e of completed) expect(e.activityTaskCompletedEventAttributes!.result!.payloads![0]!.data!.length).toBeLessThan(300 * 1024);
   });
 
+  // Two 1.1 MB results once made the transcript read (a Query) pass 2 MB and failed the run; three 1.9 MB ones too.
+  it.each([
+    [2, 1.1],
+    [3, 1.9],
+  ])('%i results of %f MB in one run: each kept under the limit, the transcript stays readable, the run completes', async (count, megabytes) => {
+    // Distinct calls (a repeated one would be escalated as "keeps failing"), all in one turn.
+    const calls = Array.from({ length: count }, (_, i) => ({ name: 'big_output', arguments: { megabytes: megabytes + i / 1000 } }));
+    const { model, scripted } = w.script([scriptStep.calls(calls), scriptStep.text('Summarised.')]);
+    const handle = await start({ agent: 'guards', prompt: 'Fetch the rows.', model });
+    expect(await handle.result()).toMatchObject({ answer: 'Summarised.', reason: null });
+    const results = toolMessages(scripted.requests[1]!.messages);
+    expect(results).toHaveLength(count);
+    // Each kept as partial_data with a reference, or (older ones, by the context policy) compacted.
+    const shown = results.map((r) => r.content as { error?: { code: string }; compacted?: boolean });
+    expect(shown.every((c) => c.error?.code === 'partial_data' || c.compacted === true), JSON.stringify(shown).slice(0, 500)).toBe(true);
+    expect(shown.at(-1)!.error?.code).toBe('partial_data');
+    // What the model activity read through the transcript Query: well under the 2 MB payload limit.
+    expect(JSON.stringify(scripted.requests[1]!.messages).length).toBeLessThan(count * 300 * 1024);
+    expectClean(await events(handle));
+  });
+
   it('the model pages through an offloaded result with read_result', async () => {
     const refOf = (messages: readonly TranscriptMessage[]) => /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(JSON.stringify(toolMessages(messages).at(-1)!.content))![0];
     const { model, scripted } = w.script([
