@@ -25,6 +25,8 @@ const MAX_TOOLS_PER_SERVER = 128;
 const MAX_SCHEMA_BYTES = 32 * 1024;
 const MAX_SCHEMA_DEPTH = 16;
 const MAX_DESCRIPTION_CHARS = 2_000;
+/** A server's whole listing: tools past it are left out (the run's history and Temporal's 2 MB payload limit). */
+const MAX_LISTING_BYTES = 256 * 1024;
 const CONNECT_TIMEOUT_MS = 20_000;
 
 export class McpConnections {
@@ -133,11 +135,18 @@ export class McpConnections {
     try {
       const client = await this.connect(server);
       const tools: McpToolInfo[] = [];
+      let bytes = 0;
+      let full = false;
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: CONNECT_TIMEOUT_MS });
-        for (const tool of page.tools) if (tools.length < MAX_TOOLS_PER_SERVER) tools.push(boundedInfo(tool));
-        cursor = tools.length < MAX_TOOLS_PER_SERVER ? page.nextCursor : undefined;
+        for (const tool of page.tools) {
+          const info = boundedInfo(tool);
+          bytes += utf8Bytes(JSON.stringify(info));
+          full = full || tools.length >= MAX_TOOLS_PER_SERVER || bytes > MAX_LISTING_BYTES;
+          if (!full) tools.push(info);
+        }
+        cursor = full ? undefined : page.nextCursor;
       } while (cursor);
       return { server: name, tools };
     } catch (err) {
