@@ -3,23 +3,17 @@
  * One scripted model serves parent and child in turn (the parent waits while its child runs).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkflowHandle } from '@temporalio/client';
 import { scriptStep } from '../testing/script-steps.js';
-import { answerClarificationUpdate, cancelSignal, reviewToolCallUpdate, stateQuery, type RunState } from '../workflows/messages.js';
+import { answerClarificationUpdate, cancelSignal, reviewToolCallUpdate } from '../workflows/messages.js';
 import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
-import { waitFor } from './support/runs.js';
+import { awaiting } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
 let w: TestWorker;
 beforeAll(async () => void (w = await startTestWorker()));
 afterAll(() => w?.stop());
 
-const awaiting = (handle: WorkflowHandle, phase: RunState['phase']) =>
-  waitFor(async () => {
-    const s = await handle.query(stateQuery);
-    return s.phase === phase ? s : undefined;
-  }, phase);
 
 const toolMessage = (messages: readonly { role: string }[], name: string) =>
   messages.findLast((m) => m.role === 'tool' && (m as { name?: string }).name === name) as { content: Record<string, any> } | undefined;

@@ -17,23 +17,17 @@ import {
   untilIdleUpdate,
   type AgentRunInput,
   type AgentRunResult,
-  type RunState,
 } from '../workflows/messages.js';
 import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
-import { events, waitFor, type HistoryEvent } from './support/runs.js';
+import { events, awaiting, waitFor, type HistoryEvent } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 
 let w: TestWorker;
 beforeAll(async () => void (w = await startTestWorker()));
 afterAll(() => w?.stop());
 
-const awaiting = (handle: WorkflowHandle, phase: RunState['phase']) =>
-  waitFor(async () => {
-    const s = await handle.query(stateQuery);
-    return s.phase === phase ? s : undefined;
-  }, phase);
 
 const redelivery = () => [
   scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { scriptStep } from '../testing/script-steps.js';
-import { answerClarificationSignal, answerClarificationUpdate, reviewToolCallUpdate, stateQuery, type RunState } from '../workflows/messages.js';
+import { answerClarificationSignal, answerClarificationUpdate, reviewToolCallUpdate, stateQuery } from '../workflows/messages.js';
 import { calls } from './fixtures/tools.js';
-import { events, waitFor } from './support/runs.js';
+import { events, awaiting, waitFor } from './support/runs.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
 let w: TestWorker;
@@ -19,11 +19,6 @@ afterAll(() => w?.stop());
 
 const MB = 1_000_000;
 
-const awaiting = (handle: WorkflowHandle, phase: RunState['phase']) =>
-  waitFor(async () => {
-    const s = await handle.query(stateQuery);
-    return s.phase === phase ? s : undefined;
-  }, phase);
 
 /**
  * Every run of the chain: no workflow task failed in the worker (the server's own flow control —

@@ -1,6 +1,7 @@
 /** Helpers to read what a run did from its real history. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { stateQuery, type RunState } from '../../workflows/messages.js';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -27,4 +28,12 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, what: stri
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The run's state once it reaches `phase` (by the `state` Query). */
+export function awaiting(handle: WorkflowHandle, phase: RunState['phase']): Promise<RunState> {
+  return waitFor(async () => {
+    const s = await handle.query(stateQuery);
+    return s.phase === phase ? s : undefined;
+  }, phase);
 }
