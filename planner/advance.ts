@@ -4,21 +4,26 @@
  * through `advance`, so the planner's tests exercise the code that runs. A driver only executes
  * steps (activities, timers, waits) and reports back. Workflow-safe, deterministic.
  */
-import type { JsonValue } from '../shared/json.js';
-import type { ModelOutcome } from '../shared/model-response.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { JsonValue } from '../shared/json/json.js';
+import type { ModelOutcome } from '../shared/model/model-response.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import { planCancel, planClarificationAnswer, planClarificationTimeout, planResumed, planReviewed } from './plan-human.js';
 import { planModelOutcome } from './plan-model-outcome.js';
 import { planBackoffElapsed, planResume } from './plan-resume.js';
+import { planReconcile, planReconciled } from './plan-reconcile.js';
+import type { ReconcileReport } from '../shared/tools/reconcile.js';
 import type { Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
 import type { Toolbox } from './toolbox.js';
 
 /** What happened while the driver took a step. */
 export type Happening =
   /** `call_model`: the model activity's outcome. */
-  | { readonly type: 'model_outcome'; readonly outcome: ModelOutcome }
+  /** `call`: the model activity's id when the run names its activities (what its live deltas name). */
+  | { readonly type: 'model_outcome'; readonly outcome: ModelOutcome; readonly call?: string }
   /** `execute_tools`: one result per call, in the step's order. */
   | { readonly type: 'tool_results'; readonly results: readonly ToolResult[] }
+  /** `reconcile`: what each call's tool found out (one report per call). */
+  | { readonly type: 'reconciled'; readonly reports: readonly ReconcileReport[] }
   /** `back_off`: the timer fired. */
   | { readonly type: 'backoff_elapsed' }
   /** `await_clarification`: an answer (it wins over a timeout that raced it), or none in time. */
@@ -48,7 +53,10 @@ export function advance(state: PlannerState, step: PlanStep, happening: Happenin
       return planModelOutcome(state, happening.outcome, toolbox, now);
     case 'tool_results':
       expect(step, 'execute_tools', happening);
-      return planResume(state, happening.results, now);
+      return planReconcile(state, happening.results) ?? planResume(state, happening.results, now);
+    case 'reconciled':
+      expect(step, 'reconcile', happening);
+      return planReconciled(state, happening.reports, now);
     case 'backoff_elapsed':
       return planBackoffElapsed(state, expect(step, 'back_off', happening));
     case 'answered':

@@ -2,7 +2,7 @@
  * Back-off delays: the tool's retry-after when it gave one, else exponential with jitter derived
  * from the call's key, so a replay computes the same delay. Workflow-safe, deterministic.
  */
-import { fnv1a64 } from '../shared/hash.js';
+import { fnv1a64 } from '../shared/identity/hash.js';
 import { DEFAULT_POLICY, type BackoffPolicy } from './policy.js';
 
 /**

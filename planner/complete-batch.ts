@@ -4,8 +4,9 @@
  * (hint-actions.ts) — and choose what comes next: a forced final turn, a question for the human,
  * or the model (restricted to one tool when one tool needs repair). Workflow-safe, deterministic.
  */
-import { failureCode, failureReason, type ToolResult } from '../shared/tool-result.js';
-import type { ToolChoice } from '../shared/model-response.js';
+import { failureCode, failureReason, type ToolFailureResult, type ToolResult } from '../shared/tools/tool-result.js';
+import type { RetryHint } from '../shared/failures/retry-hint.js';
+import type { ToolChoice } from '../shared/model/model-response.js';
 import { HINT_ACTIONS } from './hint-actions.js';
 import { detectLoops } from './loop-detection.js';
 import { callModel, capReached, finalize } from './plan-common.js';
@@ -27,7 +28,8 @@ export function completeBatch(state: PlannerState, now: number, forcedFinal?: st
   const loops = detectLoops(state, batch, record);
   const acted = applyHintActions(state, batch, record);
   // Partial data is progress: paging through many pages is not a failing streak.
-  const allFailed = record.length > 0 && record.every((r) => r.status !== 'ok' && HINT_ACTIONS[failureReason(r)!] !== 'continue');
+  // A batch is never empty: the model made at least one call.
+  const allFailed = record.every((r) => r.status !== 'ok' && HINT_ACTIONS[failureReason(r)!] !== 'continue');
   const next: PlannerState = {
     ...state,
     batch: null,
@@ -41,9 +43,9 @@ export function completeBatch(state: PlannerState, now: number, forcedFinal?: st
     lastErrors: newestErrors(state.lastErrors, batch, record),
   };
   // The earliest call that escalates decides; a loop outranks a repair streak on the same call.
-  const escalation = [loops.escalation, acted.escalation]
-    .filter((e) => e !== undefined)
-    .sort((a, b) => a.index - b.index)[0]?.text;
+  // Stryker disable next-line MethodExpression,ConditionalExpression: for the types only; sort() puts undefined last
+  const escalations = [loops.escalation, acted.escalation].filter((e) => e !== undefined);
+  const escalation = escalations.sort((a, b) => a.index - b.index)[0]?.text;
   const notes = [...(batch.notes ?? []), ...acted.notes];
 
   const ending = forcedFinal ?? next.finalizing;
@@ -86,9 +88,10 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
       repairStreaks[call.name] = 0;
       continue;
     }
-    const hint = result.status === 'error' ? result.retryHint : undefined;
+    // A validator's failure has no hint.
+    const hint: Partial<RetryHint> = (result as Partial<ToolFailureResult>).retryHint ?? {};
     const reason = failureReason(result)!;
-    const asked = hint?.clarifyingQuestion;
+    const asked = hint.clarifyingQuestion;
     switch (HINT_ACTIONS[reason]) {
       case 'repair': {
         repairStreaks[call.name] = (repairStreaks[call.name] ?? 0) + 1;
@@ -97,10 +100,10 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
         const ask =
           asked ??
           (reason === 'missing_fields' && state.policy.missingFieldsFrom === 'user'
-            ? `To call ${call.name} I need: ${(hint?.missingFields ?? []).join(', ')}. Please provide them.`
+            ? `To call ${call.name} I need: ${(hint.missingFields ?? []).join(', ')}. Please provide them.`
             : undefined);
-        if (ask && !question) question = stripUndefined({ question: ask, tool: call.name, missingFields: hint?.missingFields, exampleInput: hint?.exampleInput });
-        else if (hint?.restrictToTool) restrict.add(call.name);
+        if (ask && !question) question = stripUndefined({ question: ask, tool: call.name, missingFields: hint.missingFields, exampleInput: hint.exampleInput });
+        else if (hint.restrictToTool) restrict.add(call.name);
         break;
       }
       case 'block_call':
@@ -108,7 +111,7 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
         break;
       case 'disable_tool': {
         const turns = state.policy.disableToolForTurns;
-        disabled[call.name] = { reason: result.status === 'error' ? result.error.message : 'unavailable', untilTurn: turns === null ? null : state.turn + turns };
+        disabled[call.name] = { reason: failureMessage(result), untilTurn: turns === null ? null : state.turn + turns };
         notes.push(`${call.name} is unavailable and has been removed from your tools${turns === null ? ' for the rest of this run' : ` for ${turns} turn(s)`}.`);
         break;
       }
@@ -121,8 +124,11 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
           };
         }
         break;
-      default:
-        if (asked && !question) question = stripUndefined({ question: asked, tool: call.name, missingFields: hint?.missingFields, exampleInput: hint?.exampleInput });
+      // Named, not `default`: an action the table misspells then fails the tests of its reason.
+      case 'inform':
+      case 'continue':
+      case 'back_off':
+        if (asked && !question) question = stripUndefined({ question: asked, tool: call.name, missingFields: hint.missingFields, exampleInput: hint.exampleInput });
     }
   }
   // Restricting the next turn to one tool only helps when one tool needs repair; with two, the
@@ -137,10 +143,14 @@ function newestErrors(previous: readonly ErrorSummary[], batch: Batch, record: r
   for (const [index, result] of record.entries()) {
     if (result.status === 'ok') continue;
     const { call } = batch.entries[index]!;
-    const message = result.status === 'validator_failed' ? result.feedback : result.error.message;
-    errors.push({ toolCallId: call.toolCallId, tool: call.name, code: failureCode(result)!, message });
+    errors.push({ toolCallId: call.toolCallId, tool: call.name, code: failureCode(result)!, message: failureMessage(result) });
   }
   return errors.slice(-MAX_LAST_ERRORS);
+}
+
+/** What went wrong, in the failure's own words. */
+function failureMessage(result: Exclude<ToolResult, { status: 'ok' }>): string {
+  return result.status === 'validator_failed' ? result.feedback : result.error.message;
 }
 
 function askHuman(state: PlannerState, question: Question, now: number, notes: readonly string[], record: readonly ToolResult[]): Plan {

@@ -1,9 +1,9 @@
 /**
  * What the planner does for each retry reason: one rule per reason (docs/failure-taxonomy.md).
- * What failed lives in shared/failure-taxonomy.ts; what happens next lives here.
+ * What failed lives in shared/failures/failure-taxonomy.ts; what happens next lives here.
  * Workflow-safe, deterministic.
  */
-import type { RetryReason } from '../shared/failure-taxonomy.js';
+import type { RetryReason } from '../shared/failures/failure-taxonomy.js';
 
 export const PlannerAction = {
   /** The model retries with the structured error in front of it, restricted to the tool if hinted. */

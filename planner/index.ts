@@ -13,6 +13,8 @@ export { planStart, initialState, type PlanStartInput } from './plan-start.js';
 export { planModelOutcome } from './plan-model-outcome.js';
 export { planToolCalls } from './plan-tool-calls.js';
 export { planResume, planBackoffElapsed } from './plan-resume.js';
+export { planReconcile, planReconciled, MAX_RECONCILES } from './plan-reconcile.js';
 export { completeBatch, MAX_LAST_ERRORS } from './complete-batch.js';
 export { planClarificationAnswer, planClarificationTimeout, planReviewed, planCancel, planResumed, clarificationTimeLeft } from './plan-human.js';
 export { enabledTools, refusal } from './plan-common.js';
+export { deliverMessages, messageDecision, workingOn, type MessageDecision, type UserMessage, type Working } from './plan-messages.js';

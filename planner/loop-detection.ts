@@ -4,8 +4,8 @@
  * and the run escalates (a question for the human, or a final turn). A refusal of a call already
  * known to fail continues its streak; a success ends it. Workflow-safe, deterministic.
  */
-import { FAILURES } from '../shared/failure-taxonomy.js';
-import { failureCode, type ToolResult } from '../shared/tool-result.js';
+import { FAILURES } from '../shared/failures/failure-taxonomy.js';
+import { failureCode, type ToolResult } from '../shared/tools/tool-result.js';
 import type { Batch, PlannerState } from './plan.js';
 
 export interface Loops {

@@ -1,14 +1,14 @@
 /**
- * Idempotency keys for `once` calls (shared/once-key.ts), kept by the planner: a key is given to
+ * Idempotency keys for `once` calls (shared/identity/once-key.ts), kept by the planner: a key is given to
  * each `once` call when it is about to run (a review's edit runs under the key of its new
  * arguments), travels to the activity with the call, and is settled when its result comes back —
  * a call whose outcome is unknown gives its key back, so the same call made again can be deduped
  * by the tool. The ledger lives in the planner state and so is carried across continue-as-new.
  * Workflow-safe, deterministic.
  */
-import { issueOnceKeys, settleOnceKeys } from '../shared/once-key.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import { issueOnceKeys, settleOnceKeys } from '../shared/identity/once-key.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { PlannerState } from './plan.js';
 
 /** `state` with keys for the `once` calls among `calls` that run now. */

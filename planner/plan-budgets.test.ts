@@ -3,9 +3,9 @@
  * replay of seed 002's production trace (the same broken call sent 17 times).
  */
 import { describe, expect, it } from 'vitest';
-import type { SideEffects } from '../shared/define-tool.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { SideEffects } from '../shared/tools/define-tool.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import { checked, drive, failed, keyOf, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, type World } from './testing.js';
 
 const search = toolCall('search_orders', { customer: 'Ada', status: 'shipped' });

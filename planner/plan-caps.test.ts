@@ -3,8 +3,8 @@
  * time, not counting waits for a human). Each ends the run with a forced final turn and a reason.
  */
 import { describe, expect, it } from 'vitest';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import { planClarificationAnswer, planReviewed } from './plan-human.js';
 import { planResume } from './plan-resume.js';
 import { checked, drive, failed, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, turnWith, type World } from './testing.js';

@@ -2,12 +2,12 @@
  * Steps every planner function shares: calling the model, forcing a final turn, finishing,
  * leaving a human wait, refusing a call, and the per-turn budget. Workflow-safe, deterministic.
  */
-import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
-import type { ToolChoice } from '../shared/model-response.js';
-import type { SideEffects } from '../shared/define-tool.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import { toolError } from '../shared/tool-error.js';
-import { errorResult, type ToolResult } from '../shared/tool-result.js';
+import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
+import type { ToolChoice } from '../shared/model/model-response.js';
+import type { SideEffects } from '../shared/tools/define-tool.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import { toolError } from '../shared/failures/tool-error.js';
+import { errorResult, type ToolResult } from '../shared/tools/tool-result.js';
 import type { Plan, PlannerState } from './plan.js';
 
 /** Tools the model may see this turn: all but the disabled ones. */

@@ -3,9 +3,9 @@
  * continue-as-new: the same inputs must give the same plans, and every state must survive JSON.
  */
 import { describe, expect, it } from 'vitest';
-import { argsHash } from '../shared/hash.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import { argsHash } from '../shared/identity/hash.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import { INTERRUPTED, NO_RESPONSE, drive, failed, modelError, ok, rawCall, textReply, toolCallsReply, type World } from './testing.js';
 
 const has = (call: ToolCall, key: string) => typeof call.args === 'object' && call.args !== null && key in call.args;

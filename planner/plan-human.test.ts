@@ -3,8 +3,8 @@
  * clarification answers and timeouts, and cancel.
  */
 import { describe, expect, it } from 'vitest';
-import { argsHash } from '../shared/hash.js';
-import { planCancel, planClarificationAnswer, planClarificationTimeout, planReviewed } from './plan-human.js';
+import { argsHash } from '../shared/identity/hash.js';
+import { clarificationTimeLeft, planCancel, planClarificationAnswer, planClarificationTimeout, planResumed, planReviewed } from './plan-human.js';
 import { planResume } from './plan-resume.js';
 import type { Plan, ReviewDecision } from './plan.js';
 import { afterModel, checked, drive, failed, keyOf, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, turnWith, TOOLS } from './testing.js';
@@ -67,6 +67,26 @@ describe('review of a tool call', () => {
   });
 });
 
+describe('reviewed calls that run', () => {
+  it('leave no review pending while they run', () => {
+    const admitted = turnWith(start().state, [checked(refund, { needsApproval: true })], 1_000);
+    const plan = planReviewed(admitted.state, { '1.1': { type: 'accept' } }, 2_000);
+    expect(stepOf(plan, 'execute_tools').calls.map((c) => c.toolCallId)).toEqual(['1.1']);
+    expect(plan.state).toMatchObject({ phase: 'tools', reviews: [], waitingRuns: [] });
+  });
+
+  it('run with the batch\'s calls that were refused before the review, which stay recorded', () => {
+    const pay = toolCall('pay', {}, '1.2');
+    const admitted = turnWith(start().state, [checked(refund, { needsApproval: true }), checked(pay, { failure: failed(pay, 'unknown_tool') })], 1_000);
+    const running = planReviewed(admitted.state, { '1.1': { type: 'accept' } }, 2_000);
+    const done = planResume(running.state, [ok(refund)], 3_000);
+    expect(done.record.map((r) => [r.toolCallId, r.status])).toEqual([
+      ['1.1', 'ok'],
+      ['1.2', 'error'],
+    ]);
+  });
+});
+
 describe('clarification', () => {
   /** Waiting since t=1000 for the answer to "Which email is on the order?". */
   function asking(policy = {}): Plan {
@@ -117,6 +137,11 @@ describe('cancel', () => {
     expect(plan.record.map((r) => r.toolCallId)).toEqual(['1.1', '1.2']);
     expect(plan.record.every((r) => r.status === 'error')).toBe(true);
   });
+
+  it('during a review, leaves nothing pending', () => {
+    const plan = planCancel(awaitingReview().state, 'cancelled by a user', 2_000);
+    expect(plan.state).toMatchObject({ reviews: [], waitingRuns: [], batch: null });
+  });
 });
 
 describe('what the model is told of a review', () => {
@@ -132,5 +157,67 @@ describe('what the model is told of a review', () => {
       role: 'user',
       content: '[cairn] A reviewer edited your refund call 1.1: it ran with {"order_id":"A-17","amount":100}, not {"order_id":"A-17","amount":120}.',
     });
+  });
+});
+
+describe('how long a person has, and pauses', () => {
+  const asked = (policy = {}) => turnResulting(start(policy).state, [checked(refund)], (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which?' }), 1_000).state;
+
+  it('a question waits for ever without a timeout; with one, the time left counts from when it was asked, at least 1 ms', () => {
+    expect(clarificationTimeLeft(asked(), 50_000)).toBeNull();
+    const state = asked({ clarificationTimeoutMs: 10_000 });
+    expect(clarificationTimeLeft(state, 1_000)).toBe(10_000);
+    expect(clarificationTimeLeft(state, 4_000)).toBe(7_000);
+    expect(clarificationTimeLeft(state, 11_000)).toBe(1);
+    expect(clarificationTimeLeft(state, 99_000)).toBe(1);
+    expect(clarificationTimeLeft({ ...state, waitingSince: null }, 99_000)).toBe(10_000);
+  });
+
+  it('a pause is a person\'s time: it does not count against the budget, and a question\'s clock stops meanwhile', () => {
+    const state = asked({ clarificationTimeoutMs: 10_000 });
+    const resumed = planResumed(state, 5_000);
+    expect(resumed).toMatchObject({ humanWaitMs: state.humanWaitMs + 5_000, waitingSince: 6_000 });
+    expect(clarificationTimeLeft(resumed, 9_000)).toBe(7_000);
+    const idle = planResumed(start().state, 5_000);
+    expect(idle).toMatchObject({ humanWaitMs: 5_000, waitingSince: null });
+  });
+});
+
+describe('reviews and cancel: what the model is told', () => {
+  it('a respond decision is explained in a note; a rejection tells the model not to retry blindly', () => {
+    const responded = decide({ type: 'respond', content: 'no' });
+    const done = planResume(responded.state, [ok(search)], 6_000);
+    expect(done.notes).toContain('A reviewer answered your refund call 1.1 instead of running it: its result is the reviewer\'s response, and nothing ran.');
+    const rejected = planReviewed(turnWith(start().state, [checked(refund, { needsApproval: true })]).state, { '1.1': { type: 'reject' } }, 0);
+    expect(rejected.record[0]).toMatchObject({ retryHint: { message: 'Do not call it again with the same arguments; use the reason to choose what to do.' } });
+  });
+
+  it('an edit note shows at most 300 characters of each argument list', () => {
+    const long = { order_id: 'A-17', note: 'n'.repeat(400) };
+    const plan = decide({ type: 'edit', args: long, argsHash: argsHash(long) });
+    const done = planResume(plan.state, [ok(search), ok({ ...refund, args: long })], 6_000);
+    const note = done.notes.find((n) => n.startsWith('A reviewer edited'))!;
+    expect(note).toBe(`A reviewer edited your refund call 1.1: it ran with ${JSON.stringify(long).slice(0, 300)}…, not ${JSON.stringify(refund.args)}.`);
+  });
+
+  it('cancel keeps the results that came, and refuses only the calls that did not run, saying why', () => {
+    const admitted = turnWith(start().state, [checked(refund), checked(search)]);
+    const half = { ...admitted.state, batch: { ...admitted.state.batch!, results: { '1.2': ok(search) } } };
+    const plan = planCancel(half, 'stopped by ops', 0);
+    expect(plan.record[1]).toEqual(ok(search));
+    expect(plan.record[0]).toMatchObject({ toolCallId: '1.1', error: { code: 'cancelled', message: 'Not run: the run was cancelled (stopped by ops).' } });
+    expect(plan.state).toMatchObject({ batch: null, reviews: [], waitingRuns: [], clarification: null });
+    expect(planCancel(start().state, 'x', 0).record).toEqual([]);
+  });
+
+  it('decisions without a batch in progress are a workflow bug', () => {
+    expect(() => planReviewed(start().state, {}, 0)).toThrow('planReviewed: no batch in progress');
+  });
+
+  it('an answer to a question already cleared still reaches the model', () => {
+    const plan = planClarificationAnswer(start().state, 'yes', 0);
+    expect(plan.notes).toEqual(['The user answered your question "": yes']);
+    const timedOut = planClarificationTimeout({ ...start({ onClarificationTimeout: 'continue' }).state }, 0);
+    expect(timedOut.notes).toEqual(['Nobody answered "" in time. Continue without it, or say what you cannot do.']);
   });
 });

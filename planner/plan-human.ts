@@ -3,11 +3,11 @@
  * cancel. Validation of what the human sent happens before this (in the Update validators);
  * these functions only decide. Workflow-safe, deterministic.
  */
-import type { JsonValue } from '../shared/json.js';
-import { toolError } from '../shared/tool-error.js';
-import { errorResult, NO_TELEMETRY, type ToolResult } from '../shared/tool-result.js';
-import { callKey } from '../shared/call-key.js';
-import type { ToolCall } from '../shared/tool-call.js';
+import type { JsonValue } from '../shared/json/json.js';
+import { toolError } from '../shared/failures/tool-error.js';
+import { errorResult, NO_TELEMETRY, type ToolResult } from '../shared/tools/tool-result.js';
+import { callKey } from '../shared/identity/call-key.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
 import { completeBatch } from './complete-batch.js';
 import { keyOnceCalls } from './once-keys.js';
 import { callModel, endWait, finalize, refusal } from './plan-common.js';
@@ -104,8 +104,12 @@ function rejected(call: ToolCall, reason: string | undefined): ToolResult {
 /** Cancel: a final model turn with no tools. Any pending wait ends. */
 export function planCancel(state: PlannerState, reason: string, now: number): Plan {
   // Every call the model made must be answered in the transcript: unrun ones are refused.
+  // Results held for reconciling (plan-reconcile.ts) ran: they are recorded as they came back.
   const record = (state.batch?.entries ?? []).map(
-    ({ call }) => state.batch!.results[call.toolCallId] ?? refusal(call, 'cancelled', `Not run: the run was cancelled (${reason}).`),
+    ({ call }) =>
+      state.batch!.results[call.toolCallId] ??
+      state.batch!.reconciling?.find((r) => r.toolCallId === call.toolCallId) ??
+      refusal(call, 'cancelled', `Not run: the run was cancelled (${reason}).`),
   );
   const next = { ...endWait(state, now), clarification: null, reviews: [], waitingRuns: [], batch: null };
   return finalize(next, reason, [], record);

@@ -3,8 +3,8 @@
  * model turn (within the per-turn budget and the retry-after ceiling); otherwise the batch is
  * complete (complete-batch.ts). Workflow-safe, deterministic.
  */
-import { failureCode, failureReason, type ToolResult } from '../shared/tool-result.js';
-import type { ToolCall } from '../shared/tool-call.js';
+import { failureCode, failureReason, type ToolResult } from '../shared/tools/tool-result.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
 import { backoffDelay, maxRetryAfter } from './backoff.js';
 import { completeBatch } from './complete-batch.js';
 import { settleOnceCalls } from './once-keys.js';
@@ -12,8 +12,11 @@ import { HINT_ACTIONS } from './hint-actions.js';
 import { budgetFor } from './plan-common.js';
 import type { Plan, PlanStep, PlannerState } from './plan.js';
 
-/** Results of executed calls arrive; back off what is transient, else complete the batch. */
-export function planResume(state: PlannerState, results: readonly ToolResult[], now: number): Plan {
+/**
+ * Results of executed calls arrive; back off what is transient, else complete the batch.
+ * `alsoRun`: calls of the batch that run again now under their keys (plan-reconcile.ts).
+ */
+export function planResume(state: PlannerState, results: readonly ToolResult[], now: number, alsoRun: readonly ToolCall[] = []): Plan {
   const batch = state.batch;
   if (!batch) throw new Error('planResume: no batch in progress');
   const merged = { ...batch.results };
@@ -30,7 +33,7 @@ export function planResume(state: PlannerState, results: readonly ToolResult[], 
     const used = attempts[entry.key] ?? 0;
     if (used >= budgetFor(state, entry.sideEffects)) continue;
     const retryAfterMs = r.status === 'error' ? r.retryHint?.retryAfterMs : undefined;
-    if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfter(state.policy.backoff)) continue; // too long: the model decides
+    if ((retryAfterMs ?? 0) > maxRetryAfter(state.policy.backoff)) continue; // too long: the model decides
     attempts[entry.key] = used + 1;
     rerun.push(entry.call);
     // One timer for the batch: long enough for the slowest to be ready.
@@ -43,11 +46,12 @@ export function planResume(state: PlannerState, results: readonly ToolResult[], 
     const reason = `back-off for ${names}: ${why && failureCode(why) === 'rate_limited' ? 'rate limited' : 'timed out'}`;
     return {
       state: { ...next, phase: 'backing_off' },
-      step: { type: 'back_off', delayMs, reason, next: { type: 'execute_tools', calls: rerun } },
+      step: { type: 'back_off', delayMs, reason, next: { type: 'execute_tools', calls: [...rerun, ...alsoRun] } },
       record: [],
       notes: [],
     };
   }
+  if (alsoRun.length > 0) return { state: { ...next, phase: 'tools' }, step: { type: 'execute_tools', calls: alsoRun }, record: [], notes: [] };
   return completeBatch(next, now);
 }
 

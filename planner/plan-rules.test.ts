@@ -3,9 +3,9 @@
  * failed for that reason. Each test runs a real model turn through the planner's own functions.
  */
 import { describe, expect, it } from 'vitest';
-import { RetryReason } from '../shared/failure-taxonomy.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import { RetryReason, type ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import { backoffDelay } from './backoff.js';
 import { HINT_ACTIONS } from './hint-actions.js';
 import { planResume } from './plan-resume.js';
@@ -246,6 +246,18 @@ describe('internal_error / rejected → inform the model', () => {
     expect(plan.record).toEqual([result(lookup)]);
     expect(plan.notes).toEqual([]);
     expect(plan.state).toMatchObject({ blocked: {}, disabled: {}, clarification: null, finalizing: null });
+  });
+});
+
+describe('a clarifying question in the hint reaches a person, whatever the rule of the failure', () => {
+  it.each<ToolErrorCode>(['internal_error', 'rejected_by_human', 'retry_budget_exceeded', 'cancelled', 'partial_data'])('%s', (code) => {
+    const plan = afterOne((c) => failed(c, code, { clarifyingQuestion: 'Which warehouse?' }));
+    expect(stepOf(plan, 'await_clarification').clarification).toEqual({ id: 'q1', question: 'Which warehouse?', tool: 'lookup' });
+  });
+
+  it('timeout, once its re-runs are used up', () => {
+    const plan = afterOne((c) => failed(c, 'timeout', { clarifyingQuestion: 'Which warehouse?' }), lookup, { retryBudgetPerTurn: 1 });
+    expect(stepOf(plan, 'await_clarification').clarification).toEqual({ id: 'q1', question: 'Which warehouse?', tool: 'lookup' });
   });
 });
 

@@ -3,8 +3,8 @@
  * blocked calls, per-turn budgets, and which calls wait for a human review.
  * Workflow-safe, deterministic.
  */
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import { completeBatch } from './complete-batch.js';
 import { keyOnceCalls } from './once-keys.js';
 import { budgetFor, enabledTools, refusal } from './plan-common.js';
@@ -51,7 +51,7 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     // A new model turn starts a new budget.
     attempts,
     toolCallsUsed: state.toolCallsUsed + toRun.length + reviews.length,
-    batch: { entries: checked.map((c) => ({ call: c.call, key: c.key, sideEffects: c.sideEffects, argsHash: c.argsHash })), results },
+    batch: { entries: checked.map((c) => ({ call: c.call, key: c.key, sideEffects: c.sideEffects, argsHash: c.argsHash, ...(c.reconcile && { reconcile: c.reconcile }) })), results },
   };
   if (reviews.length > 0) {
     return {

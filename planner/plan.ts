@@ -2,14 +2,15 @@
  * The planner's contract: its state, the steps it asks the workflow to take, and the plain data
  * the workflow hands back. No Temporal, no I/O: time arrives as `now`. Workflow-safe, deterministic.
  */
-import type { JsonObject, JsonValue } from '../shared/json.js';
-import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
-import type { SideEffects } from '../shared/define-tool.js';
-import type { ReviewConfig, ReviewDecisionType } from '../shared/review-config.js';
-import type { OnceLedger } from '../shared/once-key.js';
-import type { ToolChoice } from '../shared/model-response.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { JsonObject, JsonValue } from '../shared/json/json.js';
+import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
+import type { SideEffects } from '../shared/tools/define-tool.js';
+import type { ReviewConfig, ReviewDecisionType } from '../shared/tools/review-config.js';
+import type { OnceLedger } from '../shared/identity/once-key.js';
+import type { ToolChoice } from '../shared/model/model-response.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
+import type { ReconcileCall } from '../shared/tools/reconcile.js';
 import type { AgentPolicy } from './policy.js';
 
 export const Phase = {
@@ -51,15 +52,17 @@ export type ReviewDecision =
   | { readonly type: 'respond'; readonly content: JsonValue }
   | { readonly type: 'reject'; readonly reason?: string };
 
-/** A model tool call after the workflow parsed and validated it (shared/validate-arguments). */
+/** A model tool call after the workflow parsed and validated it (shared/guards/validate-arguments). */
 export interface CheckedCall {
   readonly call: ToolCall;
-  /** The hash of `call.args` (shared/hash.ts); reviews name it. */
+  /** The hash of `call.args` (shared/identity/hash.ts); reviews name it. */
   readonly argsHash: string;
   /** `callKey(name, argsHash)`: the identity budgets and loop detection count by. */
   readonly key: string;
   readonly sideEffects: SideEffects;
   readonly needsApproval: boolean;
+  /** A `once` tool with a `reconcile`: an unknown outcome is reconciled before anyone is asked. */
+  readonly reconcile?: true;
   /** The tool's review config, for a call that needs approval. */
   readonly review?: ReviewConfig;
   /** Set when the call failed in the workflow (bad arguments, unknown tool): no activity runs. */
@@ -72,6 +75,8 @@ interface BatchEntry {
   readonly sideEffects: SideEffects;
   /** The hash of the call's arguments (absent in batches carried from older runs). */
   readonly argsHash?: string;
+  /** The tool has a `reconcile` (plan-reconcile.ts). */
+  readonly reconcile?: true;
 }
 
 /** The tool calls of one model turn, and their results as they arrive. */
@@ -82,6 +87,10 @@ export interface Batch {
   readonly notes?: readonly string[];
   /** The idempotency key of each `once` call that ran, by tool call id (once-keys.ts). */
   readonly onceKeys?: Readonly<Record<string, string>>;
+  /** Results held while their unknown outcomes are reconciled (plan-reconcile.ts). */
+  readonly reconciling?: readonly ToolResult[];
+  /** Reconciles asked per tool call id: bounded, so a call never loops between reconcile and re-run. */
+  readonly reconciles?: Readonly<Record<string, number>>;
 }
 
 export interface ErrorSummary {
@@ -135,6 +144,8 @@ export type PlanStep =
   | { readonly type: 'call_model'; readonly toolChoice: ToolChoice; readonly tools: readonly string[] }
   | { readonly type: 'execute_tools'; readonly calls: readonly ToolCall[] }
   | { readonly type: 'back_off'; readonly delayMs: number; readonly reason: string; readonly next: PlanStep }
+  /** Ask each call's tool whether the effect under its idempotency key happened (a `reconcile` activity each). */
+  | { readonly type: 'reconcile'; readonly calls: readonly ReconcileCall[] }
   | { readonly type: 'await_clarification'; readonly clarification: PendingClarification }
   | { readonly type: 'await_review'; readonly reviews: readonly PendingReview[] }
   | { readonly type: 'finish'; readonly answer: string; readonly reason: string | null };
@@ -155,4 +166,6 @@ export interface Plan {
   readonly record: readonly ToolResult[];
   /** Notes for the model from Cairn (disabled tools, budgets, answers), recorded after `record`. */
   readonly notes: readonly string[];
+  /** Messages people sent while the run worked (plan-messages.ts), recorded last, each a user message. */
+  readonly said?: readonly string[];
 }

@@ -1,10 +1,10 @@
 /**
  * The planner's default policy and how overrides apply to it. The policy's shape is shared
- * (shared/agent-policy.ts) so agents can be defined without the planner. Deterministic.
+ * (shared/agent/agent-policy.ts) so agents can be defined without the planner. Deterministic.
  */
-import type { AgentPolicy, PolicyOverrides } from '../shared/agent-policy.js';
+import type { AgentPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
 
-export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent-policy.js';
+export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
 
 export const DEFAULT_POLICY: AgentPolicy = {
   maxTurns: 16,
@@ -28,6 +28,8 @@ export const DEFAULT_POLICY: AgentPolicy = {
   clarificationTimeoutMs: null,
   onClarificationTimeout: 'finalize',
   onOutcomeUnknown: 'clarify',
+  onMessage: 'enqueue',
+  readerLingerMs: 5_000,
 };
 
 /** The default policy with `overrides` applied (groups such as `backoff` merged field by field). */

@@ -3,9 +3,10 @@
  * planModelOutcome does with each kind of model outcome: retry, nudge, back off, finalize, finish.
  */
 import { describe, expect, it } from 'vitest';
-import type { ModelOutcome, ModelResponse } from '../shared/model-response.js';
+import type { ModelOutcome, ModelResponse } from '../shared/model/model-response.js';
 import { z } from 'zod';
-import { defineTool } from '../shared/define-tool.js';
+import { defineTool } from '../shared/tools/define-tool.js';
+import { toolError } from '../shared/failures/tool-error.js';
 import { planModelOutcome } from './plan-model-outcome.js';
 import { toolboxOf } from './toolbox.js';
 import { isDegenerate, validateResponse, visibleText } from './response-validator.js';
@@ -176,5 +177,27 @@ describe('planModelOutcome: a reply the boundary refused (malformed_model_output
     const trace = drive({ policy: { maxModelRetries: 2 }, model: [modelError('malformed_model_output'), modelError('malformed_model_output'), modelError('malformed_model_output'), textReply('Best effort.')] });
     expect(trace.modelCalls.map((s) => s.toolChoice)).toEqual(['auto', 'auto', 'auto', 'none']);
     expect(trace.last.step).toEqual({ type: 'finish', answer: 'Best effort.', reason: expect.stringMatching(/^the model's reply was malformed/) });
+  });
+});
+
+describe('planModelOutcome: what the transcript and the run report keep', () => {
+  it('unusable replies leave nothing in the transcript; the answer the model gave ends it', () => {
+    const trace = drive({ model: [NO_RESPONSE, empty, textReply('<think>done</think>It shipped.')] });
+    expect(trace.transcript).toEqual([{ role: 'assistant', content: 'It shipped.', toolCalls: [] }]);
+  });
+
+  it('an unreachable model ends the run at once, telling the model nothing, with the code as the reason', () => {
+    const plan = afterModel(start().state, modelError('tool_unavailable'));
+    expect(plan).toMatchObject({ step: { type: 'finish', reason: 'model unreachable: tool_unavailable' }, notes: [] });
+    // The run's own words are not put in the model's mouth.
+    expect(plan.reply).toBeUndefined();
+  });
+
+  it('a malformed reply in the final turn ends the run saying why, with at most 200 characters of the error', () => {
+    const malformed: ModelOutcome = { status: 'error', error: toolError('malformed_model_output', 'x'.repeat(1_000)) };
+    const trace = drive({ policy: { maxModelRetries: 0 }, model: [malformed, malformed] });
+    const why = `the model's reply was malformed (malformed_model_output: ${'x'.repeat(200)})`;
+    expect(trace.notes).toEqual([finalNote(why)]);
+    expect(trace.last.step).toEqual({ type: 'finish', answer: `The run ended without a final answer: ${why}.`, reason: why });
   });
 });

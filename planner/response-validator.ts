@@ -3,8 +3,8 @@
  * say anything (semantic). A response with tool calls is never degenerate: the calls are the
  * answer. Workflow-safe, deterministic.
  */
-import type { ModelResponse } from '../shared/model-response.js';
-import { visibleText } from '../shared/think-block.js';
+import type { ModelResponse } from '../shared/model/model-response.js';
+import { visibleText } from '../shared/model/think-block.js';
 
 export { visibleText };
 

@@ -6,18 +6,19 @@
  * timers and Updates. Used only by `planner/*.test.ts`; not exported from the planner's index.
  * Deterministic; imports nothing from Temporal or Node.
  */
-import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
-import { argsHash } from '../shared/hash.js';
-import { callKey } from '../shared/call-key.js';
-import type { JsonValue } from '../shared/json.js';
-import type { ModelOutcome, RawToolCall } from '../shared/model-response.js';
-import type { RetryHint } from '../shared/retry-hint.js';
-import type { SideEffects } from '../shared/define-tool.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import { toolError } from '../shared/tool-error.js';
-import { errorResult, NO_TELEMETRY, type ToolFailureResult, type ToolResult, type ToolSuccess, type ToolValidationFailure } from '../shared/tool-result.js';
+import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
+import { argsHash } from '../shared/identity/hash.js';
+import { callKey } from '../shared/identity/call-key.js';
+import type { JsonValue } from '../shared/json/json.js';
+import type { ModelOutcome, RawToolCall } from '../shared/model/model-response.js';
+import type { RetryHint } from '../shared/failures/retry-hint.js';
+import type { SideEffects } from '../shared/tools/define-tool.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ReconcileCall, ReconcileReport } from '../shared/tools/reconcile.js';
+import { toolError } from '../shared/failures/tool-error.js';
+import { errorResult, NO_TELEMETRY, type ToolFailureResult, type ToolResult, type ToolSuccess, type ToolValidationFailure } from '../shared/tools/tool-result.js';
 import type { CheckedCall, PendingClarification, PendingReview, Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { advance, type Happening } from './advance.js';
 import { loopControl } from './loop-control.js';
 import { planModelOutcome } from './plan-model-outcome.js';
@@ -129,6 +130,8 @@ export interface World {
   /** One run of a tool; `run` counts runs of this exact (name, args) from 1. */
   readonly tool?: (call: ToolCall, run: number) => ToolResult;
   readonly sideEffects?: Readonly<Record<string, SideEffects>>;
+  /** Every `once` tool has a `reconcile`, and this is what it finds. */
+  readonly reconcile?: (call: ReconcileCall) => ReconcileReport;
   readonly needsApproval?: (call: ToolCall) => boolean;
   /** A failure decided in the workflow (bad arguments): the call does not run. */
   readonly precheck?: (call: ToolCall) => ToolResult | undefined;
@@ -167,7 +170,8 @@ function worldToolbox(world: World): Toolbox {
       const call = toolCall(raw.name, args, toolCallId);
       const failure = world.precheck?.(call);
       if (failure) return checkedCall(call, argsHash(args), { failure });
-      return checkedCall(call, argsHash(args), { sideEffects: world.sideEffects?.[call.name] ?? 'none', needsApproval: world.needsApproval?.(call) ?? false });
+      const sideEffects = world.sideEffects?.[call.name] ?? 'none';
+      return checkedCall(call, argsHash(args), { sideEffects, needsApproval: world.needsApproval?.(call) ?? false, ...(world.reconcile && { reconcile: true as const }) });
     },
   };
 }
@@ -264,6 +268,10 @@ export function drive(world: World, maxPlans = 500): Trace {
         });
         return { type: 'tool_results', results };
       }
+      case 'reconcile':
+        now += ms.tool;
+        if (!world.reconcile) throw new Error('no reconcile scripted, but the planner asked for one');
+        return { type: 'reconciled', reports: step.calls.map(world.reconcile) };
       case 'back_off':
         now += step.delayMs;
         return { type: 'backoff_elapsed' };

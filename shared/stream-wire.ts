@@ -6,7 +6,7 @@
  * fields, no protobuf runtime) and free of `Buffer`, so the workflow sandbox can encode.
  * Workflow-safe, deterministic.
  */
-import type { JsonValue } from './json.js';
+import type { JsonValue } from './json/json.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const JSON_PLAIN = 'json/plain';

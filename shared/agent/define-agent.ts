@@ -1,0 +1,109 @@
+/**
+ * defineAgent: an agent's name, instructions, tools, model and policy in one checked value.
+ * Workflow-safe, deterministic: the workflow imports agents to validate calls and plan.
+ */
+import { policyOverridesSchema, type PolicyOverrides } from './agent-policy.js';
+import { summariseIssues, toFieldIssues } from '../guards/zod-issues.js';
+import type { AnyTool } from '../tools/define-tool.js';
+import { DefinitionError } from '../failures/definition-error.js';
+import { agentOf } from '../tools/agent-tool.js';
+import type { McpServer } from '../mcp/mcp-server.js';
+
+export interface AgentConfig {
+  readonly name: string;
+  /** The system prompt. */
+  readonly instructions: string;
+  readonly tools: readonly AnyTool[];
+  /** MCP servers whose tools the agent gets besides `tools` (shared/mcp/mcp-server.ts), listed when a run starts. */
+  readonly mcpServers?: readonly McpServer[];
+  /** Which configured model to use, e.g. `openai:gpt-4.1-mini`; the run's default otherwise. */
+  readonly model?: string;
+  /** Overrides of the planner's default policy (budgets, caps, back-off); a run may override again. */
+  readonly policy?: PolicyOverrides;
+}
+
+const AGENT = Symbol.for('cairn.Agent');
+
+export interface Agent extends AgentConfig {
+  readonly policy: PolicyOverrides;
+  readonly mcpServers: readonly McpServer[];
+}
+
+/** True for a value `defineAgent` returned, from any copy of this module. */
+export function isAgent(value: unknown): value is Agent {
+  return typeof value === 'object' && value !== null && (value as { [AGENT]?: unknown })[AGENT] === true;
+}
+
+/** Define an agent. Throws DefinitionError for an empty name or instructions, or two tools with one name. */
+export function defineAgent(config: AgentConfig): Agent {
+  if (typeof config.name !== 'string' || config.name.trim() === '') throw new DefinitionError('invalid_agent', 'An agent needs a name.');
+  if (typeof config.instructions !== 'string' || config.instructions.trim() === '') {
+    throw new DefinitionError('invalid_agent', `Agent ${config.name} needs instructions.`);
+  }
+  const policy = policyOverridesSchema.safeParse(config.policy ?? {});
+  if (!policy.success) {
+    throw new DefinitionError('invalid_agent', `Agent ${config.name} has an invalid policy: ${summariseIssues(toFieldIssues(policy.error.issues, config.policy))}.`);
+  }
+  const seen = new Set<string>();
+  for (const tool of config.tools) {
+    if (seen.has(tool.name)) throw new DefinitionError('duplicate_tool_name', `Agent ${config.name} has two tools named ${tool.name}.`);
+    seen.add(tool.name);
+  }
+  const servers = new Set<string>();
+  for (const server of config.mcpServers ?? []) {
+    if (servers.has(server.name)) throw new DefinitionError('duplicate_mcp_server', `Agent ${config.name} has two MCP servers named ${server.name}.`);
+    servers.add(server.name);
+  }
+  return Object.freeze({
+    ...config,
+    tools: Object.freeze([...config.tools]),
+    mcpServers: Object.freeze([...(config.mcpServers ?? [])]),
+    policy: config.policy ?? {},
+    [AGENT]: true,
+  });
+}
+
+/** The agent's tool called `name`, if any. */
+export function findTool(agent: Pick<AgentConfig, 'tools'>, name: string): AnyTool | undefined {
+  return agent.tools.find((tool) => tool.name === name);
+}
+
+/**
+ * The agents a module exports: every exported agent, and every agent in an exported array (e.g.
+ * `export const agents = [support, billing]`), the default export included; each once. This is how
+ * `cairn dev` and `cairn worker` read the agents module a `cairn.config.ts` names, on the worker and
+ * in the workflow bundle alike. Throws DefinitionError when the module exports none.
+ * Deterministic, workflow-safe.
+ */
+export function agentsOf(moduleExports: Readonly<Record<string, unknown>>, where = 'the agents module'): Agent[] {
+  const found = new Set<Agent>();
+  for (const key of Object.keys(moduleExports).sort()) {
+    const value = moduleExports[key];
+    for (const item of Array.isArray(value) ? value : [value]) if (isAgent(item)) found.add(item);
+  }
+  if (found.size === 0)
+    throw new DefinitionError('invalid_agent', `${where} exports no agent: export the values defineAgent returns (e.g. export const agents = [supportAgent]).`);
+  return [...found];
+}
+
+/**
+ * `agents` and every agent they reach through agent tools (shared/tools/agent-tool.ts), each once, by
+ * name: a worker serves them all and the workflow can start any of them as a child. Iterative, so a
+ * cycle of agents calling each other is fine. Throws DefinitionError for two different agents of
+ * one name.
+ */
+export function reachableAgents(agents: readonly Agent[]): Agent[] {
+  const byName = new Map<string, Agent>();
+  const queue = [...agents];
+  for (let agent = queue.shift(); agent; agent = queue.shift()) {
+    const seen = byName.get(agent.name);
+    if (seen === agent) continue;
+    if (seen) throw new DefinitionError('duplicate_agent_name', `Two agents are named "${agent.name}"; agent names must be unique.`);
+    byName.set(agent.name, agent);
+    for (const tool of agent.tools) {
+      const child = agentOf(tool);
+      if (child) queue.push(child);
+    }
+  }
+  return [...byName.values()];
+}

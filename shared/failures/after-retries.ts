@@ -1,0 +1,48 @@
+/**
+ * What a tool call's failure means once Temporal's retries are exhausted and the workflow holds
+ * only the failure chain: a cancelled call stays cancelled (the tool is not at fault), a failure
+ * typed with a Cairn code keeps its code, a timeout stays a timeout, and a tool that kept
+ * crashing is unavailable — except for a `once` tool, whose attempt may have done its side effect
+ * before it timed out or crashed: that outcome is unknown, and saying "transient, try again"
+ * would pay a refund twice. Workflow-safe, deterministic.
+ */
+import type { SideEffects } from '../tools/define-tool.js';
+import type { ToolErrorCode } from './failure-taxonomy.js';
+import { errorChain, toolError, type ToolError } from './tool-error.js';
+import { errorResult, type ResultFor, type ToolFailureResult } from '../tools/tool-result.js';
+
+/**
+ * The result to record for `call` after its activity failed with `cause` (read with `fromError`).
+ * Pass the tool's `sideEffects`: for `once` tools a timeout (other than one before the attempt
+ * started) or a crash becomes `outcome_unknown`.
+ */
+export function resultAfterRetries(call: ResultFor, cause: ToolError, sideEffects: SideEffects = 'none'): ToolFailureResult {
+  const { code, message } = classify(call.name, cause, sideEffects === 'once');
+  return errorResult(call, toolError(code, message, cause), { message });
+}
+
+function classify(name: string, cause: ToolError, once: boolean): { code: ToolErrorCode; message: string } {
+  const links = errorChain(cause);
+  if (links.some((link) => link.name === 'CancelledFailure')) {
+    const effect = once ? ' Whether it took effect before the cancel is unknown.' : '';
+    return { code: 'cancelled', message: `${name} was cancelled before it finished; the tool is not at fault.${effect}` };
+  }
+  if (once && (cause.code === 'timeout' || cause.code === 'internal_error') && !neverStarted(links)) {
+    const what = cause.code === 'timeout' ? 'timed out (its worker may have died)' : 'crashed';
+    return {
+      code: 'outcome_unknown',
+      message:
+        `${name} ${what} before reporting a result, so whether it took effect is unknown. ` +
+        `Do not call it again to find out: check its effect another way, or ask the user.`,
+    };
+  }
+  if (cause.code === 'timeout') return { code: 'timeout', message: `${name} timed out, after Temporal's retries.` };
+  // fromError names an ApplicationFailure's link by its type: that link says what went wrong.
+  if (cause.code !== 'internal_error') return { code: cause.code, message: (links.find((link) => link.name === cause.code) ?? cause).message };
+  return { code: 'tool_unavailable', message: `${name} kept failing and is unavailable, after Temporal's retries.` };
+}
+
+/** A schedule-to-start timeout: no worker ever picked the attempt up, so nothing ran. */
+function neverStarted(links: readonly ToolError[]): boolean {
+  return links.some((link) => link.code === 'timeout' && link.message.includes('(SCHEDULE_TO_START)'));
+}

@@ -1,0 +1,24 @@
+/**
+ * Why a run refused what a person sent (an answer, a review decision, a message): a stable code,
+ * carried as the first detail of the workflow's `HumanInputError` so clients map it without
+ * reading message text. Plain data; workflow-safe.
+ */
+
+/** `not_pending`: nothing is pending under that id; `stale_review`: the arguments changed;
+ * `already_decided`: a different answer or decision was already taken; `invalid_input`: the input is unusable. */
+export type HumanInputRefusal = 'not_pending' | 'stale_review' | 'already_decided' | 'invalid_input';
+
+/** Refusals meaning "this no longer applies" (HTTP 409); `invalid_input` is the sender's mistake (422). */
+export const CONFLICT_REFUSALS: readonly HumanInputRefusal[] = ['not_pending', 'stale_review', 'already_decided'];
+
+const REFUSALS: readonly string[] = [...CONFLICT_REFUSALS, 'invalid_input'];
+
+/**
+ * The refusal code of a failure's `details` (a decoded ApplicationFailure's, or its JSON);
+ * undefined when it carries none (not a HumanInputError).
+ */
+export function refusalCodeOf(details: unknown): HumanInputRefusal | undefined {
+  const first = Array.isArray(details) ? (details[0] as { code?: unknown } | undefined) : undefined;
+  const code = first && typeof first === 'object' ? first.code : undefined;
+  return typeof code === 'string' && REFUSALS.includes(code) ? (code as HumanInputRefusal) : undefined;
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../tools/define-tool.js';
+import { checkToolCall } from './validate-arguments.js';
+import { argsHash } from '../identity/hash.js';
+import { NO_TELEMETRY } from '../tools/tool-result.js';
+
+const STATUSES = ['placed', 'shipped', 'delivered', 'cancelled'] as const;
+const searchOrders = defineTool({
+  name: 'search_orders',
+  description: 'Search a customer’s orders.',
+  input: z.object({
+    customer_id: z.string(),
+    status: z.enum(STATUSES).optional(),
+    page: z.number().int().min(1).default(1),
+    items: z.array(z.object({ sku: z.string() })).optional(),
+  }),
+  examples: [{ customer_id: 'C-9921', status: 'shipped' }],
+  execute: () => ({}),
+});
+const ping = defineTool({ name: 'ping', description: 'Ping.', input: z.object({}), execute: () => 'pong' });
+const TOOLS = [searchOrders, ping];
+const ids = { toolCallId: '3.1' };
+const check = (name: string, args: string) => checkToolCall({ id: 'call_x', name, arguments: args }, TOOLS, ids);
+
+describe('checkToolCall', () => {
+  it('accepts a valid call: args are the schema output, hash ignores key order', () => {
+    const checked = check('search_orders', '{"status":"shipped","customer_id":"C-1"}');
+    expect(checked.failure).toBeUndefined();
+    expect(checked.tool).toBe(searchOrders);
+    expect(checked.call).toEqual({ toolCallId: '3.1', providerCallId: 'call_x', name: 'search_orders', args: { customer_id: 'C-1', status: 'shipped', page: 1 } });
+    expect(checked.argsHash).toBe(argsHash({ page: 1, status: 'shipped', customer_id: 'C-1' }));
+    expect(check('search_orders', '{"customer_id":"C-1","status":"shipped","page":1}').argsHash).toBe(checked.argsHash);
+  });
+
+  it('treats empty arguments as {}', () => {
+    const checked = check('ping', '  ');
+    expect(checked.failure).toBeUndefined();
+    expect(checked.call.args).toEqual({});
+  });
+
+  it('leaves providerCallId out when the provider gave no id', () => {
+    expect(checkToolCall({ name: 'ping', arguments: '{}' }, TOOLS, ids).call).not.toHaveProperty('providerCallId');
+  });
+
+  it('refuses malformed JSON with the parse error, its position and the raw text', () => {
+    const raw = '{"customer_id": "C-1", "page": 2';
+    const { failure, call, argsHash: hash } = check('search_orders', raw);
+    expect(failure).toMatchObject({ status: 'error', name: 'search_orders', toolCallId: '3.1', telemetry: NO_TELEMETRY });
+    expect(failure!.error).toMatchObject({ code: 'malformed_arguments', kind: 'invalid_input' });
+    expect(failure!.error.message).toContain(`at position ${raw.length} (line 1, column ${raw.length + 1})`);
+    expect(failure!.retryHint).toMatchObject({ reason: 'invalid_arguments', tool: 'search_orders', priorInput: raw, restrictToTool: true, exampleInput: { customer_id: 'C-9921', status: 'shipped' } });
+    expect(call.args).toBe(raw);
+    expect(hash).toBe(argsHash(raw));
+  });
+
+  it('refuses an unknown tool and lists the available ones', () => {
+    const { failure, tool } = check('delete_orders', '{"all": true}');
+    expect(tool).toBeUndefined();
+    expect(failure!.error.code).toBe('unknown_tool');
+    expect(failure!.retryHint).toMatchObject({ reason: 'invalid_arguments', tool: 'delete_orders', availableTools: ['search_orders', 'ping'], priorInput: { all: true } });
+    expect(failure!.retryHint).not.toHaveProperty('restrictToTool');
+  });
+
+  it('reports only-missing required fields as missing_fields', () => {
+    const { failure } = check('search_orders', '{"status":"placed"}');
+    expect(failure!.error).toMatchObject({ code: 'missing_fields', kind: 'invalid_input' });
+    expect(failure!.error.message).toBe('search_orders is missing required field(s) customer_id; call it again with them filled in.');
+    expect(failure!.retryHint).toEqual({
+      reason: 'missing_fields',
+      tool: 'search_orders',
+      restrictToTool: true,
+      exampleInput: { customer_id: 'C-9921', status: 'shipped' },
+      priorInput: { status: 'placed' },
+      missingFields: ['customer_id'],
+      issues: [{ path: 'customer_id', expected: 'a string', received: 'missing', message: '`customer_id` is required (a string) but is missing' }],
+      message: 'search_orders is missing required field(s) customer_id; call it again with them filled in.',
+    });
+  });
+
+  it('reports a wrong enum value as invalid_arguments naming the allowed values', () => {
+    const { failure } = check('search_orders', '{"customer_id":"C-1","status":"shipping"}');
+    expect(failure!.error.code).toBe('invalid_arguments');
+    expect(failure!.retryHint!.issues).toEqual([
+      expect.objectContaining({ path: 'status', expected: 'one of placed, shipped, delivered, cancelled', allowed: [...STATUSES], received: '"shipping"' }),
+    ]);
+    expect(failure!.retryHint!.message).toBe(
+      'The arguments for search_orders are invalid: `status` must be one of placed, shipped, delivered, cancelled, not "shipping"; fix them and call it again.',
+    );
+    expect(failure!.retryHint).not.toHaveProperty('missingFields');
+  });
+
+  it('keeps missingFields when missing and wrong fields come together, with nested paths', () => {
+    const { failure } = check('search_orders', '{"items":[{"sku":1}],"page":0}');
+    expect(failure!.error.code).toBe('invalid_arguments');
+    expect(failure!.retryHint!.missingFields).toEqual(['customer_id']);
+    expect(failure!.retryHint!.issues!.map((i) => i.path)).toEqual(['customer_id', 'page', 'items.0.sku']);
+  });
+
+  it('refuses arguments that are JSON but not an object', () => {
+    const { failure } = check('search_orders', '[1,2]');
+    expect(failure!.error.code).toBe('invalid_arguments');
+    expect(failure!.retryHint!.issues![0]).toMatchObject({ path: '', expected: 'an object', received: 'an array' });
+  });
+
+  it('turns a throwing input schema into internal_error instead of crashing the workflow', () => {
+    const bad = defineTool({ name: 'bad', description: 'Bad.', input: z.object({ a: z.string().transform(() => { throw new Error('oops'); }) }), execute: () => null });
+    const { failure } = checkToolCall({ name: 'bad', arguments: '{"a":"x"}' }, [bad], ids);
+    expect(failure!.error).toMatchObject({ code: 'internal_error', message: 'The input schema of bad threw: oops' });
+  });
+
+  it('refuses schema output that is not JSON', () => {
+    const dated = defineTool({ name: 'dated', description: 'Dated.', input: z.object({ n: z.number().transform((n) => BigInt(n)) }), execute: () => null });
+    const { failure } = checkToolCall({ name: 'dated', arguments: '{"n":1}' }, [dated], ids);
+    expect(failure!.error.code).toBe('internal_error');
+    expect(failure!.error.message).toContain('BigInt 1n at `n` is not JSON');
+  });
+
+  it('is deterministic', () => {
+    const a = check('search_orders', '{"status":"x"}');
+    const b = check('search_orders', '{"status":"x"}');
+    expect(JSON.stringify(a.failure)).toBe(JSON.stringify(b.failure));
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/support/seeded-random.js';
+import { deepJson, randomJson, referenceJsonBytes } from '../../test/support/json-values.js';
+import { jsonSize, measureJson, stringBytes, utf8Bytes } from './json-measure.js';
+import { slowIt } from '../../test/support/slow-it.js';
+
+describe('measureJson', () => {
+  slowIt('counts exactly the UTF-8 bytes of JSON.stringify (seeded values, wide and nested)', () => {
+    const next = seededRandom(21);
+    for (let i = 0; i < 2_000; i++) {
+      const value = randomJson(next, { maxDepth: 1 + (i % 7), maxWidth: 1 + (i % 9) });
+      expect(measureJson(value).bytes, JSON.stringify(value)).toBe(referenceJsonBytes(value));
+    }
+  });
+
+  it('follows JSON.stringify for values that are not plain JSON', () => {
+    const value = { u: undefined, f: () => 1, s: Symbol('x'), list: [undefined, () => 1, NaN, Infinity, -0], n: null };
+    expect(measureJson(value).bytes).toBe(referenceJsonBytes(value));
+  });
+
+  it('reports depth: 0 for a primitive, 1 for an empty container', () => {
+    expect(measureJson('x').depth).toBe(0);
+    expect(measureJson([]).depth).toBe(1);
+    expect(measureJson({ a: [{ b: [] }] }).depth).toBe(4);
+  });
+
+  slowIt('measures 200,000 levels without recursion', () => {
+    const measured = measureJson(deepJson(200_000, 'object'));
+    expect(measured).toEqual({ bytes: '{"a":'.length * 200_000 + 1 + 200_000, depth: 200_000 });
+  });
+
+  it('stops at the first container past maxDepth', () => {
+    expect(measureJson(deepJson(100), { maxDepth: 64 })).toMatchObject({ depth: 65, stopped: 'depth' });
+    expect(measureJson(deepJson(64), { maxDepth: 64 }).stopped).toBeUndefined();
+  });
+
+  it('stops early past maxBytes, without walking the rest', () => {
+    const wide = Array.from({ length: 1_000_000 }, (_, i) => ({ i }));
+    const measured = measureJson(wide, { maxBytes: 1_000 });
+    expect(measured.stopped).toBe('bytes');
+    expect(measured.bytes).toBeGreaterThan(1_000);
+    expect(measured.bytes).toBeLessThan(1_100);
+    expect(measureJson('x'.repeat(10_000_000), { maxBytes: 100 }).stopped).toBe('bytes');
+  });
+
+  it('names cycles and unreadable values instead of throwing', () => {
+    const cyclic: Record<string, unknown> = { a: [1] };
+    (cyclic.a as unknown[]).push(cyclic);
+    expect(measureJson(cyclic).stopped).toBe('cycle');
+    const shared = { x: 1 };
+    expect(measureJson([shared, shared]).stopped).toBeUndefined(); // shared, not cyclic
+    const getter = Object.defineProperty({}, 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
+    expect(measureJson({ ok: 1, bad: getter }).stopped).toBe('unreadable');
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(measureJson([proxy]).stopped).toBe('unreadable');
+  });
+});
+
+describe('jsonSize', () => {
+  it('is exact under the limit, above it when over, Infinity for a cycle', () => {
+    expect(jsonSize({ a: 'ü' })).toBe(referenceJsonBytes({ a: 'ü' }));
+    expect(jsonSize('x'.repeat(500), 100)).toBeGreaterThan(100);
+    const cyclic: unknown[] = [];
+    cyclic.push(cyclic);
+    expect(jsonSize(cyclic)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('stringBytes and utf8Bytes', () => {
+  it('agree with TextEncoder', () => {
+    for (const text of ['', 'abc', 'ü', '日本', '😀', 'a\ud800b', '\udc00', '\n\t\u0001"\\', '\u2028']) {
+      expect(stringBytes(text), text).toBe(referenceJsonBytes(text));
+      expect(utf8Bytes(text), text).toBe(new TextEncoder().encode(text).length);
+    }
+  });
+});

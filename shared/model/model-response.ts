@@ -1,0 +1,70 @@
+/**
+ * What a model call returns, normalized across providers, and what the model activity is asked.
+ * Arguments stay raw JSON text here: parsing them is the workflow's job, so malformed JSON becomes
+ * a structured `malformed_arguments` result instead of a crashed turn. Workflow-safe, deterministic.
+ */
+import type { ToolError } from '../failures/tool-error.js';
+
+/** A tool call exactly as the provider sent it. */
+export interface RawToolCall {
+  /** The provider's id for the call (e.g. `call_abc`), if it gave one. */
+  readonly id?: string;
+  readonly name: string;
+  /** The arguments as the provider sent them: JSON text, possibly malformed. */
+  readonly arguments: string;
+  /**
+   * Set when the argument text was over MAX_ARGUMENT_BYTES (shared/size-limits.ts): its size in
+   * UTF-8 bytes. `arguments` then holds only its first characters, so the oversize text never
+   * enters history; the workflow refuses the call as `invalid_arguments`, saying why.
+   */
+  readonly oversizeBytes?: number;
+}
+
+export interface ModelResponse {
+  /** Visible text, possibly with a `<think>…</think>` block. */
+  readonly text: string;
+  readonly toolCalls: readonly RawToolCall[];
+  readonly finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
+  /** A buffered partial from an interrupted stream: not a usable turn. */
+  readonly interrupted?: boolean;
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+}
+
+/** The model activity's answer: a response (or none at all), or a typed provider failure. */
+export type ModelOutcome =
+  | { readonly status: 'ok'; readonly response: ModelResponse | null }
+  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number };
+
+/** Which tools the model may call this turn. */
+export type ToolChoice = 'auto' | 'none' | { readonly tool: string };
+
+/** A model request with the run it reads named: what the model activity works from. */
+export type RunModelRequest = ModelRequest & { readonly workflowId: string; readonly runId: string; readonly firstExecutionRunId: string };
+
+/**
+ * The model activity's input. It carries no transcript: the activity reads the transcript from
+ * its own run through `transcriptQuery`, so history does not grow with the square of the turns.
+ */
+export interface ModelRequest {
+  /**
+   * The run asking. Left out by runs of today: the activity knows its own run (activityInfo), and
+   * the ids cost ~130 bytes of history a turn. Runs from before sent them; a request that names
+   * another run is read from that run.
+   */
+  readonly workflowId?: string;
+  readonly runId?: string;
+  /** The chain's first run, with the workflow id naming the run across continue-as-new; left out while it is this run. */
+  readonly firstExecutionRunId?: string;
+  /** Read exactly this many transcript messages (the transcript as of this turn). */
+  readonly transcriptLength: number;
+  /**
+   * Bumped each time the run rewrites earlier messages (the context policy trims or leaves out
+   * old turns): a reader may keep what it read of this run while the epoch is the same.
+   */
+  readonly transcriptEpoch?: number;
+  /** The tools the model may see this turn, by name: the worker has their specs, so history need not. */
+  readonly toolNames: readonly string[];
+  readonly toolChoice: ToolChoice;
+  /** Which configured model to use (e.g. `scripted:orders-demo`, `openai:gpt-4.1-mini`). */
+  readonly model: string;
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, needsApproval, toolSpec } from './define-tool.js';
+import { Result, Validator, validator } from '../guards/validator.js';
+import { DefinitionError, ReservedValidatorNameError } from '../failures/definition-error.js';
+
+const base = {
+  name: 'issue_refund',
+  description: 'Refund an order.',
+  input: z.object({ orderId: z.string(), amount: z.number().positive(), reason: z.string().default('customer request') }),
+  execute: () => ({ refunded: true }),
+};
+
+describe('defineTool', () => {
+  it('fills the defaults', () => {
+    const tool = defineTool(base);
+    expect(tool.sideEffects).toBe('none');
+    expect(tool.approval).toBe('never');
+    expect(tool.postHooks).toEqual([]);
+    expect(Object.isFrozen(tool)).toBe(true);
+  });
+
+  it('builds a spec of exactly name, description and args_schema (input side, no $schema)', () => {
+    const hook = validator('refund_sane', () => Result.success());
+    const tool = defineTool({ ...base, postHook: hook, check: () => undefined, output: z.object({ refunded: z.boolean() }) });
+    expect(Object.keys(tool.spec)).toEqual(['name', 'description', 'args_schema']);
+    expect(toolSpec(tool)).toBe(tool.spec);
+    expect(tool.spec.args_schema).not.toHaveProperty('$schema');
+    expect(tool.spec.args_schema).toMatchObject({ type: 'object', required: ['orderId', 'amount'] });
+    // Nothing of hooks, checks or execute leaks into what the model sees.
+    const text = JSON.stringify(tool.spec);
+    for (const hidden of ['refund_sane', 'postHook', 'check', 'execute', 'refunded']) expect(text).not.toContain(hidden);
+  });
+
+  it('normalises postHook to postHooks, in order, for both forms', () => {
+    class Positive extends Validator<{ refunded: boolean }> {
+      readonly name = 'positive';
+      run() {
+        return Result.success();
+      }
+    }
+    const one = validator('first', () => Result.success());
+    expect(defineTool({ ...base, postHook: one }).postHooks).toEqual([one]);
+    const positive = new Positive();
+    expect(defineTool({ ...base, postHook: [one, positive] }).postHooks).toEqual([one, positive]);
+    expect(defineTool({ ...base, postHook: [one] })).not.toHaveProperty('postHook');
+  });
+
+  it('refuses a class-form validator with a reserved name when the tool is defined', () => {
+    class Sneaky extends Validator {
+      readonly name = 'output_schema';
+      run() {
+        return Result.success();
+      }
+    }
+    expect(() => defineTool({ ...base, postHook: new Sneaky() })).toThrow(ReservedValidatorNameError);
+  });
+
+  it.each(['IssueRefund', 'issue-refund', 'issue refund', '_refund', 'refund_', 'a__b', '', 'x'.repeat(65)])('refuses the tool name %j', (name) => {
+    expect(() => defineTool({ ...base, name })).toThrow(expect.objectContaining({ code: 'invalid_tool_name' }));
+  });
+
+  it('refuses an empty description, a non-object input, and an example that fails the schema', () => {
+    expect(() => defineTool({ ...base, description: ' ' })).toThrow(expect.objectContaining({ code: 'invalid_tool_description' }));
+    expect(() => defineTool({ ...base, input: z.string() })).toThrow(expect.objectContaining({ code: 'invalid_input_schema' }));
+    expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: -5 }] })).toThrow(DefinitionError);
+    expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: 5 }] })).not.toThrow();
+  });
+});
+
+describe('needsApproval', () => {
+  it('follows the rule', () => {
+    expect(needsApproval(defineTool(base), { orderId: 'A', amount: 500 })).toBe(false);
+    expect(needsApproval(defineTool({ ...base, approval: 'always' }), { orderId: 'A', amount: 1 })).toBe(true);
+    const over50 = defineTool({ ...base, approval: (args) => args.amount > 50 });
+    expect(needsApproval(over50, { orderId: 'A', amount: 20 })).toBe(false);
+    expect(needsApproval(over50, { orderId: 'A', amount: 80 })).toBe(true);
+  });
+
+  it('asks a human when the rule itself throws', () => {
+    const broken = defineTool({ ...base, approval: () => { throw new Error('bug'); } });
+    expect(needsApproval(broken, {})).toBe(true);
+  });
+});
+
+describe('defineTool: review config (seed 003)', () => {
+  const base = { name: 'wire', description: 'Wire money.', input: z.object({ amount: z.number() }), approval: 'always' as const, execute: () => ({}) };
+
+  it('keeps the allowed decisions and the description', () => {
+    expect(defineTool({ ...base, review: { allow: ['accept', 'reject', 'accept'], description: ' Check the account. ' } }).review).toEqual({ allow: ['accept', 'reject'], description: 'Check the account.' });
+    expect(defineTool(base).review).toBeUndefined();
+  });
+
+  it.each([
+    ['no decision at all', { allow: [] }],
+    ['an unknown decision', { allow: ['approve'] }],
+    ['an empty description', { description: '  ' }],
+    ['a description too long to travel with the run', { description: 'x'.repeat(1_001) }],
+  ])('refuses %s', (_name, review) => {
+    expect(() => defineTool({ ...base, review: review as never })).toThrow(expect.objectContaining({ code: 'invalid_review_config' }));
+  });
+});
+
+describe('reconcile', () => {
+  const base = { name: 'pay', description: 'Pay.', input: z.object({ amount: z.number() }), execute: () => ({}), reconcile: () => ({ happened: false }) as const };
+  it('belongs to once tools only: the others are simply run again', () => {
+    expect(defineTool({ ...base, sideEffects: 'once' }).reconcile).toBe(base.reconcile);
+    expect(() => defineTool({ ...base, sideEffects: 'idempotent' })).toThrow(expect.objectContaining({ code: 'invalid_reconcile' }));
+    expect(() => defineTool({ ...base })).toThrow(expect.objectContaining({ code: 'invalid_reconcile' }));
+  });
+});
