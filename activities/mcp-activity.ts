@@ -3,7 +3,7 @@
  * server name: commands, URLs, headers and env stay on the worker, never in history). The
  * workflow records the listing once and carries it through continue-as-new. Worker side only.
  */
-import type { McpListing } from '../shared/mcp-server.js';
+import type { McpListing } from '../shared/mcp/mcp-server.js';
 import type { McpConnections } from './mcp-connections.js';
 
 export interface McpActivities {

@@ -4,22 +4,15 @@
  * failure mapping, and no process left behind once closed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpServer } from '../shared/mcp-server.js';
+import { mcpServer } from '../shared/mcp/mcp-server.js';
 import { McpConnections } from './mcp-connections.js';
-import { ToolFailure } from '../shared/tool-failure.js';
-import type { ToolContext } from '../shared/define-tool.js';
+import { ToolFailure } from '../shared/failures/tool-failure.js';
+import type { ToolContext } from '../shared/tools/define-tool.js';
+import { freePort } from '../test/support/ports.js';
 
-const context = (): ToolContext => ({ toolCallId: '1.1', idempotencyKey: 'k', attempt: 1, deps: undefined, signal: new AbortController().signal });
+const context = (): ToolContext => ({ toolCallId: '1.1', idempotencyKey: 'k', attempt: 1, deps: undefined, signal: new AbortController().signal, confirmAttempt: async () => {} });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const alive = (pid: number) => {
   try {

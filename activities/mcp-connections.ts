@@ -11,14 +11,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { AnyTool, ToolContext, ToolSpec } from '../shared/define-tool.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json.js';
-import { toJsonValue } from '../shared/json-safe.js';
-import { measureJson, utf8Bytes } from '../shared/json-measure.js';
-import type { McpListing, McpServer, McpToolInfo } from '../shared/mcp-server.js';
-import { mcpTools, type McpToolRef } from '../shared/mcp-tools.js';
-import { ToolFailure } from '../shared/tool-failure.js';
-import { fromError } from '../shared/tool-error.js';
+import type { AnyTool, ToolContext, ToolSpec } from '../shared/tools/define-tool.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json/json.js';
+import { toJsonValue } from '../shared/json/json-safe.js';
+import { measureJson, utf8Bytes } from '../shared/json/json-measure.js';
+import type { McpListing, McpServer, McpToolInfo } from '../shared/mcp/mcp-server.js';
+import { mcpTools, type McpToolRef } from '../shared/mcp/mcp-tools.js';
+import { ToolFailure } from '../shared/failures/tool-failure.js';
+import { fromError } from '../shared/failures/tool-error.js';
 
 /** Bounds on what a listing may bring into a run's history. */
 const MAX_TOOLS_PER_SERVER = 128;

@@ -9,15 +9,18 @@
  * aborts the provider request. Worker side only.
  */
 import { trace, type Attributes } from '@opentelemetry/api';
-import { Context } from '@temporalio/activity';
+import { activityInfo, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import type { AnyTool, ToolSpec } from '../shared/define-tool.js';
-import type { ModelOutcome, ModelRequest } from '../shared/model-response.js';
+import type { AnyTool, ToolSpec } from '../shared/tools/define-tool.js';
+import type { ModelOutcome, ModelRequest, RunModelRequest } from '../shared/model/model-response.js';
 import { TranscriptReader } from './transcript-reader.js';
 import type { ModelClient } from './model/model-client.js';
 import { ModelConfigError } from './model/model-errors.js';
-import { checkModelOutcome, type ModelOutcomeLimits } from '../shared/model-outcome-check.js';
+import { checkModelOutcome, type ModelOutcomeLimits } from '../shared/model/model-outcome-check.js';
 import { cancellation, withHeartbeats } from './heartbeat.js';
+import type { DeltaTransport } from './live/delta-transport.js';
+import { durableTransport } from './live/durable-transport.js';
 
 export interface ModelActivityOptions {
   readonly client: Client;
@@ -31,10 +34,18 @@ export interface ModelActivityOptions {
   readonly limits?: Partial<ModelOutcomeLimits>;
   /** How often the activity heartbeats while it waits, in ms (default 1,000). */
   readonly heartbeatMs?: number;
+  /**
+   * Live deltas (docs/models.md): `true` streams through the run's own stream (the durable
+   * transport), a transport streams through it (e.g. `redisTransport`, no history); off by default. The
+   * turn's recorded outcome is the same either way.
+   */
+  readonly streaming?: boolean | DeltaTransport;
+  /** Where transcripts are read and kept (default: a new reader on `client`); the worker also hands it the messages its runs append. */
+  readonly transcripts?: TranscriptReader;
 }
 
-export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs }: ModelActivityOptions) {
-  const transcripts = new TranscriptReader(client);
+export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs, streaming, transcripts = new TranscriptReader(client) }: ModelActivityOptions) {
+  const transport = streaming === true ? durableTransport(client) : streaming || undefined;
   const specs = new Map(tools.map((t) => [t.name, t.spec]));
   const specOf = async (name: string): Promise<ToolSpec> => {
     const spec = specs.get(name) ?? (await findSpec?.(name));
@@ -42,28 +53,64 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
     return spec;
   };
   return {
-    async callModel(request: ModelRequest): Promise<ModelOutcome> {
+    async callModel(sent: ModelRequest): Promise<ModelOutcome> {
+      const request = ofRun(sent);
       // The RunActivity:callModel span when the worker traces (docs/tracing.md); no-ops otherwise.
       const span = trace.getActiveSpan();
       span?.setAttributes({ 'cairn.model': request.model, 'cairn.tool_choice': typeof request.toolChoice === 'object' ? request.toolChoice.tool : request.toolChoice });
-      const model = resolve(request.model);
-      const tools = await Promise.all(request.toolNames.map(specOf));
-      const signal = Context.current().cancellationSignal;
+      const { model, tools } = await configured(request, () => resolve(request.model), specOf);
+      const { cancellationSignal: signal, info } = Context.current();
+      const live = transport?.open({ workflowId: request.workflowId, runId: request.runId, call: info.activityId, attempt: info.attempt });
       try {
         const outcome: unknown = await withHeartbeats(async () => {
           const messages = await transcripts.read(request);
-          return model.generate({ messages, tools, toolChoice: request.toolChoice, signal, runKey: `${request.workflowId}/${request.firstExecutionRunId}` });
+          const runKey = `${request.workflowId}/${request.firstExecutionRunId}`;
+          return model.generate({ messages, tools, toolChoice: request.toolChoice, signal, runKey, ...(live && { onDelta: (delta) => live.push(delta) }) });
         }, heartbeatMs);
+        // The deltas reach the stream before the reply does.
+        await live?.close();
         const checked = checkModelOutcome(outcome, limits);
         span?.setAttributes(modelSpanAttributes(checked));
         return checked;
       } catch (err) {
+        void live?.close();
         // Whatever the provider threw as its request was aborted, the activity was cancelled.
         if (signal.aborted) throw cancellation(signal);
         throw err;
       }
     },
   };
+}
+
+/** What a configuration failure's details hold: the run's model spec and the settings it lacks. */
+export interface ModelConfigDetails {
+  readonly model: string;
+  /** Environment variables that would fix it (`OPENAI_API_KEY`); empty when no setting would. */
+  readonly needs: readonly string[];
+}
+
+/**
+ * The model client and tool specs of a request. A `ModelConfigError` leaves as a non-retryable
+ * ApplicationFailure (type `ModelConfigError`) whose details name what is missing, so the workflow
+ * can fail the run saying so (workflows/take-step.ts).
+ */
+async function configured(request: ModelRequest, resolve: () => ModelClient, specOf: (name: string) => Promise<ToolSpec>): Promise<{ model: ModelClient; tools: ToolSpec[] }> {
+  try {
+    return { model: resolve(), tools: await Promise.all(request.toolNames.map(specOf)) };
+  } catch (err) {
+    if (!ModelConfigError.isInstance(err)) throw err;
+    const details: ModelConfigDetails = { model: request.model, needs: [...err.needs] };
+    throw ApplicationFailure.create({ type: 'ModelConfigError', message: err.message, nonRetryable: true, details: [details] });
+  }
+}
+
+/** The request with the run it reads named: the ids it sent (runs from before did), else the activity's own run. */
+function ofRun(request: ModelRequest): RunModelRequest {
+  const own = activityInfo().workflowExecution;
+  const workflowId = request.workflowId ?? own?.workflowId;
+  const runId = request.runId ?? own?.runId;
+  if (!workflowId || !runId) throw new ModelConfigError('callModel reads the transcript of the run that calls it: called outside a workflow, the request must name workflowId and runId.');
+  return { ...request, workflowId, runId, firstExecutionRunId: request.firstExecutionRunId ?? runId };
 }
 
 /** What a model call came to, as span attributes. */

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger } from '@temporalio/worker';
-import type { ToolResult } from '../shared/tool-result.js';
-import { defineTool, type ToolContext } from '../shared/define-tool.js';
-import { ToolFailure } from '../shared/tool-failure.js';
-import { Result, validator } from '../shared/validator.js';
-import type { RunToolInput } from '../shared/run-tool-input.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
+import { defineTool, type ToolContext } from '../shared/tools/define-tool.js';
+import { ToolFailure } from '../shared/failures/tool-failure.js';
+import { Result, validator } from '../shared/guards/validator.js';
+import type { RunToolInput } from '../shared/tools/run-tool-input.js';
 import { createToolActivities } from './tool-activity.js';
 
 const contexts: ToolContext<{ db: string }>[] = [];
@@ -25,6 +25,8 @@ const echo = defineTool({
     if (text === 'crash') throw new TypeError('Cannot read properties of undefined');
     if (text === 'string crash') throw 'plain string';
     if (text === 'typed') throw ApplicationFailure.nonRetryable('do not retry', 'CustomType');
+    if (text === 'typed code') throw ApplicationFailure.create({ message: 'no such record', type: 'semantic_error', details: [{ id: 7 }] });
+    if (text === 'typed retryable code') throw ApplicationFailure.create({ message: 'try later', type: 'rate_limited' });
     if (text === 'truncated') return '{"echoed": "tru';
     return { echoed: text };
   },
@@ -98,6 +100,12 @@ describe('runTool', () => {
 
   it('lets an ApplicationFailure the tool typed itself through unchanged', async () => {
     await expect(run('echo', { text: 'typed' })).rejects.toMatchObject({ type: 'CustomType', nonRetryable: true });
+    await expect(run('echo', { text: 'typed retryable code' })).rejects.toMatchObject({ type: 'rate_limited', nonRetryable: false });
+  });
+
+  // The tool activity's retry policy lists no types (history economy): the activity says it.
+  it('marks an ApplicationFailure typed with a Cairn code no retry can fix as non-retryable, keeping its message and details', async () => {
+    await expect(run('echo', { text: 'typed code' })).rejects.toMatchObject({ type: 'semantic_error', nonRetryable: true, message: 'no such record', details: [{ id: 7 }] });
   });
 
   it('guards the output: truncated JSON is output_not_json, not a crash', async () => {

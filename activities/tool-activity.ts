@@ -10,21 +10,22 @@
 import { trace, type Attributes } from '@opentelemetry/api';
 import { activityInfo, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { AnyTool, ToolContext } from '../shared/define-tool.js';
-import { isJsonObject, type JsonValue } from '../shared/json.js';
-import type { PayloadStore } from '../shared/payload-store.js';
-import type { RetryHint } from '../shared/retry-hint.js';
-import type { RunToolInput } from '../shared/run-tool-input.js';
-import { errorResult, failureCode, failureReason, type ToolResult, type ToolTelemetry } from '../shared/tool-result.js';
-import type { ToolErrorCode } from '../shared/failure-taxonomy.js';
-import { failureType } from '../shared/failure-type.js';
-import { guardOutput } from '../shared/output-guard.js';
-import { toJsonValue } from '../shared/json-safe.js';
-import { ToolFailure } from '../shared/tool-failure.js';
-import { fromError, toolError, type ToolError } from '../shared/tool-error.js';
-import { runPostHooks } from '../shared/validator.js';
-import { boundToolResult, isOversize, resultLimit, type StoredResult } from '../shared/tool-result-size.js';
+import type { AnyTool, ToolContext } from '../shared/tools/define-tool.js';
+import { isJsonObject, type JsonValue } from '../shared/json/json.js';
+import type { PayloadStore } from '../shared/tools/payload-store.js';
+import type { RetryHint } from '../shared/failures/retry-hint.js';
+import type { RunToolInput } from '../shared/tools/run-tool-input.js';
+import { errorResult, failureCode, failureReason, type ToolResult, type ToolTelemetry } from '../shared/tools/tool-result.js';
+import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
+import { NON_RETRYABLE_FAILURE_TYPES, failureType } from '../shared/failures/failure-type.js';
+import { guardOutput } from '../shared/guards/output-guard.js';
+import { toJsonValue } from '../shared/json/json-safe.js';
+import { ToolFailure } from '../shared/failures/tool-failure.js';
+import { fromError, toolError, type ToolError } from '../shared/failures/tool-error.js';
+import { runPostHooks } from '../shared/guards/validator.js';
+import { boundToolResult, isOversize, resultLimit, type StoredResult } from '../shared/tools/tool-result-size.js';
 import { cancellation, withHeartbeats } from './heartbeat.js';
+import { attemptFence } from './attempt-fence.js';
 
 export interface ToolActivities {
   runTool(input: RunToolInput): Promise<ToolResult>;
@@ -71,12 +72,15 @@ export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, 
         idempotencyKey: typeof idempotencyKey === 'string' && idempotencyKey !== '' ? idempotencyKey : `${workflowId}/${toolCallId}`,
         attempt: info.attempt,
         deps,
-        signal: Context.current().cancellationSignal,
+        ...attemptFence(),
         ...(store ? { payloads: store } : {}),
       };
       let result: ToolResult;
       try {
-        result = await withHeartbeats(() => runGuarded(tool, args, context, failed, telemetry), options.heartbeatMs);
+        // A `once` tool's effect runs only while this attempt is still the server's current one:
+        // a worker that wakes after its attempt timed out (and the call was taken over) stops here.
+        const fenced = tool.sideEffects === 'once' ? () => context.confirmAttempt().then(() => runGuarded(tool, args, context, failed, telemetry)) : () => runGuarded(tool, args, context, failed, telemetry);
+        result = await withHeartbeats(fenced, options.heartbeatMs);
       } catch (err) {
         throw asActivityFailure(err, context.signal);
       }
@@ -111,14 +115,24 @@ function toolSpanAttributes(result: ToolResult): Attributes {
   };
 }
 
-type Failed = (error: ToolError, hint: Partial<RetryHint>, partialResult?: JsonValue) => ToolResult;
+export type Failed = (error: ToolError, hint: Partial<RetryHint>, partialResult?: JsonValue) => ToolResult;
 
-/** `execute`, the output guard and the post-hooks; throws only for a crash. */
-async function runGuarded(tool: AnyTool, args: JsonValue, context: ToolContext, failed: Failed, telemetry: () => ToolTelemetry): Promise<ToolResult> {
+/**
+ * `execute` (or `body`, what stands in for it: a reconciled result), the output guard and the
+ * post-hooks; throws only for a crash.
+ */
+export async function runGuarded(
+  tool: AnyTool,
+  args: JsonValue,
+  context: ToolContext,
+  failed: Failed,
+  telemetry: () => ToolTelemetry,
+  body: () => unknown = () => tool.execute(args, context),
+): Promise<ToolResult> {
   const base = { name: tool.name, toolCallId: context.toolCallId };
   let output: unknown;
   try {
-    output = await tool.execute(args, context);
+    output = await body();
   } catch (err) {
     if (!ToolFailure.isInstance(err)) throw err;
     const partial = err.partialResult === undefined ? undefined : toJsonValue(err.partialResult);
@@ -163,17 +177,27 @@ function failureHint(failure: ToolFailure, tool: AnyTool, args: JsonValue): Part
 /**
  * A crash as Temporal should see it. A cancelled activity throws Temporal's CancelledFailure,
  * whatever the tool threw on its way out, so the call is recorded as cancelled and disables
- * nothing; failures the tool typed for Temporal itself pass through untouched; anything else
- * becomes a retryable `internal_error`, with the original error as its cause.
+ * nothing; failures the tool typed for Temporal itself pass through, marked non-retryable when
+ * their type is a Cairn code no retry can fix (NON_RETRYABLE_FAILURE_TYPES: said here rather than
+ * in every tool activity's retry policy, where the list cost ~330 bytes of history per call);
+ * anything else becomes a retryable `internal_error`, with the original error as its cause.
  */
 function asActivityFailure(err: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return cancellation(signal);
   const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
-  if (name === 'CancelledFailure' || name === 'ApplicationFailure') return err;
+  if (name === 'ApplicationFailure') return nonRetryableWhenCairnSaysSo(err as ApplicationFailure);
+  if (name === 'CancelledFailure') return err;
   return ApplicationFailure.create({
     message: fromError(err).message,
     type: failureType('internal_error'),
     nonRetryable: false,
     ...(err instanceof Error ? { cause: err } : {}),
   });
+}
+
+function nonRetryableWhenCairnSaysSo(failure: ApplicationFailure): ApplicationFailure {
+  if (failure.nonRetryable || !failure.type || !NON_RETRYABLE_FAILURE_TYPES.includes(failure.type)) return failure;
+  const copy = new ApplicationFailure(failure.message, failure.type, true, failure.details, failure.cause, failure.nextRetryDelay, failure.category);
+  copy.stack = failure.stack;
+  return copy;
 }

@@ -5,8 +5,8 @@
  * Worker side only.
  */
 import type { Client } from '@temporalio/client';
-import type { ModelRequest } from '../shared/model-response.js';
-import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/transcript.js';
+import type { RunModelRequest } from '../shared/model/model-response.js';
+import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/model/transcript.js';
 
 /** Characters of JSON asked per Query answer: far below the payload limit. */
 const PAGE_CHARS = 500_000;
@@ -42,7 +42,7 @@ export class TranscriptReader {
   /** Queries made so far (for tests and benches). */
   queries = 0;
 
-  async read(request: ModelRequest): Promise<TranscriptMessage[]> {
+  async read(request: RunModelRequest): Promise<TranscriptMessage[]> {
     const key = `${request.workflowId}/${request.runId}`;
     const epoch = request.transcriptEpoch ?? 0;
     let cached = this.#take(key);
@@ -58,6 +58,23 @@ export class TranscriptReader {
     }
     this.#keep(key, cached);
     return cached.messages.slice(0, request.transcriptLength);
+  }
+
+  /**
+   * Messages a run on this worker appended to its transcript (its TRANSCRIPT_SINK), `from` their
+   * index: kept when they continue what is kept of that run at that epoch (or start it), so its
+   * next model turn reads them without a Query. Anything else is ignored: the Query reads it then.
+   */
+  offer(run: { readonly workflowId: string; readonly runId: string }, epoch: number, from: number, messages: readonly TranscriptMessage[]): void {
+    const key = `${run.workflowId}/${run.runId}`;
+    let cached = this.#take(key);
+    if (from === 0) cached = { epoch, messages: [], chars: 0 };
+    if (!cached) return;
+    if (cached.epoch === epoch && cached.messages.length === from) {
+      cached.messages.push(...messages);
+      cached.chars += messages.reduce((sum, m) => sum + JSON.stringify(m).length, 0);
+    }
+    this.#keep(key, cached);
   }
 
   #take(key: string): Cached | undefined {

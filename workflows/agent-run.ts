@@ -15,26 +15,31 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { reachableAgents, type Agent } from '../shared/define-agent.js';
-import { DefinitionError } from '../shared/definition-error.js';
-import type { TranscriptSlice } from '../shared/transcript.js';
-import { advance, handOverDue, loopControl, planStart, resolvePolicy, toolboxOf, transcriptEntries, type LoopSignals, type Plan, type PlanStep } from '../planner/index.js';
-import { CairnAgent, CairnPhase } from './search-attributes.js';
+import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
+import { DefinitionError } from '../shared/failures/definition-error.js';
+import type { TranscriptSlice } from '../shared/model/transcript.js';
+import { advance, deliverMessages, handOverDue, loopControl, planStart, resolvePolicy, toolboxOf, transcriptEntries, type LoopSignals, type Plan, type PlanStep } from '../planner/index.js';
+import { CairnAgent, CairnPhase, searchPhase } from './search-attributes.js';
 import { describeStep, runDetails, runState } from './run-details.js';
 import { TranscriptLog } from './transcript-log.js';
-import { RunInbox } from './run-inbox.js';
+import { HAND_OVER_AFTER_SIGNALS, RunInbox } from './run-inbox.js';
 import { ChildRuns, ParentLink } from './child-runs.js';
 import { RunStream } from './run-stream.js';
 import { RunNarrator } from './run-narrator.js';
+import { UserMessages } from './user-messages.js';
 import { runInputProblem } from './run-input.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
-import { ACTIVITY_IDS_PATCH, CANCEL_IN_FLIGHT_PATCH, takeStep } from './take-step.js';
-import { stateQuery, transcriptQuery, untilIdleUpdate, type AgentRunInput, type AgentRunResult, type StepLogEntry } from './messages.js';
+import { ACTIVITY_IDS_PATCH, CANCEL_IN_FLIGHT_PATCH, SETTLE_UPDATES_PATCH, takeStep } from './take-step.js';
+import { stateQuery, transcriptQuery, untilIdleUpdate, type AgentRunInput, type AgentRunResult, type RunState, type StepLogEntry } from './messages.js';
 
 export { MODEL_ACTIVITY_OPTIONS } from './take-step.js';
 
 /** Runs from before it never handed over while paused; replays of them must not either. */
 const HAND_OVER_WHILE_PAUSED_PATCH = 'cairn-hand-over-while-paused';
+/** Runs from before it upserted CairnPhase at every model/tools change, twice a turn (search-attributes.ts). */
+const RUNNING_PHASE_PATCH = 'cairn-running-phase';
+/** Runs from before it did not hand over after HAND_OVER_AFTER_SIGNALS Signals. */
+const HAND_OVER_AFTER_SIGNALS_PATCH = 'cairn-hand-over-after-signals';
 
 /**
  * Builds the `agentRun` workflow over a fixed set of agents (bundled with the workflow code).
@@ -52,6 +57,10 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const handOverWhilePaused = patched(HAND_OVER_WHILE_PAUSED_PATCH);
     const activityIds = patched(ACTIVITY_IDS_PATCH);
     const cancelInFlight = patched(CANCEL_IN_FLIGHT_PATCH);
+    const settleUpdates = patched(SETTLE_UPDATES_PATCH);
+    // Asked only by runs that upsert search attributes: the others get no marker for it.
+    const listedPhase = input.searchAttributes && patched(RUNNING_PHASE_PATCH) ? searchPhase : (phase: string) => phase;
+    const handOverAfterSignals = patched(HAND_OVER_AFTER_SIGNALS_PATCH);
     const agent = byName.get(input.agent);
     if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
     const model = input.model ?? agent.model;
@@ -83,6 +92,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     let state = plan.state;
     let handingOver = false;
     let finalAnswer: string | null = null;
+    let failure: RunState['failure'];
     const scheduled = new Map<string, number>();
     const steps: StepLogEntry[] = [...(carried?.steps ?? [])];
     let seq = steps.at(-1)?.seq ?? 0;
@@ -96,8 +106,10 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const parent = new ParentLink();
     const inbox = new RunInbox(carried);
     inbox.install(() => state, tools, children, (kind, id, detail) => narrator.heard(kind, id, detail));
+    const messages = new UserMessages(carried?.messages);
+    messages.install(() => state, () => finalAnswer !== null || handingOver, (kind, id, detail) => narrator.heard(kind, id, detail));
     const snapshot = () =>
-      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children });
+      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure });
     setHandler(stateQuery, snapshot);
     const idle = () => finalAnswer !== null || handingOver || inbox.holding() || inbox.awaitsPerson(state) || children.waiting();
     setHandler(untilIdleUpdate, async () => (await condition(idle), snapshot()), {
@@ -127,11 +139,12 @@ export function defineAgentRun(agents: readonly Agent[]) {
       transcript.append(transcriptEntries(p, transcript.messages));
       transcript.fit(p.state.policy.context);
       state = p.state;
-      if (input.searchAttributes && state.phase !== lastPhase) upsertSearchAttributes([{ key: CairnPhase, value: state.phase }]);
-      lastPhase = state.phase;
+      const phase = listedPhase(state.phase);
+      if (input.searchAttributes && phase !== lastPhase) upsertSearchAttributes([{ key: CairnPhase, value: phase }]);
+      lastPhase = phase;
       let logged: StepLogEntry | undefined;
-      if (p.reply || p.record.length > 0 || p.notes.length > 0 || p.step !== lastStep) {
-        const { action, detail } = describeStep(p.step, state);
+      if (p.reply || p.record.length > 0 || p.notes.length > 0 || p.said || p.step !== lastStep) {
+        const { action, detail } = p.said ? { action: 'message', detail: p.said.join(' | ') } : describeStep(p.step, state);
         // Clipped: the log travels with every continue-as-new and every state snapshot.
         logged = { seq: ++seq, turn: state.turn, at: transcript.length, action, detail: detail.slice(0, 300) };
         steps.push(logged);
@@ -144,7 +157,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const signals = (): LoopSignals => ({
       cancelReason: inbox.cancelReason,
       paused: inbox.paused,
-      continueAsNewSuggested: workflowInfo().continueAsNewSuggested,
+      continueAsNewSuggested: workflowInfo().continueAsNewSuggested || (handOverAfterSignals && inbox.signalsTaken >= HAND_OVER_AFTER_SIGNALS),
       historyBytes: workflowInfo().historySize,
       historyEvents: workflowInfo().historyLength,
       handOverWhilePaused,
@@ -159,6 +172,11 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const drive = async (): Promise<AgentRunResult> => {
       for (;;) {
         if (plan !== applied) apply(plan);
+        const delivered = deliverMessages(state, plan.step, messages.queued);
+        if (delivered) {
+          messages.delivered();
+          apply((plan = delivered));
+        }
         setCurrentDetails(runDetails(snapshot()));
         const step = plan.step;
         switch (loopControl(state, step, signals())) {
@@ -167,6 +185,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
             finalAnswer = answer;
             narrator.finished(answer, reason);
             setCurrentDetails(runDetails(snapshot()));
+            // A reader following the stream gets the end before the run closes (bounded; none polling, no wait).
+            await stream.linger(state.policy.readerLingerMs);
+            stream.close();
             await condition(allHandlersFinished);
             return { answer, reason, turns: state.turn, toolCalls: state.toolCallsUsed, generation, errors: state.lastErrors };
           }
@@ -192,7 +213,11 @@ export function defineAgentRun(agents: readonly Agent[]) {
             narrator.handingOver(generation + 1);
             return continueAsNew<typeof agentRun>({
               ...input,
-              carried: { state, step, transcript: transcript.messages, generation: generation + 1, ...inbox.carried(), steps, stream: stream.carried(), ...(listings.length > 0 && { mcp: listings }) },
+              carried: {
+                ...{ state, step, transcript: transcript.messages, generation: generation + 1, ...inbox.carried(), steps, stream: stream.carried() },
+                ...(listings.length > 0 && { mcp: listings }),
+                ...(messages.carried() && { messages: messages.carried() }),
+              },
             });
           }
           case 'take_step':
@@ -200,10 +225,13 @@ export function defineAgentRun(agents: readonly Agent[]) {
         }
         await parent.notify(state, step.type === 'await_clarification' || step.type === 'await_review');
         narrator.taking(step);
+        const working = messages.working(step);
         const happened = await takeStep(step, {
+          interrupted: working.interrupted,
           state,
           scheduled: activityIds ? scheduled : undefined,
           cancelInFlight,
+          settleUpdates,
           inbox,
           tools,
           children: { runs: children, depth: input.depth ?? 0, searchAttributes: input.searchAttributes === true, model },
@@ -211,10 +239,18 @@ export function defineAgentRun(agents: readonly Agent[]) {
           transcript: { length: transcript.length, epoch: transcript.epoch },
           handOverDue: () => handOverDue(state, signals()),
         });
+        working.done();
         narrator.took(happened);
         if (happened) plan = advance(state, step, happened, context());
       }
     };
-    return CancellationScope.nonCancellable(drive);
+    return CancellationScope.nonCancellable(drive).catch((err: unknown) => {
+      // The run fails (its model cannot be used): its state says why too, for `cairn show` and the UI.
+      if (err instanceof ApplicationFailure) {
+        failure = { type: err.type ?? 'ApplicationFailure', message: err.message };
+        setCurrentDetails(runDetails(snapshot()));
+      }
+      throw err;
+    });
   };
 }

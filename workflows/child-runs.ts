@@ -7,12 +7,12 @@
  * cancel of the parent is forwarded, so children finish gracefully. Workflow code (sandbox).
  */
 import { getExternalWorkflowHandle, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
-import { resultAfterRetries } from '../shared/after-retries.js';
-import type { Agent } from '../shared/define-agent.js';
-import type { JsonValue } from '../shared/json.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import { fromError, toolError, type ToolError } from '../shared/tool-error.js';
-import { errorResult, type ToolResult } from '../shared/tool-result.js';
+import { resultAfterRetries } from '../shared/failures/after-retries.js';
+import type { Agent } from '../shared/agent/define-agent.js';
+import type { JsonValue } from '../shared/json/json.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import { errorChain, fromError, toolError, type ToolError } from '../shared/failures/tool-error.js';
+import { errorResult, type ToolResult } from '../shared/tools/tool-result.js';
 import type { ErrorSummary, PendingClarification, PendingReview, PlannerState } from '../planner/index.js';
 import { HumanInputError, validateAnswer } from './human-input.js';
 import {
@@ -95,8 +95,8 @@ export class ChildRuns {
   /** Checks a decision meant for a child's review (pending, same arguments); the child checks the rest. */
   checkReview(to: { child: Child; id: string }, input: ReviewInput): void {
     const review = to.child.status?.reviews.find((r) => r.toolCallId === to.id);
-    if (!review) throw new HumanInputError(`No review is pending for tool call "${to.child.link.toolCallId}/${to.id}".`);
-    if (input.argsHash !== review.argsHash) throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${review.argsHash}, not ${String(input.argsHash)}.`);
+    if (!review) throw new HumanInputError(`No review is pending for tool call "${to.child.link.toolCallId}/${to.id}".`, 'not_pending');
+    if (input.argsHash !== review.argsHash) throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${review.argsHash}, not ${String(input.argsHash)}.`, 'stale_review');
   }
 
   async forwardReview(to: { child: Child; id: string }, input: ReviewInput): Promise<void> {
@@ -150,7 +150,7 @@ export class ChildRuns {
       const message = `${agent.name} stopped before finishing (${result.reason}); its last answer is partial.`;
       return { ...errorResult(call, toolError(code, message, chainOf(result.errors ?? [])), { message }, { partialResult: { answer: result.answer } }), ...linked };
     } catch (err) {
-      return { ...resultAfterRetries(call, fromError(err)), ...linked };
+      return { ...childEnded(call, agent.name, workflowId, fromError(err)), ...linked };
     } finally {
       running = false;
       this.#children.delete(workflowId);
@@ -179,4 +179,17 @@ function chainOf(errors: readonly ErrorSummary[]): ToolError | undefined {
   let chain: ToolError | undefined;
   for (const e of errors) chain = toolError(e.code, `${e.tool} ${e.toolCallId}: ${e.message}`, chain);
   return chain;
+}
+
+/**
+ * A child run that closed without a result. Terminated or cancelled (by an operator, say) is said
+ * as such, `cancelled`: nothing was retried and the agent tool is not at fault, so it stays
+ * enabled. Any other failure is read as a tool's failure after its retries.
+ */
+function childEnded(call: ToolCall, agent: string, workflowId: string, cause: ToolError): ToolResult {
+  const links = errorChain(cause);
+  const how = links.some((link) => link.name === 'TerminatedFailure') ? 'terminated' : links.some((link) => link.name === 'CancelledFailure') ? 'cancelled' : undefined;
+  if (!how) return resultAfterRetries(call, cause);
+  const message = `The ${agent} run ${workflowId} was ${how} before it finished, so it has no answer; it was not retried, and ${call.name} is not at fault.`;
+  return errorResult(call, toolError('cancelled', message, cause), { message });
 }

@@ -3,13 +3,14 @@
  * or decision throws before anything enters history. Deterministic.
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AnyTool } from '../shared/define-tool.js';
-import type { JsonValue } from '../shared/json.js';
-import { allowedDecisions, REVIEW_DECISIONS } from '../shared/review-config.js';
-import { argsHash } from '../shared/hash.js';
-import { checkToolCall } from '../shared/validate-arguments.js';
+import type { AnyTool } from '../shared/tools/define-tool.js';
+import type { JsonValue } from '../shared/json/json.js';
+import { allowedDecisions, REVIEW_DECISIONS } from '../shared/tools/review-config.js';
+import { argsHash } from '../shared/identity/hash.js';
+import { checkToolCall } from '../shared/guards/validate-arguments.js';
 import type { PendingClarification, PendingReview, ReviewDecision } from '../planner/index.js';
 import type { ClarificationAnswer, ReviewInput } from './messages.js';
+import type { HumanInputRefusal } from '../shared/failures/human-input-refusal.js';
 
 /** The largest answer or review decision a person may send, in characters (of JSON for objects). */
 export const MAX_HUMAN_INPUT_CHARS = 20_000;
@@ -17,20 +18,21 @@ const MAX_ANSWER_CHARS = MAX_HUMAN_INPUT_CHARS;
 
 /**
  * What a person sent cannot be used. A non-retryable ApplicationFailure of type `HumanInputError`:
- * sending the same input again cannot succeed, and a client sees why in the failed Update.
+ * sending the same input again cannot succeed, and a client sees why in the failed Update. Its
+ * first detail is `{ code }` (refusalCodeOf reads it), so clients never parse the message.
  */
 export class HumanInputError extends ApplicationFailure {
   override readonly name = 'HumanInputError';
 
-  constructor(message: string) {
-    super(message, 'HumanInputError', true);
+  constructor(message: string, code: HumanInputRefusal = 'invalid_input') {
+    super(message, 'HumanInputError', true, [{ code }]);
   }
 }
 
 export function validateAnswer(pending: PendingClarification | null, input: ClarificationAnswer): void {
-  if (!pending) throw new HumanInputError('No clarification is pending.');
+  if (!pending) throw new HumanInputError('No clarification is pending.', 'not_pending');
   if (!input || typeof input !== 'object') throw new HumanInputError('Expected { id, answer }.');
-  if (input.id !== pending.id) throw new HumanInputError(`Unknown clarification id "${String(input.id)}"; the pending one is "${pending.id}".`);
+  if (input.id !== pending.id) throw new HumanInputError(`Unknown clarification id "${String(input.id)}"; the pending one is "${pending.id}".`, 'not_pending');
   const a: unknown = input.answer;
   if (typeof a === 'string') {
     if (a.trim() === '') throw new HumanInputError('The answer is empty.');
@@ -61,20 +63,21 @@ export function validateReview(
   tools: ReadonlyMap<string, AnyTool>,
   input: ReviewInput,
 ): DecidedReview | undefined {
-  if (!input || typeof input !== 'object' || !input.decision) throw new HumanInputError('Expected { toolCallId, argsHash, decision }.');
-  const previous = decided[input.toolCallId];
+  if (!input || typeof input !== 'object' || !input.decision || typeof input.toolCallId !== 'string') throw new HumanInputError('Expected { toolCallId, argsHash, decision }.');
+  // Own keys only: a toolCallId of `__proto__` or `constructor` names no decision.
+  const previous = Object.hasOwn(decided, input.toolCallId) ? decided[input.toolCallId] : undefined;
   const review = pending.find((r) => r.toolCallId === input.toolCallId);
-  if (!review && !previous) throw new HumanInputError(`No review is pending for tool call "${String(input.toolCallId)}".`);
+  if (!review && !previous) throw new HumanInputError(`No review is pending for tool call "${String(input.toolCallId)}".`, 'not_pending');
   const expected = review?.argsHash ?? previous!.argsHash;
   if (input.argsHash !== expected)
-    throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`);
+    throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`, 'stale_review');
   // Bounded first: the decision enters history, the state and the transcript.
   const sent = jsonText(input.decision);
   if (sent === undefined || sent.length > MAX_HUMAN_INPUT_CHARS)
     throw new HumanInputError(`The decision is larger than ${MAX_HUMAN_INPUT_CHARS} characters of JSON (or is not JSON); send a shorter one.`);
   if (previous) {
     if (previous.sent === sent) return undefined;
-    throw new HumanInputError(`Tool call ${input.toolCallId} was already decided (${previous.decision.type}).`);
+    throw new HumanInputError(`Tool call ${input.toolCallId} was already decided (${previous.decision.type}).`, 'already_decided');
   }
   return { argsHash: expected, decision: toDecision(review!, tools, input.decision), sent };
 }

@@ -1,14 +1,14 @@
 /**
  * The tools of an agent's MCP servers for one run: listed by an activity when the run starts
  * (recorded once in history), carried through continue-as-new, and turned into Cairn tools the
- * workflow validates calls against (shared/mcp-tools.ts). Agents without MCP servers schedule
+ * workflow validates calls against (shared/mcp/mcp-tools.ts). Agents without MCP servers schedule
  * nothing, so their histories are what they were. Workflow code (sandbox).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { Agent } from '../shared/define-agent.js';
-import type { AnyTool } from '../shared/define-tool.js';
-import type { McpListing } from '../shared/mcp-server.js';
-import { mcpTools } from '../shared/mcp-tools.js';
+import type { Agent } from '../shared/agent/define-agent.js';
+import type { AnyTool } from '../shared/tools/define-tool.js';
+import type { McpListing } from '../shared/mcp/mcp-server.js';
+import { mcpTools } from '../shared/mcp/mcp-tools.js';
 
 /** The listing activity's signature (activities/mcp-activity.ts). */
 type McpActivities = { listMcpTools(servers: readonly string[]): Promise<McpListing[]> };

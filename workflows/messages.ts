@@ -3,11 +3,12 @@
  * import these definitions; the workflow installs their handlers. Workflow-safe.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { JsonValue } from '../shared/json.js';
-import type { McpListing } from '../shared/mcp-server.js';
-import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/transcript.js';
+import type { JsonValue } from '../shared/json/json.js';
+import type { McpListing } from '../shared/mcp/mcp-server.js';
+import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/model/transcript.js';
 import type { DecidedReview } from './human-input.js';
 import type { StreamState } from './run-stream.js';
+import type { CarriedMessages } from './user-messages.js';
 import type { ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerState, PolicyOverrides } from '../planner/index.js';
 
 export interface AgentRunInput {
@@ -46,8 +47,10 @@ export interface CarriedRun {
   readonly paused?: boolean;
   /** The live event stream's newest events and offset: offsets continue in the next run. */
   readonly stream?: StreamState;
-  /** The MCP servers' tools as listed when the chain started (shared/mcp-server.ts). */
+  /** The MCP servers' tools as listed when the chain started (shared/mcp/mcp-server.ts). */
   readonly mcp?: readonly McpListing[];
+  /** Messages people sent that the model has not read yet (user-messages.ts). */
+  readonly messages?: CarriedMessages;
 }
 
 export interface AgentRunResult {
@@ -117,6 +120,8 @@ export interface RunState {
   readonly continuingAsNew: boolean;
   /** The latest planner steps, oldest first (at most 50). */
   readonly steps: readonly StepLogEntry[];
+  /** Why the run failed, when it did (e.g. `ModelConfigError`: its model cannot be used); the run's failure says the same. */
+  readonly failure?: { readonly type: string; readonly message: string };
 }
 
 export interface ClarificationAnswer {

@@ -5,10 +5,10 @@
  * planner's. Deterministic.
  */
 import { enabledTools, type PlannerState, type PlanStep, type ReviewDecision } from '../planner/index.js';
-import type { ToolChoice } from '../shared/model-response.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import { failureCode } from '../shared/tool-result.js';
-import { allowedDecisions } from '../shared/review-config.js';
+import type { ToolChoice } from '../shared/model/model-response.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import { failureCode } from '../shared/tools/tool-result.js';
+import { allowedDecisions } from '../shared/tools/review-config.js';
 import type { RunState, StepLogEntry } from './messages.js';
 import type { ChildRuns } from './child-runs.js';
 
@@ -21,6 +21,8 @@ export function describeStep(step: PlanStep, state: PlannerState): Pick<StepLogE
       return { action: 'model', detail: `model turn with ${step.tools.length} tool(s)` };
     case 'execute_tools':
       return { action: 'run_tools', detail: step.calls.map((c) => c.name).join(', ') };
+    case 'reconcile':
+      return { action: 'reconcile', detail: `outcome unknown: asking ${step.calls.map(({ call }) => `${call.name} (call ${call.toolCallId})`).join(', ')} whether it took effect` };
     case 'back_off':
       return { action: 'back_off', detail: `${step.reason}; retry in ${step.delayMs} ms without a model turn` };
     case 'await_clarification':
@@ -41,6 +43,7 @@ export function runState(input: {
   generation: number;
   continuingAsNew: boolean;
   steps: readonly StepLogEntry[];
+  failure?: RunState['failure'];
   /** Child runs in progress, and what they wait on (child-runs.ts). */
   children?: Pick<ChildRuns, 'links' | 'clarification' | 'reviews'>;
 }): RunState {
@@ -67,6 +70,7 @@ export function runState(input: {
     generation: input.generation,
     continuingAsNew: input.continuingAsNew,
     steps: input.steps,
+    ...(input.failure && { failure: input.failure }),
   };
 }
 
@@ -81,6 +85,7 @@ export function runDetails(s: RunState): string {
   if (s.paused) status.push('paused');
   if (s.continuingAsNew) status.push('handing over to a new run');
   const lines = [status.join(' · ')];
+  if (s.failure) lines.push(`**Failed** ${code(s.failure.type, 64)}: ${text(s.failure.message, MAX_ERROR_CHARS)}`);
   if (s.clarification) lines.push(`**Question ${text(s.clarification.id, 40)}:** ${text(s.clarification.question, 300)}`);
   for (const r of s.reviews) {
     lines.push(`**Review ${text(r.toolCallId, 40)}:** ${text(r.name, 64)} ${code(JSON.stringify(r.args), 120)}`);
@@ -109,7 +114,7 @@ export const MAX_ERROR_CHARS = 400;
 /** How many of the planner's latest decisions the details list. */
 const MAX_DECISIONS = 4;
 /** Steps that are decisions (a plain model turn or tool run is not). */
-const DECISION_ACTIONS = new Set(['repair', 'back_off', 'clarify', 'review', 'final']);
+const DECISION_ACTIONS = new Set(['repair', 'back_off', 'reconcile', 'clarify', 'review', 'final']);
 const NBSP = '\u00a0';
 
 /**

@@ -5,10 +5,10 @@
  * sent, a hand-over, the finish. Each is small: large values are cut to a preview, so a
  * subscriber's poll (which enters history) stays cheap. Workflow-safe, deterministic.
  */
-import type { JsonValue } from '../shared/json.js';
-import type { ModelOutcome } from '../shared/model-response.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { JsonValue } from '../shared/json/json.js';
+import type { ModelOutcome } from '../shared/model/model-response.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { PendingClarification, PendingReview } from '../planner/index.js';
 import type { ChildLink } from './messages.js';
 
@@ -26,6 +26,8 @@ export type RunEvent =
   | (Base & { readonly type: 'run_started'; readonly agent: string; readonly prompt: string })
   | (Base & {
       readonly type: 'model_turn';
+      /** The model call (its activity id, e.g. `model:3:1`), as its live deltas name it; absent in runs that let Temporal number activities. */
+      readonly call?: string;
       readonly text?: string;
       readonly toolCalls?: readonly string[];
       readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
@@ -43,7 +45,7 @@ export type RunEvent =
 export type RunEventType = RunEvent['type'];
 
 /** What a person sent a run. */
-export type HumanKind = 'answer' | 'review' | 'pause' | 'resume' | 'cancel';
+export type HumanKind = 'answer' | 'review' | 'pause' | 'resume' | 'cancel' | 'message';
 
 /** `value` whole when small, else `{ preview, chars }`. */
 export function preview(value: JsonValue | undefined, max = MAX_EVENT_VALUE_CHARS): JsonValue {
@@ -52,13 +54,13 @@ export function preview(value: JsonValue | undefined, max = MAX_EVENT_VALUE_CHAR
   return text.length <= max ? value : { preview: text.slice(0, max), chars: text.length };
 }
 
-export function modelTurnEvent(base: Base, outcome: ModelOutcome): RunEvent {
-  if (outcome.status === 'error') return { ...base, type: 'model_turn', error: { code: outcome.error.code, message: outcome.error.message.slice(0, 500) } };
+export function modelTurnEvent(base: Base, outcome: ModelOutcome, call?: string): RunEvent {
+  const turn = { ...base, type: 'model_turn' as const, ...(call && { call }) };
+  if (outcome.status === 'error') return { ...turn, error: { code: outcome.error.code, message: outcome.error.message.slice(0, 500) } };
   const response = outcome.response;
-  if (!response) return { ...base, type: 'model_turn', text: '' };
+  if (!response) return { ...turn, text: '' };
   return {
-    ...base,
-    type: 'model_turn',
+    ...turn,
     text: response.text.slice(0, 1_000),
     toolCalls: response.toolCalls.slice(0, 64).map((c) => c.name),
     ...(response.usage && { usage: response.usage }),

@@ -5,8 +5,8 @@
  * valid. Workflow code (sandbox), deterministic.
  */
 import { setHandler } from '@temporalio/workflow';
-import type { AnyTool } from '../shared/define-tool.js';
-import type { JsonValue } from '../shared/json.js';
+import type { AnyTool } from '../shared/tools/define-tool.js';
+import type { JsonValue } from '../shared/json/json.js';
 import type { PlannerState, ReviewDecision } from '../planner/index.js';
 import { HumanInputError, validateAnswer, validateReview, type DecidedReview } from './human-input.js';
 import {
@@ -24,6 +24,14 @@ import {
 import type { ChildRuns } from './child-runs.js';
 import type { HumanKind } from './run-events.js';
 
+/**
+ * A run hands over (continue-as-new) once it has taken this many Signals, when it can: half of what
+ * Cairn's dev servers let one run take (runtime/embedded-server.ts, MAX_SIGNALS_PER_RUN), so people
+ * and child runs can always reach it, and a flood of large Signals never grows one history to
+ * Temporal's 50 MB limit.
+ */
+export const HAND_OVER_AFTER_SIGNALS = 5;
+
 /** A cancel reason longer than this is cut: it becomes the run's finishing reason and a note to the model. */
 const MAX_CANCEL_REASON_CHARS = 500;
 
@@ -33,6 +41,8 @@ export class RunInbox {
   readonly decisions: Record<string, DecidedReview>;
   paused = false;
   cancelReason: string | null = null;
+  /** Signals this run has taken, valid or not: each entered its history (a run hands over after HAND_OVER_AFTER_SIGNALS). */
+  signalsTaken = 0;
   /** Resolves with the reason once the run is cancelled (child runs are told then). */
   readonly cancelled: Promise<string>;
   #cancel: (reason: string) => void = () => {};
@@ -66,7 +76,7 @@ export class RunInbox {
       if (to) return children.checkAnswer(to, a);
       validateAnswer(state().clarification, a);
       // A second answer would silently replace the first, and its sender would never know.
-      if (this.answer !== undefined) throw new HumanInputError('This question was already answered; the run is acting on that answer.');
+      if (this.answer !== undefined) throw new HumanInputError('This question was already answered; the run is acting on that answer.', 'already_decided');
     };
     const takeAnswer = async (a: ClarificationAnswer) => {
       heard('answer', a.id, a.answer);
@@ -92,18 +102,21 @@ export class RunInbox {
       description: 'Decide a pending tool call: accept, edit (new args), respond (content), reject (reason).',
     });
     // Signals cannot be refused; an invalid one is dropped and what it was about stays open.
-    setHandler(answerClarificationSignal, (a: ClarificationAnswer) => ignoreRefused(checkAnswer, takeAnswer, a));
-    setHandler(reviewToolCallSignal, (r: ReviewInput) => ignoreRefused(checkReview, takeReview, r));
+    setHandler(answerClarificationSignal, (a: ClarificationAnswer) => (this.signalsTaken++, ignoreRefused(checkAnswer, takeAnswer, a)));
+    setHandler(reviewToolCallSignal, (r: ReviewInput) => (this.signalsTaken++, ignoreRefused(checkReview, takeReview, r)));
     setHandler(pauseSignal, () => {
+      this.signalsTaken++;
       if (!this.paused) heard('pause', '', null);
       this.paused = true;
     });
     setHandler(resumeSignal, () => {
+      this.signalsTaken++;
       if (this.paused) heard('resume', '', null);
       this.paused = false;
     });
     // Signals cannot be refused, and a handler that throws would wedge the run: take any payload.
     setHandler(cancelSignal, (reason?: unknown) => {
+      this.signalsTaken++;
       const text = typeof reason === 'string' ? reason.trim().slice(0, MAX_CANCEL_REASON_CHARS) : '';
       if (this.cancelReason === null) heard('cancel', '', text || 'cancelled by a user');
       this.cancel(text || 'cancelled by a user');

@@ -6,8 +6,8 @@
  * Workflow-safe, deterministic.
  */
 import { z } from 'zod';
-import { policyOverridesSchema } from '../shared/agent-policy.js';
-import { summariseIssues, toFieldIssues } from '../shared/zod-issues.js';
+import { policyOverridesSchema } from '../shared/agent/agent-policy.js';
+import { summariseIssues, toFieldIssues } from '../shared/guards/zod-issues.js';
 
 /** The longest prompt a run accepts (characters); longer text belongs in a tool the agent can read. */
 export const MAX_PROMPT_CHARS = 200_000;

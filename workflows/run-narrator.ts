@@ -4,7 +4,7 @@
  * Every tool call ends with exactly one `tool_end` per execution, including calls the planner
  * decided without running them. Workflow code (sandbox), deterministic.
  */
-import type { JsonValue } from '../shared/json.js';
+import type { JsonValue } from '../shared/json/json.js';
 import type { Happening, Plan, PlanStep, PlannerState } from '../planner/index.js';
 import { modelTurnEvent, preview, toolEndEvent, toolStartEvent, type HumanKind, type RunEvent } from './run-events.js';
 import type { ChildLink, ChildStatus } from './messages.js';
@@ -50,7 +50,9 @@ export class RunNarrator {
 
   /** What the step brought back. */
   took(happening: Happening | undefined): void {
-    if (happening?.type === 'model_outcome') this.#tell(modelTurnEvent(this.#base(), happening.outcome));
+    // A reconciled call ends again, with its reconciled result, when the batch is recorded.
+    if (happening?.type === 'reconciled') for (const report of happening.reports) this.#told.delete(report.toolCallId);
+    if (happening?.type === 'model_outcome') this.#tell(modelTurnEvent(this.#base(), happening.outcome, happening.call));
     if (happening?.type === 'tool_results')
       for (const result of happening.results) {
         this.#tell(toolEndEvent(this.#base(), result));
@@ -77,7 +79,7 @@ export class RunNarrator {
   }
 
   finished(answer: string, reason: string | null): void {
+    // The stream stays open: the run closes it once its readers have the end (agent-run.ts, RunStream.linger).
     this.#tell({ ...this.#base(), type: 'finish', answer: answer.slice(0, 4_000), reason, toolCalls: this.state().toolCallsUsed });
-    this.stream.close();
   }
 }

@@ -4,12 +4,18 @@
  * Workflow Streams protocol of Temporal's `@temporalio/workflow-streams` (and its Python twin):
  * the `__temporal_workflow_stream_poll` Update (a long poll: `{ topics, from_offset }` →
  * `{ items, next_offset, more_ready }`), the `__temporal_workflow_stream_offset` Query, items as
- * base64 JSON Payloads, topics named by event type. Only the run publishes: the publish Signal is
- * taken and ignored. The log is bounded; a poll for an offset already dropped fails with
- * `TruncatedOffset`, as there. Workflow code (sandbox).
+ * base64 JSON Payloads, topics named by event type. The run publishes its events; activities
+ * publish a model's live deltas with the publish Signal (run-stream-publish.ts: validated,
+ * deduplicated by publisher id and sequence, anything else dropped). Deltas are not carried into
+ * continue-as-new, so the carried log can have gaps: offsets stay as first given. The log is
+ * bounded; a poll for an offset already dropped fails with `TruncatedOffset`, as there. A run
+ * that finishes while a reader follows it waits, briefly, until the reader has read the end
+ * (`linger`). Workflow code (sandbox).
  */
-import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
-import type { JsonValue } from '../shared/json.js';
+import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, patched, setHandler } from '@temporalio/workflow';
+import { isLiveTopic, STREAM_PUBLISH_SIGNAL, STREAM_PUBLISH_UPDATE, type PublishInput } from '../shared/live/model-delta.js';
+import { PublishDedup, publishedItems, validPublish } from './run-stream-publish.js';
+import type { JsonValue } from '../shared/json/json.js';
 import { encodeJsonItem } from '../shared/stream-wire.js';
 import type { RunEvent } from './run-events.js';
 
@@ -41,13 +47,20 @@ export interface StreamState {
   readonly base_offset: number;
   readonly publisher_sequences: Record<string, number>;
   readonly publisher_last_seen: Record<string, number>;
+  /** The offset the next event gets, when the log ends in a gap (dropped deltas). */
+  readonly next_offset?: number;
 }
 
 export const streamPollUpdate = defineUpdate<StreamPollResult, [StreamPollInput]>('__temporal_workflow_stream_poll');
 export const streamOffsetQuery = defineQuery<number>('__temporal_workflow_stream_offset');
 /** Cairn's own addition: the same read without waiting, as a Query, so a finished run can still be read. */
 export const streamReadQuery = defineQuery<StreamPollResult, [StreamPollInput]>('cairnStreamRead');
-const streamPublishSignal = defineSignal<[unknown]>('__temporal_workflow_stream_publish');
+export const streamPublishSignal = defineSignal<[PublishInput]>(STREAM_PUBLISH_SIGNAL);
+/** Cairn's durable transport publishes by Update: not capped like Signals, and refusable. */
+export const streamPublishUpdate = defineUpdate<void, [PublishInput]>(STREAM_PUBLISH_UPDATE);
+
+/** Runs from before it closed the instant they finished; replays of them must not wait for readers. */
+const READER_LINGER_PATCH = 'cairn-reader-linger';
 
 /** Events kept in memory; older ones are dropped (a poll for them fails with TruncatedOffset). */
 const MAX_KEPT_EVENTS = 1_000;
@@ -61,11 +74,18 @@ export class RunStream {
   #log: StreamWireItem[];
   #chars: number;
   #base: number;
+  #next: number;
   #closed = false;
+  readonly #dedup = new PublishDedup();
+  /** Workflow time of the latest poll, and the furthest offset a poll asked for: a reader has all before it. */
+  #polledAt: number | null = null;
+  #readTo = 0;
 
   constructor(carried?: StreamState) {
-    this.#log = carried ? carried.log.map((item, i) => ({ ...item, offset: carried.base_offset + i })) : [];
+    // Items carried before gaps existed have offset 0 and sit at base_offset + index.
+    this.#log = carried ? carried.log.map((item, i) => ({ ...item, offset: item.offset || carried.base_offset + i })) : [];
     this.#base = carried?.base_offset ?? 0;
+    this.#next = Math.max(carried?.next_offset ?? 0, (this.#log.at(-1)?.offset ?? this.#base - 1) + 1, this.#base);
     this.#chars = this.#log.reduce((sum, item) => sum + item.data.length, 0);
   }
 
@@ -81,23 +101,57 @@ export class RunStream {
     });
     setHandler(streamOffsetQuery, () => this.#base + this.#log.length);
     setHandler(streamReadQuery, (input) => this.#read({ topics: Array.isArray(input?.topics) ? input.topics : [], from_offset: Math.max(0, Math.trunc(Number(input?.from_offset) || 0)) }));
-    // Only the run writes its story; a Signal cannot be refused, so an outside publish is dropped.
-    setHandler(streamPublishSignal, () => undefined);
+    // Only live deltas may come from outside, and a Signal cannot be refused: anything else is dropped.
+    setHandler(streamPublishSignal, (input) => {
+      for (const item of publishedItems(input, this.#dedup)) this.#append(item.topic, item.data);
+    });
+    setHandler(
+      streamPublishUpdate,
+      (input) => {
+        for (const item of publishedItems(input, this.#dedup)) this.#append(item.topic, item.data);
+      },
+      {
+        validator: (input) => {
+          if (!validPublish(input))
+            throw ApplicationFailure.create({
+              message: `Expected { items: 1 to 64 live events (model_delta, model_reset), publisher_id, sequence >= 1 }.`,
+              type: 'InvalidPublish',
+              nonRetryable: true,
+            });
+        },
+        description: "Cairn's durable transport: a batch of a model call's live deltas (a repeated sequence is taken once).",
+      },
+    );
   }
 
   /** The offset the next event gets. */
   get offset(): number {
-    return this.#base + this.#log.length;
+    return this.#next;
   }
 
   publish(event: RunEvent): void {
-    const data = encodeJsonItem(event as unknown as JsonValue);
-    this.#log.push({ topic: event.type, data, offset: this.offset });
+    this.#append(event.type, encodeJsonItem(event as unknown as JsonValue));
+  }
+
+  #append(topic: string, data: string): void {
+    this.#log.push({ topic, data, offset: this.#next++ });
     this.#chars += data.length;
     while (this.#log.length > MAX_KEPT_EVENTS || (this.#chars > MAX_KEPT_CHARS && this.#log.length > 1)) {
       this.#chars -= this.#log.shift()!.data.length;
-      this.#base++;
+      this.#base = this.#log[0]?.offset ?? this.#next;
     }
+  }
+
+  /**
+   * When a reader has polled within `ms` and not yet asked for what comes after the end, waits up
+   * to `ms` for it to, so a subscriber that pauses between polls still gets the last events before
+   * the run closes (an answer the run gives as it closes may never reach it). No reader, no wait.
+   */
+  async linger(ms: number): Promise<void> {
+    const caughtUp = () => this.#readTo >= this.offset;
+    if (ms <= 0 || this.#polledAt === null || Date.now() - this.#polledAt > ms || caughtUp()) return;
+    if (!patched(READER_LINGER_PATCH)) return;
+    await condition(caughtUp, ms);
   }
 
   /** No more events in this run: waiting polls return what they have (the run finishes or hands over). */
@@ -112,10 +166,20 @@ export class RunStream {
 
   /** The newest events that fit, for the next run of the chain; offsets continue there. */
   carried(): StreamState {
+    // A turn's deltas are done with once its reply is recorded (hand-over happens between steps).
+    const log = this.#log.filter((item) => !isLiveTopic(item.topic));
+    const gaps = log.length < this.#log.length;
     let chars = 0;
-    let first = this.#log.length;
-    while (first > 0 && chars + this.#log[first - 1]!.data.length <= MAX_CARRIED_CHARS) chars += this.#log[--first]!.data.length;
-    return { log: this.#log.slice(first).map((item) => ({ ...item, offset: 0 })), base_offset: this.#base + first, publisher_sequences: {}, publisher_last_seen: {} };
+    let first = log.length;
+    while (first > 0 && chars + log[first - 1]!.data.length <= MAX_CARRIED_CHARS) chars += log[--first]!.data.length;
+    const kept = log.slice(first);
+    return {
+      log: kept.map((item) => ({ ...item, offset: gaps ? item.offset : 0 })),
+      base_offset: kept[0]?.offset ?? this.#next,
+      publisher_sequences: {},
+      publisher_last_seen: {},
+      ...(gaps && { next_offset: this.#next }),
+    };
   }
 
   async #poll(input: StreamPollInput): Promise<StreamPollResult> {
@@ -125,6 +189,8 @@ export class RunStream {
         type: 'TruncatedOffset',
         nonRetryable: true,
       });
+    this.#polledAt = Date.now();
+    this.#readTo = Math.max(this.#readTo, input.from_offset);
     if (input.from_offset !== 0 && input.from_offset < this.#base) throw truncated();
     await condition(() => this.#closed || this.offset > Math.max(input.from_offset, this.#base));
     if (input.from_offset !== 0 && input.from_offset < this.#base) throw truncated();
@@ -137,7 +203,14 @@ export class RunStream {
     const topics = input.topics.length > 0 ? new Set(input.topics) : undefined;
     const items: StreamWireItem[] = [];
     let chars = 0;
-    for (let i = from - this.#base; i < this.#log.length; i++) {
+    // Offsets rise but may have gaps: the first item at or after `from`.
+    let start = 0;
+    for (let hi = this.#log.length; start < hi; ) {
+      const mid = (start + hi) >> 1;
+      if (this.#log[mid]!.offset < from) start = mid + 1;
+      else hi = mid;
+    }
+    for (let i = start; i < this.#log.length; i++) {
       const item = this.#log[i]!;
       if (topics && !topics.has(item.topic)) continue;
       if (items.length > 0 && chars + item.data.length > MAX_POLL_CHARS) return { items, next_offset: item.offset, more_ready: true };

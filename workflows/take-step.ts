@@ -3,18 +3,19 @@
  * wait for a person. Reports what happened, or nothing when woken early (a cancel, a pause, a
  * hand-over: the loop's control deals with those). Decides nothing. Workflow code (sandbox).
  */
-import { CancellationScope, condition, isCancellation, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
-import type { AnyTool } from '../shared/define-tool.js';
-import type { ModelOutcome, ModelRequest } from '../shared/model-response.js';
-import type { ToolResult } from '../shared/tool-result.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import { agentOf } from '../shared/agent-tool.js';
-import { fromError } from '../shared/tool-error.js';
-import { checkModelOutcome } from '../shared/model-outcome-check.js';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, patched, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { AnyTool } from '../shared/tools/define-tool.js';
+import type { ModelOutcome, ModelRequest } from '../shared/model/model-response.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import { agentOf } from '../shared/tools/agent-tool.js';
+import { fromError } from '../shared/failures/tool-error.js';
+import { checkModelOutcome } from '../shared/model/model-outcome-check.js';
 import type { ChildRuns } from './child-runs.js';
 import { clarificationTimeLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
 import type { RunInbox } from './run-inbox.js';
 import { dispatch } from './tool-dispatch.js';
+import { reconcileCalls } from './reconcile-dispatch.js';
 import { modelTurnSummary, summaryLine, toolCallNote } from './run-details.js';
 
 /** The model activity's options: 5xx and network errors throw and are retried; classified failures come back as values. */
@@ -37,6 +38,28 @@ const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promis
  */
 export const ACTIVITY_IDS_PATCH = 'cairn-activity-ids';
 export const CANCEL_IN_FLIGHT_PATCH = 'cairn-cancel-in-flight';
+/**
+ * Runs from before it went on from a person's answer or decision in the same round as the Update
+ * that brought it, so the Update's completion raced the run's next commands (see `updatesSettled`).
+ */
+export const SETTLE_UPDATES_PATCH = 'cairn-settle-updates';
+/** Runs from before it finished "done" with a generic answer when their model could not be configured. */
+const MODEL_CONFIG_FAILS_RUN_PATCH = 'cairn-model-config-fails-run';
+
+/** Failures of the model activity that no retry, back-off or other turn can fix: the run fails with them. */
+const UNUSABLE_MODEL_TYPES = ['ModelConfigError', 'ScriptExhaustedError'];
+
+/**
+ * The run's failure when the model cannot be used at all (a missing API key, an unknown provider,
+ * a scripted model out of steps): its type, the provider's message and the details naming the
+ * settings it needs (activities/model-activity.ts), so the client, `cairn show` and the UI say so.
+ */
+function unusableModel(err: unknown, model: string): ApplicationFailure | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || !UNUSABLE_MODEL_TYPES.includes(cause.type ?? '')) return undefined;
+  const details = cause.details?.length ? cause.details : [{ model, needs: [] }];
+  return ApplicationFailure.create({ type: cause.type!, message: `The model "${model}" cannot be used: ${cause.message}`, nonRetryable: true, details, cause });
+}
 
 export interface StepContext {
   readonly state: PlannerState;
@@ -52,11 +75,35 @@ export interface StepContext {
   readonly children: { readonly runs: ChildRuns; readonly depth: number; readonly searchAttributes: boolean; readonly model: string };
   /** True when the run should continue as new: long waits wake up for it. */
   readonly handOverDue: () => boolean;
+  /** Let the Update that woke a wait complete before the run goes on (runs from before SETTLE_UPDATES_PATCH did not). */
+  readonly settleUpdates: boolean;
   /** How many transcript messages the model reads this turn, and their epoch (transcript-log.ts). */
   readonly transcript: { readonly length: number; readonly epoch: number };
+  /** Resolves when a person's message interrupts the model call (onMessage: 'interrupt'). */
+  readonly interrupted?: Promise<void>;
 }
 
-export async function takeStep(step: PlanStep, { state, scheduled, cancelInFlight, inbox, tools, children, model, transcript, handOverDue }: StepContext): Promise<Happening | undefined> {
+/**
+ * Resolves in the workflow's next round of condition checks, once every microtask of this round
+ * has run. An Update handler that wakes the run completes a few microtasks later, and how many
+ * depends on the interceptors around it (OpenTelemetry's add several): going on only after that
+ * puts the Update's completion before the run's next commands with tracing on and off alike, so a
+ * run replays on a worker with or without tracing.
+ */
+function updatesSettled(): Promise<void> {
+  let checked = false;
+  // False when first checked (now), true when checked again: in the next round.
+  return condition(() => checked || ((checked = true), false));
+}
+
+/** Runs `fn` in a scope that `cancel` cancels when it resolves. */
+function inScope<T>(cancel: Promise<unknown>, fn: () => Promise<T>): Promise<T> {
+  const scope = new CancellationScope();
+  void cancel.then(() => scope.cancel());
+  return scope.run(fn);
+}
+
+export async function takeStep(step: PlanStep, { state, scheduled, cancelInFlight, inbox, tools, children, model, transcript, handOverDue, settleUpdates, interrupted }: StepContext): Promise<Happening | undefined> {
   const activityId = (stem: string): { activityId?: string } => {
     if (!scheduled) return {};
     const n = (scheduled.get(stem) ?? 0) + 1;
@@ -66,17 +113,14 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
   // Cut short by a cancel that arrives while it runs (not by one that came before: the final turn must run).
   const cancellable = <T>(fn: () => Promise<T>): Promise<T> => {
     if (!cancelInFlight || inbox.cancelReason !== null) return fn();
-    const scope = new CancellationScope();
-    void inbox.cancelled.then(() => scope.cancel());
-    return scope.run(fn);
+    return inScope(inbox.cancelled, fn);
   };
   switch (step.type) {
     case 'call_model': {
-      const { workflowId, runId, firstExecutionRunId } = workflowInfo();
+      // The activity knows which run asks (activityInfo): only the chain's first run, once there is another.
+      const { runId, firstExecutionRunId } = workflowInfo();
       const request: ModelRequest = {
-        workflowId,
-        runId,
-        firstExecutionRunId,
+        ...(firstExecutionRunId !== runId && { firstExecutionRunId }),
         transcriptLength: transcript.length,
         // Left out while 0, as before the context policy: the request stays what older runs recorded.
         ...(transcript.epoch > 0 && { transcriptEpoch: transcript.epoch }),
@@ -88,9 +132,14 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
       const options = { ...MODEL_ACTIVITY_OPTIONS, summary: modelTurnSummary(state, step.toolChoice), ...activityId(`model:${state.turn + 1}`) };
       try {
         // Checked again here: a model client is a public extension point, and nothing it returns may break the run.
-        return { type: 'model_outcome', outcome: checkModelOutcome(await cancellable(() => callModel.executeWithOptions(options, [request]))) };
+        const call = () => callModel.executeWithOptions(options, [request]);
+        // An interrupting message cuts the call short like a cancel; the loop delivers it and calls again.
+        const interruptible = interrupted ? () => inScope(interrupted, call) : call;
+        return { type: 'model_outcome', outcome: checkModelOutcome(await cancellable(interruptible)), ...(options.activityId && { call: options.activityId }) };
       } catch (err) {
         if (isCancellation(err)) return undefined; // the loop acts on the cancel
+        const unusable = unusableModel(err, model);
+        if (unusable && patched(MODEL_CONFIG_FAILS_RUN_PATCH)) throw unusable;
         // Retries exhausted (a provider down for minutes, a worker that cannot call it): the planner ends the run with why.
         return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'tool_unavailable') } };
       }
@@ -110,6 +159,9 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
       for (let i = 0; i < step.calls.length; i += MAX_ACTIVITIES_PER_WAVE) results.push(...(await Promise.all(step.calls.slice(i, i + MAX_ACTIVITIES_PER_WAVE).map(run))));
       return { type: 'tool_results', results };
     }
+    case 'reconcile':
+      // Not cut short by a cancel: what it finds settles calls that may have taken effect.
+      return { type: 'reconciled', reports: await reconcileCalls(step.calls, activityId) };
     case 'back_off': {
       const summary = summaryLine(`${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`);
       // A timer that a cancel cuts short: a long retry-after must not keep a cancelled run waiting.
@@ -122,6 +174,7 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
       const left = clarificationTimeLeft(state, Date.now());
       const summary = summaryLine(`waiting for an answer to ${step.clarification.id}: ${step.clarification.question}`);
       const woken = left === null ? (await condition(until), true) : await condition(until, left, { summary });
+      if (settleUpdates) await updatesSettled();
       if (inbox.cancelReason !== null) {
         inbox.takeAnswer(); // the run is finishing; nobody will ask again
         return undefined;
@@ -133,6 +186,7 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
     }
     case 'await_review': {
       await condition(() => inbox.decided(state) || inbox.cancelReason !== null || handOverDue());
+      if (settleUpdates) await updatesSettled();
       if (inbox.cancelReason !== null || !inbox.decided(state)) return undefined;
       return { type: 'reviewed', decisions: inbox.reviewDecisions() };
     }

@@ -4,19 +4,21 @@
  * Temporal's retries becomes a ToolResult here: one failed tool never fails the run.
  */
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
-import type { AnyTool } from '../shared/define-tool.js';
-import { resultAfterRetries } from '../shared/after-retries.js';
-import { NON_RETRYABLE_FAILURE_TYPES } from '../shared/failure-type.js';
-import { fromError } from '../shared/tool-error.js';
-import type { ToolResult } from '../shared/tool-result.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { RunToolInput } from '../shared/run-tool-input.js';
-import { isJsonObject } from '../shared/json.js';
+import type { AnyTool } from '../shared/tools/define-tool.js';
+import { resultAfterRetries } from '../shared/failures/after-retries.js';
+import { fromError } from '../shared/failures/tool-error.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { RunToolInput } from '../shared/tools/run-tool-input.js';
+import { isJsonObject } from '../shared/json/json.js';
 import { MAX_SUMMARY_CHARS, oneLine, summaryLine } from './run-details.js';
 
 type ToolActivities = { runTool(input: RunToolInput): Promise<ToolResult> };
 
 const { runTool } = proxyActivities<ToolActivities>({ startToCloseTimeout: '30s' });
+
+/** How long one attempt of a tool may run, by default (`timeouts.startToCloseMs`); also all attempts' bound (`scheduleToCloseMs`). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 
 /** How long a tool's activity may go without a heartbeat before Temporal counts its worker as gone. */
 export const DEFAULT_HEARTBEAT_MS = 10_000;
@@ -24,19 +26,23 @@ export const DEFAULT_HEARTBEAT_MS = 10_000;
 export function activityOptions(tool: AnyTool): ActivityOptions {
   const t = tool.timeouts ?? {};
   const r = tool.retry ?? {};
+  const startToClose = t.startToCloseMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   return {
-    startToCloseTimeout: t.startToCloseMs ?? 30_000,
-    ...(t.scheduleToCloseMs ? { scheduleToCloseTimeout: t.scheduleToCloseMs } : {}),
+    startToCloseTimeout: startToClose,
+    // By default one attempt's time bounds them all: Temporal retries a crash within it, but not a
+    // hang. A timeout is the planner's to back off and re-run (3 runs a turn by default), so a tool
+    // that never returns is a structured `timeout` after ~3 × 30 s, not 3 runs × 3 attempts × 30 s.
+    scheduleToCloseTimeout: t.scheduleToCloseMs ?? startToClose,
     // The tool activity heartbeats at least every 2 s while the tool runs: a dead worker is noticed in seconds.
-    heartbeatTimeout: Math.min(t.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, t.startToCloseMs ?? 30_000),
+    heartbeatTimeout: Math.min(t.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, startToClose),
     retry: {
       // A tool that must happen at most once gets exactly one attempt.
       maximumAttempts: tool.sideEffects === 'once' ? 1 : (r.maximumAttempts ?? 3),
       initialInterval: r.initialIntervalMs ?? 1_000,
       backoffCoefficient: r.backoffCoefficient ?? 2,
       maximumInterval: r.maximumIntervalMs ?? 30_000,
-      // What was sent or returned decides these codes: an identical retry would fail identically.
-      nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
+      // No nonRetryableErrorTypes: the tool activity marks the failures no retry can fix itself
+      // (activities/tool-activity.ts), so the list is not written into history with every call.
     },
   };
 }

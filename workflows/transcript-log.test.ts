@@ -1,6 +1,6 @@
 /** The transcript in workflow memory: pages for the Query, epochs for readers' caches. */
 import { describe, expect, it } from 'vitest';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { TranscriptLog } from './transcript-log.js';
 
 const note = (n: number, chars = 10): TranscriptMessage => ({ role: 'user', content: `${n}:${'x'.repeat(chars)}` });

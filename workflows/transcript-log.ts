@@ -4,8 +4,11 @@
  * can be reused while the epoch holds. Answers the transcript Query a page at a time.
  * Workflow code (sandbox), deterministic.
  */
+import { inWorkflowContext, proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
 import { fitContext, messageSize, type ContextPolicy } from '../planner/index.js';
-import type { TranscriptMessage, TranscriptSlice } from '../shared/transcript.js';
+import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls, type TranscriptSlice } from '../shared/model/transcript.js';
+
+const sinks = proxySinks<Sinks & { [TRANSCRIPT_SINK]: TranscriptSinkCalls }>();
 
 /** A Query answer's default ceiling in characters of JSON: far below the 2 MB payload limit. */
 export const TRANSCRIPT_PAGE_CHARS = 500_000;
@@ -18,6 +21,15 @@ export class TranscriptLog {
   constructor(messages: readonly TranscriptMessage[]) {
     this.#messages = [...messages];
     this.#sizes = this.#messages.map(messageSize);
+    this.#hand(0);
+  }
+
+  /**
+   * Hands the messages from `from` on to the worker (TRANSCRIPT_SINK): its model activity then
+   * reads them without a Query round trip. Not while replaying, when nobody reads them.
+   */
+  #hand(from: number): void {
+    if (from < this.#messages.length && inWorkflowContext() && !workflowInfo().unsafe.isReplaying) sinks[TRANSCRIPT_SINK].append(this.#epoch, from, this.#messages.slice(from));
   }
 
   get messages(): readonly TranscriptMessage[] {
@@ -33,10 +45,12 @@ export class TranscriptLog {
   }
 
   append(messages: readonly TranscriptMessage[]): void {
+    const from = this.#messages.length;
     for (const m of messages) {
       this.#messages.push(m);
       this.#sizes.push(messageSize(m));
     }
+    this.#hand(from);
   }
 
   /** Applies the context policy; a rewrite starts a new epoch. */

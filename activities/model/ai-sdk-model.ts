@@ -3,11 +3,12 @@
  * Worker-side only. Not deterministic; safe to retry.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import type { ModelOutcome } from '../../shared/model-response.js';
+import type { ModelOutcome } from '../../shared/model/model-response.js';
 import type { GenerateInput, ModelClient } from './model-client.js';
 import { classifyProviderFailure } from './provider-failure.js';
 import { toProviderPrompt, toProviderToolChoice, toProviderTools } from './provider-prompt.js';
 import { fromProviderResult } from './provider-result.js';
+import { readProviderStream } from './provider-stream.js';
 
 /** Options for `aiSdkModel`. */
 export interface AiSdkModelOptions {
@@ -24,13 +25,14 @@ export interface AiSdkModelOptions {
  *
  * It calls `model.doGenerate` directly, not `generateText`: one request per call, no tool loop
  * and no retries of its own, because the workflow owns the loop and Temporal owns the retries.
- * Failures are classified by `classifyProviderFailure`.
+ * When the run streams (`input.onDelta`) it calls `model.doStream` instead and assembles the same
+ * result from the parts (provider-stream.ts). Failures are classified by `classifyProviderFailure`.
  */
 export function aiSdkModel(model: LanguageModelV4, options: AiSdkModelOptions = {}): ModelClient {
   return {
     async generate(input: GenerateInput): Promise<ModelOutcome> {
       try {
-        const result = await model.doGenerate({
+        const call = {
           prompt: toProviderPrompt(input.messages),
           // No tools: leave both out, since some providers reject a tool choice without tools.
           ...(input.tools.length > 0 && {
@@ -40,7 +42,8 @@ export function aiSdkModel(model: LanguageModelV4, options: AiSdkModelOptions = 
           ...(options.temperature !== undefined && { temperature: options.temperature }),
           ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
           ...(input.signal && { abortSignal: input.signal }),
-        });
+        };
+        const result = input.onDelta ? await readProviderStream(await model.doStream(call), input.onDelta) : await model.doGenerate(call);
         return { status: 'ok', response: fromProviderResult(result) };
       } catch (error) {
         return classifyProviderFailure(error, options.secrets);

@@ -3,9 +3,10 @@
  * `readTranscript(request)` followed by `client.generate(...)`; everything provider-specific sits
  * behind this interface. Worker-side only (never import from workflows/, planner/ or shared/).
  */
-import type { ToolSpec } from '../../shared/define-tool.js';
-import type { ModelOutcome, ToolChoice } from '../../shared/model-response.js';
-import type { TranscriptMessage } from '../../shared/transcript.js';
+import type { ToolSpec } from '../../shared/tools/define-tool.js';
+import type { ModelOutcome, ToolChoice } from '../../shared/model/model-response.js';
+import type { TranscriptMessage } from '../../shared/model/transcript.js';
+import type { ModelDelta } from '../../shared/live/model-delta.js';
 
 /** What one model call is given: the transcript as of this turn, the tools and the tool choice. */
 export interface GenerateInput {
@@ -19,6 +20,12 @@ export interface GenerateInput {
    * for a new run that reuses a workflow id. For clients that keep state per run.
    */
   readonly runKey?: string;
+  /**
+   * Set when the run streams (docs/models.md): a client that can stream calls it with each piece
+   * of the answer as it arrives, and still resolves to the whole outcome. Clients that cannot
+   * stream ignore it; the turn is the same either way.
+   */
+  readonly onDelta?: (delta: ModelDelta) => void;
 }
 
 /**

@@ -21,6 +21,15 @@ export class ModelConfigError extends Error {
   private readonly [configMarker] = true;
   override readonly name = 'ModelConfigError';
 
+  constructor(
+    message: string,
+    /** The environment variables that would fix it (`OPENAI_API_KEY`), when that is the problem. */
+    readonly needs: readonly string[] = [],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+
   /** True for a ModelConfigError from any copy of this module. */
   static isInstance(error: unknown): error is ModelConfigError {
     return hasMarker(error, configMarker);

@@ -4,8 +4,8 @@
  * Worker-side only.
  */
 import { APICallError, InvalidResponseDataError } from '@ai-sdk/provider';
-import type { ModelOutcome } from '../../shared/model-response.js';
-import { toolError } from '../../shared/tool-error.js';
+import type { ModelOutcome } from '../../shared/model/model-response.js';
+import { toolError } from '../../shared/failures/tool-error.js';
 import { ModelNetworkError, ModelServerError } from './model-errors.js';
 import { parseRetryAfter } from './retry-after.js';
 

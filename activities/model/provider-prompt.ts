@@ -10,10 +10,10 @@ import type {
   LanguageModelV4ToolChoice,
   LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
-import type { ToolSpec } from '../../shared/define-tool.js';
-import type { ToolChoice } from '../../shared/model-response.js';
-import type { TranscriptMessage } from '../../shared/transcript.js';
-import { visibleText } from '../../shared/think-block.js';
+import type { ToolSpec } from '../../shared/tools/define-tool.js';
+import type { ToolChoice } from '../../shared/model/model-response.js';
+import type { TranscriptMessage } from '../../shared/model/transcript.js';
+import { visibleText } from '../../shared/model/think-block.js';
 
 /**
  * The transcript as a provider prompt. Tool calls and their results are matched by the provider's

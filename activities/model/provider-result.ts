@@ -3,8 +3,8 @@
  * Worker-side only; pure and deterministic.
  */
 import type { LanguageModelV4FinishReason, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
-import type { ModelResponse, RawToolCall } from '../../shared/model-response.js';
-import { withThinking } from '../../shared/think-block.js';
+import type { ModelResponse, RawToolCall } from '../../shared/model/model-response.js';
+import { withThinking } from '../../shared/model/think-block.js';
 
 /**
  * Text parts are joined in order. Reasoning parts are kept, wrapped as one leading

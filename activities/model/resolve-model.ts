@@ -68,10 +68,10 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
     case 'openai':
       return openAiCompatible('openai', name, {
         baseURL: setting(env, 'OPENAI_BASE_URL') ?? DEFAULT_OPENAI_BASE_URL,
-        apiKey: setting(env, 'OPENAI_API_KEY') ?? fail(`Model spec "${spec}" needs OPENAI_API_KEY in the environment.`),
+        apiKey: setting(env, 'OPENAI_API_KEY') ?? fail(`Model spec "${spec}" needs OPENAI_API_KEY in the environment.`, ['OPENAI_API_KEY']),
       }, options.fetch);
     case 'anthropic': {
-      const apiKey = setting(env, 'ANTHROPIC_API_KEY') ?? fail(`Model spec "${spec}" needs ANTHROPIC_API_KEY in the environment.`);
+      const apiKey = setting(env, 'ANTHROPIC_API_KEY') ?? fail(`Model spec "${spec}" needs ANTHROPIC_API_KEY in the environment.`, ['ANTHROPIC_API_KEY']);
       const baseURL = setting(env, 'ANTHROPIC_BASE_URL');
       const provider = createAnthropic({ apiKey, ...(baseURL !== undefined && { baseURL }), ...(options.fetch !== undefined && { fetch: options.fetch }) });
       return aiSdkModel(provider.languageModel(name), { secrets: [apiKey] });
@@ -82,7 +82,7 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
       }, options.fetch);
     case 'openai-compatible':
       return openAiCompatible('openai-compatible', name, {
-        baseURL: setting(env, 'CAIRN_MODEL_BASE_URL') ?? fail(`Model spec "${spec}" needs CAIRN_MODEL_BASE_URL in the environment.`),
+        baseURL: setting(env, 'CAIRN_MODEL_BASE_URL') ?? fail(`Model spec "${spec}" needs CAIRN_MODEL_BASE_URL in the environment.`, ['CAIRN_MODEL_BASE_URL']),
         apiKey: setting(env, 'CAIRN_MODEL_API_KEY'),
       }, options.fetch);
     case 'scripted': {
@@ -126,6 +126,6 @@ function setting(env: ModelEnvironment, key: string): string | undefined {
   return value ? value : undefined;
 }
 
-function fail(problem: string): never {
-  throw new ModelConfigError(`${problem} Accepted model specs:\n  ${MODEL_SPEC_FORMS.join('\n  ')}`);
+function fail(problem: string, needs: readonly string[] = []): never {
+  throw new ModelConfigError(`${problem} Accepted model specs:\n  ${MODEL_SPEC_FORMS.join('\n  ')}`, needs);
 }

@@ -1,0 +1,46 @@
+/** A refused answer or decision carries a stable code that survives Temporal's failure converter. */
+import { describe, expect, it } from 'vitest';
+import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
+import { HumanInputError, validateAnswer, validateReview } from './human-input.js';
+import { refusalCodeOf } from '../shared/failures/human-input-refusal.js';
+
+/** The refusal as a client decodes it from the failed Update. */
+function decodedCode(act: () => void): { code: string | undefined; message: string } {
+  try {
+    act();
+  } catch (error) {
+    expect(error).toBeInstanceOf(HumanInputError);
+    const decoded = defaultFailureConverter.failureToError(defaultFailureConverter.errorToFailure(error as Error, defaultPayloadConverter), defaultPayloadConverter) as Error & { details?: unknown };
+    return { code: refusalCodeOf(decoded.details), message: decoded.message };
+  }
+  throw new Error('not refused');
+}
+
+const pending = { id: 'q1' } as Parameters<typeof validateAnswer>[0];
+const review = { toolCallId: '2.1', name: 'refund', argsHash: 'h1' } as Parameters<typeof validateReview>[0][number];
+
+describe('HumanInputError codes', () => {
+  it.each([
+    ['nothing pending', () => validateAnswer(null, { id: 'q1', answer: 'x' }), 'not_pending', /^No clarification is pending/],
+    ['another question', () => validateAnswer(pending, { id: 'q9', answer: 'x' }), 'not_pending', /^Unknown clarification id "q9"/],
+    ['an empty answer', () => validateAnswer(pending, { id: 'q1', answer: ' ' }), 'invalid_input', /empty/],
+    ['no such review', () => validateReview([], {}, new Map(), { toolCallId: '9', argsHash: 'h', decision: { type: 'accept' } }), 'not_pending', /^No review is pending/],
+    ['stale arguments', () => validateReview([review], {}, new Map(), { toolCallId: '2.1', argsHash: 'h0', decision: { type: 'accept' } }), 'stale_review', /^Stale decision/],
+    [
+      'a different decision after one was taken',
+      () => validateReview([], { '2.1': { argsHash: 'h1', decision: { type: 'accept' }, sent: '{"type":"accept"}' } }, new Map(), { toolCallId: '2.1', argsHash: 'h1', decision: { type: 'reject' } }),
+      'already_decided',
+      /already decided/,
+    ],
+  ] as const)('%s: %s', (_, act, code, message) => {
+    const refused = decodedCode(act);
+    expect(refused.code).toBe(code);
+    expect(refused.message).toMatch(message);
+  });
+
+  it('reads no code from details that carry none', () => {
+    expect(refusalCodeOf(undefined)).toBeUndefined();
+    expect(refusalCodeOf([{ code: 'made_up' }])).toBeUndefined();
+    expect(refusalCodeOf(['text'])).toBeUndefined();
+  });
+});
