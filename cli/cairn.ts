@@ -5,6 +5,7 @@
 import type { Command } from './command.js';
 import { hasFlag } from './command.js';
 import { answerCommand } from './commands/answer.js';
+import { sayCommand } from './commands/say.js';
 import { codecServerCommand } from './commands/codec-server.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
@@ -13,13 +14,14 @@ import { initCommand } from './commands/init.js';
 import { replayCommand } from './commands/replay.js';
 import { reviewCommand } from './commands/review.js';
 import { runCommand } from './commands/run.js';
+import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
 import { watchCommand } from './commands/watch.js';
 import { workerCommand } from './commands/worker.js';
 import { describeError, exitCodeOf } from './errors.js';
 import { createIo, type Streams } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, reviewCommand, showCommand, guardsCommand, replayCommand, codecServerCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, sayCommand, reviewCommand, showCommand, serveCommand, guardsCommand, replayCommand, codecServerCommand, demoCommand];
 
 export const HELP = `Usage: cairn <command> [arguments] [options]
 

@@ -7,10 +7,10 @@ import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
-import { CairnClient } from '../client/cairn-client.js';
+import { CairnClient, searchAttributesHint } from '../client/cairn-client.js';
 import { writeAgentsEntry } from '../runtime/agents-entry.js';
 import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
-import { startEmbeddedServer } from '../runtime/embedded-server.js';
+import { PortInUseError, startEmbeddedServer } from '../runtime/embedded-server.js';
 import { codecFromEnvironment } from '../runtime/payload-codec.js';
 import { runUrl } from '../runtime/temporal-target.js';
 import { createCairnWorker } from '../runtime/worker.js';
@@ -49,13 +49,15 @@ export async function runDemo(argv: string[]): Promise<number> {
   const running = worker.run();
   try {
     const workflowId = `cairn-demo-${Date.now().toString(36)}`;
-    const run = await new CairnClient({ client, taskQueue }).start({
+    const cairnClient = new CairnClient({ client, taskQueue });
+    const run = await cairnClient.start({
       agent: 'orders',
       prompt: DEMO_PROMPT,
       workflowId,
       ...(values.model ? { model: values.model } : {}),
-      searchAttributes: !hasExternalServer(),
     });
+    // On a server of yours: set when registered (the default 'auto'), else say how.
+    if (hasExternalServer() && !(await cairnClient.hasSearchAttributes())) log(searchAttributesHint(target.namespace));
     log(`\nRun ${workflowId} started. Temporal UI: ${runUrl(target, workflowId) ?? '(set TEMPORAL_UI_URL)'}\n`);
     log(`user: ${DEMO_PROMPT}`);
 
@@ -112,7 +114,8 @@ async function startDevServer(log: (line: string) => void): Promise<Connected> {
   try {
     return await startEmbeddedServer({ persistent: true, port: 7233, uiPort: 8233, log });
   } catch (error) {
-    log(`Ports 7233/8233 are busy (${(error as Error).message.split('\n')[0]}); using free ports.`);
+    const reason = error instanceof PortInUseError ? `port ${error.port} is in use` : (error as Error).message.split('\n')[0];
+    log(`Ports 7233/8233 are busy (${reason}); using free ports.`);
     const port = 20_000 + (process.pid % 20_000);
     return startEmbeddedServer({ persistent: false, port, uiPort: port + 1, log });
   }

@@ -22,6 +22,7 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
     case 'review':
       return event.reviews.flatMap((r) => prefix(at, formatReview(workflowId, r)));
     case 'human':
+      if (event.kind === 'message') return [`${at} said (${event.id}): ${typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail)}`];
       return [`${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`];
     case 'hand_over':
       return [`${at} continued as new (generation ${event.generation})`];

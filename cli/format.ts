@@ -3,8 +3,8 @@
  * Pure functions. Node-only (used by the CLI).
  */
 import type { PendingClarification, PendingReview } from '../planner/index.js';
-import { allowedDecisions, type ReviewDecisionType } from '../shared/review-config.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import { allowedDecisions, type ReviewDecisionType } from '../shared/tools/review-config.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState, StepLogEntry } from '../workflows/messages.js';
 
 /** Compact JSON, cut to `max` characters. */
@@ -39,7 +39,7 @@ export function formatMessage(message: TranscriptMessage): string[] {
 }
 
 /**
- * A tool message: `✓ name [id] result`, or Cairn's failure view (shared/model-view.ts:
+ * A tool message: `✓ name [id] result`, or Cairn's failure view (shared/tools/model-view.ts:
  * `{ error: { code, message, causes }, hint, partial }`) as `✗ name [id] code: message` with the
  * causes, the hint and any partial data beneath.
  */

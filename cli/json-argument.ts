@@ -1,5 +1,5 @@
 /** JSON given on the command line: `review edit/respond` arguments, and answers that start with `{`. Node-only. */
-import type { JsonObject, JsonValue } from '../shared/json.js';
+import type { JsonObject, JsonValue } from '../shared/json/json.js';
 import { UsageError } from './errors.js';
 
 /** Parses `text` as JSON or throws a UsageError naming what it was for. */

@@ -8,7 +8,7 @@ import { isGrpcDeadlineError } from '@temporalio/client';
 import { CairnClient, type StartRunOptions } from '../client/cairn-client.js';
 import type { AgentRunHandle } from '../client/agent-run-handle.js';
 import { pollRun, type PollOptions } from '../client/poll-run.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from '../workflows/messages.js';
 import type { ClientConnection } from './connect.js';
 import { CliError, describeError, failureReason } from './errors.js';
@@ -24,12 +24,39 @@ export function cairnClient(connection: ClientConnection, taskQueue?: string): C
 
 /** Runs `ask` with a deadline; no worker answering becomes a CliError that says so. */
 export async function withDeadline<T>(connection: ClientConnection, workflowId: string, ask: () => Promise<T>, timeoutMs = QUERY_TIMEOUT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
   try {
-    return await connection.client.connection.withDeadline(Date.now() + timeoutMs, ask);
+    return await connection.client.connection.withDeadline(deadline, ask);
   } catch (error) {
-    if (isGrpcDeadlineError(error))
-      throw new CliError(`No worker answered run "${workflowId}" within ${timeoutMs / 1000} s: is a worker (cairn dev / cairn worker) polling its task queue?`);
+    // A loaded server can answer a Query nobody polls for with its own error just before the
+    // deadline (a ServiceError that is not DEADLINE_EXCEEDED): at the deadline it means the same.
+    const atDeadline = (error as Error).name === 'ServiceError' && Date.now() >= deadline - 2_000;
+    if (isGrpcDeadlineError(error) || atDeadline) throw new CliError(await noAnswerReason(connection, workflowId, timeoutMs));
     throw error;
+  }
+}
+
+/** temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW (@temporalio/proto is not Cairn's to import). */
+const TASK_QUEUE_TYPE_WORKFLOW = 1;
+
+/**
+ * Why nobody answered within `timeoutMs`: the run's task queue and whether any worker polls it
+ * (DescribeTaskQueue lists the pollers the server saw in the last few minutes).
+ */
+async function noAnswerReason(connection: ClientConnection, workflowId: string, timeoutMs: number): Promise<string> {
+  const within = `within ${timeoutMs / 1000} s`;
+  try {
+    const { taskQueue } = await connection.client.workflow.getHandle(workflowId).describe();
+    const { pollers } = await connection.client.workflowService.describeTaskQueue({
+      namespace: connection.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    if (!pollers?.length)
+      return `No worker is polling task queue "${taskQueue}", so nothing answered run "${workflowId}" ${within}. Start one for it (cairn dev, or cairn worker --task-queue ${taskQueue}) and try again.`;
+    return `No worker answered run "${workflowId}" ${within}, though ${pollers.length} poll(s) its task queue "${taskQueue}" or did lately: a worker stopped, is overloaded, or cannot run this run (see its log).`;
+  } catch {
+    return `No worker answered run "${workflowId}" ${within}: is a worker (cairn dev / cairn worker) polling its task queue?`;
   }
 }
 

@@ -4,7 +4,7 @@
  * continue-as-new chain back from the latest run, up to `maxRuns` runs. Node-only.
  */
 import type { Payload } from '@temporalio/common';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { ClientConnection } from './connect.js';
 import { CliError } from './errors.js';
 

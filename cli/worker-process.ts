@@ -4,6 +4,7 @@
  * runs until SIGINT/SIGTERM (the runtime's default shutdown signals). Node-only.
  */
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import { CairnClient, searchAttributesHint } from '../client/cairn-client.js';
 import { writeAgentsEntry } from '../runtime/agents-entry.js';
 import type { Connected } from '../runtime/connection.js';
 import { findConfig, loadProject, ProjectConfigError, type Project } from '../runtime/project-config.js';
@@ -15,7 +16,7 @@ import { CliError, UsageError } from './errors.js';
 import type { Io } from './io.js';
 
 export { connectFromEnvironment, hasExternalServer } from '../runtime/connection.js';
-export { startEmbeddedServer } from '../runtime/embedded-server.js';
+export { fastDevServerHint, startEmbeddedServer } from '../runtime/embedded-server.js';
 
 const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
@@ -27,7 +28,7 @@ export function installRuntime(env: NodeJS.ProcessEnv = process.env): void {
 }
 
 /** The project of `--config`, or of the nearest cairn.config.ts; CliError (naming the fix) when there is none. */
-export async function loadCliProject(configFlag: string | undefined): Promise<Project> {
+export async function loadCliProject(configFlag: string | undefined, options: { readonly deps?: boolean } = {}): Promise<Project> {
   const file = configFlag ?? findConfig();
   if (!file)
     throw new CliError(
@@ -36,7 +37,7 @@ export async function loadCliProject(configFlag: string | undefined): Promise<Pr
         'run `cairn init` for a starter project, or pass --config <file>.',
     );
   try {
-    return await loadProject(file);
+    return await loadProject(file, options);
   } catch (error) {
     throw error instanceof ProjectConfigError ? new CliError(error.message) : error;
   }
@@ -60,6 +61,8 @@ export async function runProjectWorker(
 ): Promise<void> {
   const { io, taskQueue } = options;
   const workflowsPath = await writeAgentsEntry(project.agentsModule);
+  // A server of yours may lack Cairn's search attributes: runs then work, but the UI's filters do not.
+  if (!options.embeddedServer && !(await new CairnClient({ client: connected.client }).hasSearchAttributes())) io.error(searchAttributesHint(connected.namespace));
   try {
     await runCairnWorker({
       connected,

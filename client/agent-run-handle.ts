@@ -6,8 +6,8 @@
  * Node-only (client side).
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { JsonValue } from '../shared/json.js';
-import type { TranscriptMessage, TranscriptSlice } from '../shared/transcript.js';
+import type { JsonValue } from '../shared/json/json.js';
+import type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
 import type { PendingReview } from '../planner/index.js';
 import {
   answerClarificationUpdate,
@@ -27,6 +27,8 @@ import {
 import { NotPendingError } from './not-pending-error.js';
 import { pollRun, type PollOptions } from './poll-run.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
+import { streamOffsetQuery } from '../workflows/run-stream.js';
+import { sendMessage, type SendOptions, type SendOutcome } from './send-message.js';
 
 export class AgentRunHandle {
   /** The Temporal handle, for anything this one does not wrap (describe, fetchHistory, terminate…). */
@@ -112,6 +114,16 @@ export class AgentRunHandle {
     );
   }
 
+  /**
+   * Sends the run a message while it works: delivered as a user message before the next model
+   * turn (or, under the agent's `onMessage: 'interrupt'`, cutting the model call in flight short).
+   * Every outcome is a status: accepted, refused (busy, queue full, finishing, closed, invalid),
+   * throttled by the server, or unknown (resend with its `updateId`: never taken twice).
+   */
+  send(text: string, options?: SendOptions): Promise<SendOutcome> {
+    return sendMessage(this.workflow, text, options);
+  }
+
   /** Holds the run between steps (a running model turn or tool call finishes first). */
   pause(): Promise<void> {
     return this.workflow.signal(pauseSignal);
@@ -144,6 +156,11 @@ export class AgentRunHandle {
    */
   events(options: EventOptions = {}): AsyncGenerator<RunEventItem, void> {
     return runEvents(this.workflow, options);
+  }
+
+  /** The offset the run's next event will get: read it before acting, then `events({ from })` shows what followed. */
+  offset(): Promise<number> {
+    return this.workflow.query(streamOffsetQuery);
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import type { PolicyOverrides } from '../shared/agent-policy.js';
+import type { PolicyOverrides } from '../shared/agent/agent-policy.js';
 import { untilIdleUpdate, type AgentRunInput, type AgentRunWorkflow, type RunState } from '../workflows/messages.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 import { AgentRunHandle } from './agent-run-handle.js';
@@ -97,7 +97,7 @@ export class CairnClient {
       ...(options.model !== undefined && { model: options.model }),
       ...(options.policy !== undefined && { policy: options.policy }),
       ...(options.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: options.continueAsNewAfterTurns }),
-      searchAttributes: wanted === 'auto' ? await this.#hasSearchAttributes() : wanted,
+      searchAttributes: wanted === 'auto' ? await this.hasSearchAttributes() : wanted,
     };
     const startOptions = {
       staticSummary: `${options.agent}: ${options.prompt}`.slice(0, 200),
@@ -108,12 +108,22 @@ export class CairnClient {
     return { workflowId, startOptions };
   }
 
-  /** Asked once per client; a namespace whose attributes cannot be listed counts as without them. */
-  #hasSearchAttributes(): Promise<boolean> {
+  /**
+   * True when the namespace has Cairn's search attributes registered (CairnAgent, CairnPhase), so
+   * runs can be listed by agent and phase. Asked once per client; a namespace whose attributes
+   * cannot be listed counts as without them. `searchAttributesHint` says how to register them.
+   */
+  hasSearchAttributes(): Promise<boolean> {
     this.#searchAttributes ??= this.temporal.connection.operatorService
       .listSearchAttributes({ namespace: this.temporal.options.namespace })
       .then(({ customAttributes }) => CAIRN_SEARCH_ATTRIBUTES.every((key) => Object.hasOwn(customAttributes ?? {}, key.name)))
       .catch(() => false);
     return this.#searchAttributes;
   }
+}
+
+/** What to run so that a namespace lists runs by agent and phase (the Temporal CLI; Temporal Cloud: tcld or its UI). */
+export function searchAttributesHint(namespace: string): string {
+  const create = CAIRN_SEARCH_ATTRIBUTES.map((key) => `temporal operator search-attribute create --namespace ${namespace} --name ${key.name} --type Keyword`).join(' && ');
+  return `Namespace "${namespace}" has not registered Cairn's search attributes, so runs cannot be listed by CairnAgent or CairnPhase (they run all the same). Register them once: ${create}`;
 }

@@ -2,23 +2,27 @@
  * Subscribing to a run's live event stream (workflows/run-stream.ts) the way a Workflow Streams
  * subscriber does: long-poll Updates from an offset, by workflow id, so a subscriber follows the
  * run across continue-as-new and resumes after a restart from the last offset it saw. Ends after
- * the run's `finish` event; a run that closed any other way ends it with its failure (what
- * `result()` throws). Node-only (client side).
+ * the run's `finish` event; a run that closed any other way ends it with the events it had, then
+ * its failure (what `result()` throws). Node-only (client side).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { decodeJsonItem } from '../shared/stream-wire.js';
 import type { RunEvent, RunEventType } from '../workflows/run-events.js';
+import type { LiveEvent } from '../shared/live/model-delta.js';
 import { streamPollUpdate, streamReadQuery, type StreamPollResult } from '../workflows/run-stream.js';
 
-/** One event of a run and where it sits in the run's stream. */
-export type RunEventItem = RunEvent & { readonly offset: number };
+/**
+ * One event of a run and where it sits in the run's stream: the run's own events, and the live
+ * deltas of model turns when the worker streams them durably (`model_delta`, `model_reset`).
+ */
+export type RunEventItem = (RunEvent | LiveEvent) & { readonly offset: number };
 
 export interface EventOptions {
   /** The first offset wanted (the `offset` of the last event seen, plus one). Default 0: the oldest kept. */
   readonly from?: number;
   /** Event types to read; default all. */
-  readonly types?: readonly RunEventType[];
+  readonly types?: readonly (RunEventType | LiveEvent['type'])[];
   /** Stops the subscription (the iterator throws the signal's reason). */
   readonly signal?: AbortSignal;
 }
@@ -42,47 +46,72 @@ export async function* runEvents(workflow: WorkflowHandle, options: EventOptions
       }
       if (type === 'InvalidPoll') throw error;
       // Handing over (continue-as-new): the next poll reaches the new run. Closed: read the rest by Query.
-      if (await closed(workflow)) {
-        yield* readClosed(workflow, offset, topics);
+      const status = await closed(workflow);
+      if (status) {
+        yield* readClosed(workflow, offset, topics, status);
         return;
       }
       await sleep(RETRY_MS, undefined, options.signal ? { signal: options.signal } : {});
       continue;
     }
     for (const event of decoded(result)) {
+      if (event.type === 'finish') {
+        // Tells the run this reader has the end, so it need not wait for it (run-stream.ts `linger`).
+        // Settled before the generator ends: a caller that closes its connection right after must
+        // not leave this call in flight (grpc-js would retry it on a closed channel and throw).
+        const told = workflow.startUpdate(streamPollUpdate, { args: [{ topics, from_offset: event.offset + 1 }], waitForStage: WorkflowUpdateStage.ACCEPTED }).catch(() => {});
+        try {
+          yield event;
+        } finally {
+          await told;
+        }
+        return;
+      }
       yield event;
-      if (event.type === 'finish') return;
     }
     offset = result.next_offset;
     // An empty answer comes back when the run closes its stream (finishing or handing over).
-    if (result.items.length === 0 && !result.more_ready && (await closed(workflow))) {
-      yield* readClosed(workflow, offset, topics);
-      return;
+    if (result.items.length === 0 && !result.more_ready) {
+      const status = await closed(workflow);
+      if (status) {
+        yield* readClosed(workflow, offset, topics, status);
+        return;
+      }
     }
   }
 }
 
-/** The events of a finished run from `offset` on, read by Query (a closed run takes no Update). */
-async function* readClosed(workflow: WorkflowHandle, offset: number, topics: string[]): AsyncGenerator<RunEventItem, void> {
-  for (;;) {
-    const result = await workflow.query(streamReadQuery, { topics, from_offset: offset });
-    yield* decoded(result);
-    if (!result.more_ready) return;
-    offset = result.next_offset;
+/**
+ * The events of a closed run from `offset` on, read by Query (a closed run takes no Update); then,
+ * for a run that did not complete, its failure. A run that failed before it answered Queries has
+ * no events to read: only the failure.
+ */
+async function* readClosed(workflow: WorkflowHandle, offset: number, topics: string[], status: ClosedStatus): AsyncGenerator<RunEventItem, void> {
+  try {
+    for (;;) {
+      const result = await workflow.query(streamReadQuery, { topics, from_offset: offset });
+      yield* decoded(result);
+      if (!result.more_ready) break;
+      offset = result.next_offset;
+    }
+  } catch (error) {
+    if (status === 'completed') throw error;
   }
+  if (status === 'ended') await workflow.result();
 }
 
 function* decoded(result: StreamPollResult): Generator<RunEventItem> {
   for (const item of result.items) {
-    const event = decodeJsonItem(item.data) as RunEvent | undefined;
+    const event = decodeJsonItem(item.data) as RunEvent | LiveEvent | undefined;
     if (event) yield { ...event, offset: item.offset };
   }
 }
 
-/** True once the run completed; throws its failure when it closed any other way; false while it runs or hands over. */
-async function closed(workflow: WorkflowHandle): Promise<boolean> {
+/** `completed`, `ended` (failed, terminated, cancelled, timed out), or undefined while it runs or hands over. */
+type ClosedStatus = 'completed' | 'ended';
+
+async function closed(workflow: WorkflowHandle): Promise<ClosedStatus | undefined> {
   const { status } = await workflow.describe();
-  if (status.name === 'RUNNING' || status.name === 'CONTINUED_AS_NEW') return false;
-  await workflow.result();
-  return true;
+  if (status.name === 'RUNNING' || status.name === 'CONTINUED_AS_NEW') return undefined;
+  return status.name === 'COMPLETED' ? 'completed' : 'ended';
 }

@@ -1,7 +1,9 @@
 /**
  * `cairn-agents/client`: start agent runs and talk to them from your backend, a script or a test:
  * start (or start and wait until the run needs a person), read its state, answer its question,
- * decide its reviews, pause, resume, cancel, get its result, and watch its steps.
+ * decide its reviews, pause, resume, cancel, get its result, and watch its steps;
+ * `redisLiveSource` and `mergeLive` read the live deltas a worker's `redisTransport` writes to
+ * Redis (the optional `redis` package).
  *
  * Who imports it: Node code that talks to runs (it loads @temporalio/client, never the worker).
  * Not workflow code.
@@ -13,9 +15,13 @@ import { dataConverterFromEnvironment } from '../runtime/payload-codec.js';
 export { CairnClient, type CairnClientOptions, type StartRunOptions } from '../client/cairn-client.js';
 export { AgentRunHandle } from '../client/agent-run-handle.js';
 export { NotPendingError } from '../client/not-pending-error.js';
+export { refusalCodeOf, type HumanInputRefusal } from '../shared/failures/human-input-refusal.js';
 export { pollRun, type PollOptions } from '../client/poll-run.js';
 export { runEvents, type EventOptions, type RunEventItem } from '../client/run-events.js';
 export type { RunEvent, RunEventType } from '../workflows/run-events.js';
+export { redisLiveSource, type LiveSource, type RedisLiveEvent, type RedisLiveSourceOptions, type RedisReaderClient, type RedisSubscribeOptions } from '../client/redis-live-source.js';
+export { mergeLive } from '../client/merge-live.js';
+export type { LiveEvent, ToolArgsDelta } from '../shared/live/model-delta.js';
 export type {
   AgentRunInput,
   AgentRunResult,
@@ -26,8 +32,8 @@ export type {
   ChildLink,
 } from '../workflows/messages.js';
 export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
-export type { TranscriptMessage } from '../shared/transcript.js';
-export type { JsonValue } from '../shared/json.js';
+export type { TranscriptMessage } from '../shared/model/transcript.js';
+export type { JsonValue } from '../shared/json/json.js';
 export type { ConnectCairnClientOptions } from '../client/connect.js';
 export {
   AesGcmPayloadCodec,

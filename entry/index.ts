@@ -17,16 +17,17 @@ export {
   type ToolRetryPolicy,
   type ToolSpec,
   type ToolTimeouts,
-} from '../shared/define-tool.js';
-export { defineAgent, isAgent, agentsOf, reachableAgents, type Agent, type AgentConfig } from '../shared/define-agent.js';
-export { mcpServer, type McpServer, type McpServerConfig, type McpToolOverrides, type McpListing, type McpToolInfo } from '../shared/mcp-server.js';
-export { mcpToolOf, mcpToolName, type McpToolRef } from '../shared/mcp-tools.js';
-export { agentTool, agentOf, type AgentTask, type AgentToolOptions } from '../shared/agent-tool.js';
-export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/from-ai-sdk-tool.js';
-export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/tool-failure.js';
-export { Result, Validator, validator, RESERVED_VALIDATOR_NAMES } from '../shared/validator.js';
-export type { SemanticCheck, SemanticVerdict } from '../shared/output-guard.js';
-export { DefinitionError, DefinitionErrorCode, ReservedValidatorNameError } from '../shared/definition-error.js';
+} from '../shared/tools/define-tool.js';
+export type { ReconcileInput, ReconcileOutcome } from '../shared/tools/reconcile.js';
+export { defineAgent, isAgent, agentsOf, reachableAgents, type Agent, type AgentConfig } from '../shared/agent/define-agent.js';
+export { mcpServer, type McpServer, type McpServerConfig, type McpToolOverrides, type McpListing, type McpToolInfo } from '../shared/mcp/mcp-server.js';
+export { mcpToolOf, mcpToolName, type McpToolRef } from '../shared/mcp/mcp-tools.js';
+export { agentTool, agentOf, type AgentTask, type AgentToolOptions } from '../shared/tools/agent-tool.js';
+export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/tools/from-ai-sdk-tool.js';
+export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/failures/tool-failure.js';
+export { Result, Validator, validator, RESERVED_VALIDATOR_NAMES } from '../shared/guards/validator.js';
+export type { SemanticCheck, SemanticVerdict } from '../shared/guards/output-guard.js';
+export { DefinitionError, DefinitionErrorCode, ReservedValidatorNameError } from '../shared/failures/definition-error.js';
 export {
   FAILURES,
   FailureKind,
@@ -34,18 +35,18 @@ export {
   TOOL_ERROR_CODES,
   isToolErrorCode,
   type ToolErrorCode,
-} from '../shared/failure-taxonomy.js';
-export { isToolError, type ToolError } from '../shared/tool-error.js';
-export type { FieldIssue, RetryHint } from '../shared/retry-hint.js';
-export type { ToolFailureResult, ToolResult, ToolSuccess, ToolTelemetry, ToolValidationFailure } from '../shared/tool-result.js';
-export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent-policy.js';
-export { REVIEW_DECISIONS, type ReviewConfig, type ReviewDecisionType } from '../shared/review-config.js';
-export type { JsonObject, JsonPrimitive, JsonValue } from '../shared/json.js';
-export { readResult } from '../shared/read-result.js';
-export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount, type ShadowViolation } from '../shared/shadow-guard.js';
-export type { PayloadSlice, PayloadStore, StoredPayloadInfo } from '../shared/payload-store.js';
-export { checkModelOutcome, DEFAULT_MODEL_OUTCOME_LIMITS, type ModelOutcomeLimits } from '../shared/model-outcome-check.js';
-export { jsonSize, measureJson, type JsonMeasure } from '../shared/json-measure.js';
+} from '../shared/failures/failure-taxonomy.js';
+export { isToolError, type ToolError } from '../shared/failures/tool-error.js';
+export type { FieldIssue, RetryHint } from '../shared/failures/retry-hint.js';
+export type { ToolFailureResult, ToolResult, ToolSuccess, ToolTelemetry, ToolValidationFailure } from '../shared/tools/tool-result.js';
+export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
+export { REVIEW_DECISIONS, type ReviewConfig, type ReviewDecisionType } from '../shared/tools/review-config.js';
+export type { JsonObject, JsonPrimitive, JsonValue } from '../shared/json/json.js';
+export { readResult } from '../shared/tools/read-result.js';
+export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount, type ShadowViolation } from '../shared/guards/shadow-guard.js';
+export type { PayloadSlice, PayloadStore, StoredPayloadInfo } from '../shared/tools/payload-store.js';
+export { checkModelOutcome, DEFAULT_MODEL_OUTCOME_LIMITS, type ModelOutcomeLimits } from '../shared/model/model-outcome-check.js';
+export { jsonSize, measureJson, type JsonMeasure } from '../shared/json/json-measure.js';
 export {
   DEFAULT_MAX_RESULT_BYTES,
   HARD_MAX_RESULT_BYTES,

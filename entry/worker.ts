@@ -2,6 +2,8 @@
  * `cairn-agents/worker`: run your agents. `createCairnWorker` (or `runCairnWorker`, which also
  * connects and runs until stopped) takes your agents, your tools' deps, how models resolve and
  * your workflows file or bundle; `defineConfig` types the `cairn.config.ts` the CLI reads.
+ * `redisTransport` streams model turns' live deltas through Redis without writing history
+ * (`modelActivity.streaming`; needs the optional `redis` package).
  *
  * Who imports it: your worker process and your cairn.config.ts. Node-only; never workflow code
  * (it loads @temporalio/worker and the model providers).
@@ -9,6 +11,9 @@
 export { createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
+export type { DeltaTransport, LiveCall, LivePublisher } from '../activities/live/delta-transport.js';
+export { redisTransport, type RedisTransport, type RedisTransportOptions, type RedisWriteBatch, type RedisWriter } from '../activities/live/redis-transport.js';
+export type { LiveEvent, ModelDelta, ToolArgsDelta } from '../shared/live/model-delta.js';
 export { runCairnWorker, type RunCairnWorkerOptions } from '../runtime/run-worker.js';
 export { tracingFromEnvironment, tracingWorkflowModules, type CairnTracingOptions } from '../runtime/tracing.js';
 export {
@@ -42,4 +47,4 @@ export {
   type ModelProvider,
   type ResolveModelOptions,
 } from '../activities/model/index.js';
-export type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model-response.js';
+export type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';

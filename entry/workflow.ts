@@ -29,5 +29,5 @@ export {
 } from '../workflows/messages.js';
 export { CairnAgent, CairnPhase, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
-export type { TranscriptMessage, TranscriptSlice } from '../shared/transcript.js';
-export { agentsOf } from '../shared/define-agent.js';
+export type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
+export { agentsOf } from '../shared/agent/define-agent.js';

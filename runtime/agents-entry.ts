@@ -1,18 +1,30 @@
 /**
  * The workflow bundle's entry for a project's agents module: a generated file that runs
  * `defineAgentRun` over the agents the module exports, the same ones the worker reads. It is
- * written into the project's node_modules/.cache, where the bundle's own imports
- * (@temporalio/workflow) resolve. Node-only.
+ * written under the OS's temporary folder, never into the project (a container's worker user may
+ * not write node_modules); the bundler resolves the packages it needs from where Cairn is
+ * installed (runtime/workflow-bundle.ts). Node-only.
  */
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { tmpdir, userInfo } from 'node:os';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** Where generated entries go: one folder per OS user, so users sharing /tmp never collide. */
+function generatedDir(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = String(process.getuid?.() ?? 'user'); // a uid with no passwd entry (containers)
+  }
+  return join(tmpdir(), `cairn-agents-${user.replace(/[^\w.-]/g, '_')}`);
+}
 
 /** Writes the entry for `agentsModule` (an absolute path) and returns its path, for `workflowsPath`. */
 export async function writeAgentsEntry(agentsModule: string): Promise<string> {
-  const dir = join(nodeModulesOf(agentsModule), '.cache', 'cairn-agents');
+  const dir = generatedDir();
   await mkdir(dir, { recursive: true });
   const file = join(dir, `workflows-${createHash('sha256').update(agentsModule).digest('hex').slice(0, 12)}.js`);
   // Cairn's own workflow entry by path: compiled next to this file, or its .ts source in a checkout
@@ -27,16 +39,4 @@ export async function writeAgentsEntry(agentsModule: string): Promise<string> {
       `export const agentRun = defineAgentRun(agentsOf(agentsModule, ${JSON.stringify(shown)}));\n`,
   );
   return file;
-}
-
-/** The node_modules folder from which the project resolves @temporalio/workflow. */
-function nodeModulesOf(from: string): string {
-  let resolved: string;
-  try {
-    resolved = createRequire(from).resolve('@temporalio/workflow');
-  } catch {
-    throw new Error(`@temporalio/workflow is not installed for ${from}: npm install @temporalio/workflow (a peer dependency of cairn-agents).`);
-  }
-  const parts = resolved.split(sep);
-  return parts.slice(0, parts.lastIndexOf('node_modules') + 1).join(sep);
 }

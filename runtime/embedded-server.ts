@@ -4,6 +4,7 @@
  * stdout (no banner) and its error logs on stderr. Node-only.
  */
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Connected } from './connection.js';
@@ -29,6 +30,9 @@ export interface EmbeddedServerOptions {
 /** Server dynamic config: keys as Temporal names them, values as JSON values. */
 export type DynamicConfig = Readonly<Record<string, string | number | boolean>>;
 
+/** The most Signals a run of Cairn's own dev servers takes (`history.maximumSignalsPerExecution`): even at Temporal's largest payloads (2 MB) a flooded run stays small enough to replay quickly on a loaded machine. */
+export const MAX_SIGNALS_PER_RUN = 10;
+
 /**
  * What every dev server Cairn starts runs with (`cairn dev`, the demo, startTestEnvironment, the
  * tests, the benches). The dev server has one history shard, and Temporal's defaults read its
@@ -48,6 +52,12 @@ export const FAST_DEV_SERVER_CONFIG: DynamicConfig = {
   // waits for a read of the timer queue); with both, 13–22 ms.
   'history.timerProcessorMaxTimeShift': '10ms',
   'history.timerProcessorMaxPollRPS': 1_000,
+  // Signals cannot be refused by a workflow and enter history before any handler runs, and while
+  // they keep coming the server refuses a continue-as-new: a flood of 1 MB Signals would reach the
+  // 50 MB history limit (the run terminated) before the run could hand over. The server refuses a
+  // run's Signals past this many (the sender gets an error); a run hands over after half as many
+  // (workflows/run-inbox.ts), with a fresh count (docs/planner.md).
+  'history.maximumSignalsPerExecution': MAX_SIGNALS_PER_RUN,
 };
 
 /** `dynamicConfig` as `temporal server start-dev` arguments. */
@@ -55,8 +65,49 @@ export function dynamicConfigArgs(config: DynamicConfig): string[] {
   return Object.entries(config).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
 }
 
-/** Starts the dev server; `close()` stops it. */
+/** The `temporal server start-dev` line that gives a dev server of your own the embedded one's speed (docs/operations.md). */
+export function fastDevServerHint(): string {
+  return `A dev server of your own runs at Temporal's defaults (each activity ~100 ms, short timers ~1 s). For the embedded server's speed, start it with: ${fastDevServerCommand()}`;
+}
+
+/** `temporal server start-dev` with FAST_DEV_SERVER_CONFIG, quoted for a POSIX shell. */
+export function fastDevServerCommand(): string {
+  const args = dynamicConfigArgs(FAST_DEV_SERVER_CONFIG).map((arg) => (arg.startsWith('--') ? arg : `'${arg}'`));
+  return ['temporal server start-dev', ...args].join(' ');
+}
+
+/** A port the embedded server was asked to take is taken: the message names it and the way out. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(
+    readonly port: number,
+    readonly flag: '--port' | '--ui-port',
+  ) {
+    super(
+      `Port ${port} is already in use (another Temporal server, or another program, listens on it), so no dev server was started there. ` +
+        `Pick a free one with ${flag} <port>` +
+        (flag === '--port' ? `, or use the server that is there: TEMPORAL_ADDRESS=127.0.0.1:${port} cairn dev runs only the worker on it.` : '.'),
+    );
+  }
+}
+
+/** Resolves when nobody listens on 127.0.0.1:`port` (the address the server binds); PortInUseError otherwise. */
+async function checkPortFree(port: number, flag: PortInUseError['flag']): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, flag) : error));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/**
+ * Starts the dev server; `close()` stops it. A fixed port someone already listens on is a
+ * PortInUseError before anything starts: the SDK would otherwise wait for *a* server on that port
+ * and connect to whichever answers — another project's.
+ */
 export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): Promise<Connected & { env: TestWorkflowEnvironment }> {
+  if (options.port !== undefined) await checkPortFree(options.port, '--port');
+  if (options.uiPort !== undefined) await checkPortFree(options.uiPort, '--ui-port');
   const executable = await resolveTemporalCli({ log: options.log });
   const dbFilename = options.dbFilename ?? (options.persistent ? join(process.cwd(), '.temporal', 'cairn.db') : undefined);
   if (dbFilename !== undefined) await mkdir(dirname(dbFilename), { recursive: true });

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ResolveModelOptions } from '../activities/model/resolve-model.js';
-import { agentsOf, type Agent } from '../shared/define-agent.js';
+import { agentsOf, type Agent } from '../shared/agent/define-agent.js';
 import type { WorkerTuning } from './worker.js';
 
 export interface CairnConfig {

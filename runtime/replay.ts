@@ -3,14 +3,16 @@
  * from files (`temporal workflow show --output json`, test/histories) or from the server (a
  * visibility query, or workflow ids); each is replayed on its own, so one that diverges does not
  * hide the others, and each outcome says whether the new code still takes the same commands
- * (`ok`), takes different ones (`nondeterministic`), or cannot run the history at all (`failed`:
- * an unknown workflow type, a workflow task that throws). `cairn replay` prints these. Node-only.
+ * (`ok`), takes different ones (`nondeterministic`), cannot run the history at all (`failed`:
+ * an unknown workflow type, a workflow task that throws), or does not serve the run's agent
+ * (`unknown_agent`). `cairn replay` prints these. Node-only.
  */
 import { readFile } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type ReplayWorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import { reachableAgents } from '../shared/agent/define-agent.js';
 import { writeAgentsEntry } from './agents-entry.js';
 import { loadProject, type CairnConfig } from './project-config.js';
 import { bundleWorkflows } from './workflow-bundle.js';
@@ -34,16 +36,22 @@ export interface ReplayOptions {
    * into the bundle) and workflow interceptor modules: the same as the workers that wrote the histories.
    */
   readonly worker?: Pick<ReplayWorkerOptions, 'dataConverter' | 'interceptors'>;
+  /**
+   * The agents the workflow code serves (every one reachable, by name), when known: a history of
+   * another agent that does not replay is `unknown_agent`, naming it, rather than `nondeterministic`.
+   */
+  readonly agents?: readonly string[];
 }
 
-export type ReplayStatus = 'ok' | 'nondeterministic' | 'failed';
+/** `unknown_agent`: the run's agent is not in this build (it fails at once in replay, unlike the recorded run). */
+export type ReplayStatus = 'ok' | 'nondeterministic' | 'failed' | 'unknown_agent';
 
 export interface ReplayOutcome {
   readonly workflowId: string;
   /** The run id replay gave the history. */
   readonly runId: string;
   readonly source?: string;
-  /** `nondeterministic`: the code issues other commands than the history holds; `failed`: a workflow task failed in replay (e.g. an unknown workflow type). */
+  /** `nondeterministic`: the code issues other commands than the history holds; `failed`: a workflow task failed in replay (e.g. an unknown workflow type); `unknown_agent`: the build has no agent of the run's name. */
   readonly status: ReplayStatus;
   /** Why, on one line, when not ok. */
   readonly reason?: string;
@@ -82,8 +90,30 @@ export async function* replayHistories(
   for await (const result of Worker.runReplayHistories(replayOptions, feed())) {
     const error = result.error;
     const base = { workflowId: result.workflowId, runId: result.runId, ...(current?.source !== undefined && { source: current.source }) };
-    if (!error) yield { ...base, status: 'ok' };
+    if (!error) {
+      yield { ...base, status: 'ok' };
+      continue;
+    }
+    const agent = options.agents && current ? await agentOf(current.history, dataConverter) : undefined;
+    if (agent !== undefined && !options.agents!.includes(agent))
+      yield { ...base, status: 'unknown_agent', reason: `agent "${agent}" is not in this build (it has ${options.agents!.map((name) => `"${name}"`).join(', ') || 'none'})` };
     else yield { ...base, status: error.name === 'DeterminismViolationError' ? 'nondeterministic' : 'failed', reason: replayReason(error.message) };
+  }
+}
+
+/** The agent a recorded agentRun was started for (its input's `agent`), when the input can be read. */
+async function agentOf(history: unknown, dataConverter: ReplayWorkerOptions['dataConverter']): Promise<string | undefined> {
+  try {
+    const decoded = isHistory(history) ? history : historyFromJSON(history);
+    let payloads = decoded.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+    // Encrypted inputs are decrypted the way the workers do (codecs run in reverse to decode).
+    for (const codec of [...(dataConverter?.payloadCodecs ?? [])].reverse()) payloads = await codec.decode(payloads);
+    const first = payloads[0];
+    if (!first?.data || new TextDecoder().decode(first.metadata?.encoding ?? new Uint8Array()) !== 'json/plain') return undefined;
+    const agent = (JSON.parse(new TextDecoder().decode(first.data)) as { agent?: unknown } | null)?.agent;
+    return typeof agent === 'string' ? agent : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -178,7 +208,10 @@ export interface ProjectWorkflows {
   readonly configFile: string;
   /** The generated workflow entry over the agents module (the one `cairn worker` bundles). */
   readonly workflowsPath: string;
+  /** The agents the config names. */
   readonly agents: readonly string[];
+  /** Those and every agent they reach through agent tools: what the workflow serves (`ReplayOptions.agents`). */
+  readonly servedAgents: readonly string[];
   readonly worker?: CairnConfig['worker'];
 }
 
@@ -194,6 +227,7 @@ export async function projectWorkflows(configFile: string): Promise<ProjectWorkf
     configFile: project.configFile,
     workflowsPath: await writeAgentsEntry(project.agentsModule),
     agents: project.agents.map((agent) => agent.name),
+    servedAgents: reachableAgents(project.agents).map((agent) => agent.name),
     ...(project.worker && { worker: project.worker }),
   };
 }

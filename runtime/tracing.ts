@@ -20,18 +20,46 @@ import { TRACING_BUNDLE_MARKER } from '../workflows/tracing-interceptors.js';
 import { PACKAGE_VERSION, RUNNING_FROM_SOURCE } from './package-root.js';
 
 /**
- * How a worker traces: exactly one of `exporter`, `spanProcessor` or `tracerProvider`. The
- * OpenTelemetry JS SDK 1.x types (what @temporalio/interceptors-opentelemetry 1.24 uses).
+ * How a worker traces: exactly one of `exporter`, `spanProcessor` or `tracerProvider`, objects of
+ * the OpenTelemetry JS SDK 1.x (what @temporalio/interceptors-opentelemetry 1.24 uses). Typed by
+ * what Cairn calls on them, so that Cairn's types name none of the optional OpenTelemetry
+ * packages: a project that does not trace type-checks without them.
  */
 export interface CairnTracingOptions {
   /** Where spans go (an OTLPTraceExporter, a ConsoleSpanExporter…). Batched; shut down with the worker. */
-  readonly exporter?: SpanExporter;
+  readonly exporter?: TracingSpanExporter;
   /** Or how spans are processed (e.g. `new SimpleSpanProcessor(new InMemorySpanExporter())` in tests); flushed, not shut down, with the worker. */
-  readonly spanProcessor?: SpanProcessor;
+  readonly spanProcessor?: TracingSpanProcessor;
   /** Or your own BasicTracerProvider / NodeTracerProvider: its span processors and resource are used; flushed, not shut down, with the worker. */
-  readonly tracerProvider?: BasicTracerProvider;
-  /** The service the spans come from, with `exporter` or `spanProcessor`. Default: `service.name` cairn-worker, then OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. */
-  readonly resource?: Resource;
+  readonly tracerProvider?: TracingTracerProvider;
+  /** The service the spans come from (a `Resource`), with `exporter` or `spanProcessor`. Default: `service.name` cairn-worker, then OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. */
+  readonly resource?: TracingResource;
+}
+
+/** An OpenTelemetry `SpanExporter`. */
+export interface TracingSpanExporter {
+  export(spans: readonly unknown[], resultCallback: (result: unknown) => void): void;
+  shutdown(): Promise<void>;
+}
+
+/** An OpenTelemetry `SpanProcessor`. */
+export interface TracingSpanProcessor {
+  onStart(span: unknown, parentContext: unknown): void;
+  onEnd(span: unknown): void;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** An OpenTelemetry SDK `BasicTracerProvider` (or `NodeTracerProvider`). */
+export interface TracingTracerProvider {
+  getTracer(name: string, version?: string): Tracer;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** An OpenTelemetry `Resource`. */
+export interface TracingResource {
+  readonly attributes: object;
 }
 
 /** What a worker needs to trace: the plugin, the modules its workflow bundle must include, and the end. */
@@ -110,14 +138,15 @@ export async function workerTracing(options: CairnTracingOptions): Promise<Worke
     optional(() => import('@opentelemetry/sdk-trace-base')),
     optional(() => import('@opentelemetry/resources')),
   ]);
-  let provider = options.tracerProvider;
+  // The SDK's own types inside (this file's declarations name only the structural ones above).
+  let provider = options.tracerProvider as BasicTracerProvider | undefined;
   if (provider && !('activeSpanProcessor' in provider && 'resource' in provider))
     throw new Error('createCairnWorker: `tracing.tracerProvider` must be a BasicTracerProvider or NodeTracerProvider of the OpenTelemetry JS SDK 1.x, which @temporalio/interceptors-opentelemetry 1.24 uses.');
   if (!provider) {
     const resource =
-      options.resource ?? resources.Resource.default().merge(new resources.Resource({ 'service.name': 'cairn-worker' })).merge(resources.envDetectorSync.detect());
+      (options.resource as Resource | undefined) ?? resources.Resource.default().merge(new resources.Resource({ 'service.name': 'cairn-worker' })).merge(resources.envDetectorSync.detect());
     provider = new sdk.BasicTracerProvider({ resource });
-    provider.addSpanProcessor(options.spanProcessor ?? new sdk.BatchSpanProcessor(options.exporter!));
+    provider.addSpanProcessor((options.spanProcessor as SpanProcessor | undefined) ?? new sdk.BatchSpanProcessor(options.exporter as SpanExporter));
   }
   await registerContext();
   const tracer = provider.getTracer('cairn-agents', PACKAGE_VERSION);

@@ -2,18 +2,25 @@
  * A Cairn worker: the agentRun workflow (from your workflows file or a prebuilt bundle), the tool
  * activity over your agents' tools with your `deps`, and the model activity. Node-only.
  */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Client } from '@temporalio/client';
-import { Worker, type NativeConnection, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
-import { reachableAgents, type Agent } from '../shared/define-agent.js';
-import type { AnyTool } from '../shared/define-tool.js';
+import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
+import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
+import type { AnyTool } from '../shared/tools/define-tool.js';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activity.js';
+import { createReconcileActivities } from '../activities/reconcile-activity.js';
 import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
+import { TranscriptReader } from '../activities/transcript-reader.js';
+import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls } from '../shared/model/transcript.js';
 import { McpConnections } from '../activities/mcp-connections.js';
 import { createMcpActivities } from '../activities/mcp-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
 import { bundleWorkflows } from './workflow-bundle.js';
+import { checkWorkflowBundle } from './workflow-bundle-check.js';
 import type { CairnTracingOptions } from './tracing.js';
 
 /** Temporal Worker options Cairn passes through untouched (tuning, interceptors, data converter…). */
@@ -41,7 +48,7 @@ export interface CairnWorkerOptions {
   /** Tool result size limits, offloading to a PayloadStore, heartbeat interval (docs/size-limits.md). */
   readonly toolActivity?: ToolActivityOptions;
   /** Bounds on model replies and the model activity's heartbeat interval (docs/size-limits.md). */
-  readonly modelActivity?: Pick<ModelActivityOptions, 'limits' | 'heartbeatMs'>;
+  readonly modelActivity?: Pick<ModelActivityOptions, 'limits' | 'heartbeatMs' | 'streaming'>;
   /** More activities, for workflows of your own bundled beside agentRun. */
   readonly activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
   /** Any other Temporal WorkerOptions: maxCachedWorkflows, maxConcurrentActivityTaskExecutions, poller behaviors… (docs/operations.md) */
@@ -84,6 +91,18 @@ function pollerBehaviors(tuning: WorkerTuning): Pick<WorkerTuning, 'workflowTask
   };
 }
 
+/**
+ * The SDK's default build id (`@temporalio/worker@1.24.0+` and the bundle's 64-hex SHA-256) is
+ * written into three events of every activity and workflow task: ~90 bytes six times a model
+ * turn. `cairn@` and 12 hex digits of the same hash name the code as well. Left to you when you
+ * set `buildId`, `useVersioning` or `workerDeploymentOptions`.
+ */
+async function shortBuildId(tuning: WorkerTuning, bundle: WorkflowBundleOption): Promise<Pick<WorkerTuning, 'buildId'>> {
+  if (tuning.buildId !== undefined || tuning.useVersioning || tuning.workerDeploymentOptions) return {};
+  const code = 'code' in bundle ? bundle.code : await readFile(bundle.codePath, 'utf8');
+  return { buildId: `cairn@${createHash('sha256').update(code).digest('hex').slice(0, 12)}` };
+}
+
 /** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
 export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
   if (options.models && options.resolveModel) throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
@@ -99,20 +118,25 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   if ((options.worker?.dataConverter?.payloadCodecs?.length ?? 0) > 0 && client.options.loadedDataConverter.payloadCodecs.length === 0)
     throw new Error('createCairnWorker: `worker.dataConverter` has payload codecs but `client` has none; give the client the same dataConverter (the model activity reads transcripts through it).');
   const resolve = options.resolveModel ?? ((spec: string) => resolveModel(spec, options.models));
+  // Runs hand this worker the messages they append (TRANSCRIPT_SINK): a model turn here reads them without a Query.
+  const transcripts = new TranscriptReader(client);
   const tuning = options.worker ?? {};
   // Loaded only when asked for: the OpenTelemetry packages are optional (runtime/tracing.ts).
   const tracingModule = options.tracing ? await import('./tracing.js') : undefined;
   const tracing = options.tracing && (await tracingModule!.workerTracing(options.tracing));
   if (tracing && options.workflowBundle) await tracingModule!.checkTracingBundle(options.workflowBundle);
   const workflowInterceptorModules = [...(tuning.interceptors?.workflowModules ?? []), ...(tracing?.workflowModules ?? [])];
-  const workflowBundle =
+  const workflowBundle: WorkflowBundleOption =
     options.workflowBundle ??
     (await bundleWorkflows(options.workflowsPath!, {
       payloadConverterPath: tuning.dataConverter?.payloadConverterPath,
       failureConverterPath: tuning.dataConverter?.failureConverterPath,
       workflowInterceptorModules: workflowInterceptorModules.length > 0 ? workflowInterceptorModules : undefined,
     }).then((bundle) => ({ code: bundle.code })));
+  await checkWorkflowBundle(workflowBundle!);
+  const toolActivity = { ...options.toolActivity, ...(mcp.size > 0 && { findTool: (name: string) => mcp.tool(name) }) };
   const worker = await Worker.create({
+    ...(await shortBuildId(tuning, workflowBundle)),
     // Heartbeats at least every 2 s (the SDK's defaults: 80% of heartbeatTimeout, capped at 60 s,
     // else 30 s): slack under a short heartbeatTimeout on a busy machine, and a cancel reaches an
     // activity in seconds even without one. `worker` can set either.
@@ -120,19 +144,30 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     ...tuning,
     ...(tracing && { plugins: [...(tuning.plugins ?? []), tracing.plugin] }),
+    sinks: {
+      ...tuning.sinks,
+      [TRANSCRIPT_SINK]: {
+        append: { fn: (info: WorkflowInfo, epoch: number, from: number, messages: TranscriptMessage[]) => transcripts.offer(info, epoch, from, messages) },
+      } satisfies InjectedSinks<{ [TRANSCRIPT_SINK]: TranscriptSinkCalls }>[typeof TRANSCRIPT_SINK],
+    },
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle,
     activities: {
       ...options.activities,
-      ...createToolActivities(tools, options.deps, { ...options.toolActivity, ...(mcp.size > 0 && { findTool: (name: string) => mcp.tool(name) }) }),
-      ...createModelActivities({ ...options.modelActivity, client, resolve, tools, ...(mcp.size > 0 && { findSpec: (name: string) => mcp.spec(name) }) }),
+      ...createToolActivities(tools, options.deps, toolActivity),
+      ...createReconcileActivities(tools, options.deps, toolActivity),
+      ...createModelActivities({ ...options.modelActivity, client, resolve, tools, transcripts, ...(mcp.size > 0 && { findSpec: (name: string) => mcp.spec(name) }) }),
       ...createMcpActivities(mcp),
     },
   });
-  if (mcp.size === 0 && !tracing) return worker;
+  // A delta transport's broker connection (redisTransport) is let go of when the worker stops.
+  const transport = typeof options.modelActivity?.streaming === 'object' ? options.modelActivity.streaming : undefined;
+  if (mcp.size === 0 && !tracing && !transport?.close) return worker;
   // No MCP server process outlives its worker, however `run` ends; spans buffered are flushed.
   const run = worker.run.bind(worker);
-  return Object.assign(worker, { run: () => run().finally(() => Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {})])) });
+  return Object.assign(worker, {
+    run: () => run().finally(() => Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {}), transport?.close?.().catch(() => {})])),
+  });
 }

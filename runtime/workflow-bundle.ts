@@ -4,8 +4,9 @@
  * "'fs' is disallowed". Tests, benches, the CLI and createCairnWorker bundle through here.
  * Node-only.
  */
-import { builtinModules } from 'node:module';
-import { join, relative } from 'node:path';
+import { builtinModules, createRequire } from 'node:module';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { PACKAGE_ROOT, RUNNING_FROM_SOURCE } from './package-root.js';
 
@@ -44,6 +45,12 @@ const FORBIDDEN = new RegExp(
   `^(${builtinModules.filter((m) => !['assert', 'url', 'util'].includes(m)).map((m) => m.replace(/[/.]/g, '\\$&')).join('|')}|@temporalio/(activity|client|worker|testing|envconfig|common/lib/internal-non-workflow))(/|$)`,
 );
 
+/** The node_modules folder holding the @temporalio/workflow Cairn itself imports (a peer: the project's). */
+const SDK_NODE_MODULES = (() => {
+  const parts = createRequire(import.meta.url).resolve('@temporalio/workflow').split(sep);
+  return parts.slice(0, parts.lastIndexOf('node_modules') + 1).join(sep);
+})();
+
 type Config = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
 type ExternalsData = { request?: string; contextInfo?: { issuer?: string } };
 
@@ -61,7 +68,12 @@ export async function bundleWorkflows(workflowsPath: string, options: BundleWork
       }
       return original?.(data, callback);
     };
-    return { ...config, externals, resolve: { ...config.resolve, alias: { ...sourceAliases(), ...(config.resolve?.alias as object) } } };
+    // The stand-ins load before anything else (the last entry is the one the bundle exports).
+    const entry = [standInsModule(), ...(Array.isArray(config.entry) ? config.entry : [config.entry as string])];
+    // Last, the node_modules Cairn's own @temporalio/workflow comes from: an entry generated
+    // outside the project (runtime/agents-entry.ts) resolves the SDK's modules there.
+    const modules = [...((config.resolve?.modules as string[] | undefined) ?? ['node_modules']), SDK_NODE_MODULES];
+    return { ...config, entry, externals, resolve: { ...config.resolve, modules, alias: { ...sourceAliases(), ...(config.resolve?.alias as object) } } };
   };
   const errors: string[] = [];
   try {
@@ -71,6 +83,11 @@ export async function bundleWorkflows(workflowsPath: string, options: BundleWork
     if (explained === error) for (const message of errors) console.error(message);
     throw explained;
   }
+}
+
+/** workflows/sandbox-stand-ins: what the sandbox lacks and common packages (`ai`) define subclasses of as they load. */
+function standInsModule(): string {
+  return fileURLToPath(new URL(`../workflows/sandbox-stand-ins.${RUNNING_FROM_SOURCE ? 'ts' : 'js'}`, import.meta.url));
 }
 
 /**

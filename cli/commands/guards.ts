@@ -24,7 +24,7 @@ Options:
     if (!Number.isInteger(maxRuns) || maxRuns < 1) throw new UsageError(`--runs must be a whole number of runs, at least 1, not "${values.runs}"`);
     const { withClient } = await import('../run-client.js');
     const { readToolResults } = await import('../tool-results.js');
-    const { shadowCounts } = await import('../../shared/shadow-guard.js');
+    const { shadowCounts } = await import('../../shared/guards/shadow-guard.js');
     return withClient(async (connection) => {
       const { results, runs, truncated } = await readToolResults(connection, workflowId, maxRuns);
       const counts = shadowCounts(results);

@@ -13,7 +13,9 @@ Replays each history against the workflow code this build would run, one at a ti
 one line per history: "ok <workflowId>", or "NONDETERMINISTIC <workflowId>: <reason>" when the
 code now issues other commands than the run recorded (deploying it would break that run), or
 "FAILED <workflowId>: <reason>" when the code cannot run the history at all (an unknown workflow
-type, a workflow task that throws). Exit 1 when any history did not replay cleanly.
+type, a workflow task that throws), or "UNKNOWN_AGENT <workflowId>: agent "x" is not in this
+build" when your project's agents do not include the run's (replay it against the build that has
+that agent: --config or --workflows). Exit 1 when any history did not replay cleanly.
 
 Histories come from files (proto JSON, as \`temporal workflow show --output json\` writes them, or
 test/histories/*.json), from the runs a visibility query finds on the server, or from workflows
@@ -31,11 +33,13 @@ Options:
   --config <file>       The project's config (default: the nearest cairn.config.ts)
   --workflows <file>    Replay against this workflows file (exporting agentRun) instead
   --json                One JSON object per history, one a line:
-                        { workflowId, runId, source, status: "ok" | "nondeterministic" | "failed", reason? }
+                        { workflowId, runId, source, status: "ok" | "nondeterministic" | "failed"
+                        | "unknown_agent", reason? }
   -h, --help            Show this help
 
 Examples:
-  cairn replay test/histories/*.json
+  cairn replay test/histories/*.json            # your recorded histories, against your agents
+  cairn replay test/histories/*.json --workflows test/fixtures/workflows.ts   # in Cairn's own checkout
   cairn replay --query 'WorkflowType="agentRun" AND ExecutionStatus="Running"'   # before a deploy`,
 
   async run(argv, io) {
@@ -78,6 +82,7 @@ Examples:
     let workflowsPath: string;
     let worker: { dataConverter?: import('@temporalio/common').DataConverter; interceptors?: import('@temporalio/worker').WorkerInterceptors } | undefined;
     let against: string;
+    let agents: readonly string[] | undefined;
     if (values.workflows !== undefined) {
       workflowsPath = resolve(values.workflows);
       if (!existsSync(workflowsPath)) throw new CliError(`${values.workflows} does not exist.`);
@@ -91,6 +96,7 @@ Examples:
       const project = await projectWorkflows(configFile).catch((error: unknown) => Promise.reject(error instanceof ProjectConfigError ? new CliError(error.message) : error));
       workflowsPath = project.workflowsPath;
       worker = project.worker;
+      agents = project.servedAgents;
       against = `the agents of ${relative(process.cwd(), project.configFile) || project.configFile} (${project.agents.join(', ')})`;
     }
     let dataConverter = worker?.dataConverter;
@@ -110,7 +116,7 @@ Examples:
       Runtime.install({ logger: new DefaultLogger('ERROR', () => {}), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
     }
     const connection = values.query !== undefined || workflowIds.length > 0 ? await (await import('../connect.js')).connectClient() : undefined;
-    const counts = { ok: 0, nondeterministic: 0, failed: 0 };
+    const counts = { ok: 0, nondeterministic: 0, failed: 0, unknown_agent: 0 };
     try {
       async function* histories() {
         yield* fromFiles;
@@ -119,6 +125,7 @@ Examples:
       const outcomes = replayHistories(histories(), {
         workflowsPath,
         worker: { ...(dataConverter && { dataConverter }), ...(worker?.interceptors && { interceptors: worker.interceptors }) },
+        ...(agents && { agents }),
       });
       for await (const outcome of outcomes) {
         counts[outcome.status] += 1;
@@ -136,15 +143,16 @@ Examples:
       await connection?.close().catch(() => {});
     }
 
-    const total = counts.ok + counts.nondeterministic + counts.failed;
+    const total = counts.ok + counts.nondeterministic + counts.failed + counts.unknown_agent;
     if (total === 0) {
       io.line(`Nothing to replay: no run matches ${values.query}.`);
       return 0;
     }
-    const bad = counts.nondeterministic + counts.failed;
+    const bad = total - counts.ok;
     io.line(
       `Replayed ${total} ${total === 1 ? 'history' : 'histories'} against ${against}: ${counts.ok} ok` +
-        `${counts.nondeterministic ? `, ${counts.nondeterministic} nondeterministic` : ''}${counts.failed ? `, ${counts.failed} failed` : ''}.`,
+        `${counts.nondeterministic ? `, ${counts.nondeterministic} nondeterministic` : ''}${counts.failed ? `, ${counts.failed} failed` : ''}` +
+        `${counts.unknown_agent ? `, ${counts.unknown_agent} of an agent not in this build` : ''}.`,
     );
     if (bad > 0) io.error(`cairn replay: ${bad} of ${total} ${total === 1 ? 'history does' : 'histories do'} not replay on this build; do not deploy it over those runs (docs/upgrades.md).`);
     return bad > 0 ? 1 : 0;

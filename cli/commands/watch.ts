@@ -12,8 +12,10 @@ Reads the run's live event stream (model turns, tool calls and their results, th
 decisions, questions, reviews, what people sent) and prints a line for each that matters to a
 person: decisions, tool errors, pauses, hand-overs, the answer. Stops (exit 0) when the run has
 finished, printing the answer, or when it waits for a person, printing the question or the tool
-call to review and the command that answers it. A run that failed, was terminated or timed out
-ends the watch with its reason on stderr (exit 1). The stream follows continue-as-new.
+call to review and the command that answers it. A run that failed, was terminated, cancelled or
+timed out prints its events, then ends the watch with its reason on stderr (exit 1). When no
+worker answers within 10 s it says so (naming the run's task queue) and exits 1. The stream
+follows continue-as-new.
 
 Options:
   --from <offset>  Start at this offset (resume: the last offset seen, plus one). Default 0
@@ -27,11 +29,16 @@ Options:
     const from = values.from === undefined ? 0 : Number(values.from);
     if (!Number.isSafeInteger(from) || from < 0) throw new UsageError(`--from must be an offset (a whole number >= 0), not "${values.from}"`);
 
-    const { cairnClient, readState, stopped, withClient } = await import('../run-client.js');
+    const { cairnClient, closedOutcome, readState, stopped, withClient } = await import('../run-client.js');
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
-      // For the header only: a run that failed before it had a state says how below.
-      const first = await readState(connection, run).catch(() => undefined);
+      // A run that failed before it had a state says how below; no worker to answer says so now
+      // (the event stream would wait for one in silence), with how the run ended if it did.
+      const first = await readState(connection, run).catch(async (error: unknown) => {
+        if (!(error instanceof CliError)) return undefined;
+        const ended = await closedOutcome(run).catch(() => undefined);
+        throw ended ? new CliError(`Run "${workflowId}" ${ended.status}: ${ended.failure}. Its events need a worker to be read: ${error.message}`) : error;
+      });
       if (first) io.line(`Watching ${workflowId} (agent ${first.agent})`);
       try {
         for await (const event of run.events({ from })) {
@@ -42,7 +49,8 @@ Options:
           const state = await run.state();
           const pending = state.clarification?.id ?? state.reviews[0]?.toolCallId;
           const asked = event.type === 'question' ? event.clarification.id : event.reviews[0]?.toolCallId;
-          if (pending !== undefined && pending === asked) return 0;
+          // A closed run (terminated while it waited) still answers with its last state: read on to how it ended.
+          if (pending !== undefined && pending === asked && (await run.workflow.describe()).status.name === 'RUNNING') return 0;
         }
       } catch (error) {
         throw await stopped(run, error);

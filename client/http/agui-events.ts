@@ -1,0 +1,166 @@
+/**
+ * The one mapping from a Cairn run event to AG-UI events (`@ag-ui/core`'s types). Per window
+ * (one AG-UI run) a small context remembers which tool calls it opened and holds back a model
+ * turn's closing text until it knows whether the `finish` event says it whole. Live deltas stream
+ * a turn's text as it comes (TEXT_MESSAGE_CONTENT per batch); a retried attempt's text is a new
+ * message, the stale one ended and named by CUSTOM `cairn.reset`; a turn that streamed is not
+ * sent again whole. Tool arguments are not streamed: a retry reuses the call ids, and AG-UI has
+ * no way to take back arguments sent. Node-only (client side).
+ *
+ * | Cairn event | AG-UI events |
+ * | `model_delta` text | TEXT_MESSAGE_START (first), TEXT_MESSAGE_CONTENT |
+ * | `model_reset` | TEXT_MESSAGE_END of the stale attempt's message, CUSTOM `cairn.reset` |
+ * | `model_turn` streamed | TEXT_MESSAGE_END |
+ * | `model_turn` text | TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END |
+ * | `tool_start` / `review` | TOOL_CALL_START, TOOL_CALL_ARGS, TOOL_CALL_END |
+ * | `tool_end` | TOOL_CALL_RESULT (the ToolResult as JSON: error chain and hint included) |
+ * | `decision` | STEP_STARTED + STEP_FINISHED (stepName: the planner's action) |
+ * | `finish` | the answer as a text message (RUN_FINISHED is the window's) |
+ * | others | CUSTOM `cairn.<type>` |
+ */
+import { EventType, type Interrupt, type Event as AgUiEvent } from '@ag-ui/core';
+import { toAgUiEvents as liveAgUiEvents, type LiveOp } from '../live-deltas.js';
+import type { RunEventItem } from '../run-events.js';
+import type { LiveEvent } from '../../shared/live/model-delta.js';
+import type { PendingInterrupt } from './interrupts.js';
+import { isLiveEvent, LiveWindow } from './live-window.js';
+
+export interface AgUiWindowContext {
+  /** Tool calls this window opened (TOOL_CALL_START..END sent). */
+  readonly opened: Set<string>;
+  /** A model turn's text held back: a final turn's text comes whole with `finish`. */
+  held?: { readonly id: string; readonly text: string };
+  /** The live deltas this window streams. */
+  readonly live: LiveWindow;
+}
+
+export function agUiWindowContext(): AgUiWindowContext {
+  return { opened: new Set(), live: new LiveWindow() };
+}
+
+/** A message id unique in the thread, even when a finished thread starts a new run. */
+export function messageId(event: RunEventItem): string {
+  return `m-${event.at.toString(36)}-${event.offset}`;
+}
+
+/** `event`: a run event, or a live event from the window's live source. */
+export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindowContext): AgUiEvent[] {
+  const out: AgUiEvent[] = [];
+  // The planner's decision comes between a final turn and `finish`: the text stays held through it.
+  if (flushesHeld(event)) {
+    if (context.held) out.push(...textMessage(context.held.id, context.held.text));
+    delete context.held;
+  }
+  if (isLiveEvent(event)) return [...out, ...live(context.live.ops(event))];
+  const timestamp = event.at;
+  switch (event.type) {
+    case 'model_turn': {
+      const end = context.live.endTurn(event.error !== undefined, event.text);
+      out.push(...live(end.ops));
+      if (event.error) out.push({ type: EventType.CUSTOM, timestamp, name: 'cairn.model_error', value: event.error });
+      else if (end.streamed) break; // its text went out as deltas
+      else if (event.text && (event.toolCalls?.length ?? 0) > 0) out.push(...textMessage(messageId(event), event.text));
+      else if (event.text) context.held = { id: messageId(event), text: event.text };
+      break;
+    }
+    case 'tool_start':
+      out.push(...toolCall(event.toolCallId, event.name, event.args, context));
+      break;
+    case 'review':
+      for (const review of event.reviews) out.push(...toolCall(review.toolCallId, review.name, review.args, context));
+      break;
+    case 'tool_end':
+      // A call the workflow refused (invalid arguments) never started: open it so the result has a call.
+      if (!context.opened.has(event.toolCallId)) out.push(...toolCall(event.toolCallId, event.name, undefined, context));
+      out.push({ type: EventType.TOOL_CALL_RESULT, timestamp, messageId: messageId(event), toolCallId: event.toolCallId, role: 'tool', content: JSON.stringify(event.result) });
+      break;
+    case 'decision': {
+      const metadata = { seq: event.seq, turn: event.turn, detail: event.detail };
+      out.push({ type: EventType.STEP_STARTED, timestamp, stepName: event.action, metadata }, { type: EventType.STEP_FINISHED, timestamp, stepName: event.action, metadata });
+      break;
+    }
+    case 'finish': {
+      const id = context.held?.id ?? messageId(event);
+      delete context.held;
+      if (event.answer && !context.live.streamedAnswer(event.answer)) out.push(...textMessage(id, event.answer));
+      break;
+    }
+    default: {
+      const { type, offset: _offset, at: _at, ...value } = event;
+      out.push({ type: EventType.CUSTOM, timestamp, name: `cairn.${type}`, value });
+    }
+  }
+  return out;
+}
+
+/** True for an event that shows the held turn was not the last (not `decision`, not `finish`). */
+export function flushesHeld(event: { readonly type: string }): boolean {
+  return event.type !== 'finish' && event.type !== 'decision';
+}
+
+/** What the window still holds back, when it ends without a `finish` event. */
+export function flushAgUi(context: AgUiWindowContext): AgUiEvent[] {
+  const held = context.held;
+  delete context.held;
+  return [...live(context.live.close()), ...(held ? textMessage(held.id, held.text) : [])];
+}
+
+/** Live ops as AG-UI events: text only (tool calls go out whole with `tool_start`). */
+function live(ops: readonly LiveOp[]): AgUiEvent[] {
+  return ops.filter((op) => !op.op.startsWith('tool-')).flatMap((op) => liveAgUiEvents(op) as AgUiEvent[]);
+}
+
+/** AG-UI interrupts for what a run waits for (RUN_FINISHED outcome `interrupt`). */
+export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseSchemaOf: (tool: string) => Record<string, unknown> | undefined): Interrupt[] {
+  return pending.map((p) => {
+    if (p.kind === 'question')
+      return { id: p.id, reason: 'input_required', message: p.question, responseSchema: answerSchema(p.missingFields), metadata: { questionId: p.questionId } };
+    const { review } = p;
+    const allowed = review.allowed ?? ['accept', 'edit', 'respond', 'reject'];
+    const argsSchema = responseSchemaOf(review.name);
+    return {
+      id: p.id,
+      reason: 'tool_approval',
+      toolCallId: review.toolCallId,
+      message: review.description ?? `Review the call to ${review.name}.`,
+      responseSchema: decisionSchema(allowed, argsSchema),
+      metadata: { tool: review.name, args: review.args, argsHash: review.argsHash, allowed },
+    };
+  });
+}
+
+function textMessage(id: string, text: string): AgUiEvent[] {
+  return [
+    { type: EventType.TEXT_MESSAGE_START, messageId: id, role: 'assistant' },
+    { type: EventType.TEXT_MESSAGE_CONTENT, messageId: id, delta: text },
+    { type: EventType.TEXT_MESSAGE_END, messageId: id },
+  ];
+}
+
+function toolCall(toolCallId: string, name: string, args: unknown, context: AgUiWindowContext): AgUiEvent[] {
+  if (context.opened.has(toolCallId)) return [];
+  context.opened.add(toolCallId);
+  return [
+    { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: name },
+    ...(args === undefined ? [] : [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(args) } as AgUiEvent]),
+    { type: EventType.TOOL_CALL_END, toolCallId },
+  ];
+}
+
+function answerSchema(missingFields: readonly string[] | undefined): Record<string, unknown> {
+  const text = { type: 'string', minLength: 1 };
+  if (!missingFields?.length) return { type: 'object', properties: { answer: text }, required: ['answer'] };
+  const fields = { type: 'object', properties: Object.fromEntries(missingFields.map((f) => [f, {}])), required: [...missingFields] };
+  return { type: 'object', properties: { answer: { anyOf: [text, fields] } }, required: ['answer'] };
+}
+
+function decisionSchema(allowed: readonly string[], argsSchema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const variants: Record<string, unknown>[] = [];
+  const variant = (type: string, extra: Record<string, unknown> = {}, required: string[] = []) =>
+    variants.push({ type: 'object', properties: { type: { const: type }, ...extra }, required: ['type', ...required] });
+  if (allowed.includes('accept')) variant('accept');
+  if (allowed.includes('edit')) variant('edit', { args: argsSchema ?? { type: 'object' } }, ['args']);
+  if (allowed.includes('respond')) variant('respond', { content: {} }, ['content']);
+  if (allowed.includes('reject')) variant('reject', { reason: { type: 'string' } });
+  return { oneOf: variants };
+}

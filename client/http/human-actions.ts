@@ -1,0 +1,42 @@
+/**
+ * What a person sends a run over HTTP, handed to the client API (`AgentRunHandle.answer`,
+ * `.review`, `.cancel`): the handler checks only the shape; the run's own validators decide
+ * (stale arguments, a repeat, an invalid answer or edit), and a refusal leaves no trace in the
+ * run. Used by the REST endpoints, AG-UI resumes and AI SDK approval responses alike. Node-only.
+ */
+import type { JsonValue } from '../../shared/json/json.js';
+import type { ReviewDecisionInput } from '../../workflows/messages.js';
+import type { AgentRunHandle } from '../agent-run-handle.js';
+import { HttpError } from './http-error.js';
+import type { InterruptTarget } from './interrupts.js';
+
+const DECISIONS = new Set(['accept', 'edit', 'respond', 'reject']);
+
+export function decisionOf(value: unknown): ReviewDecisionInput {
+  const d = value as { type?: unknown } | null;
+  if (typeof d !== 'object' || d === null || typeof d.type !== 'string' || !DECISIONS.has(d.type))
+    throw new HttpError(422, 'invalid_input', 'A decision is { "type": "accept" | "edit" | "respond" | "reject", ... }.');
+  return d as ReviewDecisionInput;
+}
+
+export function answerOf(value: unknown): JsonValue {
+  if (value === undefined || value === null) throw new HttpError(422, 'invalid_input', 'An answer is non-empty text or an object of the missing fields.');
+  return value as JsonValue;
+}
+
+/** Sends a resolved interrupt's payload to the run: an answer, or a review decision (default accept). */
+export async function resolveInterrupt(run: AgentRunHandle, target: InterruptTarget, payload: unknown): Promise<void> {
+  if (target.kind === 'question') {
+    const answer = typeof payload === 'object' && payload !== null && !Array.isArray(payload) && 'answer' in payload ? (payload as { answer: unknown }).answer : payload;
+    await run.answer(answerOf(answer), target.questionId);
+    return;
+  }
+  const decision = payload === undefined || payload === null ? { type: 'accept' as const } : decisionOf(payload);
+  await run.review({ toolCallId: target.toolCallId, argsHash: target.argsHash }, decision);
+}
+
+/** A cancelled interrupt: a review is rejected; a question nobody will answer cancels the run. */
+export async function cancelInterrupt(run: AgentRunHandle, target: InterruptTarget, reason: string): Promise<void> {
+  if (target.kind === 'review') await run.review({ toolCallId: target.toolCallId, argsHash: target.argsHash }, { type: 'reject', reason });
+  else await run.cancel(reason);
+}

@@ -1,0 +1,41 @@
+/**
+ * Reading a request's JSON body within a bound: a body over `maxBytes` is refused as it streams in
+ * (413, never buffered whole), a body that is not JSON is 400, a POST that is not
+ * `application/json` is 415. Refusing other media types keeps the handler CSRF-safe: a cross-site
+ * HTML form cannot send JSON without a CORS preflight. Node-only (client side).
+ */
+import { HttpError } from './http-error.js';
+
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'Send the body as application/json.');
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) throw new HttpError(413, 'body_too_large', `The body is larger than ${maxBytes} bytes.`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw new HttpError(413, 'body_too_large', `The body is larger than ${maxBytes} bytes.`);
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'malformed_json', 'The body is not valid JSON.');
+  }
+}
+
+/** `value` when it is a plain JSON object, else a 400 naming what was expected. */
+export function objectBody(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'invalid_request', `Expected ${what} as a JSON object.`);
+  return value as Record<string, unknown>;
+}

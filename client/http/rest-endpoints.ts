@@ -1,0 +1,112 @@
+/**
+ * The plain JSON endpoints: start a run (or find the thread's), read its state, stream its events
+ * (SSE, ids = stream offsets, resumable with Last-Event-ID), answer its question, decide a
+ * review, send it a message while it works, cancel it, and the inbox. Each is a thin call into the client API. Node-only.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AgentRunHandle } from '../agent-run-handle.js';
+import { agentName, authorized, body, startThread, type HttpContext } from './http-context.js';
+import { HttpError } from './http-error.js';
+import { answerOf, decisionOf } from './human-actions.js';
+import { readInbox } from './inbox.js';
+import { objectBody } from './read-json-body.js';
+import { runError } from './run-errors.js';
+import { sseFrame, sseResponse } from './sse.js';
+import { workflowIdOf } from './thread-ids.js';
+import { deliverMessage } from './user-message.js';
+
+export async function startRun(ctx: HttpContext, request: Request): Promise<Response> {
+  const input = objectBody(await body(ctx, request), 'the run to start ({ agent?, prompt, threadId? })');
+  if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new HttpError(422, 'invalid_input', '"prompt" is non-empty text.');
+  if (input.prompt.length > 40_000) throw new HttpError(413, 'body_too_large', 'The prompt is longer than 40,000 characters.');
+  const agent = agentName(ctx, input.agent);
+  const threadId = input.threadId ?? randomUUID();
+  const workflowId = workflowIdOf(threadId, ctx.threadPrefix);
+  await authorized(ctx, request, 'start', workflowId);
+  await ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, input.prompt as string));
+  return Response.json({ runId: workflowId, threadId, agent }, { status: 201 });
+}
+
+export async function readRun(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
+  await authorized(ctx, request, 'read', run.workflowId);
+  const { status } = await ctx.gate.run(undefined, () => run.workflow.describe());
+  const state = await run.state().catch(() => null);
+  return Response.json({ runId: run.workflowId, status: status.name, state });
+}
+
+export async function streamEvents(ctx: HttpContext, request: Request, run: AgentRunHandle, url: URL): Promise<Response> {
+  await authorized(ctx, request, 'events', run.workflowId);
+  const from = startOffset(request, url);
+  const { status } = await ctx.gate.run(undefined, () => run.workflow.describe());
+  // A finished run with nothing after `from`: 204 tells an EventSource not to reconnect.
+  if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW' && from >= (await run.offset().catch(() => 0))) return new Response(null, { status: 204 });
+  return sseResponse(
+    async function* (signal) {
+      for await (const event of ctx.feeds.events(run, from, signal)) yield sseFrame({ id: event.offset, data: JSON.stringify(event) });
+      yield `event: end\ndata: {}\n\n`;
+    },
+    { 'content-type': 'text/event-stream; charset=utf-8' },
+    { onError: (error) => `event: error\ndata: ${JSON.stringify({ error: errorBody(runError(error, run.workflowId)) })}\n\n` },
+  );
+}
+
+export async function answer(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
+  await authorized(ctx, request, 'answer', run.workflowId);
+  const input = objectBody(await body(ctx, request), '{ answer, questionId? }');
+  if (input.questionId !== undefined && typeof input.questionId !== 'string') throw new HttpError(422, 'invalid_input', '"questionId" is text.');
+  const value = answerOf(input.answer);
+  const { questionId } = await ctx.gate.run(run.workflowId, () => run.answer(value, input.questionId as string | undefined));
+  return Response.json({ runId: run.workflowId, questionId });
+}
+
+export async function review(ctx: HttpContext, request: Request, run: AgentRunHandle, toolCallId: string): Promise<Response> {
+  await authorized(ctx, request, 'review', run.workflowId);
+  const input = objectBody(await body(ctx, request), '{ argsHash, decision }');
+  const decision = decisionOf(input.decision);
+  if (input.argsHash !== undefined && typeof input.argsHash !== 'string') throw new HttpError(422, 'invalid_input', '"argsHash" is text.');
+  const target = typeof input.argsHash === 'string' ? { toolCallId, argsHash: input.argsHash } : toolCallId;
+  const decided = await ctx.gate.run(run.workflowId, () => run.review(target, decision));
+  return Response.json({ runId: run.workflowId, toolCallId, argsHash: decided.argsHash, decision: decision.type });
+}
+
+export async function message(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
+  await authorized(ctx, request, 'message', run.workflowId);
+  const input = objectBody(await body(ctx, request), '{ text, updateId? }');
+  if (typeof input.text !== 'string' || input.text.trim() === '') throw new HttpError(422, 'invalid_input', '"text" is non-empty text.');
+  const updateId = input.updateId;
+  if (updateId !== undefined && (typeof updateId !== 'string' || updateId === '' || updateId.length > 200)) throw new HttpError(422, 'invalid_input', '"updateId" is text of 1 to 200 characters.');
+  const sent = await ctx.gate.run(run.workflowId, () => deliverMessage(run, input.text as string, updateId));
+  return Response.json({ runId: run.workflowId, messageId: sent.id, delivery: sent.delivery }, { status: 202 });
+}
+
+export async function cancel(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
+  await authorized(ctx, request, 'cancel', run.workflowId);
+  const input = objectBody(await body(ctx, request), '{ reason? }');
+  if (input.reason !== undefined && typeof input.reason !== 'string') throw new HttpError(422, 'invalid_input', '"reason" is text.');
+  await ctx.gate.run(run.workflowId, async () => {
+    const { status } = await run.workflow.describe();
+    if (status.name !== 'RUNNING') throw new HttpError(409, 'run_closed', `Run "${run.workflowId}" has finished (${status.name}).`);
+    await run.cancel(input.reason as string | undefined);
+  });
+  return Response.json({ runId: run.workflowId, cancelled: true }, { status: 202 });
+}
+
+export async function inbox(ctx: HttpContext, request: Request): Promise<Response> {
+  await authorized(ctx, request, 'inbox');
+  const items = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl));
+  return Response.json({ items });
+}
+
+/** `Last-Event-ID` + 1, else `?from=`, else 0. */
+function startOffset(request: Request, url: URL): number {
+  const last = request.headers.get('last-event-id');
+  const raw = last !== null && last !== '' ? last : url.searchParams.get('from');
+  if (raw === null || raw === '') return 0;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < (last !== null && last !== '' ? -1 : 0)) throw new HttpError(400, 'invalid_request', 'Last-Event-ID and ?from= are stream offsets (whole numbers).');
+  return last !== null && last !== '' ? n + 1 : n;
+}
+
+export function errorBody(error: HttpError): { code: string; message: string } {
+  return { code: error.code, message: error.message };
+}
