@@ -98,6 +98,23 @@ describe('an agent as a tool', () => {
     expect(seen.partial).toEqual({ answer: 'I could not look it up.' });
   });
 
+  it('reports a terminated child as cancelled, not as a tool that kept failing, and keeps the agent tool', async () => {
+    const { model, scripted } = w.script([
+      scriptStep.call('ask_helper', { task: 'Redeliver A-1.' }),
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), // child: no window → waits on a question
+      scriptStep.text('The helper was stopped; I cannot redeliver A-1 now.'),
+    ]);
+    const handle = await w.start({ agent: 'test', prompt: 'Have the helper redeliver A-1.', model });
+    await awaiting(handle, 'awaiting_clarification');
+    await w.client.workflow.getHandle(`${handle.workflowId}/1.1`).terminate('stopped by an operator');
+    expect((await handle.result()).answer).toBe('The helper was stopped; I cannot redeliver A-1 now.');
+    const seen = toolMessage(scripted.requests[2]!.messages, 'ask_helper')?.content;
+    expect(seen?.error).toMatchObject({ code: 'cancelled', message: expect.stringMatching(/was terminated before it finished.*not retried/) });
+    expect(JSON.stringify(seen)).not.toMatch(/kept failing|Temporal's retries/);
+    // Not disabled: the model is still offered the agent tool.
+    expect(scripted.requests[2]!.tools.map((t) => t.name)).toContain('ask_helper');
+  });
+
   it('cancelling the parent cancels its child gracefully: both give a final answer', async () => {
     const { model } = w.script([
       scriptStep.call('ask_helper', { task: 'Redeliver A-1.' }),

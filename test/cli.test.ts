@@ -5,15 +5,18 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep, type ScriptContext } from '../testing/script-steps.js';
 import { COMMANDS } from '../cli/cairn.js';
 import { tuningFlags } from '../cli/worker-flags.js';
 import { DEMO_PROMPT } from '../examples/orders/demo-script.ts';
+import { Client, Connection } from '@temporalio/client';
+import { fastDevServerCommand, fastDevServerHint } from '../runtime/embedded-server.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { runUrl } from '../runtime/temporal-target.js';
 import { CairnAgent } from '../workflows/search-attributes.js';
@@ -29,20 +32,20 @@ interface Outcome {
 const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** Runs `cairn ...args` on this Node (24), against the test server unless `env` says otherwise. */
-function cairn(args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
+function cairn(args: readonly string[], env: Record<string, string> = {}, timeout = 50_000): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [TSX, 'cli/main.ts', ...args],
-      { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout: 50_000 },
+      { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
 
-/** This process's environment without any other Temporal settings. */
+/** This process's environment without any other Temporal connection settings (TEMPORAL_CLI_PATH stays: which CLI `cairn dev` starts). */
 function cleanEnvironment(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_')));
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') || key === 'TEMPORAL_CLI_PATH'));
 }
 
 /** A failure: the exit code, nothing on stdout, one line on stderr (returned). */
@@ -76,8 +79,9 @@ const newId = () => `cli-${randomUUID().slice(0, 8)}`;
 interface LongRunning {
   /** The ready document: the first line on stdout that is JSON. */
   readonly ready: Promise<Record<string, unknown>>;
-  /** Everything written on stdout so far. */
+  /** Everything written on stdout and stderr so far. */
   stdout(): string;
+  stderr(): string;
   /** SIGTERM, as a process manager stops it; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -89,8 +93,8 @@ const READY_TIMEOUT_MS = 90_000;
  * process (`--import tsx`), so signals reach the CLI. `ready` is the first JSON line on stdout, or
  * the first line matching `readyLine`.
  */
-function startLongRunning(args: readonly string[], env: Record<string, string> = {}, readyLine?: RegExp): LongRunning {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), ...env } });
+function startLongRunning(args: readonly string[], env: Record<string, string> = {}, readyLine?: RegExp, user?: { uid: number; gid: number }): LongRunning {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), ...env }, ...user });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
@@ -109,6 +113,7 @@ function startLongRunning(args: readonly string[], env: Record<string, string> =
   return {
     ready,
     stdout: () => stdout,
+    stderr: () => stderr,
     stop() {
       child.kill('SIGTERM');
       return exited;
@@ -138,6 +143,26 @@ describe('cairn help and usage errors', () => {
     expect(runUrl(target, 'a b', 'r')).toBe('http://localhost:8233/namespaces/my%20ns/workflows/a%20b/r/history');
     expect(runUrl(target, 'x')).toBe('http://localhost:8233/namespaces/my%20ns/workflows/x');
     expect(runUrl({ ...target, uiUrl: undefined }, 'x')).toBeUndefined();
+  });
+
+  it('docs/operations.md gives the same fast dev server command `cairn dev` prints for a local server of your own', () => {
+    expect(fastDevServerHint()).toContain(fastDevServerCommand());
+    expect(readFileSync(join(PACKAGE_ROOT, 'docs', 'operations.md'), 'utf8')).toContain(`\n${fastDevServerCommand()}\n`);
+  });
+
+  it('init --from a checkout writes a file: dependency npm packs like a release (install-links); a wrong --from is one line, exit 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-init-'));
+    try {
+      const init = json<{ cairnAgents: string; files: string[] }>(await cairn(['init', join(dir, 'app'), '--from', PACKAGE_ROOT, '--json']));
+      expect(init.cairnAgents).toBe(`file:${relative(join(dir, 'app'), PACKAGE_ROOT)}`);
+      expect(init.files).toContain('.npmrc');
+      expect(JSON.parse(readFileSync(join(dir, 'app', 'package.json'), 'utf8')).dependencies['cairn-agents']).toBe(init.cairnAgents);
+      expect(readFileSync(join(dir, 'app', '.npmrc'), 'utf8')).toBe('install-links=true\n');
+      const wrong = await cairn(['init', join(dir, 'other'), '--from', join(dir, 'nothing.tgz')]);
+      expect(expectOneLineFailure(wrong, 1)).toBe(`cairn init: --from ${join(dir, 'nothing.tgz')}: not a cairn-agents tarball (.tgz, from npm pack) or a folder holding cairn-agents' package.json.`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('turns the worker tuning flags of dev and worker into Temporal Worker options', () => {
@@ -209,7 +234,9 @@ describe('cairn help and usage errors', () => {
   });
 });
 
-describe('cairn against a real dev server', () => {
+// Each step spawns a `cairn` process (tsx, the client, a connection): seconds apiece on a loaded
+// 2-core machine, so these flows get minutes, not the default minute.
+describe('cairn against a real dev server', { timeout: 180_000 }, () => {
   let w: TestWorker;
   beforeAll(async () => void (w = await startTestWorker()));
   afterAll(() => w?.stop());
@@ -390,9 +417,32 @@ describe('cairn against a real dev server', () => {
     const terminated = newId();
     expectSuccess(await run(held, ['--id', terminated], 'Refund A-10.'));
     await w.client.workflow.getHandle(terminated).terminate('stopped by an operator');
-    const ended = await cairn(['watch', terminated]);
+    const [ended, endedJson] = await Promise.all([cairn(['watch', terminated]), cairn(['watch', terminated, '--json'])]);
     expect(ended.code, ended.stderr).toBe(1);
     expect(ended.stderr.trimEnd()).toMatch(new RegExp(`^cairn watch: Run "${terminated}" terminated: .*stopped by an operator`));
+    // Its events first, then how it ended.
+    expect(ended.stdout).toMatch(/review \S+: issue_refund/);
+    expect(endedJson.code, endedJson.stderr).toBe(1);
+    const events = endedJson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; offset: number });
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['model_turn', 'review']));
+    expect(events[0]!.offset).toBe(0);
+  });
+
+  it('with no worker on the run\'s task queue, watch, show, answer and review say so within their deadline (exit 1)', async () => {
+    const taskQueue = `nobody-${randomUUID().slice(0, 8)}`;
+    const workflowId = newId();
+    const started = await cairn(['run', 'test', 'Anyone?', '--id', workflowId, '--task-queue', taskQueue]);
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stderr).toContain(`no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}"`);
+    const outcomes = await Promise.all([
+      cairn(['watch', workflowId]),
+      cairn(['watch', workflowId, '--json']),
+      cairn(['show', workflowId]),
+      cairn(['answer', workflowId, 'hello']),
+      cairn(['review', workflowId, '1.1', 'accept']),
+    ]);
+    for (const outcome of outcomes)
+      expect(expectOneLineFailure(outcome, 1)).toMatch(new RegExp(`^cairn \\w+: No worker is polling task queue "${taskQueue}", so nothing answered run "${workflowId}" within 10 s\\. Start one for it \\(cairn dev, or cairn worker --task-queue ${taskQueue}\\)`));
   });
 
   it('npm run --silent cairn -- … --json prints only the JSON document (no npm banner)', async () => {
@@ -444,7 +494,7 @@ describe('cairn dev and cairn worker', () => {
     try {
       expect(await dev.ready).toMatchObject({ taskQueue, namespace: 'default', uiUrl: `http://localhost:${uiPort}`, embeddedServer: true });
     } finally {
-      expect(await dev.stop()).toBe(0);
+      expect(await dev.stop(), dev.stderr()).toBe(0);
       await rm(dir, { recursive: true, force: true });
     }
     const lines = dev.stdout().trimEnd().split('\n');
@@ -467,12 +517,55 @@ describe('cairn dev and cairn worker', () => {
       );
       expect(started.url).toMatch(new RegExp(`^http://localhost:${uiPort}/namespaces/default/workflows/cairn-orders-`));
     } finally {
-      expect(await dev.stop()).toBe(0);
+      expect(await dev.stop(), dev.stderr()).toBe(0);
       await rm(dir, { recursive: true, force: true });
     }
   });
 
-  it('run orders without --model: two runs on one worker each get their own scripted model and finish', { timeout: 120_000 }, async () => {
+  it('dev on a port another dev server holds fails at once, naming the port and the flags; the first keeps serving', { timeout: 180_000 }, async () => {
+    const [port, uiPort, otherUiPort] = await freePorts(3);
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-dev-'));
+    const taskQueue = `dev-${randomUUID()}`;
+    const first = startLongRunning(['dev', '--json', '--port', `${port}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'first.db'), '--task-queue', taskQueue]);
+    try {
+      await first.ready;
+      // Same gRPC port, its own UI port, database and queue: it must not join the first server.
+      const second = await cairn(['dev', '--port', `${port}`, '--ui-port', `${otherUiPort}`, '--db-filename', join(dir, 'second.db'), '--task-queue', `dev-${randomUUID()}`], { TEMPORAL_ADDRESS: '' });
+      const line = expectOneLineFailure(second, 1);
+      expect(line).toContain(`Port ${port} is already in use`);
+      expect(line).toContain('--port <port>');
+      expect(line).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port}`);
+      // And a busy UI port, the same way.
+      const busyUi = await cairn(['dev', '--port', `${otherUiPort}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'third.db')], { TEMPORAL_ADDRESS: '' });
+      expect(expectOneLineFailure(busyUi, 1)).toContain(`Port ${uiPort} is already in use`);
+      // The first one still serves: a run on its queue reaches its question.
+      const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+      const { workflowId } = json<{ workflowId: string }>(await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'], env));
+      expect(eventLines(await cairn(['watch', workflowId, '--json'], env)).at(-1)!.type).toBe('question');
+    } finally {
+      expect(await first.stop(), first.stderr()).toBe(0);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // The Docker image installs as root and runs as `USER node`: the worker must write nothing into
+  // the project or its node_modules. Only root can start a process as another user.
+  it.skipIf(process.getuid?.() !== 0)('worker as a user who cannot write the project or node_modules (Docker\'s USER node) starts and serves runs', { timeout: 120_000 }, async () => {
+    const taskQueue = `readonly-${randomUUID()}`;
+    const home = await mkdtemp(join(tmpdir(), 'cairn-nobody-'));
+    await chown(home, 65534, 65534);
+    const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], { TEMPORAL_ADDRESS: serverAddress(), HOME: home }, undefined, { uid: 65534, gid: 65534 });
+    try {
+      expect(await worker.ready).toMatchObject({ taskQueue, embeddedServer: false });
+      const { workflowId } = json<{ workflowId: string }>(await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json']));
+      expect(eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)!.type).toBe('question');
+    } finally {
+      await worker.stop();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('run orders without --model: two runs on one worker each get their own scripted model and finish', { timeout: 240_000 }, async () => {
     const taskQueue = `orders-${randomUUID()}`;
     const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], { TEMPORAL_ADDRESS: serverAddress() });
     try {
@@ -501,8 +594,8 @@ async function finishOrdersRun(workflowId: string): Promise<string | null> {
 }
 
 describe('the main job: cairn demo --yes (what `npm run demo` runs)', () => {
-  it('mends every failure class, tells the story in order, and exits 0', async () => {
-    const out = expectSuccess(await cairn(['demo', '--yes']));
+  it('mends every failure class, tells the story in order, and exits 0', { timeout: 180_000 }, async () => {
+    const out = expectSuccess(await cairn(['demo', '--yes'], {}, 170_000));
     for (const code of ['invalid_arguments', 'semantic_error', 'partial_data', 'output_not_json', 'output_schema_violation', 'missing_fields', 'tool_unavailable'])
       expect(out).toContain(`] ${code}: `);
     const order = [
@@ -520,5 +613,13 @@ describe('the main job: cairn demo --yes (what `npm run demo` runs)', () => {
     expect(order.map(([, at]) => at)).toEqual(order.map(([, at]) => at).sort((a, b) => a - b));
     expect(out).not.toMatch(/\[INFO\]|webpack/); // the SDK's logs stay below WARN
     expect(out).toMatch(/Temporal UI: http:\/\/\S+\/workflows\/cairn-demo-/);
+    // On a server of the user's own (TEMPORAL_ADDRESS) that registered Cairn's search attributes, the run sets them.
+    const workflowId = /Run (cairn-demo-\S+) started/.exec(out)?.[1];
+    const connection = await Connection.connect({ address: serverAddress() });
+    try {
+      expect((await new Client({ connection }).workflow.getHandle(workflowId!).describe()).typedSearchAttributes.get(CairnAgent)).toBe('orders');
+    } finally {
+      await connection.close();
+    }
   });
 });

@@ -12,6 +12,7 @@ import { MODEL_SPEC_FORMS } from '../activities/model/index.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { MAX_SIGNALS_PER_RUN } from '../runtime/embedded-server.js';
 
 interface Service {
   image?: string;
@@ -23,6 +24,7 @@ interface Service {
   command?: string | string[];
   entrypoint?: string | string[];
   restart?: string;
+  volumes?: string[];
 }
 
 const read = (path: string) => readFileSync(join(PACKAGE_ROOT, path), 'utf8');
@@ -86,6 +88,26 @@ describe('docker-compose.yml', () => {
     expect(ports(services['temporal-ui']!)).toEqual(['8080:8080']);
     for (const name of ['postgresql', 'temporal-admin-tools', 'cairn-worker']) expect(ports(services[name]!)).toEqual([]);
     expect(environment(services['temporal-ui']!).TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('gives the server PostgreSQL\'s port under both names the image reads (DB_PORT for setup, POSTGRES_PORT for its config, visibility included)', () => {
+    const env = environment(services.temporal!);
+    expect(env.DB_PORT).toBe('5432');
+    expect(env.POSTGRES_PORT).toBe(env.DB_PORT);
+  });
+
+  it('caps Signals per run as Cairn\'s dev servers do (the flood guard), from a mounted dynamic config file', () => {
+    const temporal = services.temporal!;
+    const path = environment(temporal).DYNAMIC_CONFIG_FILE_PATH!;
+    const mount = (temporal.volumes ?? []).find((volume) => volume.split(':')[1] === `/etc/temporal/${path}`);
+    expect(mount, `a volume mounted at /etc/temporal/${path}`).toBeDefined();
+    const config = parse(read(mount!.split(':')[0]!)) as Record<string, { value: unknown }[]>;
+    expect(config['history.maximumSignalsPerExecution']?.[0]?.value).toBe(MAX_SIGNALS_PER_RUN);
+  });
+
+  it('points the worker\'s run links at the UI the host sees (TEMPORAL_UI_URL), not at the gRPC port + 1000', () => {
+    const published = ports(services['temporal-ui']!)[0]!.split(':')[0];
+    expect(withDefaults(environment(services['cairn-worker']!).TEMPORAL_UI_URL!)).toBe(`http://localhost:${published}`);
   });
 
   it('points the worker (and the admin tools) at the temporal service', () => {

@@ -4,17 +4,17 @@
  * picks the run up within seconds, the run asks a person whether the payment went out, the model
  * pays again under the same idempotency key, and the tool (deduping by key) does not pay twice.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
-import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { answerClarificationUpdate, stateQuery } from '../workflows/messages.js';
 import { waitFor } from './support/runs.js';
-import { connectClient, serverAddress } from './support/temporal.js';
+import { connectClient } from './support/temporal.js';
+import { startWorkerProcess } from './support/worker-process.js';
 
 let client: Client;
 let dir: string;
@@ -31,17 +31,7 @@ afterAll(async () => {
 
 /** A worker process on `taskQueue`; resolves once it polls. */
 function startWorker(taskQueue: string, ledger: string, slowFirstPaymentMs: number): Promise<ChildProcess> {
-  // Node itself with tsx's loader (not the tsx launcher, which would leave its node child alive on SIGKILL).
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'test/fixtures/crash-worker.ts')], {
-    cwd: PACKAGE_ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: serverAddress(), TASK_QUEUE: taskQueue, BUNDLE: inject('workflowBundlePath'), LEDGER: ledger, SLOW_FIRST_PAYMENT_MS: String(slowFirstPaymentMs) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('worker ready') && resolve(child));
-    child.on('exit', (code) => reject(new Error(`worker exited (${code})`)));
-  });
+  return startWorkerProcess('crash-worker.ts', { TASK_QUEUE: taskQueue, LEDGER: ledger, SLOW_FIRST_PAYMENT_MS: String(slowFirstPaymentMs) }, workers);
 }
 
 const payments = async (ledger: string) => (await readFile(ledger, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { key: string; orderId: string; pid: number });
@@ -54,7 +44,7 @@ describe('a worker killed mid-run', () => {
     const handle = await client.workflow.start('payoutAgentRun', { taskQueue, workflowId: `crash-${randomUUID()}`, args: [{ agent: 'payout', prompt: 'Pay A-1 out 30.', model: 'scripted:payout' }] });
 
     // The payment went out; the worker is still "working" on it when it dies.
-    await waitFor(async () => ((await payments(ledger)).length > 0 ? true : undefined), 'the first payment', 30_000);
+    await waitFor(async () => ((await payments(ledger)).length > 0 ? true : undefined), 'the first payment');
     first.kill('SIGKILL');
     const killedAt = Date.now();
     await startWorker(taskQueue, ledger, 0);
@@ -85,7 +75,7 @@ describe('a worker killed mid-run', () => {
     const first = await startWorker(taskQueue, ledger, 60_000);
     const handle = await client.workflow.start('payoutDeskAgentRun', { taskQueue, workflowId: `crash-desk-${randomUUID()}`, args: [{ agent: 'payout_desk', prompt: 'Pay A-1 out 30.', model: 'scripted:payout' }] });
 
-    await waitFor(async () => ((await payments(ledger)).length > 0 ? true : undefined), 'the payment in the child run', 30_000);
+    await waitFor(async () => ((await payments(ledger)).length > 0 ? true : undefined), 'the payment in the child run');
     first.kill('SIGKILL');
     await startWorker(taskQueue, ledger, 0);
 

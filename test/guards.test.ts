@@ -16,7 +16,7 @@ import { scriptStep } from '../testing/script-steps.js';
 import { aiSdkModel } from '../activities/model/ai-sdk-model.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { FilePayloadStore } from '../activities/file-payload-store.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { AgentRunInput, AgentRunResult } from '../workflows/messages.js';
 import type { ProbeInput, ProbeResult } from './fixtures/probe-workflows.js';
 import { testAgent } from './fixtures/agents.js';
@@ -217,6 +217,6 @@ describe('guards on a real worker', () => {
     const { result, history } = await probe({ model: 'scripted:slow-provider', cancelAfterMs: 1_000 });
     expect(result).toMatchObject({ status: 'failed', failure: 'ActivityFailure', cause: 'CancelledFailure' });
     expect(history.some((e) => e.activityTaskCanceledEventAttributes)).toBe(true);
-    await waitFor(async () => (provider.aborted === 1 ? true : undefined), 'the provider request to be aborted', 5_000);
+    await waitFor(async () => (provider.aborted === 1 ? true : undefined), 'the provider request to be aborted');
   });
 });

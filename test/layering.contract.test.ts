@@ -28,8 +28,8 @@ const NODE_BUILTIN = /^(node:|fs|path|os|child_process|crypto|http|https|net|str
 const WORKER_SIDE = /^@temporalio\/(activity|worker|client|testing|envconfig)|^(ai|@ai-sdk\/)/;
 /** Production folders never reach into tests' and demos' code, nor into the package's entry files. */
 const NOT_PRODUCTION = /(^|\/)(testing|examples|entry)\//;
-/** The package seen from outside: only its five entry points, never a path inside it. */
-const DEEP_IMPORT = /^cairn-agents\/(?!(workflow|worker|client|testing)$)/;
+/** The package seen from outside: only its six entry points, never a path inside it. */
+const DEEP_IMPORT = /^cairn-agents\/(?!(workflow|worker|client|http|testing)$)/;
 const OUTSIDE_PROJECT = /^\.\.\//;
 
 interface Rule {
@@ -46,12 +46,14 @@ const RULES: readonly Rule[] = [
   { folder: 'workflows', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'runtime', forbidden: [/\.\.\/(cli|client)\//, NOT_PRODUCTION] },
-  { folder: 'client', forbidden: [/^@temporalio\/(activity|worker|testing)|^(ai|@ai-sdk\/)/, /\.\.\/(activities|runtime|cli)\//, NOT_PRODUCTION] },
+  { folder: 'client', forbidden: [/^@temporalio\/(activity|worker|testing)|^@ai-sdk\//, /\.\.\/(activities|runtime|cli)\//, NOT_PRODUCTION] },
+  // The HTTP handler writes the AI SDK's UI message stream with `ai`'s own writers; nothing else in client/ loads `ai`.
+  { folder: 'client', forbidden: [/^ai(\/|$)/], except: ['client/http/chat-endpoint.ts', 'client/http/ui-message-chunks.ts'] },
   // The demo command runs the examples' agent with its scripted model; no other command may.
   { folder: 'cli', forbidden: [NOT_PRODUCTION], except: ['cli/demo.ts'] },
   { folder: 'testing', forbidden: [/\.\.\/(cli|examples|entry)\//] },
   // The workflow-safe entry points: what a workflow bundle imports.
-  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/testing.ts'] },
+  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/testing.ts'] },
   { folder: 'entry', forbidden: [/\.\.\/(cli|examples)\//, /\.\.\/testing\//], except: ['entry/index.ts', 'entry/workflow.ts', 'entry/testing.ts'] },
   { folder: 'examples', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
   { folder: 'starter', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
@@ -110,7 +112,7 @@ describe('layering contract', () => {
   it('the rules catch what they are for', () => {
     expect(NOT_PRODUCTION.test('../testing/scripted-model.js')).toBe(true);
     expect(NOT_PRODUCTION.test('../../examples/orders/agent.js')).toBe(true);
-    expect(DEEP_IMPORT.test('cairn-agents/dist/shared/define-tool.js')).toBe(true);
+    expect(DEEP_IMPORT.test('cairn-agents/dist/shared/tools/define-tool.js')).toBe(true);
     expect(DEEP_IMPORT.test('cairn-agents/testing')).toBe(false);
     expect(DEEP_IMPORT.test('cairn-agents')).toBe(false);
   });

@@ -12,7 +12,7 @@ import { AgentRunHandle } from '../client/agent-run-handle.js';
 import type { RunEventItem } from '../client/run-events.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { scriptStep } from '../testing/script-steps.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { answerClarificationUpdate, stateQuery, type AgentRunInput, type AgentRunResult, type RunState } from '../workflows/messages.js';
 import { helperAgent } from './fixtures/agents.js';
 import { mcpAgent } from './fixtures/mcp-agents.js';

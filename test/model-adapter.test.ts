@@ -3,9 +3,9 @@
  * of provider reply, and what it sends.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolSpec } from '../shared/define-tool.js';
-import type { ModelOutcome, ModelResponse } from '../shared/model-response.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { ToolSpec } from '../shared/tools/define-tool.js';
+import type { ModelOutcome, ModelResponse } from '../shared/model/model-response.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { ModelConfigError, ModelNetworkError, ModelServerError } from '../activities/model/model-errors.js';
 import { resolveModel } from '../activities/model/resolve-model.js';

@@ -9,9 +9,9 @@ import { MockLanguageModelV4 } from 'ai/test';
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { resolveModel } from '../activities/model/resolve-model.js';
 import type { GenerateInput } from '../activities/model/model-client.js';
-import { toModelView } from '../shared/model-view.js';
-import { toolError } from '../shared/tool-error.js';
-import { NO_TELEMETRY } from '../shared/tool-result.js';
+import { toModelView } from '../shared/tools/model-view.js';
+import { toolError } from '../shared/failures/tool-error.js';
+import { NO_TELEMETRY } from '../shared/tools/tool-result.js';
 
 const failed = toModelView({
   status: 'error',

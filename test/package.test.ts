@@ -1,16 +1,18 @@
 /**
  * Cairn as a user gets it. `npm pack` (which builds dist/), then `cairn init` run from the
  * unpacked tarball with nothing installed, then the tarball and the starter's dependencies
- * installed from the npm registry (through the npm cache). In the new project: the starter
- * type-checks against the shipped .d.ts, its own test runs the agent end to end on an embedded
+ * installed from the npm registry (through the npm cache) by the starter's own `npm install`
+ * (`cairn init --from <tgz>`). In the new project: the starter type-checks against the shipped
+ * .d.ts with skipLibCheck off and without the optional OpenTelemetry peers, its own test runs the agent end to end on an embedded
  * dev server (a question answered and a refund reviewed through cairn-agents/client, the refund
  * made once), and `cairn worker` serves its cairn.config.ts (Node runs the TypeScript) to
  * `cairn run`. Each step's wall time is printed.
  */
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { resolveTemporalCli } from '../runtime/temporal-cli.js';
@@ -70,7 +72,7 @@ describe('the package, packed, installed and used as a user would', () => {
     const packed = await timed('pack', () => run('npm', ['pack', '--pack-destination', work!, '--json', '--loglevel=error'], PACKAGE_ROOT, cleanEnvironment()));
     const [pack] = JSON.parse(succeeded(packed, 'npm pack')) as [{ filename: string; files: { path: string }[] }];
     const files = pack.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['bin/cairn.js', 'dist/entry/index.js', 'dist/entry/index.d.ts', 'dist/entry/workflow.js', 'dist/entry/worker.js', 'dist/entry/client.js', 'dist/entry/testing.js', 'dist/cli/main.js', 'starter/src/agents.ts']));
+    expect(files).toEqual(expect.arrayContaining(['bin/cairn.js', 'dist/entry/index.js', 'dist/entry/index.d.ts', 'dist/entry/workflow.js', 'dist/entry/worker.js', 'dist/entry/client.js', 'dist/entry/http.js', 'dist/entry/testing.js', 'dist/cli/main.js', 'starter/src/agents.ts']));
     const unwanted = files.filter(
       (path) =>
         /^(test|bench|scripts|\.ci|\.cache|\.temporal)\//.test(path) ||
@@ -82,13 +84,32 @@ describe('the package, packed, installed and used as a user would', () => {
         (/\.test\.[jt]s/.test(path) && !path.startsWith('starter/')),
     );
     expect(unwanted).toEqual([]);
+    // Every relative link in the shipped Markdown leads to a file the tarball holds.
+    const shipped = new Set(files);
+    const broken: string[] = [];
+    for (const doc of files.filter((path) => path.endsWith('.md'))) {
+      const text = await readFile(join(PACKAGE_ROOT, doc), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target!) || target!.startsWith('#')) continue;
+        const path = join(dirname(doc), target!.split('#')[0]!);
+        if (!shipped.has(path) && !files.some((file) => file.startsWith(`${path}/`))) broken.push(`${doc} → ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
     const tarball = join(work, pack.filename);
 
-    // `cairn init` needs nothing installed: run it from the unpacked tarball.
+    // `cairn init` needs nothing installed: run it from the unpacked tarball. Without --from it
+    // says that the registry's cairn-agents is what the project will get, and how to use this one.
     await mkdir(join(work, 'unpacked'));
     succeeded(await run('tar', ['xzf', tarball, '-C', join(work, 'unpacked')], work), 'tar');
-    const init = await timed('init', () => run(node, [join(work!, 'unpacked', 'package', 'bin', 'cairn.js'), 'init', app, '--json'], work!));
-    expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({ dir: app });
+    const cairnBin = join(work, 'unpacked', 'package', 'bin', 'cairn.js');
+    const plain = await run(node, [cairnBin, 'init', join(work, 'from-registry'), '--json'], work);
+    expect(JSON.parse(succeeded(plain, 'cairn init'))).toMatchObject({ cairnAgents: '^0.1.0' });
+    expect(plain.stderr).toMatch(/^Note: the project depends on cairn-agents@\^0\.1\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/);
+    // With --from the tarball, the starter's own `npm install` installs it: no hand-installed tarball.
+    const init = await timed('init', () => run(node, [cairnBin, 'init', app, '--from', tarball, '--json'], work!));
+    expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({ dir: app, cairnAgents: `file:../${pack.filename}` });
+    expect(init.stderr).toBe('');
     const sources = (await readdir(join(app, 'src'))).filter((f) => f.endsWith('.ts'));
     expect(sources.sort()).toEqual(['agents.test.ts', 'agents.ts', 'client.ts', 'worker.ts']);
     for (const file of [...sources.map((f) => join(app, 'src', f)), join(app, 'cairn.config.ts')]) {
@@ -96,24 +117,34 @@ describe('the package, packed, installed and used as a user would', () => {
       for (const spec of imports) expect(['cairn-agents', 'cairn-agents/workflow', 'cairn-agents/worker', 'cairn-agents/client', 'cairn-agents/testing'], relative(app, file)).toContain(spec);
     }
 
-    // The tarball and everything the starter's package.json names: peers, vitest, typescript.
-    succeeded(await timed('install', () => run('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)), 'npm install');
+    // What the starter's README says: `npm install` (the tarball, peers, vitest, typescript).
+    succeeded(await timed('install', () => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)), 'npm install');
+    expect(JSON.parse(await readFile(join(app, 'node_modules', 'cairn-agents', 'package.json'), 'utf8'))).toMatchObject({ name: 'cairn-agents', version: '0.1.0' });
+    // Tracing's and Redis's optional peers are not installed: the shipped types must not need them.
+    for (const optional of ['@opentelemetry/sdk-trace-base', '@opentelemetry/resources', '@temporalio/interceptors-opentelemetry', 'redis']) expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
     const tree = succeeded(await run('npm', ['ls', '@temporalio/workflow', '@temporalio/worker', '--all', '--parseable'], app), 'npm ls');
     // One copy of each: peers, not dependencies of their own.
     expect(new Set(tree.trim().split('\n').filter((line) => /@temporalio\/(workflow|worker)$/.test(line))).size).toBe(2);
 
     const executable = await resolveTemporalCli({ allowDownload: false });
     const cliPath: Record<string, string> = executable.type === 'existing-path' ? { TEMPORAL_CLI_PATH: executable.path } : {};
-    const [typecheck, tests, served] = await Promise.all([
+    const [typecheck, libCheck, tests, served] = await Promise.all([
       timed('tsc', () => run(node, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app)),
+      // And every .d.ts checked (skipLibCheck off), as a strict project of a user's would.
+      timed('tsc --skipLibCheck false', () => run(node, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app, '--skipLibCheck', 'false'], app)),
       timed('starter test', () => run(node, [join(app, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], app, cleanEnvironment(cliPath))),
       timed('cairn worker + run', () => serveStarter(app)),
     ]);
     succeeded(typecheck, 'tsc in the starter');
+    // Cairn's .d.ts hold nothing tsc refuses, optional peers absent. The one error left is the
+    // Temporal SDK's own: @temporalio/common's time.d.ts imports `ms`, which ships no types.
+    const libErrors = libCheck.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+    expect(libErrors.filter((line) => !line.startsWith('node_modules/@temporalio/common/lib/time.d.ts') || !line.includes("module 'ms'")), libCheck.stdout).toEqual([]);
     expect(succeeded(tests, 'the starter’s test')).toMatch(/1 passed/);
     expect(served.ready).toMatchObject({ agents: ['support'], config: join(app, 'cairn.config.ts'), embeddedServer: false });
     expect(served.unknown.code).toBe(1);
-    expect(served.unknown.stderr.trimEnd()).toBe('cairn run: The run failed: Unknown agent "nosuchagent". Known: support');
+    // The last line (a loaded machine's worker may take the first task after `run`'s few seconds' grace, which says so first).
+    expect(served.unknown.stderr.trimEnd().split('\n').at(-1)).toMatch(/^cairn run: (The run|Run "cairn-nosuchagent-[0-9a-f]{8}") failed: Unknown agent "nosuchagent"\. Known: support$/);
     expect(served.exit).toBe(0);
   });
 });
@@ -137,7 +168,7 @@ async function serveStarter(app: string): Promise<{ ready: Record<string, unknow
       });
       void exited.then((code) => reject(new Error(`cairn worker exited (${code}): ${stderr}`)));
     });
-    const unknown = await run(node, [cairn, 'run', 'nosuchagent', 'hello', '--task-queue', taskQueue], app, env);
+    const unknown = await run(node, [cairn, 'run', 'nosuchagent', 'hello', '--task-queue', taskQueue, '--wait'], app, env);
     worker.kill('SIGTERM');
     return { ready, unknown, exit: await exited };
   } finally {

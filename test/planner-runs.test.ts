@@ -3,11 +3,14 @@
  * back-off without a model turn, disabled tools, blocked calls, the 17-retries trace, caps, and
  * every failure kind (including a worker-side crash and a timeout) ending in a completed run.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repairLastCalls } from '../testing/script-repairs.js';
 import { scriptStep, type ScriptedCall } from '../testing/script-steps.js';
 import { stateQuery } from '../workflows/messages.js';
 import { calls } from './fixtures/tools.js';
+import { hangAgent, hangs } from './fixtures/hang-agent.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/messages.js';
 import { recordHistory } from './support/histories.js';
 import { events, scheduled, timers } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
@@ -152,5 +155,29 @@ describe('caps', () => {
     const { model } = w.script([bad, bad, scriptStep.text('Giving up.')]);
     const result = await (await w.start({ agent: 'test', prompt: 'go', model, policy: { maxConsecutiveFailedBatches: 2, maxRepairsPerTool: 9 } })).result();
     expect(result.reason).toMatch(/2 tool batches in a row failed/);
+  });
+});
+
+describe('a tool that never returns, with default retries', () => {
+  it('is a structured timeout after the planner\'s three runs, each one attempt (Temporal does not retry a hang)', async () => {
+    const hw = await startTestWorker({ agents: [hangAgent] });
+    try {
+      const { model, scripted } = hw.script([scriptStep.call('hang', {}), scriptStep.text('It did not answer.')]);
+      const handle = await hw.client.workflow.start<(input: AgentRunInput) => Promise<AgentRunResult>>('hangAgentRun', {
+        taskQueue: hw.taskQueue,
+        workflowId: `hang-${randomUUID()}`,
+        args: [{ agent: 'hang', prompt: 'Call hang.', model }],
+        workflowExecutionTimeout: '2m',
+      });
+      expect((await handle.result()).answer).toBe('It did not answer.');
+      const seen = scripted.requests[1]!.messages.findLast((m) => m.role === 'tool') as { content: { error?: { code: string } } };
+      expect(seen.content.error?.code).toBe('timeout');
+      // Three runs with back-offs between them (the planner's), one attempt each: not 3 × 3.
+      expect(scheduled(await events(handle)).filter((type) => type === 'runTool')).toHaveLength(3);
+      expect(timers(await events(handle))).toHaveLength(2);
+      expect(hangs.attempts).toBe(3);
+    } finally {
+      await hw.stop();
+    }
   });
 });

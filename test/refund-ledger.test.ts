@@ -3,22 +3,27 @@ import { describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createToolActivities } from '../activities/tool-activity.js';
-import { issueOnceKeys, settleOnceKeys } from '../shared/once-key.js';
-import { argsHash } from '../shared/hash.js';
-import { errorResult, type ToolResult } from '../shared/tool-result.js';
-import { toolError } from '../shared/tool-error.js';
-import type { RunToolInput } from '../shared/run-tool-input.js';
+import { createReconcileActivities } from '../activities/reconcile-activity.js';
+import { issueOnceKeys, settleOnceKeys } from '../shared/identity/once-key.js';
+import { argsHash } from '../shared/identity/hash.js';
+import { errorResult, type ToolResult } from '../shared/tools/tool-result.js';
+import { toolError } from '../shared/failures/tool-error.js';
+import type { RunToolInput } from '../shared/tools/run-tool-input.js';
 import { RefundLedger, issueRefund, type Payments } from '../examples/refunds/refund-ledger.js';
 
 function payments(): Payments & { paid: string[] } {
   const paid: string[] = [];
+  const byKey = new Map<string, { orderId: string; amount: number; reference: string }>();
   return {
     paid,
-    refund: async (orderId, amount) => {
+    refund: async (orderId, amount, key) => {
       await new Promise((r) => setTimeout(r, 5));
       paid.push(`${orderId}:${amount}`);
-      return { reference: `RF-${paid.length}` };
+      const refund = { orderId, amount, reference: `RF-${paid.length}` };
+      byKey.set(key, refund);
+      return refund;
     },
+    findRefund: async (key) => byKey.get(key),
   };
 }
 const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-9', runId: 'r' } }, { logger: new DefaultLogger('ERROR') });
@@ -44,7 +49,7 @@ describe('a refund tool that dedupes by idempotency key', () => {
 
   it('frees the key when the payment failed: nothing was paid', async () => {
     let fail = true;
-    const ledger = new RefundLedger({ refund: async () => (fail ? Promise.reject(new Error('card declined')) : { reference: 'RF-9' }) });
+    const ledger = new RefundLedger({ refund: async () => (fail ? Promise.reject(new Error('card declined')) : { reference: 'RF-9' }), findRefund: async () => undefined });
     await expect(ledger.refundOnce('k', 'A-3', 5)).rejects.toThrow('card declined');
     fail = false;
     expect(await ledger.refundOnce('k', 'A-3', 5)).toMatchObject({ reference: 'RF-9', replayed: false });
@@ -68,5 +73,18 @@ describe('a refund tool that dedupes by idempotency key', () => {
     issued = issueOnceKeys(ledger, 'wf-9', [call]);
     expect(await env.run(runTool, { name: 'issue_refund', toolCallId: '3.1', args, idempotencyKey: issued.keys[0] })).toMatchObject({ result: { replayed: false } });
     expect(bank.paid).toEqual(['A-4:30', 'A-4:30']);
+  });
+
+  it('reconciles a lost attempt with the provider: a paid key is the result, an unpaid key is not', async () => {
+    const bank = payments();
+    const refunds = new RefundLedger(bank);
+    const { reconcileTool } = createReconcileActivities([issueRefund], { refunds });
+    const args = { orderId: 'A-5', amount: 15 };
+    // The worker that paid died before reporting; a new worker (a new ledger) asks the provider.
+    await new RefundLedger(bank).refundOnce('wf-9/issue_refund#h/1', 'A-5', 15);
+    const ask = (key: string) => env.run(reconcileTool, { name: 'issue_refund', toolCallId: '1.1', args, idempotencyKey: key });
+    expect(await ask('wf-9/issue_refund#h/1')).toMatchObject({ toolCallId: '1.1', happened: true, result: { status: 'ok', result: { orderId: 'A-5', refunded: 15, reference: 'RF-1' } } });
+    expect(await ask('wf-9/issue_refund#h/2')).toEqual({ toolCallId: '1.1', happened: false });
+    expect(bank.paid).toEqual(['A-5:15']);
   });
 });

@@ -4,7 +4,7 @@
  * and named, exit 1; and a run on the test server replays from a visibility query and by id.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep } from '../testing/script-steps.js';
@@ -21,10 +21,10 @@ const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const FIXTURE_WORKFLOWS = join(PACKAGE_ROOT, 'test', 'fixtures', 'workflows.ts');
 
 /** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
-function cairn(args: readonly string[]): Promise<Outcome> {
+function cairn(args: readonly string[], timeout = 110_000): Promise<Outcome> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')));
   return new Promise((resolve) => {
-    execFile(process.execPath, [TSX, 'cli/main.ts', ...args], { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout: 50_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [TSX, 'cli/main.ts', ...args], { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
@@ -43,7 +43,7 @@ const HISTORIES = {
 } as const;
 const files = Object.keys(HISTORIES).map((name) => `test/histories/${name}.json`);
 
-describe('cairn replay', () => {
+describe('cairn replay', { timeout: 120_000 }, () => {
   let temp: string;
   beforeAll(async () => {
     // Inside the package, so the bundler resolves @temporalio/workflow from its node_modules.
@@ -84,6 +84,25 @@ describe('cairn replay', () => {
     expect(out[2]).toBe('ok mcp-e108de0e-071d-4268-9783-5aafb271091e (test/histories/mcp-tools-run.json)');
     expect(out[3]).toMatch(/^Replayed 3 histories against .*workflows\.ts: 1 ok, 2 nondeterministic\.$/);
     expect(lines(outcome.stderr)).toEqual(['cairn replay: 2 of 3 histories do not replay on this build; do not deploy it over those runs (docs/upgrades.md).']);
+  });
+
+  it('replays the whole corpus with the command docs/upgrades.md gives for this repository: every history ok', { timeout: 180_000 }, async () => {
+    const documented = 'npm run --silent cairn -- replay test/histories/*.json --workflows test/fixtures/workflows.ts';
+    expect(await readFile(join(PACKAGE_ROOT, 'docs', 'upgrades.md'), 'utf8')).toContain(documented);
+    const all = (await readdir(join(PACKAGE_ROOT, 'test', 'histories'))).filter((file) => file.endsWith('.json')).sort().map((file) => `test/histories/${file}`);
+    const outcome = await cairn(['replay', ...all, '--workflows', 'test/fixtures/workflows.ts'], 170_000);
+    expect(outcome.code, outcome.stdout + outcome.stderr).toBe(0);
+    expect(lines(outcome.stdout).filter((line) => line.startsWith('ok '))).toHaveLength(all.length);
+  });
+
+  it('a history of an agent the project does not serve is UNKNOWN_AGENT, naming the agent, not NONDETERMINISTIC', async () => {
+    // This repository's cairn.config.ts serves the orders agent; the recorded run is the test agent's.
+    const outcome = await cairn(['replay', 'test/histories/review-accept.json']);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    expect(lines(outcome.stdout)).toEqual([
+      `UNKNOWN_AGENT ${HISTORIES['review-accept']} (test/histories/review-accept.json): agent "test" is not in this build (it has "orders")`,
+      'Replayed 1 history against the agents of cairn.config.ts (orders): 0 ok, 1 of an agent not in this build.',
+    ]);
   });
 
   it('refuses a command line with nothing to replay (exit 2) and names an unreadable file (exit 1)', async () => {

@@ -3,10 +3,10 @@
  * failure when a script runs out.
  */
 import { describe, expect, it } from 'vitest';
-import type { ToolSpec } from '../shared/define-tool.js';
-import type { JsonObject, JsonValue } from '../shared/json.js';
-import type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model-response.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { ToolSpec } from '../shared/tools/define-tool.js';
+import type { JsonObject, JsonValue } from '../shared/json/json.js';
+import type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { closestValue, editDistance } from '../testing/closest-value.js';
 import { getAtPath, setAtPath } from '../testing/json-path.js';
 import { ModelConfigError, ModelNetworkError, ModelServerError } from '../activities/model/model-errors.js';

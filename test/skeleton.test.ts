@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep } from '../testing/script-steps.js';
 import { stateQuery, transcriptQuery } from '../workflows/messages.js';
+import { CairnPhase } from '../workflows/search-attributes.js';
 import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
@@ -43,6 +44,25 @@ describe('agentRun walking skeleton', () => {
     expect(state).toMatchObject({ phase: 'done', answer: 'Order A-1001 has shipped.' });
     expect(await handle.query(transcriptQuery, { length: 100 })).toHaveLength(5);
     await recordHistory(handle, 'skeleton-tool-call');
+  });
+
+  // CairnPhase alternated model/tools every turn before: an upsert event twice a turn (history economy).
+  it('lists a working run as running: one CairnPhase upsert when it starts working and one when it is done, however many turns', async () => {
+    const { model } = w.script([
+      scriptStep.call('lookup_order', { orderId: 'A-1001' }),
+      scriptStep.call('lookup_order', { orderId: 'A-1002' }),
+      scriptStep.text('Both have shipped.'),
+    ]);
+    const handle = await w.start({ agent: 'test', prompt: 'Where are A-1001 and A-1002?', model, searchAttributes: true });
+    expect(await handle.result()).toMatchObject({ turns: 3, toolCalls: 2 });
+    await recordHistory(handle, 'search-attributes-running-phase');
+    const history = await handle.fetchHistory();
+    const phases = history.events!.flatMap((e) => {
+      const value = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.CairnPhase?.data;
+      return value ? [JSON.parse(Buffer.from(value).toString())] : [];
+    });
+    expect(phases).toEqual(['running', 'done']);
+    expect((await handle.describe()).typedSearchAttributes.get(CairnPhase)).toBe('done');
   });
 
   it('ends a run started with an invalid input at once, naming the field, with a non-retryable failure type', async () => {

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { Client } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { Worker } from '@temporalio/worker';
@@ -23,6 +23,9 @@ import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import { repairLastCalls } from '../testing/script-repairs.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { calls } from './fixtures/tools.js';
+import { answerClarificationUpdate } from '../workflows/messages.js';
+import { awaiting } from './support/runs.js';
+import { recordHistory } from './support/histories.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
 const exporter = new InMemorySpanExporter();
@@ -39,7 +42,7 @@ afterAll(() => w?.stop());
 
 /** Waits until the spans of `workflowId` include its root (the run's RunWorkflow span ends last). */
 async function traceOf(workflowId: string): Promise<ReadableSpan[]> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
     // Workflow spans carry the workflow's info (workflowId, runId…); activity spans temporalWorkflowId.
     const root = exporter.getFinishedSpans().find((s) => s.name === 'RunWorkflow:agentRun' && s.attributes.workflowId === workflowId);
     if (root) return exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === root.spanContext().traceId);
@@ -188,7 +191,7 @@ describe('tracing a run', () => {
       for (const env of [{ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}/` }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://unused:1', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/custom` }]) {
         const tracing = await tracingFromEnvironment(env);
         const provider = new BasicTracerProvider();
-        provider.addSpanProcessor(new SimpleSpanProcessor(tracing!.exporter!));
+        provider.addSpanProcessor(new SimpleSpanProcessor(tracing!.exporter as SpanExporter)); // Cairn types it structurally (runtime/tracing.ts)
         provider.getTracer('test').startSpan('probe').end();
         await provider.shutdown();
       }
@@ -200,5 +203,38 @@ describe('tracing a run', () => {
       ['/custom', 'application/x-protobuf'],
     ]);
     expect(received.every((r) => r.bytes > 0)).toBe(true);
+  });
+});
+
+describe('tracing turned on or off in a rolling deploy', () => {
+  /** Asks for the delivery window, takes the answer by Update, schedules, answers. */
+  const askedRun = async (worker: TestWorker) => {
+    const { model } = worker.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),
+      scriptStep.react(() => scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: 'afternoon' })),
+      scriptStep.text('Scheduled.'),
+    ]);
+    // Search attributes on: the phase upserts are what an Update's completion raced.
+    const handle = await worker.start({ agent: 'test', prompt: 'Redeliver A-1.', model, searchAttributes: true });
+    await awaiting(handle, 'awaiting_clarification');
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 'afternoon please' }] });
+    expect((await handle.result()).answer).toBe('Scheduled.');
+    return handle;
+  };
+
+  it('a run whose Update a tracing worker took replays on a worker without tracing', async () => {
+    const handle = await askedRun(w);
+    await recordHistory(handle, 'traced-clarification-update'); // replayed without tracing in test/replay.test.ts
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, await handle.fetchHistory(), handle.workflowId);
+  });
+
+  it('a run whose Update a worker without tracing took replays on a tracing worker', async () => {
+    const plain = await startTestWorker();
+    try {
+      const handle = await askedRun(plain);
+      await Worker.runReplayHistory({ workflowBundle: { code: bundleCode } }, await handle.fetchHistory(), handle.workflowId);
+    } finally {
+      await plain.stop();
+    }
   });
 });

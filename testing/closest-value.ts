@@ -2,7 +2,7 @@
  * Closest allowed value by edit distance: how a scripted model "fixes" an invalid enum value the
  * way a model reading the hint would (`shipping` → `shipped`). Pure and deterministic.
  */
-import type { JsonValue } from '../shared/json.js';
+import type { JsonValue } from '../shared/json/json.js';
 
 /** Levenshtein distance: insertions, deletions and substitutions, each costing 1. */
 export function editDistance(a: string, b: string): number {

@@ -2,7 +2,7 @@
  * Reading and writing JSON values by dotted path (`items.0.sku`), the path form of Cairn's
  * `FieldIssue.path`. Pure; `setAtPath` copies along the path and never mutates its input.
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json/json.js';
 
 /** The value at `path`, or `undefined` when any step is missing. An empty path is the root. */
 export function getAtPath(root: JsonValue, path: string): JsonValue | undefined {

@@ -4,8 +4,8 @@
  * `scripted:<name>`; tests that hold a ScriptedModel instance register that instead.
  * Worker-side only. Runs are told apart by `GenerateInput.runKey`, which continue-as-new keeps.
  */
-import type { ModelOutcome } from '../shared/model-response.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { ModelOutcome } from '../shared/model/model-response.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { GenerateInput, ModelClient } from '../activities/model/model-client.js';
 import { ModelConfigError } from '../activities/model/model-errors.js';
 import type { Script } from './script-steps.js';

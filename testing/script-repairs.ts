@@ -5,8 +5,8 @@
  * `hint.nextInput` into the prior input to fetch the rest of partial data.
  * Worker-side and tests; pure and deterministic.
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json/json.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { closestValue } from './closest-value.js';
 import { getAtPath, setAtPath } from './json-path.js';
 import { scriptStep, type FixedStep, type ScriptedCall, type ScriptStep } from './script-steps.js';

@@ -3,10 +3,10 @@
  * provider failure, an invalid response (seed 004), a thrown infrastructure error, or a reactive
  * function of the transcript. Worker-side and tests; deterministic.
  */
-import type { ToolSpec } from '../shared/define-tool.js';
-import type { JsonObject } from '../shared/json.js';
-import type { ModelResponse, ToolChoice } from '../shared/model-response.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { ToolSpec } from '../shared/tools/define-tool.js';
+import type { JsonObject } from '../shared/json/json.js';
+import type { ModelResponse, ToolChoice } from '../shared/model/model-response.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 
 /**
  * A tool call a script makes. String `arguments` are sent verbatim, so a script can send malformed

@@ -4,14 +4,15 @@
  * Worker-side and tests. Deterministic given the same requests; stateful (one step per call), so
  * register one instance per run.
  */
-import type { ToolSpec } from '../shared/define-tool.js';
-import type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model-response.js';
-import { toolError } from '../shared/tool-error.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { ToolSpec } from '../shared/tools/define-tool.js';
+import type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';
+import { toolError } from '../shared/failures/tool-error.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { GenerateInput, ModelClient } from '../activities/model/model-client.js';
 import { ModelNetworkError, ModelServerError } from '../activities/model/model-errors.js';
 import { ScriptExhaustedError } from './script-exhausted-error.js';
 import type { FixedStep, InvalidShape, Script, ScriptContext } from './script-steps.js';
+import { streamScripted, type ScriptedStreaming } from './scripted-streaming.js';
 
 /** One request as the scripted model received it (a deep copy, safe to keep). */
 export interface RecordedRequest {
@@ -30,6 +31,7 @@ const DEFAULT_FAILURE_MESSAGES = {
 export class ScriptedModel implements ModelClient {
   readonly #requests: RecordedRequest[] = [];
   readonly #record: boolean;
+  readonly #streaming: ScriptedStreaming | undefined;
   #calls = 0;
 
   constructor(
@@ -37,9 +39,14 @@ export class ScriptedModel implements ModelClient {
     readonly name: string,
     readonly script: Script,
     /** `record: false` keeps no copies of requests (a long-lived worker's: a copy per turn adds up). */
-    options: { readonly record?: boolean } = {},
+    options: {
+      readonly record?: boolean;
+      /** How replies stream when the run streams (`GenerateInput.onDelta`): pieces, timing, hooks. */
+      readonly streaming?: ScriptedStreaming;
+    } = {},
   ) {
     this.#record = options.record ?? true;
+    this.#streaming = options.streaming;
   }
 
   /** Every request received so far, in order (none when created with `record: false`). */
@@ -73,7 +80,9 @@ export class ScriptedModel implements ModelClient {
       );
     }
     const context: ScriptContext = { ...request, script: this.name, step: index };
-    return answer(step.kind === 'react' ? step.produce(context) : step, index);
+    const outcome = answer(step.kind === 'react' ? step.produce(context) : step, index);
+    if (input.onDelta && outcome.status === 'ok' && outcome.response) await streamScripted(outcome.response, input.onDelta, context, this.#streaming, input.signal);
+    return outcome;
   }
 }
 

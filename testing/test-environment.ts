@@ -12,7 +12,7 @@ import type { ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { CairnClient } from '../client/cairn-client.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { createCairnWorker, type WorkerTuning } from '../runtime/worker.js';
-import type { Agent } from '../shared/define-agent.js';
+import type { Agent } from '../shared/agent/define-agent.js';
 import type { Script } from './script-steps.js';
 import { ScriptedModel } from './scripted-model.js';
 

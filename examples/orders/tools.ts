@@ -98,6 +98,12 @@ export const scheduleRedelivery = defineTool({
   },
 });
 
+/**
+ * The demo's payment provider, canned and in memory: it dedupes refunds by idempotency key and
+ * answers whether a key was paid, as real ones do (examples/refunds/payment-api.ts is the same, whole).
+ */
+const refunds = new Map<string, { orderId: string; refunded: number; reference: string }>();
+
 export const issueRefund = defineTool({
   name: 'issue_refund',
   description: 'Refund an amount on an order. Refunds above 10 need a human\'s approval.',
@@ -105,7 +111,16 @@ export const issueRefund = defineTool({
   sideEffects: 'once',
   approval: ({ amount }) => amount > 10,
   examples: [{ orderId: 'A-1001', amount: 9, reason: 'late delivery' }],
-  execute: ({ orderId, amount }, context) => ({ orderId, refunded: amount, reference: `RF-${context.idempotencyKey.length}` }),
+  execute: ({ orderId, amount }, { idempotencyKey }) => {
+    const paid = refunds.get(idempotencyKey) ?? { orderId, refunded: amount, reference: `RF-${refunds.size + 1}` };
+    refunds.set(idempotencyKey, paid);
+    return paid;
+  },
+  // A lost attempt (timed out, its worker died) is settled by asking the provider, not a person (docs/tools.md).
+  reconcile: ({ idempotencyKey }) => {
+    const paid = refunds.get(idempotencyKey);
+    return paid ? { happened: true, result: paid } : { happened: false };
+  },
 });
 
 export const ORDER_TOOLS = [searchOrders, orderFeed, trackShipment, carrierStatus, scheduleRedelivery, issueRefund];

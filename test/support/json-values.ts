@@ -3,7 +3,7 @@
  * naive code (escapes, control characters, astral and lone surrogates, `__proto__`, integer-like
  * keys, an empty key). Reproducible from the PRNG they are given.
  */
-import type { JsonValue } from '../../shared/json.js';
+import type { JsonValue } from '../../shared/json/json.js';
 
 const STRINGS = ['', 'a', 'ü', '日本語', '😀', 'quote " and \\ backslash', 'line\nbreak\ttab', '\u0000\u0001\u001f', 'lone \ud800 high', 'lone \udc00 low', '\u2028\u2029', 'x'.repeat(40)];
 const KEYS = ['a', 'b', 'id', '__proto__', 'constructor', '0', '10', '2', '', 'ü', 'k"q', 'toString'];

@@ -1,7 +1,7 @@
 /** Helpers to read what a run did from its real history. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { stateQuery, type RunState } from '../../workflows/messages.js';
+import { answerClarificationUpdate, stateQuery, type RunState } from '../../workflows/messages.js';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -19,8 +19,11 @@ export function timers(history: HistoryEvent[]): string[] {
   return history.flatMap((e) => (e.timerStartedEventAttributes ? [String(e.userMetadata?.summary?.data ? Buffer.from(e.userMetadata.summary.data).toString() : '')] : []));
 }
 
-/** Polls until `check` returns a value (e.g. the run awaits a human). */
-export async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+/**
+ * Polls until `check` returns a value (e.g. the run awaits a human). The bound only turns a hang
+ * into a failure: far above what a run needs on a loaded 2-core CI machine.
+ */
+export async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 50_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -36,4 +39,12 @@ export function awaiting(handle: WorkflowHandle, phase: RunState['phase']): Prom
     const s = await handle.query(stateQuery);
     return s.phase === phase ? s : undefined;
   }, phase);
+}
+
+/** Counts (and answers "no") the run's question, if it asks one: a run that asks cannot complete unanswered, so none is missed. */
+export async function answerIfAsked(handle: WorkflowHandle, questions: Set<string>): Promise<void> {
+  const state = await handle.query(stateQuery).catch(() => undefined);
+  if (state?.phase !== 'awaiting_clarification' || !state.clarification) return;
+  questions.add(`${handle.workflowId}/${state.clarification.id}`);
+  await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification.id, answer: 'No, it did not.' }] }).catch(() => {});
 }

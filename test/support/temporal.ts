@@ -12,7 +12,7 @@ import { ScriptedModel } from '../../testing/scripted-model.js';
 import type { Script } from '../../testing/script-steps.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
 import { createCairnWorker, type CairnWorkerOptions } from '../../runtime/worker.js';
-import type { Agent } from '../../shared/define-agent.js';
+import type { Agent } from '../../shared/agent/define-agent.js';
 import { testAgent } from '../fixtures/agents.js';
 import type { AgentRunInput, AgentRunResult } from '../../workflows/messages.js';
 
@@ -52,6 +52,8 @@ export async function startTestWorker(
     dataConverter?: DataConverter;
     /** OpenTelemetry for the worker (test/tracing.test.ts); needs `workflowBundle` made with the tracing interceptors. */
     tracing?: CairnWorkerOptions['tracing'];
+    /** Where the worker's models read keys and base URLs (default: `process.env`). */
+    modelEnv?: Record<string, string | undefined>;
     /** A bundle of the test workflows other than the shared one (default: the global setup's). */
     workflowBundle?: WorkflowBundleOption;
   } = {},
@@ -70,7 +72,7 @@ export async function startTestWorker(
       client,
       taskQueue,
       agents: options.agents ?? [testAgent],
-      resolveModel: (spec) => resolveModel(spec, { scripts }),
+      resolveModel: (spec) => resolveModel(spec, { scripts, ...(options.modelEnv && { env: options.modelEnv }) }),
       ...options.activityOptions,
       ...(options.dataConverter && { worker: { dataConverter: options.dataConverter } }),
       ...(options.tracing && { tracing: options.tracing }),

@@ -1,0 +1,104 @@
+/**
+ * The inbox page in headless Chromium (test/support/chromium.ts: no browser download): runs wait
+ * on people, the page lists them (found through visibility), an edit that breaks the tool's schema
+ * is caught before sending, clicks answer and accept, a review decided elsewhere leaves the page
+ * without a reload, the runs complete and the page empties. Screenshots go to
+ * .cache/screenshots/inbox/ (ignored by git), printed for a person to look at.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { CairnClient } from '../client/cairn-client.js';
+import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
+import { scriptStep } from '../testing/script-steps.js';
+import { launchChromium } from './support/chromium.js';
+import { testAgent } from './fixtures/agents.js';
+import { calls } from './fixtures/tools.js';
+import { serve, type Served } from './support/http.js';
+import { awaiting } from './support/runs.js';
+import { startTestWorker, type TestWorker } from './support/temporal.js';
+
+let w: TestWorker;
+let served: Served;
+let browser: Browser;
+let model = '';
+const SHOTS = join(PACKAGE_ROOT, '.cache', 'screenshots', 'inbox');
+const WAIT = { timeout: 60_000 };
+
+beforeAll(async () => {
+  [w, browser] = await Promise.all([startTestWorker(), launchChromium()]);
+  const client = new CairnClient({ client: w.client, taskQueue: w.taskQueue });
+  served = await serve(createCairnHttpHandler({ client, agents: [testAgent], temporalUiUrl: 'http://localhost:8233', startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '3m' } }) }));
+  await mkdir(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  await w?.stop();
+});
+
+async function start(script: Parameters<TestWorker['script']>[0], prompt: string): Promise<string> {
+  ({ model } = w.script(script));
+  const response = await fetch(`${served.url}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'test', prompt, threadId: `inbox-${randomUUID()}` }) });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { runId: string }).runId;
+}
+
+describe('the inbox page', () => {
+  it('lists every run waiting on a person, takes answers and decisions, follows decisions made elsewhere, and empties', async () => {
+    const asking = await start([scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: 'morning' }), scriptStep.text('Redelivery booked.')], 'Redeliver A-1.');
+    const refunding = await start([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')], 'Refund A-2.');
+    const wiring = await start([scriptStep.call('wire_transfer', { account: 'DE-0042', amount: 500 }), scriptStep.text('Wired.')], 'Wire 500.');
+    const handle = (id: string) => w.client.workflow.getHandle(id);
+    await Promise.all([awaiting(handle(asking), 'awaiting_clarification'), awaiting(handle(refunding), 'awaiting_review'), awaiting(handle(wiring), 'awaiting_review')]);
+    const refundsBefore = calls.issue_refund ?? 0;
+
+    const page = await browser.newPage({ viewport: { width: 1000, height: 1100 } });
+    await page.goto(`${served.url}/`);
+    const question = page.locator('.card.question', { hasText: asking });
+    const refund = page.locator('.card.review', { hasText: refunding });
+    const wire = page.locator('.card.review', { hasText: wiring });
+    await Promise.all([question.waitFor(WAIT), refund.waitFor(WAIT), wire.waitFor(WAIT)]);
+    expect(await question.textContent()).toContain('Which delivery window suits you: morning or afternoon?');
+    expect(await wire.textContent()).toContain('Check the account against the customer record before accepting.');
+    expect(await wire.textContent()).toContain('Allowed: accept, reject');
+    expect(await wire.locator('button', { hasText: 'Edit' }).count()).toBe(0);
+    expect(await refund.locator('a', { hasText: 'Temporal UI' }).getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(refunding)}`);
+    await page.screenshot({ path: join(SHOTS, 'inbox-waiting.png'), fullPage: true });
+
+    // An edit that breaks the tool's schema is caught on the page; nothing is sent.
+    await refund.locator('textarea').fill(JSON.stringify({ orderId: 'A-2', amount: -5 }));
+    await refund.locator('button', { hasText: 'Edit' }).click();
+    await refund.locator('.error', { hasText: 'arguments.amount must be more than 0' }).waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'inbox-edit-refused.png'), fullPage: true });
+    expect(await handle(refunding).query('state')).toMatchObject({ phase: 'awaiting_review' });
+
+    // Clicks: accept the refund as it was, answer the question.
+    await refund.locator('textarea').fill(JSON.stringify({ orderId: 'A-2', amount: 80 }));
+    await refund.locator('button', { hasText: 'Accept' }).click();
+    await question.locator('input[name=window]').fill('morning');
+    await question.locator('button', { hasText: 'Answer' }).click();
+    await Promise.all([refund.waitFor({ state: 'detached', ...WAIT }), question.waitFor({ state: 'detached', ...WAIT })]);
+
+    // Decided elsewhere (the JSON API): the card leaves without a reload.
+    const pending = (await awaiting(handle(wiring), 'awaiting_review')).reviews[0]!;
+    const decided = await fetch(`${served.url}/runs/${encodeURIComponent(wiring)}/reviews/${encodeURIComponent(pending.toolCallId)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ argsHash: pending.argsHash, decision: { type: 'reject', reason: 'Unknown account.' } }),
+    });
+    expect(decided.status).toBe(200);
+    await wire.waitFor({ state: 'detached', ...WAIT });
+    await page.locator('#empty', { hasText: 'Nobody is waiting on a person.' }).waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'inbox-empty.png'), fullPage: true });
+
+    expect(await handle(asking).result()).toMatchObject({ answer: 'Redelivery booked.' });
+    expect(await handle(refunding).result()).toMatchObject({ answer: 'Refunded.' });
+    expect(await handle(wiring).result()).toMatchObject({ answer: 'Wired.' });
+    expect(calls.issue_refund! - refundsBefore).toBe(1);
+    console.log(`Inbox screenshots: ${SHOTS}`);
+  });
+});
