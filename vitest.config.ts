@@ -12,7 +12,7 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
     // starter/ is a template: test/package.test.ts runs its test in a project made from the packed package.
-    exclude: ['node_modules/**', '.cache/**', 'dist/**', 'starter/**'],
+    exclude: ['node_modules/**', '.cache/**', 'dist/**', 'starter/**', '.mutation/**'],
     // One real Temporal dev server per run, shared by every integration test.
     globalSetup: ['test/global-setup.ts'],
     // Temporal's native bridge panics under worker threads (sdk-typescript#876): use processes.

@@ -5,8 +5,8 @@
  * check calls; `execute` runs only in the tool activity.
  */
 import { z } from 'zod';
-import { defineAgent } from '../shared/define-agent.js';
-import { defineTool } from '../shared/define-tool.js';
+import { defineAgent } from '../shared/agent/define-agent.js';
+import { defineTool } from '../shared/tools/define-tool.js';
 
 /** The JSON length of every `fetch_record` result. */
 export const TOOL_RESULT_BYTES = 1_024;

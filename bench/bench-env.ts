@@ -26,6 +26,8 @@ import { historyStats, type HistoryStats } from './history-stats.js';
 
 export interface BenchRun<T> extends HistoryStats {
   readonly workflowId: string;
+  /** The chain's first run (chainEvents in history-stats.ts). */
+  readonly firstRunId: string;
   /** Wall time from the start request to the result, in milliseconds. */
   readonly ms: number;
   readonly result: T;
@@ -47,7 +49,7 @@ export interface BenchWorker {
    */
   run<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>>;
   /** The same without the history figures (no history fetched): for many runs at once. */
-  execute<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<Pick<BenchRun<T>, 'workflowId' | 'ms' | 'result'>>;
+  execute<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<Pick<BenchRun<T>, 'workflowId' | 'firstRunId' | 'ms' | 'result'>>;
 }
 
 export interface BenchEnv extends BenchWorker {
@@ -83,7 +85,8 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
 
   async function startWorker(tuning: WorkerTuning = {}): Promise<BenchWorker & { close(): Promise<void> }> {
     // A fresh queue per worker: a shared server may have other workers, none of them with this bundle.
-    const taskQueue = `cairn-bench-${randomUUID()}`;
+    // Short, as a real one is (`cairn`): the name is written into every activity and workflow task.
+    const taskQueue = `cairn-bench-${randomUUID().slice(0, 8)}`;
     const worker = await createCairnWorker({
       connection: connected.workerConnection,
       client,
@@ -113,12 +116,11 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     };
     return {
       async run<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>> {
-        const { firstRunId, ...run } = await execute<T>(workflowType, script, input, options);
-        return { ...run, ...(await historyStats(client, run.workflowId, firstRunId)) };
+        const run = await execute<T>(workflowType, script, input, options);
+        return { ...run, ...(await historyStats(client, run.workflowId, run.firstRunId)) };
       },
       async execute<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions) {
-        const { firstRunId: _, ...run } = await execute<T>(workflowType, script, input, options);
-        return run;
+        return execute<T>(workflowType, script, input, options);
       },
       async close() {
         worker.shutdown();

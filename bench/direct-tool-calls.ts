@@ -4,8 +4,8 @@
  * Workflow code, bundled by bench/workflows.ts.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { RunToolInput } from '../shared/run-tool-input.js';
-import type { ToolResult } from '../shared/tool-result.js';
+import type { RunToolInput } from '../shared/tools/run-tool-input.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
 import { activityOptions } from '../workflows/tool-dispatch.js';
 import { fetchRecord, recordId } from './bench-agent.js';
 

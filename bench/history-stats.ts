@@ -16,19 +16,33 @@ export interface HistoryStats {
 
 export async function historyStats(client: Client, workflowId: string, firstRunId: string): Promise<HistoryStats> {
   let stats: HistoryStats = { events: 0, bytes: 0, runs: 0, perRun: [] };
-  let runId: string | null | undefined = firstRunId;
-  while (runId) {
-    const handle: WorkflowHandle = client.workflow.getHandle(workflowId, runId);
-    const [history, description] = await Promise.all([handle.fetchHistory(), handle.describe()]);
-    const events = history.events ?? [];
-    if (description.historySize === undefined) throw new Error(`The server did not report the history size of ${workflowId}/${runId}.`);
+  for await (const { events, description } of chain(client, workflowId, firstRunId)) {
+    if (description.historySize === undefined) throw new Error(`The server did not report the history size of ${workflowId}/${description.runId}.`);
     stats = {
       events: stats.events + events.length,
       bytes: stats.bytes + description.historySize,
       runs: stats.runs + 1,
       perRun: [...stats.perRun, { events: events.length, bytes: description.historySize }],
     };
-    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
   }
   return stats;
+}
+
+/** Every event of the chain, first run to last. */
+export async function chainEvents(client: Client, workflowId: string, firstRunId: string) {
+  const all = [];
+  for await (const { events } of chain(client, workflowId, firstRunId)) all.push(...events);
+  return all;
+}
+
+/** The runs of a continue-as-new chain, first to last: each one's events and description. */
+async function* chain(client: Client, workflowId: string, firstRunId: string) {
+  let runId: string | null | undefined = firstRunId;
+  while (runId) {
+    const handle: WorkflowHandle = client.workflow.getHandle(workflowId, runId);
+    const [history, description] = await Promise.all([handle.fetchHistory(), handle.describe()]);
+    const events = history.events ?? [];
+    yield { events, description };
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  }
 }

@@ -6,8 +6,8 @@
  */
 import { Context } from '@temporalio/activity';
 import type { ModelClient } from '../activities/model/model-client.js';
-import type { ModelOutcome, ToolChoice } from '../shared/model-response.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import type { ModelOutcome, ToolChoice } from '../shared/model/model-response.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { benchAgent } from './bench-agent.js';
 
 /** A model request that carries the transcript itself (tools by name, as Cairn's does: only the transcript differs). */

@@ -9,13 +9,13 @@
  *   history grows with the square of the turns (issue #5's baseline).
  * Workflow code, bundled by bench/workflows.ts.
  */
-import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ModelOutcome, ModelRequest } from '../shared/model-response.js';
-import { toModelView } from '../shared/model-view.js';
-import type { RunToolInput } from '../shared/run-tool-input.js';
-import type { ToolCall } from '../shared/tool-call.js';
-import type { ToolResult } from '../shared/tool-result.js';
-import type { TranscriptMessage } from '../shared/transcript.js';
+import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { ModelOutcome, ModelRequest } from '../shared/model/model-response.js';
+import { toModelView } from '../shared/tools/model-view.js';
+import type { RunToolInput } from '../shared/tools/run-tool-input.js';
+import type { ToolCall } from '../shared/tools/tool-call.js';
+import type { ToolResult } from '../shared/tools/tool-result.js';
+import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { MODEL_ACTIVITY_OPTIONS } from '../workflows/agent-run.js';
 import { transcriptQuery } from '../workflows/messages.js';
 import { activityOptions } from '../workflows/tool-dispatch.js';
@@ -47,13 +47,12 @@ export async function plainAgentLoop({ model, transcript: via }: PlainAgentLoopI
   ];
   setHandler(transcriptQuery, ({ from = 0, length }) => transcript.slice(from, length));
   const toolNames = benchAgent.tools.map((tool) => tool.name);
-  const { workflowId, runId, firstExecutionRunId } = workflowInfo();
   let turns = 0;
   let toolCalls = 0;
   for (;;) {
     const outcome =
       via === 'query'
-        ? await callModel({ workflowId, runId, firstExecutionRunId, transcriptLength: transcript.length, toolNames, toolChoice: 'auto', model })
+        ? await callModel({ transcriptLength: transcript.length, toolNames, toolChoice: 'auto', model })
         : await callModelWithTranscript({ messages: transcript, toolNames, toolChoice: 'auto', model });
     turns += 1;
     if (outcome.status !== 'ok' || !outcome.response) throw ApplicationFailure.nonRetryable(`The bench model failed on turn ${turns}.`, 'bench_model_failed');

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every bench on one server and one worker (the latency bench adds a second
- * server with Temporal's default dynamic config; the cache bench two workers of its own), as one
+ * server with Temporal's default dynamic config; the cache and memory benches workers of their own), as one
  * compact report. The figures are ratios against baselines run in this same process; nothing
  * here asserts a time.
  */
@@ -9,6 +9,7 @@ import { benchHeader, startBenchEnv } from './bench-env.js';
 import { historyEconomyReport, measureHistoryEconomy } from './history-economy.js';
 import { measureOverhead, overheadReport } from './overhead.js';
 import { measureWorkflowCache, workflowCacheReport } from './workflow-cache.js';
+import { cachedRunMemoryReport, measureCachedRunMemory } from './cached-run-memory.js';
 
 const env = await startBenchEnv();
 try {
@@ -20,6 +21,8 @@ try {
   console.log(historyEconomyReport(await measureHistoryEconomy(env)));
   console.log();
   console.log(workflowCacheReport(await measureWorkflowCache(env)));
+  console.log();
+  console.log(cachedRunMemoryReport(await measureCachedRunMemory(env)));
 } finally {
   await env.close();
 }
