@@ -3,7 +3,8 @@
  * integration test (handed over with vitest's provide/inject). The server runs with
  * FAST_DEV_SERVER_CONFIG, as every embedded server does: activity round trips of ~10–20 ms
  * instead of ~100, and short back-off timers that fire on time instead of after ~1 s.
- * CAIRN_UNIT_ONLY=1 skips both for quick unit-only runs; integration tests then fail loudly
+ * On a fresh machine where it can (root, apt-get), it installs Debian's chromium for the browser
+ * tests. CAIRN_UNIT_ONLY=1 skips all of it for quick unit-only runs; integration tests then fail loudly
  * instead of passing vacuously.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
+import { installChromiumIfMissing } from './support/chromium.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,9 +25,11 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
   if (process.env.CAIRN_UNIT_ONLY) return;
   const started = Date.now();
+  const log = (line: string) => console.log(line);
   const [server, bundle] = await Promise.all([
-    startEmbeddedServer({ log: (line) => console.log(line) }),
+    startEmbeddedServer({ log }),
     bundleWorkflows(join(PACKAGE_ROOT, 'test/fixtures/workflows.ts')),
+    installChromiumIfMissing(log),
   ]);
   const bundlePath = join(PACKAGE_ROOT, '.cache', 'test-workflow-bundle.js');
   await mkdir(join(PACKAGE_ROOT, '.cache'), { recursive: true });
