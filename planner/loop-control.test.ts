@@ -13,14 +13,16 @@ const tools: PlanStep = { type: 'execute_tools', calls: [] };
 const backOff: PlanStep = { type: 'back_off', delayMs: 10, reason: 'x', next: tools };
 const question: PlanStep = { type: 'await_clarification', clarification: { id: 'q1', question: '?' } };
 const finish: PlanStep = { type: 'finish', answer: 'done', reason: null };
-const state = start().state;
+const fresh = () => start().state;
 
 describe('loopControl', () => {
   it('finishes a finished run whatever arrives', () => {
+    const state = fresh();
     expect(loopControl(state, finish, { ...quiet, cancelReason: 'x', paused: true, continueAsNewSuggested: true })).toBe('finish');
   });
 
   it('acts on a cancel before a pause, and not at all once the run is finalizing', () => {
+    const state = fresh();
     expect(loopControl(state, question, { ...quiet, cancelReason: 'stop', paused: true })).toBe('cancel');
     const finalizing = { ...state, finalizing: 'stop' };
     expect(loopControl(finalizing, model, { ...quiet, cancelReason: 'stop', paused: true })).toBe('take_step');
@@ -28,6 +30,7 @@ describe('loopControl', () => {
   });
 
   it('hands over when Temporal suggests it or after continueAsNewAfterTurns, only between whole steps', () => {
+    const state = fresh();
     const suggested = { ...quiet, continueAsNewSuggested: true };
     expect([model, question, tools, backOff].map((step) => loopControl(state, step, suggested))).toEqual(['hand_over', 'hand_over', 'take_step', 'take_step']);
     expect(loopControl(state, model, { ...quiet, turnsThisRun: 2, continueAsNewAfterTurns: 3 })).toBe('take_step');
@@ -36,6 +39,7 @@ describe('loopControl', () => {
   });
 
   it('hands over when the history reaches the policy budget, whatever the turn count', () => {
+    const state = fresh();
     const { maxBytes, maxEvents } = state.policy.history;
     expect(loopControl(state, question, { ...quiet, historyBytes: maxBytes - 1, historyEvents: maxEvents - 1 })).toBe('take_step');
     expect(loopControl(state, question, { ...quiet, historyBytes: maxBytes })).toBe('hand_over');
@@ -43,6 +47,7 @@ describe('loopControl', () => {
   });
 
   it('a paused run hands over only when its history is full, and only if the run may (patched)', () => {
+    const state = fresh();
     const paused = { ...quiet, paused: true, turnsThisRun: 5, continueAsNewAfterTurns: 1 };
     expect(loopControl(state, question, { ...paused, handOverWhilePaused: true })).toBe('hold');
     const full = { ...paused, historyBytes: state.policy.history.maxBytes };

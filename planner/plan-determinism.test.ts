@@ -11,7 +11,7 @@ import { INTERRUPTED, NO_RESPONSE, drive, failed, modelError, ok, rawCall, textR
 const has = (call: ToolCall, key: string) => typeof call.args === 'object' && call.args !== null && key in call.args;
 
 /** A run that touches every rule: review + edit, back-off, repair, clarification, nudge, disable, block, partial data. */
-const eventful: World = {
+const eventful = (): World => ({
   policy: { disableToolForTurns: 1, maxModelRetries: 3 },
   model: [
     toolCallsReply([rawCall('search_orders', { status: 'shipped' }), rawCall('refund', { order_id: 'A-17', amount: 120 })]),
@@ -39,11 +39,11 @@ const eventful: World = {
     const args = { order_id: 'A-17', amount: 100 };
     return Object.fromEntries(reviews.map((r) => [r.toolCallId, { type: 'edit', args, argsHash: argsHash(args) }]));
   },
-};
+});
 
 describe('determinism', () => {
   it('the scenario exercises what it claims to', () => {
-    const trace = drive(eventful);
+    const trace = drive(eventful());
     const kinds = new Set(trace.plans.map((p) => p.step.type));
     expect([...kinds].sort()).toEqual(['await_clarification', 'await_review', 'back_off', 'call_model', 'execute_tools', 'finish']);
     expect(trace.last.step).toEqual({ type: 'finish', answer: 'Order A-17 was refunded 100.', reason: null });
@@ -53,17 +53,17 @@ describe('determinism', () => {
   });
 
   it('the same inputs give deep-equal plans', () => {
-    expect(drive(eventful)).toStrictEqual(drive(eventful));
+    expect(drive(eventful())).toStrictEqual(drive(eventful()));
   });
 
   it('every state and step survives a JSON round trip unchanged', () => {
-    for (const plan of drive(eventful).plans) {
+    for (const plan of drive(eventful()).plans) {
       expect(JSON.parse(JSON.stringify(plan.state))).toStrictEqual(plan.state);
       expect(JSON.parse(JSON.stringify(plan.step))).toStrictEqual(plan.step);
     }
   });
 
   it('a run whose state goes through JSON before every step plans exactly the same', () => {
-    expect(drive({ ...eventful, roundTrip: true })).toStrictEqual(drive(eventful));
+    expect(drive({ ...eventful(), roundTrip: true })).toStrictEqual(drive(eventful()));
   });
 });

@@ -44,18 +44,19 @@ describe('workingOn', () => {
 });
 
 describe('deliverMessages', () => {
-  const { state } = start();
-
   it('waits when there is nothing to deliver', () => {
+    const { state } = start();
     expect(deliverMessages(state, callModelStep, [])).toBeNull();
     expect(deliverMessages(state, answered, [])).toBeNull();
   });
 
   it('joins the next model call as it is, every message in order, adding nothing else', () => {
+    const { state } = start();
     expect(deliverMessages(state, callModelStep, messages)).toEqual({ state, step: callModelStep, record: [], notes: [], said: ['Also check A-1002.', 'And A-1003.'] });
   });
 
   it("turns a finish on the model's own answer into one more model turn that hears them", () => {
+    const { state } = start();
     const plan = deliverMessages(state, answered, messages)!;
     expect(plan.step).toMatchObject({ type: 'call_model', toolChoice: 'auto' });
     expect(plan.state.phase).toBe('model');
@@ -64,6 +65,7 @@ describe('deliverMessages', () => {
   });
 
   it('lets a forced finish or a final turn go, and waits through tools, back-offs and questions', () => {
+    const { state } = start();
     expect(deliverMessages(state, forced, messages)).toBeNull();
     expect(deliverMessages({ ...state, finalizing: 'the turn budget is spent' }, answered, messages)).toBeNull();
     expect(deliverMessages(state, tools, messages)).toBeNull();

@@ -40,9 +40,9 @@ describe('refused calls tell the model why', () => {
 
 describe('a call that needs review', () => {
   const refund = toolCall('refund', { order_id: 'A-1', amount: 500 }, '1.1');
-  const hash = argsHash(refund.args);
 
   it('carries the decisions the reviewer may make and what to check, when the tool says', () => {
+    const hash = argsHash(refund.args);
     const call = checkedCall(refund, hash, { sideEffects: 'once', needsApproval: true, review: { allow: ['accept', 'reject'], description: 'Check the amount.' } });
     const plan = planToolCalls(start().state, [call], 0);
     expect(stepOf(plan, 'await_review').reviews).toEqual([
@@ -51,6 +51,7 @@ describe('a call that needs review', () => {
   });
 
   it('carries neither when the tool says nothing', () => {
+    const hash = argsHash(refund.args);
     const plan = planToolCalls(start().state, [checkedCall(refund, hash, { sideEffects: 'once', needsApproval: true })], 0);
     expect(stepOf(plan, 'await_review').reviews).toEqual([{ toolCallId: '1.1', name: 'refund', args: refund.args, argsHash: hash }]);
   });

@@ -10,8 +10,7 @@ import type { Plan } from './plan.js';
 import { transcriptEntries } from './transcript-entries.js';
 import { failed, ok, start, toolCall } from './testing.js';
 
-const base = start();
-const plan = (extra: Partial<Plan>): Plan => ({ ...base, record: [], notes: [], ...extra });
+const plan = (extra: Partial<Plan>): Plan => ({ ...start(), record: [], notes: [], ...extra });
 const search: ToolCall = { ...toolCall('search_orders', { q: 'x' }, '1.1'), providerCallId: 'call_abc' };
 const refund = toolCall('refund', { id: 1 }, '1.2');
 

@@ -61,10 +61,9 @@ describe('defineAgent: what a worker and the workflow read', () => {
 });
 
 describe('agentsOf', () => {
-  const a = defineAgent({ name: 'a', instructions: 'x', tools: [] });
-  const b = defineAgent({ name: 'b', instructions: 'x', tools: [] });
-
   it('finds exported agents and agents in exported arrays, each once, in export-name order', () => {
+    const a = defineAgent({ name: 'a', instructions: 'x', tools: [] });
+    const b = defineAgent({ name: 'b', instructions: 'x', tools: [] });
     expect(agentsOf({ zed: b, agents: [a, b, 'not an agent'], default: a, other: 3 })).toEqual([a, b]);
     expect(agentsOf({ z: a, b: b })).toEqual([b, a]);
   });

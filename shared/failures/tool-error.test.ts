@@ -259,9 +259,8 @@ describe('toolError: a wrapped chain stays bounded', () => {
 });
 
 describe('isToolError', () => {
-  const valid: ToolError = toolError('timeout', 'slow', toolError('internal_error', 'cause'));
-
   it('accepts a chain read back from JSON', () => {
+    const valid: ToolError = toolError('timeout', 'slow', toolError('internal_error', 'cause'));
     expect(isToolError(JSON.parse(JSON.stringify(valid)))).toBe(true);
     expect(isToolError(truncateChain(valid, 1))).toBe(true);
   });

@@ -17,14 +17,15 @@ describe('ToolFailure', () => {
   });
 
   it.each([
-    ['rateLimited', ToolFailure.rateLimited('429', 1500), 'rate_limited', { retryAfterMs: 1500 }, undefined],
-    ['rateLimited without a delay', ToolFailure.rateLimited('429'), 'rate_limited', undefined, undefined],
-    ['unavailable', ToolFailure.unavailable('503'), 'tool_unavailable', undefined, undefined],
-    ['invalidArguments', ToolFailure.invalidArguments('no window', { missingFields: ['window'], clarifyingQuestion: 'Morning or afternoon?' }), 'invalid_arguments', { missingFields: ['window'], clarifyingQuestion: 'Morning or afternoon?' }, undefined],
-    ['partialData', ToolFailure.partialData([1, 2], { message: 'page 1 of 3', nextInput: { page: 2 } }), 'partial_data', { message: 'page 1 of 3', nextInput: { page: 2 } }, [1, 2]],
-    ['semantic', ToolFailure.semantic('a name in an id field', { message: 'use the customer id' }), 'semantic_error', { message: 'use the customer id' }, undefined],
-    ['timeout', ToolFailure.timeout('upstream slow'), 'timeout', undefined, undefined],
-  ])('%s sets code, hint and partial result', (_label, failure, code, hint, partial) => {
+    ['rateLimited', () => ToolFailure.rateLimited('429', 1500), 'rate_limited', { retryAfterMs: 1500 }, undefined],
+    ['rateLimited without a delay', () => ToolFailure.rateLimited('429'), 'rate_limited', undefined, undefined],
+    ['unavailable', () => ToolFailure.unavailable('503'), 'tool_unavailable', undefined, undefined],
+    ['invalidArguments', () => ToolFailure.invalidArguments('no window', { missingFields: ['window'], clarifyingQuestion: 'Morning or afternoon?' }), 'invalid_arguments', { missingFields: ['window'], clarifyingQuestion: 'Morning or afternoon?' }, undefined],
+    ['partialData', () => ToolFailure.partialData([1, 2], { message: 'page 1 of 3', nextInput: { page: 2 } }), 'partial_data', { message: 'page 1 of 3', nextInput: { page: 2 } }, [1, 2]],
+    ['semantic', () => ToolFailure.semantic('a name in an id field', { message: 'use the customer id' }), 'semantic_error', { message: 'use the customer id' }, undefined],
+    ['timeout', () => ToolFailure.timeout('upstream slow'), 'timeout', undefined, undefined],
+  ])('%s sets code, hint and partial result', (_label, make, code, hint, partial) => {
+    const failure = make();
     expect(failure.code).toBe(code);
     expect(failure.hint).toEqual(hint);
     expect(failure.partialResult).toEqual(partial);

@@ -7,35 +7,36 @@ import { deepJson, deepJsonText } from '../../test/support/json-values.js';
 // Seed 002's tool, with its semantic check.
 const STATUSES = ['placed', 'shipped', 'delivered', 'cancelled'] as const;
 const Order = z.object({ id: z.string(), total_cents: z.number().int(), status: z.enum(STATUSES) });
-const searchOrders = defineTool({
-  name: 'search_orders',
-  description: 'Search a customer’s orders, one page at a time.',
-  input: z.object({ customer_id: z.string(), page: z.number().int().min(1).default(1) }),
-  output: z.object({ orders: z.array(Order), page: z.number().int(), has_more: z.boolean() }),
-  check: (result) => {
-    if (result.has_more && result.page === 1 && result.orders.length === 0) {
-      return { code: 'semantic_error', message: 'has_more=true but page 1 returned 0 orders; try a broader date range or check the customer_id format.' };
-    }
-    if (result.has_more) {
-      return { code: 'partial_data', message: `Page ${result.page} returned ${result.orders.length} orders, more exist; call again with page=${result.page + 1}.`, nextInput: { page: result.page + 1 } };
-    }
-    return undefined;
-  },
-  execute: () => '',
-});
+const searchOrders = () =>
+  defineTool({
+    name: 'search_orders',
+    description: 'Search a customer’s orders, one page at a time.',
+    input: z.object({ customer_id: z.string(), page: z.number().int().min(1).default(1) }),
+    output: z.object({ orders: z.array(Order), page: z.number().int(), has_more: z.boolean() }),
+    check: (result) => {
+      if (result.has_more && result.page === 1 && result.orders.length === 0) {
+        return { code: 'semantic_error', message: 'has_more=true but page 1 returned 0 orders; try a broader date range or check the customer_id format.' };
+      }
+      if (result.has_more) {
+        return { code: 'partial_data', message: `Page ${result.page} returned ${result.orders.length} orders, more exist; call again with page=${result.page + 1}.`, nextInput: { page: result.page + 1 } };
+      }
+      return undefined;
+    },
+    execute: () => '',
+  });
 const args = { customer_id: 'C-9921', page: 1 };
 const order = { id: 'O-1', total_cents: 1250, status: 'shipped' };
 
 describe('guardOutput (seed 002)', () => {
   it('passes a valid payload, parsed from text', () => {
     const page = { orders: [order], page: 1, has_more: false };
-    expect(guardOutput(searchOrders, JSON.stringify(page), args)).toEqual({ ok: true, value: page });
-    expect(guardOutput(searchOrders, page, args)).toEqual({ ok: true, value: page });
+    expect(guardOutput(searchOrders(), JSON.stringify(page), args)).toEqual({ ok: true, value: page });
+    expect(guardOutput(searchOrders(), page, args)).toEqual({ ok: true, value: page });
   });
 
   it('refuses truncated JSON, saying where it broke', () => {
     const text = '{"orders": [{"id": "O-1", "total"';
-    const outcome = guardOutput(searchOrders, text, args);
+    const outcome = guardOutput(searchOrders(), text, args);
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     expect(outcome.error).toMatchObject({ code: 'output_not_json', kind: 'schema_mismatch' });
@@ -47,7 +48,7 @@ describe('guardOutput (seed 002)', () => {
   });
 
   it('refuses status "shipping" naming the field path and the allowed values', () => {
-    const outcome = guardOutput(searchOrders, { orders: [order, { ...order, status: 'shipping' }], page: 1, has_more: false }, args);
+    const outcome = guardOutput(searchOrders(), { orders: [order, { ...order, status: 'shipping' }], page: 1, has_more: false }, args);
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     expect(outcome.error.code).toBe('output_schema_violation');
@@ -58,14 +59,14 @@ describe('guardOutput (seed 002)', () => {
   });
 
   it('calls an empty first page that says has_more semantic garbage', () => {
-    const outcome = guardOutput(searchOrders, { orders: [], page: 1, has_more: true }, args);
+    const outcome = guardOutput(searchOrders(), { orders: [], page: 1, has_more: true }, args);
     expect(outcome).toMatchObject({ ok: false, error: { code: 'semantic_error', kind: 'semantic' }, hint: { reason: 'semantic_error', priorInput: args } });
     expect(outcome).not.toHaveProperty('partialResult');
   });
 
   it('keeps a page that says has_more as partial data, with the next page as nextInput', () => {
     const page = { orders: [order], page: 1, has_more: true };
-    const outcome = guardOutput(searchOrders, page, args);
+    const outcome = guardOutput(searchOrders(), page, args);
     expect(outcome).toEqual({
       ok: false,
       error: { code: 'partial_data', kind: 'partial_data', message: 'Page 1 returned 1 orders, more exist; call again with page=2.' },

@@ -15,21 +15,22 @@ import type { RawToolCall } from '../model/model-response.js';
 import { MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, MAX_FIELD_ISSUES } from '../size-limits.js';
 import { slowIt } from '../../test/support/slow-it.js';
 
-const store = defineTool({
-  name: 'store',
-  description: 'Store any JSON document.',
-  input: z.object({ doc: z.json() }),
-  execute: () => null,
-});
-const tagged = defineTool({
-  name: 'tagged',
-  description: 'Tags.',
-  input: z.object({ tags: z.array(z.enum(['a', 'b'])) }).strict(),
-  execute: () => null,
-});
-const TOOLS = [store, tagged];
+const tools = () => [
+  defineTool({
+    name: 'store',
+    description: 'Store any JSON document.',
+    input: z.object({ doc: z.json() }),
+    execute: () => null,
+  }),
+  defineTool({
+    name: 'tagged',
+    description: 'Tags.',
+    input: z.object({ tags: z.array(z.enum(['a', 'b'])) }).strict(),
+    execute: () => null,
+  }),
+];
 const ids = { toolCallId: '2.1' };
-const check = (raw: Record<string, unknown>) => checkToolCall(raw as unknown as RawToolCall, TOOLS, ids);
+const check = (raw: Record<string, unknown>, toolset = tools()) => checkToolCall(raw as unknown as RawToolCall, toolset, ids);
 const docOfDepth = (depth: number) => `{"doc":${deepJsonText(depth - 1)}}`;
 
 describe('checkToolCall limits', () => {
@@ -89,12 +90,13 @@ describe('checkToolCall limits', () => {
 
   slowIt('returns a JSON-safe, bounded result for seeded deep, wide and odd arguments', () => {
     const next = seededRandom(77);
+    const toolset = tools();
     for (let i = 0; i < 600; i++) {
       const shape = i % 3 === 0 ? { maxDepth: 90, maxWidth: 1 } : { maxDepth: 4, maxWidth: 8 };
       const doc = randomJson(next, shape);
       const variants = [JSON.stringify({ doc }), JSON.stringify(doc), JSON.stringify({ __proto__: doc, doc }).slice(0, Math.floor(next() * 200))];
       for (const text of variants) {
-        const checked = check({ name: i % 2 ? 'store' : 'tagged', arguments: text });
+        const checked = check({ name: i % 2 ? 'store' : 'tagged', arguments: text }, toolset);
         expect(() => JSON.stringify([checked.failure, checked.call, checked.argsHash])).not.toThrow();
         expect(jsonSize(checked.failure ?? checked.call)).toBeLessThan(2 * MAX_ARGUMENT_BYTES);
         if (!checked.failure) expect(JSON.parse(JSON.stringify(checked.call.args))).toEqual(checked.call.args);

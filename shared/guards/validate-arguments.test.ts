@@ -6,28 +6,30 @@ import { argsHash } from '../identity/hash.js';
 import { NO_TELEMETRY } from '../tools/tool-result.js';
 
 const STATUSES = ['placed', 'shipped', 'delivered', 'cancelled'] as const;
-const searchOrders = defineTool({
-  name: 'search_orders',
-  description: 'Search a customer’s orders.',
-  input: z.object({
-    customer_id: z.string(),
-    status: z.enum(STATUSES).optional(),
-    page: z.number().int().min(1).default(1),
-    items: z.array(z.object({ sku: z.string() })).optional(),
+const tools = () => [
+  defineTool({
+    name: 'search_orders',
+    description: 'Search a customer’s orders.',
+    input: z.object({
+      customer_id: z.string(),
+      status: z.enum(STATUSES).optional(),
+      page: z.number().int().min(1).default(1),
+      items: z.array(z.object({ sku: z.string() })).optional(),
+    }),
+    examples: [{ customer_id: 'C-9921', status: 'shipped' }],
+    execute: () => ({}),
   }),
-  examples: [{ customer_id: 'C-9921', status: 'shipped' }],
-  execute: () => ({}),
-});
-const ping = defineTool({ name: 'ping', description: 'Ping.', input: z.object({}), execute: () => 'pong' });
-const TOOLS = [searchOrders, ping];
+  defineTool({ name: 'ping', description: 'Ping.', input: z.object({}), execute: () => 'pong' }),
+];
 const ids = { toolCallId: '3.1' };
-const check = (name: string, args: string) => checkToolCall({ id: 'call_x', name, arguments: args }, TOOLS, ids);
+const check = (name: string, args: string, toolset = tools()) => checkToolCall({ id: 'call_x', name, arguments: args }, toolset, ids);
 
 describe('checkToolCall', () => {
   it('accepts a valid call: args are the schema output, hash ignores key order', () => {
-    const checked = check('search_orders', '{"status":"shipped","customer_id":"C-1"}');
+    const toolset = tools();
+    const checked = check('search_orders', '{"status":"shipped","customer_id":"C-1"}', toolset);
     expect(checked.failure).toBeUndefined();
-    expect(checked.tool).toBe(searchOrders);
+    expect(checked.tool).toBe(toolset[0]);
     expect(checked.call).toEqual({ toolCallId: '3.1', providerCallId: 'call_x', name: 'search_orders', args: { customer_id: 'C-1', status: 'shipped', page: 1 } });
     expect(checked.argsHash).toBe(argsHash({ page: 1, status: 'shipped', customer_id: 'C-1' }));
     expect(check('search_orders', '{"customer_id":"C-1","status":"shipped","page":1}').argsHash).toBe(checked.argsHash);
@@ -40,7 +42,7 @@ describe('checkToolCall', () => {
   });
 
   it('leaves providerCallId out when the provider gave no id', () => {
-    expect(checkToolCall({ name: 'ping', arguments: '{}' }, TOOLS, ids).call).not.toHaveProperty('providerCallId');
+    expect(checkToolCall({ name: 'ping', arguments: '{}' }, tools(), ids).call).not.toHaveProperty('providerCallId');
   });
 
   it('refuses malformed JSON with the parse error, its position and the raw text', () => {

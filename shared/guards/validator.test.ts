@@ -11,9 +11,8 @@ interface Book {
 const ISBN_FEEDBACK = 'An ISBN must be 13 digits; only 10 are present, so add the missing digits.';
 
 // Seed 000's ensure_isbn_valid, in both forms.
-const ensureIsbnValid = validator('ensure_isbn_valid', (book: Book) =>
-  book.isbn.length === 13 ? Result.success(book) : Result.failure(ISBN_FEEDBACK),
-);
+const ensureIsbnValid = () =>
+  validator('ensure_isbn_valid', (book: Book) => (book.isbn.length === 13 ? Result.success(book) : Result.failure(ISBN_FEEDBACK)));
 class EnsureIsbnValid extends Validator<Book> {
   readonly name = 'ensure_isbn_valid';
   run(book: Book): Result<Book> {
@@ -37,8 +36,9 @@ describe('Result', () => {
 describe('the two forms', () => {
   it.each([
     ['function form', ensureIsbnValid],
-    ['class form', new EnsureIsbnValid()],
-  ])('%s accepts and refuses the same way', async (_label, hook) => {
+    ['class form', () => new EnsureIsbnValid()],
+  ])('%s accepts and refuses the same way', async (_label, makeHook) => {
+    const hook = makeHook();
     expect(hook).toBeInstanceOf(Validator);
     expect(hook.name).toBe('ensure_isbn_valid');
     expect(await runPostHooks([hook], good, {})).toEqual({ status: 'ok', value: good });

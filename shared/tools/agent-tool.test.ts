@@ -5,24 +5,25 @@ import { agentOf, agentTaskSchema, agentTool } from './agent-tool.js';
 import { defineTool, needsApproval } from './define-tool.js';
 import { z } from 'zod';
 
-const billing = defineAgent({ name: ' Billing Desk (EU) ', instructions: 'Handle invoices.', tools: [] });
+const billing = () => defineAgent({ name: ' Billing Desk (EU) ', instructions: 'Handle invoices.', tools: [] });
 
 describe('agentTool', () => {
   it('is named after the agent in snake_case, takes a task, and runs once without review by default', () => {
-    const tool = agentTool(billing, { description: 'Hand invoice questions to billing.' });
+    const agent = billing();
+    const tool = agentTool(agent, { description: 'Hand invoice questions to billing.' });
     expect(tool.name).toBe('billing_desk_eu');
     expect(tool.description).toBe('Hand invoice questions to billing.');
     expect(tool.sideEffects).toBe('once');
     expect(tool.approval).toBe('never');
     expect(tool.review).toBeUndefined();
     expect(tool.spec.args_schema).toMatchObject({ type: 'object', required: ['task'] });
-    expect(agentOf(tool)).toBe(billing);
+    expect(agentOf(tool)).toBe(agent);
     expect(Object.isFrozen(tool)).toBe(true);
   });
 
   it('takes the name, side effects, approval and review it is given', () => {
     const approval = (task: { task: string }) => task.task.includes('refund');
-    const tool = agentTool(billing, { name: 'ask_billing', description: 'd', sideEffects: 'idempotent', approval, review: { allow: ['accept', 'reject'] } });
+    const tool = agentTool(billing(), { name: 'ask_billing', description: 'd', sideEffects: 'idempotent', approval, review: { allow: ['accept', 'reject'] } });
     expect(tool.name).toBe('ask_billing');
     expect(tool.sideEffects).toBe('idempotent');
     expect(needsApproval(tool, { task: 'refund order 7' })).toBe(true);
@@ -31,7 +32,7 @@ describe('agentTool', () => {
   });
 
   it('never runs in an activity: the child workflow runs the agent', () => {
-    const tool = agentTool(billing, { description: 'd' });
+    const tool = agentTool(billing(), { description: 'd' });
     expect(() => tool.execute({ task: 'x' }, {} as never)).toThrow(' Billing Desk (EU)  runs as a child workflow, never in an activity.');
   });
 
