@@ -119,7 +119,8 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     throw new Error('createCairnWorker: `worker.dataConverter` has payload codecs but `client` has none; give the client the same dataConverter (the model activity reads transcripts through it).');
   const resolve = options.resolveModel ?? ((spec: string) => resolveModel(spec, options.models));
   // Runs hand this worker the messages they append (TRANSCRIPT_SINK): a model turn here reads them without a Query.
-  const transcripts = new TranscriptReader(client);
+  // Kept for as many runs as the workflow cache holds (characters stay bounded by the reader's own limit).
+  const transcripts = new TranscriptReader(client, { maxRuns: Math.max(256, options.worker?.maxCachedWorkflows ?? 0) });
   const tuning = options.worker ?? {};
   // Loaded only when asked for: the OpenTelemetry packages are optional (runtime/tracing.ts).
   const tracingModule = options.tracing ? await import('./tracing.js') : undefined;
