@@ -9,49 +9,37 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventType, HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
+import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
-import { ModelServerError } from '../activities/model/model-errors.js';
 import { AgentRunHandle } from '../client/agent-run-handle.js';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
-import { ScriptedModel } from '../testing/scripted-model.js';
-import { scriptStep, type Script } from '../testing/script-steps.js';
-import type { ScriptedStreaming } from '../testing/scripted-streaming.js';
+import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { serve, type Served } from './support/http.js';
+import { assistantTexts, chat, expectAguiDeltasWhileHeld, expectAguiResetThenWhole, expectUiResetThenWhole, REPLY, streamingModels, uiTexts as texts, userMessage } from './support/live-deltas.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
-const REPLY = 'The order A-1001 shipped on Monday and arrives on Thursday, on time.';
-/** Each model's streaming hooks, set by its test (the worker copies the model registry at start). */
-const hooks = new Map<string, ScriptedStreaming>();
-const streamed = (name: string, script: Script) => new ScriptedModel(name, script, { streaming: { pieces: 10, before: (i, context) => hooks.get(name)?.before?.(i, context) } });
-const diesOnce: ScriptedStreaming = {
-  before: (i, context) => {
-    if (context.step === 0 && i === 4) throw new ModelServerError('The connection dropped mid-stream.', 502);
-  },
-};
-const models = {
-  aguiHeld: streamed('aguiHeld', [scriptStep.text(REPLY)]),
-  aguiDies: streamed('aguiDies', [scriptStep.text(REPLY), scriptStep.text(REPLY)]),
-  aguiSend: streamed('aguiSend', [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Both checked.')]),
-  uiHeld: streamed('uiHeld', [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text(REPLY)]),
-  uiDies: streamed('uiDies', [scriptStep.text(REPLY), scriptStep.text(REPLY)]),
-  uiResume: streamed('uiResume', [scriptStep.text(REPLY)]),
-  uiSend: streamed('uiSend', [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Both checked.')]),
-  restSend: streamed('restSend', [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Done.')]),
-  restBusy: streamed('restBusy', [scriptStep.text('Done.')]),
-};
+const live = streamingModels({
+  aguiHeld: [scriptStep.text(REPLY)],
+  aguiDies: [scriptStep.text(REPLY), scriptStep.text(REPLY)],
+  aguiSend: [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Both checked.')],
+  uiHeld: [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text(REPLY)],
+  uiDies: [scriptStep.text(REPLY), scriptStep.text(REPLY)],
+  uiResume: [scriptStep.text(REPLY)],
+  uiSend: [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Both checked.')],
+  restSend: [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Done.')],
+  restBusy: [scriptStep.text('Done.')],
+});
 
 let w: TestWorker;
 let served: Served;
 let throttled: Served;
-let model = '';
 
 beforeAll(async () => {
-  w = await startTestWorker({ models, activityOptions: { modelActivity: { streaming: true } } });
+  w = await startTestWorker({ models: live.models, activityOptions: { modelActivity: { streaming: true } } });
   const client = new CairnClient({ client: w.client, taskQueue: w.taskQueue });
-  const options = { client, agents: [testAgent], startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '2m' } }) };
+  const options = { client, agents: [testAgent], startOptions: () => ({ model: live.model, temporal: { workflowExecutionTimeout: '2m' } }) };
   served = await serve(createCairnHttpHandler(options));
   // No acts on a run at all: every message is throttled (429), as one over the bound would be.
   throttled = await serve(createCairnHttpHandler({ ...options, maxInFlightPerRun: 0 }));
@@ -61,16 +49,6 @@ afterAll(async () => {
   await throttled?.close();
   await w?.stop();
 });
-
-/** A hold: the model waits before piece 1 until `release()`; `released` says whether it has. */
-function hold(name: keyof typeof models, step = 0) {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const h = { released: false, release: () => ((h.released = true), release()) };
-  hooks.set(name, { before: (i, context) => (context.step === step && i === 1 ? gate : undefined) });
-  model = `scripted:${name}`;
-  return h;
-}
 
 /** Resolves once the run (started, or about to be) has published its first delta. */
 async function firstDelta(run: AgentRunHandle): Promise<void> {
@@ -84,53 +62,18 @@ async function firstDelta(run: AgentRunHandle): Promise<void> {
   }
 }
 
-const assistantTexts = (messages: readonly Message[]) => messages.flatMap((m) => (m.role === 'assistant' && typeof m.content === 'string' && m.content ? [m.content] : []));
-
 describe('AG-UI: live deltas', () => {
   it('the first delta reaches the client while the model call is held; the final message is the deltas, once', async () => {
-    const held = hold('aguiHeld');
-    const agent = new HttpAgent({ url: `${served.url}/agui`, threadId: `t-${randomUUID()}`, initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }] });
-    const events: BaseEvent[] = [];
-    let contentWhileHeld = false;
-    await agent.runAgent(undefined, {
-      onEvent: ({ event }) => {
-        events.push(event);
-        if (event.type === 'TEXT_MESSAGE_CONTENT' && !held.released) {
-          contentWhileHeld = true; // the call cannot complete before this: it waits for release()
-          held.release();
-        }
-      },
-    });
-    expect(contentWhileHeld).toBe(true);
-    const types = events.map((e) => e.type);
-    expect(types.filter((t) => t === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(1);
-    expect(types.indexOf(EventType.TEXT_MESSAGE_START)).toBeLessThan(types.indexOf(EventType.TEXT_MESSAGE_CONTENT));
-    expect(types.at(-1)).toBe('RUN_FINISHED');
-    const deltas = events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => (e as unknown as { delta: string }).delta);
-    expect(deltas.join('')).toBe(REPLY);
-    // The streamed turn was the final answer: `finish` did not send it again.
-    expect(assistantTexts(agent.messages)).toEqual([REPLY]);
+    await expectAguiDeltasWhileHeld(served.url, live.hold('aguiHeld'));
   });
 
   it('a call that dies mid-stream: the stale message ends and is named by cairn.reset; the retry is a fresh message, whole', async () => {
-    hooks.set('aguiDies', diesOnce);
-    model = 'scripted:aguiDies';
-    const agent = new HttpAgent({ url: `${served.url}/agui`, threadId: `t-${randomUUID()}`, initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }] });
-    const events: BaseEvent[] = [];
-    await agent.runAgent(undefined, { onEvent: ({ event }) => void events.push(event) });
-    const resets = events.filter((e) => e.type === 'CUSTOM' && (e as unknown as { name: string }).name === 'cairn.reset');
-    expect(resets).toHaveLength(1);
-    const stale = (resets[0] as unknown as { value: { messageId: string } }).value.messageId;
-    const texts = assistantTexts(agent.messages);
-    const partial = agent.messages.find((m) => m.id === stale)!.content as string;
-    expect(REPLY.startsWith(partial) && partial.length < REPLY.length).toBe(true);
-    // The final message is the retry's deltas alone; dropping what cairn.reset names leaves no stale text.
-    expect(texts.at(-1)).toBe(REPLY);
-    expect(assistantTexts(agent.messages.filter((m) => m.id !== stale))).toEqual([REPLY]);
+    live.dieOnce('aguiDies');
+    await expectAguiResetThenWhole(served.url);
   });
 
   it('a new user message on a thread whose run works is handed to the run, and the window tells what followed', async () => {
-    const held = hold('aguiSend');
+    const held = live.hold('aguiSend');
     const threadId = `t-${randomUUID()}`;
     const first = new HttpAgent({ url: `${served.url}/agui`, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'Check A-1001.' }] });
     const firstRun = first.runAgent();
@@ -161,25 +104,11 @@ describe('AG-UI: live deltas', () => {
 });
 
 describe('AI SDK UI stream: live deltas', () => {
-  const userMessage = (text: string): UIMessage => ({ id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] });
-  async function chat(chatId: string, text: string | UIMessage[], onMessage: (m: UIMessage) => void = () => {}): Promise<UIMessage> {
-    const transport = new DefaultChatTransport<UIMessage>({ api: `${served.url}/chat` });
-    const messages: UIMessage[] = typeof text === 'string' ? [userMessage(text)] : text;
-    const stream = await transport.sendMessages({ trigger: 'submit-message', chatId, messageId: undefined, messages, abortSignal: undefined });
-    let last: UIMessage | undefined;
-    for await (const message of readUIMessageStream<UIMessage>({ stream, terminateOnError: true })) {
-      onMessage(message);
-      last = message;
-    }
-    return last!;
-  }
-  const texts = (m: UIMessage) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
-
   it('text and tool input stream while the call is held; the final message is the deltas, once, with one tool part', async () => {
-    const held = hold('uiHeld', 1);
+    const held = live.hold('uiHeld', 1);
     let textWhileHeld = false;
     let toolInputStreamed = false;
-    const last = await chat(`c-${randomUUID()}`, 'Where is A-1001?', (message) => {
+    const last = await chat(served.url, `c-${randomUUID()}`, 'Where is A-1001?', (message) => {
       if (message.parts.some((p) => p.type === 'dynamic-tool' && p.state === 'input-streaming')) toolInputStreamed = true;
       if (!held.released && texts(message).some((t) => t.length > 0)) {
         textWhileHeld = true; // the second call cannot complete before this: it waits for release()
@@ -194,14 +123,14 @@ describe('AI SDK UI stream: live deltas', () => {
   });
 
   it('a new user message on a chat whose run works is handed to the run, and the stream tells what followed', async () => {
-    const held = hold('uiSend');
+    const held = live.hold('uiSend');
     const chatId = `c-${randomUUID()}`;
     const opening = userMessage('Check A-1001.');
-    const firstChat = chat(chatId, [opening]);
+    const firstChat = chat(served.url, chatId, [opening]);
     const run = new AgentRunHandle(w.client, `cairn-thread-${chatId}`);
     await firstDelta(run); // the run is in its first model call, held open
     let told = false;
-    const last = await chat(chatId, [opening, userMessage('Also check A-1002, please.')], (message) => {
+    const last = await chat(served.url, chatId, [opening, userMessage('Also check A-1002, please.')], (message) => {
       if (!told && message.parts.some((p) => p.type === 'data-cairn-human')) {
         told = true; // taken while the call is held: release it
         held.release();
@@ -215,7 +144,7 @@ describe('AI SDK UI stream: live deltas', () => {
   });
 
   it("useChat's resume: a reload mid-turn gets the response again from its start, once; 204 when nothing is under way", async () => {
-    const held = hold('uiResume');
+    const held = live.hold('uiResume');
     const chatId = `c-${randomUUID()}`;
     const transport = new DefaultChatTransport<UIMessage>({ api: `${served.url}/chat` });
     expect(await transport.reconnectToStream({ chatId })).toBeNull(); // no run yet
@@ -238,14 +167,8 @@ describe('AI SDK UI stream: live deltas', () => {
   });
 
   it('a call that dies mid-stream: reset-step takes the stale text out, the final message is the retry alone', async () => {
-    hooks.set('uiDies', diesOnce);
-    model = 'scripted:uiDies';
-    let sawPartial = false;
-    const last = await chat(`c-${randomUUID()}`, 'Where is A-1001?', (message) => {
-      if (texts(message).some((t) => t.length > 0 && t.length < REPLY.length)) sawPartial = true;
-    });
-    expect(sawPartial).toBe(true);
-    expect(texts(last)).toEqual([REPLY]);
+    live.dieOnce('uiDies');
+    await expectUiResetThenWhole(served.url);
   });
 });
 
@@ -254,8 +177,8 @@ describe('POST /runs/:id/messages', () => {
     fetch(`${base}/runs/${encodeURIComponent(runId)}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   async function heldRun(name: 'restSend' | 'restBusy', policy?: { onMessage: 'reject' }) {
-    const held = hold(name);
-    const handle = await w.start({ agent: 'test', prompt: 'Check A-1001.', model, ...(policy && { policy }) });
+    const held = live.hold(name);
+    const handle = await w.start({ agent: 'test', prompt: 'Check A-1001.', model: live.model, ...(policy && { policy }) });
     await firstDelta(new AgentRunHandle(w.client, handle.workflowId));
     return { held, handle };
   }
