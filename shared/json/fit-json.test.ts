@@ -45,6 +45,63 @@ describe('fitJson', () => {
     expect(fitted.cuts.at(-1)).toEqual({ path: 'text', unit: 'characters', kept: text.length, total: 2_000_000 });
   });
 
+  it('keeps the most whole items and keys that fit, to the byte (brackets, commas, keys and colons counted)', () => {
+    const items = ['aaaa', 'aaaa', 'aaaa']; // ["aaaa","aaaa","aaaa"]: 22 bytes
+    expect(fitJson(items, 22).cuts).toEqual([]);
+    expect(fitJson(items, 21)).toEqual({ value: ['aaaa', 'aaaa'], cuts: [{ path: '', unit: 'items', kept: 2, total: 3 }], moreCuts: 0 });
+    expect(fitJson(items, 15).value).toEqual(['aaaa', 'aaaa']);
+    expect(fitJson(items, 14).value).toEqual(['aaaa']);
+    expect(fitJson(items, 7)).toEqual({ value: [], cuts: [{ path: '', unit: 'items', kept: 0, total: 3 }], moreCuts: 0 });
+    const order = { a: 'xxxx', b: 'yyyy' }; // {"a":"xxxx","b":"yyyy"}: 23 bytes
+    expect(fitJson(order, 23).cuts).toEqual([]);
+    expect(fitJson(order, 22)).toEqual({ value: { a: 'xxxx' }, cuts: [{ path: '', unit: 'keys', kept: 1, total: 2 }], moreCuts: 0 });
+    expect(fitJson(order, 12).value).toEqual({ a: 'xxxx' });
+    expect(fitJson(order, 11)).toEqual({ value: {}, cuts: [{ path: '', unit: 'keys', kept: 0, total: 2 }], moreCuts: 0 });
+  });
+
+  it('cuts into the member that does not fit only when at least 32 bytes of it would, and counts it only then', () => {
+    const long = 'x'.repeat(100);
+    // {"a":"…"}: 6 bytes around the string leave 32 at a budget of 38, 31 at 37.
+    expect(fitJson({ a: long }, 37)).toEqual({ value: {}, cuts: [{ path: '', unit: 'keys', kept: 0, total: 1 }], moreCuts: 0 });
+    expect(fitJson({ a: long }, 38)).toEqual({
+      value: { a: 'x'.repeat(30) },
+      cuts: [
+        { path: '', unit: 'keys', kept: 1, total: 1 },
+        { path: 'a', unit: 'characters', kept: 30, total: 100 },
+      ],
+      moreCuts: 0,
+    });
+    expect(fitJson([long], 33)).toEqual({ value: [], cuts: [{ path: '', unit: 'items', kept: 0, total: 1 }], moreCuts: 0 });
+    expect(fitJson([long], 36)).toEqual({
+      value: ['x'.repeat(32)],
+      cuts: [
+        { path: '', unit: 'items', kept: 1, total: 1 },
+        { path: '0', unit: 'characters', kept: 32, total: 100 },
+      ],
+      moreCuts: 0,
+    });
+  });
+
+  it('keeps the longest head of a string, escapes counted, surrogate pairs whole; a number or boolean that cannot fit is null', () => {
+    expect(fitJson('"'.repeat(50), 20)).toEqual({ value: '"'.repeat(9), cuts: [{ path: '', unit: 'characters', kept: 9, total: 50 }], moreCuts: 0 });
+    // "ab😀😀" is 12 bytes: at 13 both pairs fit, though a head ending on a lone high surrogate would not.
+    for (const budget of [12, 13]) expect(fitJson(`ab${'😀'.repeat(10)}`, budget).value).toBe('ab😀😀');
+    expect(fitJson(`ab${'😀'.repeat(10)}`, 11).value).toBe('ab😀');
+    expect(fitJson(123456, 3)).toEqual({ value: null, cuts: [], moreCuts: 0 });
+    expect(fitJson(true, 2)).toEqual({ value: null, cuts: [], moreCuts: 0 });
+  });
+
+  it('describes the first cuts and counts the rest', () => {
+    const cuts = [
+      { path: '', unit: 'keys', kept: 1, total: 3 },
+      { path: 'orders', unit: 'items', kept: 2, total: 9 },
+      { path: 'orders.1', unit: 'keys', kept: 1, total: 2 },
+      { path: 'orders.1.notes', unit: 'characters', kept: 5, total: 80 },
+    ] as const;
+    expect(describeCuts({ cuts, moreCuts: 2 })).toBe('the result keeps 1 of 3 keys; `orders` keeps 2 of 9 items; `orders.1` keeps 1 of 2 keys; and 3 deeper cut(s)');
+    expect(describeCuts({ cuts: cuts.slice(0, 2), moreCuts: 0 })).toBe('the result keeps 1 of 3 keys; `orders` keeps 2 of 9 items');
+  });
+
   slowIt('fits any seeded value within the budget, as a prefix of it', () => {
     const next = seededRandom(31);
     for (let i = 0; i < 1_500; i++) {

@@ -73,8 +73,10 @@ export function fitJson(value: JsonValue, maxBytes: number): FittedJson {
       return done();
     }
     let used = 2; // the brackets
-    let next: { child: JsonValue; key: string | number; room: number } | undefined;
+    let next: { child: JsonValue; key: string | number; room: number; place: (fitted: JsonValue) => void } | undefined;
     let kept = 0;
+    let unit: JsonCut['unit'];
+    let total: number;
     if (Array.isArray(node)) {
       const out: JsonValue[] = [];
       place(out);
@@ -88,15 +90,11 @@ export function fitJson(value: JsonValue, maxBytes: number): FittedJson {
           continue;
         }
         // A half item after whole ones would mislead (an order missing its total): the list just ends.
-        if (out.length === 0) {
-          next = { child: item, key: 0, room: budget - used };
-          place = (fitted) => void out.push(fitted);
-          kept = 1;
-        }
+        if (out.length === 0) next = { child: item, key: 0, room: budget - used, place: (fitted) => void out.push(fitted) };
         break;
       }
-      const total = node.length;
-      cuts.push(() => ({ path: dottedPath(path), unit: 'items', kept, total }));
+      unit = 'items';
+      total = node.length;
     } else {
       const out: JsonObject = {};
       place(out);
@@ -111,17 +109,20 @@ export function fitJson(value: JsonValue, maxBytes: number): FittedJson {
           kept++;
           continue;
         }
-        next = { child: item, key, room: budget - used - prefix };
-        place = (fitted) => define(out, key, fitted);
-        kept++;
+        next = { child: item, key, room: budget - used - prefix, place: (fitted) => define(out, key, fitted) };
         break;
       }
-      cuts.push(() => ({ path: dottedPath(path), unit: 'keys', kept, total: keys.length }));
+      unit = 'keys';
+      total = keys.length;
     }
-    if (next === undefined || next.room < MIN_PARTIAL_BYTES) return done();
-    path.push(next.key);
-    node = next.child;
-    budget = next.room;
+    // The member that did not fit is kept, cut, only when a useful part of it fits; the count says so.
+    const cutInto = next !== undefined && next.room >= MIN_PARTIAL_BYTES ? next : undefined;
+    cuts.push(() => ({ path: dottedPath(path), unit, kept: cutInto ? kept + 1 : kept, total }));
+    if (!cutInto) return done();
+    place = cutInto.place;
+    path.push(cutInto.key);
+    node = cutInto.child;
+    budget = cutInto.room;
   }
 }
 
@@ -138,16 +139,20 @@ function fits(value: JsonValue, maxBytes: number): boolean {
 
 /** The longest head of `text` whose JSON string fits in `budget` bytes; never splits a surrogate pair. */
 function cutString(text: string, budget: number): string {
-  // Binary search on the head length: stringBytes grows with it.
+  // The head of length n, less a high surrogate it would end on: a lone one costs 6 bytes escaped and
+  // a whole pair 4, so only heads that keep pairs whole grow in bytes with n, as the binary search needs.
+  const head = (n: number): string => {
+    const last = text.charCodeAt(n - 1);
+    return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n);
+  };
   let low = 0;
   let high = Math.min(text.length, Math.max(0, budget));
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (stringBytes(text.slice(0, mid), budget) <= budget) low = mid;
+    if (stringBytes(head(mid), budget) <= budget) low = mid;
     else high = mid - 1;
   }
-  const last = text.charCodeAt(low - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? low - 1 : low);
+  return head(low);
 }
 
 /** Sets a key as an own data property, so `__proto__` stays data. */

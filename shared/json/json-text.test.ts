@@ -17,6 +17,10 @@ const accepts = (text: string): boolean => {
 describe('parseJsonText', () => {
   it('parses valid JSON', () => {
     expect(parseJsonText('{"a":[1,2,{"b":null}]}')).toEqual({ ok: true, value: { a: [1, 2, { b: null }] } });
+    for (const text of ['[]', '{}', '[[1],{"b":[]}]', 'true', ' \n[1] ', '"\\u00e9\\n"', '-0.5e+3']) {
+      expect(parseJsonText(text)).toEqual({ ok: true, value: JSON.parse(text) });
+      expect(findJsonSyntaxError(text)).toBeUndefined();
+    }
   });
 
   it('locates seed 002’s truncated output at its end, with line, column and excerpt', () => {
@@ -41,6 +45,23 @@ describe('parseJsonText', () => {
     ['[1] [2]', 4, 1, 5, 'unexpected "[" after the end of the JSON value'],
     ['{"a": 01}', 7, 1, 8, `expected ',' or '}' but found "1"`],
     ['', 0, 1, 1, 'the text ends too early (truncated?): expected a value'],
+    ['{"a" 1}', 5, 1, 6, `expected ':' after the property name but found "1"`],
+    ['{"a"', 4, 1, 5, "the text ends too early (truncated?): expected ':' after the property name with 1 bracket(s) still open"],
+    ['[1,', 3, 1, 4, 'the text ends too early (truncated?): expected a value with 1 bracket(s) still open'],
+    ['{"a":[1}', 7, 1, 8, `expected ',' or ']' but found "}"`],
+    ['[1]]', 3, 1, 4, 'unexpected "]" after the end of the JSON value'],
+    ['{"a":1}}', 7, 1, 8, 'unexpected "}" after the end of the JSON value'],
+    ['{"a": "\\u12"}', 7, 1, 8, 'invalid \\u escape inside a string'],
+    ['{"a": "\\u12', 11, 1, 12, 'the text ends too early (truncated?) inside a string'],
+    ['{"a": "x\\', 9, 1, 10, 'the text ends too early (truncated?) inside a string'],
+    ['{"a": "x\ny"}', 8, 1, 9, 'unescaped control character inside a string'],
+    ['-', 1, 1, 2, 'the text ends too early (truncated?) inside a number'],
+    ['[1.', 3, 1, 4, 'the text ends too early (truncated?) inside a number'],
+    ['[1.x]', 2, 1, 3, 'invalid number "1.x"'],
+    ['[1e]', 2, 1, 3, 'invalid number "1e]"'],
+    ['[-a]', 1, 1, 2, 'invalid number starting "-a]"'],
+    ['{"a": nul', 9, 1, 10, 'the text ends too early (truncated?) inside null'],
+    ['{"a": nax}', 6, 1, 7, 'expected a value but found "n"'],
   ])('locates the error in %j', (text, position, line, column, message) => {
     const result = parseJsonText(text);
     expect(result.ok).toBe(false);
