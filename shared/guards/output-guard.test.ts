@@ -120,6 +120,45 @@ describe('guardOutput (edges)', () => {
     expect(guardOutput(odd, 1, {})).toMatchObject({ ok: false, error: { code: 'internal_error', message: 'The semantic check of plain returned an unknown verdict code "looks_fine".' } });
   });
 
+  it.each([
+    ['a string', 'looks wrong', 'returned something other than a verdict object'],
+    ['an array', [{ code: 'semantic_error', message: 'x' }], 'returned something other than a verdict object'],
+    ['no message', { code: 'semantic_error' }, 'returned a verdict without a message'],
+    ['a blank message', { code: 'semantic_error', message: '  ' }, 'returned a verdict without a message'],
+    ['a nextInput that is a list', { code: 'partial_data', message: 'more', nextInput: [2] }, 'returned a nextInput that is not a JSON object'],
+    ['a nextInput JSON cannot hold', { code: 'partial_data', message: 'more', nextInput: { page: 2n } }, 'returned a nextInput that is not a JSON object'],
+    ['a partial JSON cannot hold', { code: 'partial_data', message: 'more', partial: { rows: NaN } }, 'returned a partial that is not JSON: NaN at `rows` is not JSON'],
+  ])('refuses a verdict with %s as internal_error saying what is wrong; in shadow mode records it and passes the output', (_label, verdict, what) => {
+    const tool = (guardMode?: 'shadow') => plain(() => 1, { check: () => verdict, guardMode });
+    const outcome = guardOutput(tool(), { n: 1 }, {});
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining(`The semantic check of plain ${what}`) } });
+    expect(guardOutput(tool('shadow'), { n: 1 }, {})).toEqual({
+      ok: true,
+      value: { n: 1 },
+      shadow: [{ guard: 'check', code: 'internal_error', rule: 'bad_verdict', path: '', count: 1, message: expect.stringContaining(`The semantic check of plain ${what}`) }],
+    });
+  });
+
+  it('tells the model the verdict’s message, trimmed, with its nextInput; partial_data without a partial keeps the output', () => {
+    const tool = (verdict: object) => plain(() => 1, { check: () => verdict });
+    const empty = guardOutput(tool({ code: 'semantic_error', message: '  page 1 is empty  ', nextInput: { page: 2 } }), { rows: [] }, { page: 1 });
+    expect(empty).toMatchObject({ ok: false, error: { code: 'semantic_error', message: 'page 1 is empty' }, hint: { message: 'page 1 is empty', nextInput: { page: 2 }, priorInput: { page: 1 } } });
+    expect(empty).not.toHaveProperty('partialResult');
+    const partial = guardOutput(tool({ code: 'partial_data', message: 'first 2 of 9' }), { rows: [1, 2] }, {});
+    expect(partial).toMatchObject({ ok: false, error: { code: 'partial_data' }, partialResult: { rows: [1, 2] } });
+    expect((partial as { hint: object }).hint).not.toHaveProperty('nextInput');
+  });
+
+  it('a schema that throws fails the call when enforced; in shadow mode the raw output passes on if it is JSON, else output_not_json', () => {
+    const throwing = z.custom<unknown>(() => {
+      throw new Error('schema bug');
+    });
+    const tool = (guardMode?: 'shadow') => plain(() => 1, { output: throwing, guardMode });
+    expect(guardOutput(tool(), { a: 1 }, {})).toMatchObject({ ok: false, error: { code: 'internal_error', message: 'The output guard of plain threw: schema bug' } });
+    expect(guardOutput(tool('shadow'), { a: 1 }, {})).toMatchObject({ ok: true, value: { a: 1 }, shadow: [{ guard: 'output', code: 'internal_error', rule: 'schema_threw' }] });
+    expect(guardOutput(tool('shadow'), { a: 1n }, {})).toMatchObject({ ok: false, error: { code: 'output_not_json', message: 'plain returned a value that is not JSON: BigInt 1n at `a` is not JSON; convert it to a number or a string.' } });
+  });
+
   it('uses the verdict’s own partial when it gives one', () => {
     const tool = plain(() => 1, { check: () => ({ code: 'partial_data', message: 'first 3 of 47', partial: [1, 2, 3] }) });
     expect(guardOutput(tool, { rows: [1, 2, 3], total: 47 }, {})).toMatchObject({ ok: false, partialResult: [1, 2, 3] });
