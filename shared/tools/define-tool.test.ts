@@ -60,6 +60,31 @@ describe('defineTool', () => {
     expect(() => defineTool({ ...base, name })).toThrow(expect.objectContaining({ code: 'invalid_tool_name' }));
   });
 
+  it('takes a name of exactly 64 characters and a description with spaces around it, trimmed for the model', () => {
+    const tool = defineTool({ ...base, name: 'x'.repeat(64), description: '  Refund an order.  ' });
+    expect(tool.spec).toMatchObject({ name: 'x'.repeat(64), description: 'Refund an order.' });
+  });
+
+  it.each([
+    ['a long name', { name: 'x'.repeat(65) }, `Tool name "${'x'.repeat(65)}" must be snake_case (a-z, 0-9, _), at most 64 characters.`],
+    ['a name that is not text', { name: 7 }, 'Tool name 7 must be snake_case (a-z, 0-9, _), at most 64 characters.'],
+    ['a missing description', { description: undefined }, 'Tool issue_refund needs a description: it is what the model reads.'],
+    ['a string input', { input: z.string() }, 'The input schema of issue_refund must be a z.object(...): tool arguments are a JSON object.'],
+    ['an input with no JSON Schema form', { input: z.object({ at: z.date() }) }, /^The input schema of issue_refund has no JSON Schema form: /],
+    ['a second example that fails the schema', { examples: [{ orderId: 'A-1', amount: 5 }, { orderId: 'A-1', amount: -5 }] }, /^Example 2 of issue_refund fails its own input schema: `amount` /],
+    ['an example that is not JSON', { input: z.object({ n: z.any() }), examples: [{ n: 1n }] }, 'Example 1 of issue_refund fails its own input schema: it is not a JSON object.'],
+  ])('refuses %s, saying what to change', (_label, change, message) => {
+    let thrown: unknown;
+    try {
+      defineTool({ ...base, ...change } as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(DefinitionError);
+    if (typeof message === 'string') expect((thrown as Error).message).toBe(message);
+    else expect((thrown as Error).message).toMatch(message);
+  });
+
   it('refuses an empty description, a non-object input, and an example that fails the schema', () => {
     expect(() => defineTool({ ...base, description: ' ' })).toThrow(expect.objectContaining({ code: 'invalid_tool_description' }));
     expect(() => defineTool({ ...base, input: z.string() })).toThrow(expect.objectContaining({ code: 'invalid_input_schema' }));
