@@ -52,6 +52,15 @@ describe('once idempotency keys', () => {
     expect(issueOnceKeys(settled, 'wf-1', [refund, refund, refund]).keys.map((k) => k.slice(-2))).toEqual(['/2', '/3', '/4']);
   });
 
+  it('given-back keys settled out of order are kept lowest first, once each; a key with no number is ignored', () => {
+    const batch = issueOnceKeys({}, 'wf-1', [refund, refund, refund]);
+    const lost = (key: string) => ({ ...refund, key, result: unknown() });
+    const settled = settleOnceKeys(batch.ledger, [lost(batch.keys[2]!), lost(batch.keys[0]!), lost(batch.keys[2]!), lost('wf-1/issue_refund#0123456789abcdef/x'), lost('wf-1/issue_refund#0123456789abcdef/0')]);
+    expect(settled[`issue_refund#${refund.argsHash}`]).toEqual({ issued: 3, unknown: [1, 3] });
+    // A key the ledger has no entry for starts one: its number counts as issued.
+    expect(settleOnceKeys({}, [lost('wf-1/issue_refund#0123456789abcdef/5')])).toEqual({ [`issue_refund#${refund.argsHash}`]: { issued: 5, unknown: [5] } });
+  });
+
   it('the ledger is plain JSON and never mutated', () => {
     const ledger: OnceLedger = Object.freeze({});
     const { ledger: after } = callOnce(ledger, refund, unknown());
