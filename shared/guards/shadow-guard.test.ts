@@ -92,5 +92,25 @@ describe('shadow mode', () => {
       { tool: 'search_orders', guard: 'output', code: 'output_schema_violation', rule: 'invalid_value', path: 'page', count: 1, calls: 1, example: 'm page' },
       { tool: 'track', guard: 'output', code: 'output_schema_violation', rule: 'invalid_value', path: 'eta', count: 1, calls: 1, example: 'm eta' },
     ]);
+    // Seen in another order, the report is the same: by count, then by tool.
+    const later = shadowCounts([{ name: 'track', shadow: [v('eta', 1)] }, { name: 'search_orders', shadow: [v('page', 1), v('orders.*.status', 7)] }]);
+    expect(later.map((row) => [row.tool, row.path, row.count])).toEqual([
+      ['search_orders', 'orders.*.status', 7],
+      ['search_orders', 'page', 1],
+      ['track', 'eta', 1],
+    ]);
+  });
+
+  it('folds list indexes, numeric keys and symbols in a violation path', () => {
+    const recorder = new ShadowRecorder();
+    recorder.record('output', 'output_schema_violation', 'invalid_type', ['orders', 3, 'lines', '12', 'sku'], 'first');
+    recorder.record('output', 'output_schema_violation', 'invalid_type', ['orders', 4, 'lines', '0', 'sku'], 'second');
+    recorder.record('output', 'output_schema_violation', 'invalid_type', ['meta', Symbol('tag'), '1a'], 'third');
+    recorder.record('output', 'output_schema_violation', 'invalid_type', [Symbol()], 'fourth');
+    expect(recorder.violations().map((v) => [v.path, v.count, v.message])).toEqual([
+      ['orders.*.lines.*.sku', 2, 'first'],
+      ['meta.tag.1a', 1, 'third'],
+      ['symbol', 1, 'fourth'],
+    ]);
   });
 });
