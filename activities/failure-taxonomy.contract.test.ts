@@ -75,8 +75,7 @@ const run = (name: string, args: Record<string, string>): Promise<ToolResult> =>
 async function exhausted(args: Record<string, string>): Promise<ToolResult> {
   const thrown = await run('search_orders', args).then(() => new Error('expected a throw'), (err: unknown) => err as Error);
   const received = defaultFailureConverter.failureToError(defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter), defaultPayloadConverter);
-  const error = fromError(new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', received));
-  return { status: 'error', name: 'search_orders', toolCallId: '1.1', error, telemetry: { durationMs: 0, attempt: 0 } };
+  return resultAfterRetries({ name: 'search_orders', toolCallId: '1.1' }, fromError(new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', received)));
 }
 
 /** A crash of a `once` tool as the workflow records it once its single attempt failed. */
@@ -121,6 +120,13 @@ const PRODUCERS: Record<ToolErrorCode, (() => ToolResult | Promise<ToolResult>) 
 };
 
 describe('failure taxonomy contract', () => {
+  it('a plain throw from execute, once Temporal\'s retries are over, is an internal_error naming what it threw (docs/tools.md, "When execute throws")', async () => {
+    const result = await exhausted({ customer_id: 'crash' });
+    expect(result).toMatchObject({ status: 'error', error: { code: 'internal_error', message: `search_orders threw: Cannot read properties of undefined (reading 'rows')` } });
+    // The model is told, the tool stays in its list: only ToolFailure.unavailable disables a tool.
+    expect(HINT_ACTIONS[failureReason(result)!]).toBe('inform');
+  });
+
   it('has a producer for every code, and only policy rows are left to the planner', () => {
     expect(Object.keys(PRODUCERS).sort()).toEqual([...TOOL_ERROR_CODES].sort());
     const planner = TOOL_ERROR_CODES.filter((code) => PRODUCERS[code] === 'planner');

@@ -86,7 +86,7 @@ describe('acting on hints', () => {
 
 describe('every failure kind completes the run', () => {
   it.each([
-    ['crashy', 'tool_unavailable', {}],
+    ['crashy', 'internal_error', {}],
     ['slow', 'timeout', {}],
     ['broken_feed', 'output_not_json', { since: '2026-02-01' }],
     ['find_book', 'validator_failed', { title: 'Dune Messiah' }],
@@ -109,7 +109,7 @@ describe('every failure kind completes the run', () => {
     const handle = await w.start({ agent: 'test', prompt: 'go', model, policy: { retryBudgetPerTurn: 1 } });
     expect(await handle.result()).toMatchObject({ answer: 'done' });
     const results = toolMessages(scripted, 1);
-    expect(results.map((m) => [m.name, m.content.error?.code ?? 'ok'])).toEqual([['crashy', 'tool_unavailable'], ['slow', 'timeout'], ['lookup_order', 'ok']]);
+    expect(results.map((m) => [m.name, m.content.error?.code ?? 'ok'])).toEqual([['crashy', 'internal_error'], ['slow', 'timeout'], ['lookup_order', 'ok']]);
     const history = await handle.fetchHistory();
     const ids = history.events!.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityId] : []));
     expect(ids).toEqual(['model:1:1', 'tool:1.1:crashy:1', 'tool:1.2:slow:1', 'tool:1.3:lookup_order:1', 'model:2:1']);

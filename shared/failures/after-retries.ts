@@ -1,10 +1,12 @@
 /**
  * What a tool call's failure means once Temporal's retries are exhausted and the workflow holds
  * only the failure chain: a cancelled call stays cancelled (the tool is not at fault), a failure
- * typed with a Cairn code keeps its code, a timeout stays a timeout, and a tool that kept
- * crashing is unavailable — except for a `once` tool, whose attempt may have done its side effect
- * before it timed out or crashed: that outcome is unknown, and saying "transient, try again"
- * would pay a refund twice. Workflow-safe, deterministic.
+ * typed with a Cairn code keeps its code, a timeout stays a timeout, and a tool whose `execute`
+ * kept throwing is an `internal_error` carrying what it threw (the tool stays available: only
+ * `ToolFailure.unavailable` disables a tool; docs/tools.md, "When execute throws") — except for a
+ * `once` tool, whose attempt may have done its side effect before it timed out or crashed: that
+ * outcome is unknown, and saying "transient, try again" would pay a refund twice.
+ * Workflow-safe, deterministic.
  */
 import type { SideEffects } from '../tools/define-tool.js';
 import type { ToolErrorCode } from './failure-taxonomy.js';
@@ -14,14 +16,15 @@ import { errorResult, type ResultFor, type ToolFailureResult } from '../tools/to
 /**
  * The result to record for `call` after its activity failed with `cause` (read with `fromError`).
  * Pass the tool's `sideEffects`: for `once` tools a timeout (other than one before the attempt
- * started) or a crash becomes `outcome_unknown`.
+ * started) or a crash becomes `outcome_unknown`. `crashDisablesTool` gives the rule of runs
+ * recorded before a throw became an `internal_error` (a crash was `tool_unavailable`).
  */
-export function resultAfterRetries(call: ResultFor, cause: ToolError, sideEffects: SideEffects = 'none'): ToolFailureResult {
-  const { code, message } = classify(call.name, cause, sideEffects === 'once');
+export function resultAfterRetries(call: ResultFor, cause: ToolError, sideEffects: SideEffects = 'none', options: { readonly crashDisablesTool?: boolean } = {}): ToolFailureResult {
+  const { code, message } = classify(call.name, cause, sideEffects === 'once', options.crashDisablesTool === true);
   return errorResult(call, toolError(code, message, cause), { message });
 }
 
-function classify(name: string, cause: ToolError, once: boolean): { code: ToolErrorCode; message: string } {
+function classify(name: string, cause: ToolError, once: boolean, crashDisablesTool: boolean): { code: ToolErrorCode; message: string } {
   const links = errorChain(cause);
   if (links.some((link) => link.name === 'CancelledFailure')) {
     const effect = once ? ' Whether it took effect before the cancel is unknown.' : '';
@@ -36,10 +39,15 @@ function classify(name: string, cause: ToolError, once: boolean): { code: ToolEr
         `Do not call it again to find out: check its effect another way, or ask the user.`,
     };
   }
-  if (cause.code === 'timeout') return { code: 'timeout', message: `${name} timed out, after Temporal's retries.` };
+  // A hang is not retried by Temporal (scheduleToClose = startToClose): the planner backs off and runs it again.
+  if (cause.code === 'timeout') return { code: 'timeout', message: `${name} did not answer in time.` };
   // fromError names an ApplicationFailure's link by its type: that link says what went wrong.
   if (cause.code !== 'internal_error') return { code: cause.code, message: (links.find((link) => link.name === cause.code) ?? cause).message };
-  return { code: 'tool_unavailable', message: `${name} kept failing and is unavailable, after Temporal's retries.` };
+  // Runs that recorded crashes before THROW_IS_INTERNAL_ERROR_PATCH replay as they ran.
+  if (crashDisablesTool) return { code: 'tool_unavailable', message: `${name} kept failing and is unavailable, after Temporal's retries.` };
+  // A throw: the activity carried the thrown message as the internal_error link's message.
+  const thrown = links.find((link) => link.name === 'internal_error')?.message ?? cause.message;
+  return { code: 'internal_error', message: `${name} threw: ${thrown}` };
 }
 
 /** A schedule-to-start timeout: no worker ever picked the attempt up, so nothing ran. */

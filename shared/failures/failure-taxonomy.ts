@@ -117,7 +117,7 @@ export const FAILURES = {
   timeout: {
     kind: 'transient',
     reason: 'timeout',
-    meaning: 'The tool did not answer in time (after Temporal retries).',
+    meaning: 'The tool did not answer in time.',
   },
   rate_limited: {
     kind: 'transient',
@@ -132,7 +132,7 @@ export const FAILURES = {
   internal_error: {
     kind: 'internal',
     reason: 'internal_error',
-    meaning: 'The tool crashed with an unexpected error.',
+    meaning: 'The tool threw an unexpected error (a plain throw, after Temporal retried it).',
   },
   outcome_unknown: {
     kind: 'indeterminate',
