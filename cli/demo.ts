@@ -10,6 +10,7 @@ import { Client } from '@temporalio/client';
 import { CairnClient, searchAttributesHint } from '../client/cairn-client.js';
 import { writeAgentsEntry } from '../runtime/agents-entry.js';
 import { connectFromEnvironment, hasExternalServer, type Connected } from '../runtime/connection.js';
+import { DatabaseInUseError } from '../runtime/dev-server-lock.js';
 import { PortInUseError, startEmbeddedServer } from '../runtime/embedded-server.js';
 import { codecFromEnvironment } from '../runtime/payload-codec.js';
 import { runUrl } from '../runtime/temporal-target.js';
@@ -20,18 +21,26 @@ import { formatMessage } from './format.js';
 import { installRuntime } from './worker-process.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, keep: { type: 'boolean' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
-    console.log('Usage: cairn demo [--yes] [--model <spec>]\n\nRuns the order-support agent on the embedded dev server (or TEMPORAL_ADDRESS).\n  --yes          answer the clarification and approve the review without asking\n  --model <spec> a real model instead of the script, e.g. openai:gpt-4.1-mini');
+    console.log(
+      'Usage: cairn demo [--yes] [--keep] [--model <spec>]\n\nRuns the order-support agent on the embedded dev server (or TEMPORAL_ADDRESS).\n' +
+        '  --yes          answer the clarification and approve the review without asking (without a terminal it does so too)\n' +
+        '  --keep         keep the dev server, its UI and the worker up after the run, until Ctrl-C\n' +
+        '  --model <spec> a real model instead of the script, e.g. openai:gpt-4.1-mini',
+    );
     return 0;
   }
   installRuntime(); // the SDK's logs at CAIRN_LOG_LEVEL (default WARN), so the story is not buried
   const interactive = !values.yes && process.stdin.isTTY === true;
+  // Who answered, when nobody was asked: --yes, or no terminal to ask on.
+  const auto = values.yes ? '(--yes)' : '(no terminal: answered automatically)';
   const log = (line: string) => console.log(line);
 
   // CAIRN_CODEC_KEYS set: every payload is encrypted (docs/encryption.md), by the worker and the client alike.
   const codec = codecFromEnvironment();
-  const target: Connected = hasExternalServer() ? await connectFromEnvironment() : await startDevServer(log);
+  const external = hasExternalServer();
+  const target: DemoTarget = external ? await connectFromEnvironment() : await startDevServer(log);
   const client = codec ? new Client({ connection: target.client.connection, namespace: target.namespace, dataConverter: { payloadCodecs: [codec] } }) : target.client;
   if (codec) log(`Payloads encrypted with key "${codec.currentKeyId}" (CAIRN_CODEC_KEYS); \`cairn codec-server\` decrypts them for the Temporal UI.`);
   const taskQueue = `cairn-demo-${process.pid}`;
@@ -83,12 +92,12 @@ export async function runDemo(argv: string[]): Promise<number> {
       if (state.phase === 'awaiting_clarification' && state.clarification) {
         const { id, question } = state.clarification;
         const answer = rl ? (await rl.question(`\n? ${question}\n> `)).trim() || 'morning' : 'morning';
-        if (!rl) log(`  (--yes) answering: ${answer}`);
+        if (!rl) log(`  ${auto} answering: ${answer}`);
         await run.answer(answer, id);
       } else if (state.phase === 'awaiting_review') {
         for (const review of state.reviews) {
           const ok = rl ? /^y/i.test((await rl.question(`\n? Approve ${review.name} ${JSON.stringify(review.args)}? [y/n] `)).trim()) : true;
-          if (!rl) log(`  (--yes) approving ${review.name}`);
+          if (!rl) log(`  ${auto} approving ${review.name}`);
           const decision = ok ? { type: 'accept' as const } : { type: 'reject' as const, reason: 'declined by the operator' };
           await run.review(review, decision);
         }
@@ -99,7 +108,24 @@ export async function runDemo(argv: string[]): Promise<number> {
     rl?.close();
     const result = await run.result();
     log(`\nFinal answer (${result.turns} model turns, ${result.toolCalls} tool calls${result.reason ? `, ended early: ${result.reason}` : ''}):\n  ${result.answer}`);
-    log(`\nSee the whole run in the Temporal UI: ${runUrl(target, workflowId) ?? workflowId}`);
+    const link = runUrl(target, workflowId) ?? workflowId;
+    if (values.keep) {
+      log(`\nSee the whole run in the Temporal UI: ${link}`);
+      log(`The ${external ? 'worker stays' : 'dev server, its UI and the worker stay'} up (--keep). Ctrl-C to stop.`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    } else if (external) {
+      log(`\nSee the whole run in the Temporal UI: ${link}`);
+    } else {
+      log(`\nThe run, in the Temporal UI while a server serves it: ${link}`);
+      log(
+        target.persistent
+          ? `The demo's dev server stops now; its runs stay in ${target.persistent}. See this one again with \`cairn demo --keep\`, or \`cairn dev --port ${target.port} --ui-port ${target.uiPort}\` in ${process.cwd()} (it serves .temporal/cairn.db), then open the link.`
+          : 'The demo\'s dev server stops now, and this run with it (it ran in memory). Run `cairn demo --keep` to keep the server and its UI up after the run.',
+      );
+    }
     return 0;
   } finally {
     worker.shutdown();
@@ -108,16 +134,21 @@ export async function runDemo(argv: string[]): Promise<number> {
   }
 }
 
+/** Where the demo ran: for its own dev server, the ports and the database its runs stay in (none: memory). */
+type DemoTarget = Connected & { readonly persistent?: string; readonly port?: number; readonly uiPort?: number };
+
 /** The embedded server on the usual ports (UI on 8233); free ports if those are taken. */
-async function startDevServer(log: (line: string) => void): Promise<Connected> {
+async function startDevServer(log: (line: string) => void): Promise<DemoTarget> {
   log('Starting the Temporal dev server…');
   try {
-    return await startEmbeddedServer({ persistent: true, port: 7233, uiPort: 8233, log });
+    const server = await startEmbeddedServer({ persistent: true, port: 7233, uiPort: 8233, log });
+    return Object.assign(server, { persistent: '.temporal/cairn.db', port: 7233, uiPort: 8233 });
   } catch (error) {
-    const reason = error instanceof PortInUseError ? `port ${error.port} is in use` : (error as Error).message.split('\n')[0];
-    log(`Ports 7233/8233 are busy (${reason}); using free ports.`);
+    const reason =
+      error instanceof PortInUseError ? `port ${error.port} is in use` : error instanceof DatabaseInUseError ? `.temporal/cairn.db is used by the dev server of pid ${error.holder.pid}` : (error as Error).message.split('\n')[0];
+    log(`The usual dev server cannot start here (${reason}); using free ports, runs in memory.`);
     const port = 20_000 + (process.pid % 20_000);
-    return startEmbeddedServer({ persistent: false, port, uiPort: port + 1, log });
+    return Object.assign(await startEmbeddedServer({ persistent: false, port, uiPort: port + 1, log }), { port, uiPort: port + 1 });
   }
 }
 

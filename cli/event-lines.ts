@@ -17,10 +17,12 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
       if (result.status === 'validator_failed') return [`${at} error ${event.name} [${event.toolCallId}] validator_failed: ${result.feedback ?? ''}`];
       return [];
     }
+    // How to answer is said by `watch` only while the run still waits on it (a past question, or a
+    // closed run's, has nothing to answer).
     case 'question':
-      return prefix(at, formatQuestion(workflowId, event.clarification));
+      return prefix(at, formatQuestion(workflowId, event.clarification, false));
     case 'review':
-      return event.reviews.flatMap((r) => prefix(at, formatReview(workflowId, r)));
+      return event.reviews.flatMap((r) => prefix(at, formatReview(workflowId, r, false)));
     case 'human':
       if (event.kind === 'message') return [`${at} said (${event.id}): ${typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail)}`];
       return [`${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`];

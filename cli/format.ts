@@ -6,6 +6,7 @@ import type { PendingClarification, PendingReview } from '../planner/index.js';
 import { allowedDecisions, type ReviewDecisionType } from '../shared/tools/review-config.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState, StepLogEntry } from '../workflows/messages.js';
+import { CAIRN } from './invocation.js';
 
 /** Compact JSON, cut to `max` characters. */
 export function compact(value: unknown, max = 240): string {
@@ -67,25 +68,48 @@ export function formatStep(step: StepLogEntry): string {
   return `[turn ${step.turn}] ${step.action}: ${step.detail}`;
 }
 
-/** The question a run waits on, and how to answer it. */
-export function formatQuestion(workflowId: string, question: PendingClarification): string[] {
+/** The question a run waits on, and (unless `commands` is false: a question of the past) how to answer it. */
+export function formatQuestion(workflowId: string, question: PendingClarification, commands = true): string[] {
   const lines = [`question ${question.id}${question.tool ? ` (from ${question.tool})` : ''}: ${question.question}`];
   if (question.missingFields?.length) lines.push(`  missing: ${question.missingFields.join(', ')}`);
-  lines.push(`  answer with: cairn answer ${workflowId} "<text>"`);
+  if (commands) lines.push(answerCommandLine(workflowId));
   return lines;
 }
 
-/** A tool call a run waits to have reviewed, and how to decide it. */
-export function formatReview(workflowId: string, review: PendingReview): string[] {
-  const forms: Record<ReviewDecisionType, string> = { accept: 'accept', edit: "edit '<json args>'", respond: "respond '<json>'", reject: 'reject [reason]' };
+/** `  answer with: cairn answer <id> "<text>"`. */
+export function answerCommandLine(workflowId: string): string {
+  return `  answer with: ${CAIRN} answer ${workflowId} "<text>"`;
+}
+
+/** A tool call a run waits to have reviewed, and (unless `commands` is false) how to decide it. */
+export function formatReview(workflowId: string, review: PendingReview, commands = true): string[] {
   return [
     `review ${review.toolCallId}: ${review.name} ${compact(review.args)}`,
     ...(review.description ? [`  ${review.description}`] : []),
-    `  decide with: cairn review ${workflowId} ${review.toolCallId} ${allowedDecisions(review).map((d) => forms[d]).join(' | ')}`,
+    ...(commands ? [reviewCommandLine(workflowId, review)] : []),
   ];
 }
 
-/** One summary line of a run's state. */
-export function formatSummary(workflowId: string, state: RunState): string {
-  return `${workflowId} · agent ${state.agent} · phase ${state.phase}${state.paused ? ' (paused)' : ''} · turn ${state.turn} · ${state.toolCalls} tool call(s)`;
+/** `  decide with: cairn review <id> <toolCallId> accept | …`, the decisions the review allows. */
+export function reviewCommandLine(workflowId: string, review: PendingReview): string {
+  const forms: Record<ReviewDecisionType, string> = { accept: 'accept', edit: "edit '<json args>'", respond: "respond '<json>'", reject: 'reject [reason]' };
+  return `  decide with: ${CAIRN} review ${workflowId} ${review.toolCallId} ${allowedDecisions(review).map((d) => forms[d]).join(' | ')}`;
+}
+
+/** One summary line of a run's state; `made` is how many calls the model made, when known (the transcript's). */
+export function formatSummary(workflowId: string, state: RunState, made?: number): string {
+  return `${workflowId} · agent ${state.agent} · phase ${state.phase}${state.paused ? ' (paused)' : ''} · turn ${state.turn} · ${formatCallCount(state.toolCalls, made)}`;
+}
+
+/**
+ * `6 tool call(s), 2 refused before running`: the calls the model made, and how many of them never
+ * ran (refused at validation or by policy), when the transcript says more were made than ran.
+ */
+export function formatCallCount(ran: number, made?: number): string {
+  return made !== undefined && made > ran ? `${made} tool call(s), ${made - ran} refused before running` : `${ran} tool call(s)`;
+}
+
+/** How many tool calls the model made in `transcript` (run or refused). */
+export function callsMade(transcript: readonly TranscriptMessage[]): number {
+  return transcript.reduce((sum, message) => sum + (message.role === 'assistant' ? message.toolCalls.length : 0), 0);
 }

@@ -116,3 +116,26 @@ export async function closedOutcome(run: AgentRunHandle): Promise<{ status: stri
   );
   return { status: status.name.toLowerCase().replace('_', ' '), failure };
 }
+
+/**
+ * A CliError naming `run` as closed (`Run "x" is terminated: reason; it takes no answers`), or
+ * undefined while it runs. An unknown run throws WorkflowNotFoundError ("No run with workflow id").
+ */
+export async function closedRunError(run: AgentRunHandle, takes: string): Promise<CliError | undefined> {
+  const { status } = await run.workflow.describe();
+  if (status.name === 'RUNNING') return undefined;
+  const how = status.name.toLowerCase().replace('_', ' ');
+  const why = status.name === 'COMPLETED' ? '' : await run.result().then(() => '', (reason: unknown) => `: ${failureReason(reason)}`);
+  return new CliError(`Run "${run.workflowId}" is ${how}${why}; a closed run takes no ${takes}.`);
+}
+
+/** Runs `send` on an open run; a closed one (before, or by the time it failed) is named as closed. */
+export async function whileOpen<T>(run: AgentRunHandle, takes: string, send: () => Promise<T>): Promise<T> {
+  const closed = await closedRunError(run, takes);
+  if (closed) throw closed;
+  try {
+    return await send();
+  } catch (error) {
+    throw (await closedRunError(run, takes).catch(() => undefined)) ?? error;
+  }
+}

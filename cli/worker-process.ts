@@ -3,16 +3,20 @@
  * runtime's logger, the project (its cairn.config.ts), and a worker over the project's agents that
  * runs until SIGINT/SIGTERM (the runtime's default shutdown signals). Node-only.
  */
+import { dirname } from 'node:path';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { CairnClient, searchAttributesHint } from '../client/cairn-client.js';
 import { writeAgentsEntry } from '../runtime/agents-entry.js';
 import type { Connected } from '../runtime/connection.js';
+import { defaultDbFilename } from '../runtime/embedded-server.js';
+import { devServerHolding } from '../runtime/dev-server-lock.js';
 import { findConfig, loadProject, ProjectConfigError, type Project } from '../runtime/project-config.js';
 import { runCairnWorker } from '../runtime/run-worker.js';
 import { uiUrlFor } from '../runtime/temporal-target.js';
 import type { WorkerTuning } from '../runtime/worker.js';
 import { WorkflowBundleError } from '../runtime/workflow-bundle.js';
 import { CliError, UsageError } from './errors.js';
+import { CAIRN } from './invocation.js';
 import type { Io } from './io.js';
 
 export { connectFromEnvironment, hasExternalServer } from '../runtime/connection.js';
@@ -60,6 +64,8 @@ export async function runProjectWorker(
   options: { taskQueue: string; embeddedServer: boolean; io: Io; worker?: WorkerTuning },
 ): Promise<void> {
   const { io, taskQueue } = options;
+  // A server of another process: its UI is where that process put it, not always port + 1000.
+  if (!options.embeddedServer) connected = { ...connected, uiUrl: await serverUiUrl(connected, project) };
   const workflowsPath = await writeAgentsEntry(project.agentsModule);
   // A server of yours may lack Cairn's search attributes: runs then work, but the UI's filters do not.
   if (!options.embeddedServer && !(await new CairnClient({ client: connected.client }).hasSearchAttributes())) io.error(searchAttributesHint(connected.namespace));
@@ -93,11 +99,32 @@ export async function runProjectWorker(
   }
 }
 
+/**
+ * The UI of a server this process did not start: TEMPORAL_UI_URL; else the UI a `cairn dev` of
+ * this project (its `.temporal/cairn.db.lock`) says it serves for that address; else the local
+ * guess (port + 1000) only when something answers there; else none.
+ */
+async function serverUiUrl(connected: Connected, project: Project, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  if (env.TEMPORAL_UI_URL) return env.TEMPORAL_UI_URL;
+  const port = /:(\d+)$/.exec(connected.address)?.[1];
+  for (const dir of new Set([process.cwd(), dirname(project.configFile)])) {
+    const holder = devServerHolding(defaultDbFilename(dir));
+    if (holder?.uiUrl && port !== undefined && holder.address.endsWith(`:${port}`)) return holder.uiUrl;
+  }
+  const guess = uiUrlFor(connected.address, env);
+  if (!guess) return undefined;
+  const answers = await fetch(guess, { signal: AbortSignal.timeout(2_000) }).then(
+    () => true,
+    () => false,
+  );
+  return answers ? guess : undefined;
+}
+
 /** The `cairn run` line that reaches this server and its UI from another terminal. */
 function runHint(connected: Connected, taskQueue: string, agent: string): string {
   const env = [
     ...(connected.address.replace(/^(127\.0\.0\.1|localhost):/, 'localhost:') !== 'localhost:7233' ? [`TEMPORAL_ADDRESS=${connected.address}`] : []),
     ...(connected.uiUrl && connected.uiUrl !== uiUrlFor(connected.address, {}) ? [`TEMPORAL_UI_URL=${connected.uiUrl}`] : []),
   ];
-  return [...env, `cairn run ${agent} "…"`, ...(taskQueue === 'cairn' ? [] : [`--task-queue ${taskQueue}`])].join(' ');
+  return [...env, `${CAIRN} run ${agent} "…"`, ...(taskQueue === 'cairn' ? [] : [`--task-queue ${taskQueue}`])].join(' ');
 }

@@ -5,10 +5,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Connected } from './connection.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { lockDatabase } from './dev-server-lock.js';
 import { resolveTemporalCli } from './temporal-cli.js';
 
 export interface EmbeddedServerOptions {
@@ -106,26 +107,41 @@ async function checkPortFree(port: number, flag: PortInUseError['flag']): Promis
  * and connect to whichever answers — another project's.
  */
 export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): Promise<Connected & { env: TestWorkflowEnvironment }> {
-  if (options.port !== undefined) await checkPortFree(options.port, '--port');
-  if (options.uiPort !== undefined) await checkPortFree(options.uiPort, '--ui-port');
-  const executable = await resolveTemporalCli({ log: options.log });
-  const dbFilename = options.dbFilename ?? (options.persistent ? join(process.cwd(), '.temporal', 'cairn.db') : undefined);
-  if (dbFilename !== undefined) await mkdir(dirname(dbFilename), { recursive: true });
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable,
-      dbFilename,
-      ip: '127.0.0.1',
-      port: options.port,
-      ui: options.uiPort !== undefined,
-      uiPort: options.uiPort,
-      searchAttributes: CAIRN_SEARCH_ATTRIBUTES,
-      log: { format: 'pretty', level: 'error' },
-      // The SDK forwards the server's stdout to ours, where `cairn dev --json` allows only JSON;
-      // the banner's address and UI are what Cairn prints itself.
-      extraArgs: ['--output', 'none', ...dynamicConfigArgs(options.dynamicConfig ?? FAST_DEV_SERVER_CONFIG)],
-    },
-  });
+  const dbFilename = options.dbFilename === undefined ? (options.persistent ? defaultDbFilename() : undefined) : resolve(options.dbFilename);
+  let unlock = async () => {};
+  if (dbFilename !== undefined) {
+    await mkdir(dirname(dbFilename), { recursive: true });
+    // One database, one server: a second one is refused, naming the first (runtime/dev-server-lock.ts).
+    unlock = await lockDatabase(dbFilename, {
+      pid: process.pid,
+      address: `127.0.0.1:${options.port ?? 7233}`,
+      ...(options.uiPort !== undefined && { uiUrl: `http://localhost:${options.uiPort}` }),
+    });
+  }
+  let env: TestWorkflowEnvironment;
+  try {
+    if (options.port !== undefined) await checkPortFree(options.port, '--port');
+    if (options.uiPort !== undefined) await checkPortFree(options.uiPort, '--ui-port');
+    const executable = await resolveTemporalCli({ log: options.log });
+    env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable,
+        dbFilename,
+        ip: '127.0.0.1',
+        port: options.port,
+        ui: options.uiPort !== undefined,
+        uiPort: options.uiPort,
+        searchAttributes: CAIRN_SEARCH_ATTRIBUTES,
+        log: { format: 'pretty', level: 'error' },
+        // The SDK forwards the server's stdout to ours, where `cairn dev --json` allows only JSON;
+        // the banner's address and UI are what Cairn prints itself.
+        extraArgs: ['--output', 'none', ...dynamicConfigArgs(options.dynamicConfig ?? FAST_DEV_SERVER_CONFIG)],
+      },
+    });
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
   const namespace = env.namespace ?? 'default';
   return {
     env,
@@ -134,6 +150,17 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
     uiUrl: options.uiPort !== undefined ? `http://localhost:${options.uiPort}` : undefined,
     client: env.client,
     workerConnection: env.nativeConnection,
-    close: () => env.teardown(),
+    close: async () => {
+      try {
+        await env.teardown();
+      } finally {
+        await unlock();
+      }
+    },
   };
+}
+
+/** Where `cairn dev` and the demo keep runs: `.temporal/cairn.db` under the working directory. */
+export function defaultDbFilename(cwd: string = process.cwd()): string {
+  return join(cwd, '.temporal', 'cairn.db');
 }

@@ -68,10 +68,17 @@ function json<T = Record<string, unknown>>(outcome: Outcome): T {
   return JSON.parse(outcome.stdout) as T;
 }
 
-/** `cairn watch --json`: one event a line. */
+/** A run that waits on a person: exit 3 (docs/cli.md, "Exit codes"), stdout returned. */
+function expectWaiting(outcome: Outcome): string {
+  expect(outcome.code, outcome.stderr).toBe(3);
+  return outcome.stdout;
+}
+
+/** `cairn watch --json`: one event a line; the watch ended at the answer (0) or at a person (3). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function eventLines(outcome: Outcome): Record<string, any>[] {
-  return expectSuccess(outcome).trimEnd().split('\n').map((line) => JSON.parse(line));
+  expect([0, 3], outcome.stderr).toContain(outcome.code);
+  return outcome.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
 }
 
 const newId = () => `cli-${randomUUID().slice(0, 8)}`;
@@ -312,7 +319,7 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     const workflowId = newId();
     expectSuccess(await run(model, ['--id', workflowId], 'Please redeliver A-1.'));
 
-    const watched = expectSuccess(await cairn(['watch', workflowId]));
+    const watched = expectWaiting(await cairn(['watch', workflowId]));
     expect(watched).toContain('[turn 1] error schedule_redelivery [1.1] invalid_arguments: A delivery window is required.');
     expect(watched).toMatch(/question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/);
     expect(watched).toContain(`  answer with: cairn answer ${workflowId} "<text>"`);
@@ -345,8 +352,8 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(doc.transcript).toHaveLength(doc.state.transcriptLength);
     expect(doc.transcript.map((m) => m.role).slice(0, 4)).toEqual(['system', 'user', 'assistant', 'tool']);
 
-    // Nothing is pending any more.
-    expect(expectOneLineFailure(await cairn(['answer', workflowId, 'morning']), 1)).toBe(`cairn answer: Run "${workflowId}" has no pending question (phase done).`);
+    // The run is over: named as closed.
+    expect(expectOneLineFailure(await cairn(['answer', workflowId, 'morning']), 1)).toBe(`cairn answer: Run "${workflowId}" is completed; a closed run takes no answers.`);
   });
 
   it('review accept: the held tool call runs once and the run finishes', async () => {
@@ -355,7 +362,7 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     const workflowId = newId();
     expectSuccess(await run(model, ['--id', workflowId], 'Refund A-1.'));
 
-    const watched = expectSuccess(await cairn(['watch', workflowId]));
+    const watched = expectWaiting(await cairn(['watch', workflowId]));
     expect(watched).toContain('review 1.1: issue_refund {"orderId":"A-1","amount":60}');
     expect(watched).toContain(`  decide with: cairn review ${workflowId} 1.1 accept | edit`);
     expect(calls.issue_refund ?? 0).toBe(before);
@@ -426,6 +433,71 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     const events = endedJson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; offset: number });
     expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['model_turn', 'review']));
     expect(events[0]!.offset).toBe(0);
+    // A closed run waits on nobody: its review is history, with no command to decide it.
+    expect(ended.stdout).toContain(`Watching ${terminated} (agent test), terminated\n`);
+    expect(ended.stdout).not.toMatch(/decide with|answer with/);
+
+    // Every command names it as closed: answer, review, say (exit 1, one line), and show (exit 1).
+    const [answer, review, say, show] = await Promise.all([
+      cairn(['answer', terminated, 'hello']),
+      cairn(['review', terminated, '1.1', 'accept']),
+      cairn(['say', terminated, 'hello?']),
+      cairn(['show', terminated]),
+    ]);
+    const closed = (command: string, takes: string) => new RegExp(`^cairn ${command}: Run "${terminated}" is terminated: .*stopped by an operator.*; a closed run takes no ${takes}\\.$`);
+    expect(expectOneLineFailure(answer, 1)).toMatch(closed('answer', 'answers'));
+    expect(expectOneLineFailure(review, 1)).toMatch(closed('review', 'review decisions'));
+    expect(expectOneLineFailure(say, 1)).toMatch(closed('say', 'messages'));
+    expect(show.code, show.stderr).toBe(1);
+    expect(show.stdout).toMatch(/The run terminated: .*stopped by an operator/);
+    expect(show.stdout).not.toMatch(/decide with|answer with/);
+  });
+
+  it('run --wait stops where the run waits on a person: the question or the held call and the command that answers it, exit 3', async () => {
+    const { model: asks } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), scriptStep.text('unused')]);
+    const question = newId();
+    const waiting = await run(asks, ['--id', question, '--wait'], 'Please redeliver A-1.');
+    const text = expectWaiting(waiting);
+    expect(text).toMatch(/Waiting on a person \(phase awaiting_clarification\):\n {2}question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/);
+    expect(text).toContain(`    answer with: cairn answer ${question} "<text>"`);
+    expect(waiting.stderr).toBe('');
+
+    const { model: held } = w.script([scriptStep.call('issue_refund', { orderId: 'A-4', amount: 70 }), scriptStep.text('Refunded.')]);
+    const review = newId();
+    const doc = await run(held, ['--id', review, '--wait', '--json'], 'Refund A-4.');
+    expect(doc.code, doc.stderr).toBe(3);
+    expect(JSON.parse(doc.stdout)).toMatchObject({ workflowId: review, waiting: { phase: 'awaiting_review', clarification: null, reviews: [{ toolCallId: '1.1', name: 'issue_refund', args: { orderId: 'A-4', amount: 70 } }] } });
+    const shown = await cairn(['show', review]);
+    expect(shown.code).toBe(3);
+    expect(shown.stdout).toContain(`  decide with: cairn review ${review} 1.1 accept`);
+    // Answered, the same command exits 0 with the answer.
+    expectSuccess(await cairn(['review', review, '1.1', 'accept']));
+    expect(expectSuccess(await cairn(['watch', review]))).toContain('done: Refunded.');
+  });
+
+  it('a tool that throws: watch shows what it threw, and the run goes on', async () => {
+    const { model } = w.script([scriptStep.call('crashy', {}), scriptStep.text('The tool is broken.')]);
+    const workflowId = newId();
+    expectSuccess(await run(model, ['--id', workflowId, '--wait'], 'Try the crashy tool.'));
+    const watched = expectSuccess(await cairn(['watch', workflowId]));
+    expect(watched).toContain('[turn 1] error crashy [1.1] internal_error: crashy threw: Cannot read properties of undefined (reading "rows")');
+  });
+
+  it('show piped into a reader that stops early (| head -1) exits quietly: no EPIPE trace', async () => {
+    const { model } = w.script([scriptStep.text(Array.from({ length: 10_000 }, (_, i) => `line ${i}`).join('\n'))]);
+    const workflowId = newId();
+    expectSuccess(await run(model, ['--id', workflowId, '--wait'], 'Say a lot.'));
+    const piped = await new Promise<Outcome>((resolve) =>
+      execFile(
+        'sh',
+        ['-c', `"${process.execPath}" "${TSX}" cli/main.ts show ${workflowId} | head -1`],
+        { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress() }, timeout: 50_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout.split('\n')[0]).toMatch(new RegExp(`^${workflowId} · agent test · phase done`));
+    expect(piped.stderr).toBe('');
   });
 
   it('with no worker on the run\'s task queue, watch, show, answer and review say so within their deadline (exit 1)', async () => {

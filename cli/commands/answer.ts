@@ -11,7 +11,8 @@ export const answerCommand: Command = {
 Answers the question the run is waiting on (see cairn watch). Text that starts with "{" is a JSON
 object naming the missing fields, such as '{"window":"morning"}' (invalid JSON: exit 2); any other
 text is sent as it is. The run checks the answer before accepting it: a wrong question id or an
-empty answer is refused (exit 1) and nothing is recorded.
+empty answer is refused (exit 1) and nothing is recorded. A closed run (completed, failed,
+terminated) is named as closed (exit 1).
 
 Options:
   --id <questionId>  The question to answer (default: the pending one)
@@ -27,10 +28,10 @@ Example:
     if (values.id !== undefined && !values.id.trim()) throw new UsageError('--id is empty');
     const answer = objectOrText(text);
 
-    const { cairnClient, withClient, withDeadline } = await import('../run-client.js');
+    const { cairnClient, whileOpen, withClient, withDeadline } = await import('../run-client.js');
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
-      const { questionId } = await withDeadline(connection, workflowId, () => run.answer(answer, values.id));
+      const { questionId } = await whileOpen(run, 'answers', () => withDeadline(connection, workflowId, () => run.answer(answer, values.id)));
       io.line(`Answered question ${questionId} of ${workflowId}.`);
       io.line(`  follow it: cairn watch ${workflowId}`);
       io.document({ workflowId, questionId, answer });

@@ -23,7 +23,9 @@ Options:
   --port <port>         Dev server gRPC port (default 7233); a port in use is an error (exit 1),
                         never a reason to join the server that holds it
   --ui-port <port>      Temporal UI port (default: the gRPC port + 1000)
-  --db-filename <file>  Where the server keeps runs (default .temporal/cairn.db)
+  --db-filename <file>  Where the server keeps runs (default .temporal/cairn.db). One database, one
+                        server: a second \`cairn dev\` on it is refused (exit 1), naming the
+                        running one (pid, address, UI)
   --task-queue <queue>  Task queue to poll (default: the config's, else ${DEFAULT_TASK_QUEUE})
   --http-port <port>    Serve runs over HTTP here, as \`cairn serve\` does (default ${DEFAULT_HTTP_PORT}; the
                         inbox page at /; CAIRN_HTTP_TOKEN, when set, is required of requests)
@@ -56,8 +58,8 @@ Then, in another terminal (the line it prints names the server when it is not th
     try {
       connected = external ? await connectFromEnvironment() : await startEmbeddedServer({ persistent: true, dbFilename: values['db-filename'], port, uiPort, log: (line) => io.error(line) });
     } catch (error) {
-      // A busy port: its own message names the port and the flags (runtime/embedded-server.ts).
-      if ((error as Error).name === 'PortInUseError') throw new CliError((error as Error).message);
+      // A busy port or database: its own message names the port, or the server holding the database, and the flags.
+      if ((error as Error).name === 'PortInUseError' || (error as Error).name === 'DatabaseInUseError') throw new CliError((error as Error).message);
       const what = external ? 'Cannot connect to the Temporal server from the environment' : `Cannot start the dev server on port ${port}`;
       throw new CliError(`${what}: ${(error as Error).message}`);
     }

@@ -12,7 +12,7 @@ export const reviewCommand: Command = {
 
 Decides one tool call the run holds for review (see cairn watch). The decision names the
 arguments it was about (their hash, read from the run), so a decision about other arguments is
-refused.
+refused. A closed run (completed, failed, terminated) is named as closed (exit 1).
 
 Decisions:
   accept                    Run the call as it is
@@ -34,11 +34,14 @@ Examples:
     const [workflowId = '', toolCallId = '', type = '', argument] = positionals;
     const decision = toDecision(type, argument);
 
-    const { cairnClient, withClient, withDeadline } = await import('../run-client.js');
+    const { cairnClient, whileOpen, withClient, withDeadline } = await import('../run-client.js');
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
-      const review = await withDeadline(connection, workflowId, () => run.pendingReview(toolCallId));
-      await withDeadline(connection, workflowId, () => run.review(review, decision));
+      const review = await whileOpen(run, 'review decisions', async () => {
+        const held = await withDeadline(connection, workflowId, () => run.pendingReview(toolCallId));
+        await withDeadline(connection, workflowId, () => run.review(held, decision));
+        return held;
+      });
       const what = decision.type === 'edit' ? `(${review.name}) to ${compact(decision.args, 120)}` : `(${review.name} ${compact(review.args, 120)})`;
       io.line(`${PAST[decision.type]} ${toolCallId} ${what} on ${workflowId}.`);
       io.line(`  follow it: cairn watch ${workflowId}`);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_TASK_QUEUE, runUrl } from '../../runtime/temporal-target.js';
 import { parseCommandLine, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
+import { CAIRN } from '../invocation.js';
 
 export const runCommand: Command = {
   name: 'run',
@@ -12,13 +13,18 @@ export const runCommand: Command = {
 Starts the agentRun workflow for <agent> with <prompt>, prints the workflow id and the run's
 Temporal UI link, and returns (or, with --wait, waits for the answer).
 
+With --wait it exits 0 with the answer; 1 when the run failed, was terminated or timed out, or
+ended without its answer (a cap, a loop, its model unavailable: the code and message printed);
+3 as soon as the run waits on a person, printing the question or the tool calls held for review
+(with their arguments) and the exact command that answers each.
+
 Options:
   --model <spec>        Override the agent's model: openai:<model>, ollama:<model>,
                         openai-compatible:<model>, scripted:<name>
   --id <workflowId>     Workflow id (default: cairn-<agent>-<random>)
   --task-queue <queue>  Task queue of the worker (default: ${DEFAULT_TASK_QUEUE})
-  --wait                Wait for the run to finish and print its answer
-  --json                Print one JSON document: { workflowId, runId, agent, taskQueue, url, result? }
+  --wait                Wait for the answer (or for a person: exit 3, see above)
+  --json                Print one JSON document: { workflowId, runId, agent, taskQueue, url, result?, waiting? }
   -h, --help            Show this help
 
 Example:
@@ -36,7 +42,9 @@ Example:
     const workflowId = values.id ?? `cairn-${agent}-${randomUUID().slice(0, 8)}`;
     const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
 
-    const { readFirstState, startRun, withClient } = await import('../run-client.js');
+    const { readFirstState, startRun, stopped, withClient } = await import('../run-client.js');
+    const { pollRun } = await import('../../client/poll-run.js');
+    const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import('../run-outcome.js');
     return withClient(async (connection) => {
       const run = await startRun(connection, { agent, prompt, workflowId, taskQueue, ...(values.model !== undefined && { model: values.model }) });
       // The run's first workflow task checks the agent and its model: a refused run fails here, at once.
@@ -51,11 +59,26 @@ Example:
         io.document(started);
         return 0;
       }
-      const result = await run.result();
-      io.line(`Answer: ${result.answer}`);
+      // Until the run answers, or waits on a person: then the question or the held calls, with the
+      // commands that answer them, and exit 3 (nobody answers a run that waits on this command).
+      try {
+        for await (const state of pollRun(run, { startGraceMs: 24 * 60 * 60 * 1000 })) {
+          if (!waitsOnPerson(state)) continue;
+          io.line(`Waiting on a person (phase ${state.phase}):`);
+          for (const line of pendingLines(workflowId, state)) io.line(`  ${line}`);
+          io.line(`  then: ${CAIRN} watch ${workflowId}`);
+          io.document({ ...started, waiting: { phase: state.phase, clarification: state.clarification, reviews: state.reviews } });
+          return EXIT_WAITING_ON_PERSON;
+        }
+      } catch (error) {
+        throw await stopped(run, error);
+      }
+      const result = await run.result().catch(async (error: unknown) => Promise.reject(await stopped(run, error)));
+      const ending = endingOf(result);
+      io.line(ending.answered ? `Answer: ${result.answer}` : endingLine(ending));
       io.line(`  ${result.turns} turn(s), ${result.toolCalls} tool call(s)${result.reason ? `; ended early: ${result.reason}` : ''}`);
       io.document({ ...started, result });
-      return 0;
+      return ending.answered ? 0 : 1;
     });
   },
 };

@@ -22,9 +22,10 @@ Example:
   async run(argv, io) {
     const { positionals } = parseCommandLine('say', argv, { options: {}, required: ['workflowId', 'text'] });
     const [workflowId = '', text = ''] = positionals;
-    const { cairnClient, withClient } = await import('../run-client.js');
+    const { cairnClient, whileOpen, withClient } = await import('../run-client.js');
     return withClient(async (connection) => {
-      const outcome = await cairnClient(connection).run(workflowId).send(text);
+      const run = cairnClient(connection).run(workflowId);
+      const outcome = await whileOpen(run, 'messages', () => run.send(text));
       if (outcome.status === 'accepted') {
         io.line(`Sent ${outcome.id} to ${workflowId}: ${outcome.delivery === 'interrupting' ? 'interrupting the model call in flight' : 'delivered before the next model turn'}.`);
         io.line(`  follow it: cairn watch ${workflowId}`);

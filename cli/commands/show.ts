@@ -1,6 +1,6 @@
 /** `cairn show`: print a run's transcript readably. */
 import { parseCommandLine, type Command } from '../command.js';
-import { formatMessage, formatQuestion, formatReview, formatSummary } from '../format.js';
+import { callsMade, formatMessage, formatSummary } from '../format.js';
 
 export const showCommand: Command = {
   name: 'show',
@@ -9,8 +9,8 @@ export const showCommand: Command = {
 
 Prints the run's conversation as the model sees it: user and assistant text, each tool call with
 its arguments, each tool result, and Cairn's structured errors (code, message and retry hint),
-then what the run is waiting for, if anything, or how it ended when it failed, was terminated or
-timed out.
+then what the run is waiting for, if anything (exit 3), or how it ended when it failed, was
+terminated, timed out or ended without its answer (exit 1). Exit 0: answered, or still working.
 
 Options:
   --json      Print one JSON document: { workflowId, state, transcript, ended? }
@@ -20,6 +20,7 @@ Options:
     const { positionals } = parseCommandLine('show', argv, { options: {}, required: ['workflowId'] });
     const [workflowId = ''] = positionals;
     const { cairnClient, closedOutcome, readTranscript, stopped, withClient } = await import('../run-client.js');
+    const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import('../run-outcome.js');
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
       // A run that failed before it answered Queries (unknown agent, no model) can only say how it ended.
@@ -27,19 +28,27 @@ Options:
         throw await stopped(run, error);
       });
       const ended = await closedOutcome(run);
-      io.line(formatSummary(workflowId, state));
+      io.line(formatSummary(workflowId, state, callsMade(transcript)));
       io.line('');
       for (const message of transcript) for (const line of formatMessage(message)) io.line(line);
       io.line('');
+      let code = 0;
       if (ended) {
         io.line(`The run ${ended.status}: ${ended.failure}`);
-      } else {
-        if (state.clarification) for (const line of formatQuestion(workflowId, state.clarification)) io.line(line);
-        for (const review of state.reviews) for (const line of formatReview(workflowId, review)) io.line(line);
+        code = 1;
+      } else if (state.phase === 'done') {
+        const ending = endingOf(await run.result());
+        if (!ending.answered) {
+          io.line(endingLine(ending));
+          code = 1;
+        }
+      } else if (waitsOnPerson(state)) {
+        for (const line of pendingLines(workflowId, state)) io.line(line);
+        code = EXIT_WAITING_ON_PERSON;
       }
       if (state.answer !== null) io.line(`Answer: ${state.answer}`);
       io.document({ workflowId, state, transcript, ...(ended && { ended }) });
-      return 0;
+      return code;
     });
   },
 };

@@ -2,6 +2,7 @@
 import { parseCommandLine, type Command } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { eventLines } from '../event-lines.js';
+import { answerCommandLine, reviewCommandLine } from '../format.js';
 
 export const watchCommand: Command = {
   name: 'watch',
@@ -10,10 +11,13 @@ export const watchCommand: Command = {
 
 Reads the run's live event stream (model turns, tool calls and their results, the planner's
 decisions, questions, reviews, what people sent) and prints a line for each that matters to a
-person: decisions, tool errors, pauses, hand-overs, the answer. Stops (exit 0) when the run has
-finished, printing the answer, or when it waits for a person, printing the question or the tool
-call to review and the command that answers it. A run that failed, was terminated, cancelled or
-timed out prints its events, then ends the watch with its reason on stderr (exit 1). When no
+person: decisions, tool errors (with what a tool threw), pauses, hand-overs, the answer. Stops
+when the run has finished, printing the answer (exit 0; a run that ended without its answer —
+a cap, a loop, its model unavailable — exits 1 with the code and message on stderr), or when it
+waits for a person, printing the question or the tool call to review and the command that
+answers it (exit 3). A run that failed, was terminated, cancelled or timed out prints its
+events, then ends the watch with its reason on stderr (exit 1); a closed run's questions are
+printed as history, with no command to answer them. When no
 worker answers within 10 s it says so (naming the run's task queue) and exits 1. The stream
 follows continue-as-new.
 
@@ -30,6 +34,7 @@ Options:
     if (!Number.isSafeInteger(from) || from < 0) throw new UsageError(`--from must be an offset (a whole number >= 0), not "${values.from}"`);
 
     const { cairnClient, closedOutcome, readState, stopped, withClient } = await import('../run-client.js');
+    const { EXIT_WAITING_ON_PERSON, endingLine, endingOf } = await import('../run-outcome.js');
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
       // A run that failed before it had a state says how below; no worker to answer says so now
@@ -39,23 +44,34 @@ Options:
         const ended = await closedOutcome(run).catch(() => undefined);
         throw ended ? new CliError(`Run "${workflowId}" ${ended.status}: ${ended.failure}. Its events need a worker to be read: ${error.message}`) : error;
       });
-      if (first) io.line(`Watching ${workflowId} (agent ${first.agent})`);
+      // A closed run waits on nobody: its questions and reviews are history, never "answer with".
+      const status = (await run.workflow.describe()).status.name;
+      const closedAtStart = status !== 'RUNNING';
+      const ended = closedAtStart && status !== 'COMPLETED' ? `, ${status.toLowerCase().replace('_', ' ')}` : '';
+      if (first) io.line(`Watching ${workflowId} (agent ${first.agent})${ended}`);
       try {
         for await (const event of run.events({ from })) {
           io.document(event); // under --json: one line per event
           for (const line of eventLines(workflowId, event)) io.line(line);
-          if (values.follow || (event.type !== 'question' && event.type !== 'review')) continue;
-          // Stop where a person must act: when the run still waits on this (nothing came after it).
+          if (closedAtStart || (event.type !== 'question' && event.type !== 'review')) continue;
+          // Where a person must act: when the run still waits on this (nothing came after it).
           const state = await run.state();
           const pending = state.clarification?.id ?? state.reviews[0]?.toolCallId;
           const asked = event.type === 'question' ? event.clarification.id : event.reviews[0]?.toolCallId;
           // A closed run (terminated while it waited) still answers with its last state: read on to how it ended.
-          if (pending !== undefined && pending === asked && (await run.workflow.describe()).status.name === 'RUNNING') return 0;
+          if (pending === undefined || pending !== asked || (await run.workflow.describe()).status.name !== 'RUNNING') continue;
+          if (state.clarification) io.line(answerCommandLine(workflowId));
+          for (const review of state.reviews) io.line(reviewCommandLine(workflowId, review));
+          if (!values.follow) return EXIT_WAITING_ON_PERSON;
         }
       } catch (error) {
         throw await stopped(run, error);
       }
-      return 0;
+      // The stream ends when the run completed: with its answer (exit 0), or without (exit 1).
+      const ending = endingOf(await run.result().catch(async (error: unknown) => Promise.reject(await stopped(run, error))));
+      if (ending.answered) return 0;
+      io.error(`cairn watch: ${endingLine(ending)}`);
+      return 1;
     });
   },
 };
