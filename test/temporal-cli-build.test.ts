@@ -1,0 +1,44 @@
+/**
+ * The Temporal CLI built as a machine without Go's caches builds it: empty GOCACHE, GOMODCACHE
+ * and Cairn cache folders (the modules come from the Go module proxy). It takes minutes, so it
+ * runs once per CI run (`npm test`); CAIRN_SKIP_COLD_BUILD=1 skips it on a machine of yours. It
+ * checks what a person sees while waiting: the first line at once, a progress line every 30 s,
+ * and a CLI that runs at the end, in the cache folder the build was given.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { buildTemporalCli, TEMPORAL_CLI_VERSION } from '../runtime/temporal-cli.js';
+
+const run = promisify(execFile);
+const go = await run('go', ['env', 'GOROOT']).then(
+  () => 'go',
+  () => undefined,
+);
+
+it.skipIf(!go || process.env.CAIRN_SKIP_COLD_BUILD === '1')('builds the Temporal CLI with empty Go caches, saying so at once and every 30 s', { timeout: 20 * 60_000 }, async () => {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-cold-build-'));
+  const env = { ...process.env, GOPATH: join(root, 'gopath'), GOCACHE: join(root, 'gocache'), GOMODCACHE: join(root, 'gomodcache') };
+  const lines: string[] = [];
+  const started = Date.now();
+  try {
+    const path = await buildTemporalCli(go!, { env, cacheDir: join(root, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION), log: (line) => (lines.push(line), console.log(line)) });
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`cold build of the Temporal CLI: ${seconds.toFixed(0)} s`);
+    expect(path).toBe(join(root, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'));
+    expect(lines[0]).toMatch(/^Building the Temporal CLI v1\.5\.1 with Go, once for this machine: about 4 minutes with empty Go caches/);
+    // One progress line per 30 s of building (timers on a loaded machine may fire late, never early).
+    const progress = lines.filter((line) => /^ {2}still building the Temporal CLI… \d+ s$/.test(line));
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress.length).toBeLessThanOrEqual(Math.floor(seconds / 30));
+    expect(lines.at(-1)).toMatch(/^Built the Temporal CLI in \d+ s: /);
+    expect((await run(path, ['--version'])).stdout).toContain('1.5.1');
+  } finally {
+    // Go makes its module cache read-only: its own command removes it.
+    await run(go!, ['clean', '-modcache'], { env }).catch(() => {});
+    await rm(root, { recursive: true, force: true });
+  }
+});
