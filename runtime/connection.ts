@@ -24,8 +24,17 @@ export async function connectFromEnvironment(env: NodeJS.ProcessEnv = process.en
   const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
   const address = connectionOptions.address ?? 'localhost:7233';
   const options = { ...connectionOptions, address };
-  const connection = await Connection.connect(options);
-  const workerConnection = await NativeConnection.connect(options);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect(options);
+  } catch (error) {
+    // gRPC's own error is a trace that does not name the address: say which server was missing.
+    throw new Error(`No Temporal server at ${address} (${String((error as Error).message).split('\n')[0]}). Start one (\`npx cairn dev\`, or \`temporal server start-dev\`), or set TEMPORAL_ADDRESS.`, { cause: error });
+  }
+  const workerConnection = await NativeConnection.connect(options).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
   const uiUrl = uiUrlFor(address, env);
   return {
     address,

@@ -164,7 +164,7 @@ describe('cairn help and usage errors', () => {
       expect(init.cairnAgents).toBe(`file:${relative(join(dir, 'app'), PACKAGE_ROOT)}`);
       expect(init.files).toContain('.npmrc');
       expect(JSON.parse(readFileSync(join(dir, 'app', 'package.json'), 'utf8')).dependencies['cairn-agents']).toBe(init.cairnAgents);
-      expect(readFileSync(join(dir, 'app', '.npmrc'), 'utf8')).toBe('install-links=true\n');
+      expect(readFileSync(join(dir, 'app', '.npmrc'), 'utf8')).toBe('engine-strict=true\ninstall-links=true\n');
       const wrong = await cairn(['init', join(dir, 'other'), '--from', join(dir, 'nothing.tgz')]);
       expect(expectOneLineFailure(wrong, 1)).toBe(`cairn init: --from ${join(dir, 'nothing.tgz')}: not a cairn-agents tarball (.tgz, from npm pack) or a folder holding cairn-agents' package.json.`);
     } finally {

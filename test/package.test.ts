@@ -111,7 +111,7 @@ describe('the package, packed, installed and used as a user would', () => {
     expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({ dir: app, cairnAgents: `file:../${pack.filename}` });
     expect(init.stderr).toBe('');
     const sources = (await readdir(join(app, 'src'))).filter((f) => f.endsWith('.ts'));
-    expect(sources.sort()).toEqual(['agents.test.ts', 'agents.ts', 'client.ts', 'worker.ts']);
+    expect(sources.sort()).toEqual(['agents.test.ts', 'agents.ts', 'client.ts', 'scripted-model.ts', 'worker.ts']);
     for (const file of [...sources.map((f) => join(app, 'src', f)), join(app, 'cairn.config.ts')]) {
       const imports = [...(await readFile(file, 'utf8')).matchAll(/from '(cairn-agents[^']*)'/g)].map((m) => m[1]);
       for (const spec of imports) expect(['cairn-agents', 'cairn-agents/workflow', 'cairn-agents/worker', 'cairn-agents/client', 'cairn-agents/testing'], relative(app, file)).toContain(spec);
@@ -145,12 +145,19 @@ describe('the package, packed, installed and used as a user would', () => {
     expect(served.unknown.code).toBe(1);
     // The last line (a loaded machine's worker may take the first task after `run`'s few seconds' grace, which says so first).
     expect(served.unknown.stderr.trimEnd().split('\n').at(-1)).toMatch(/^cairn run: (The run|Run "cairn-nosuchagent-[0-9a-f]{8}") failed: Unknown agent "nosuchagent"\. Known: support$/);
+    expect(served.tried.code, `${served.tried.stdout}\n${served.tried.stderr}`).toBe(3);
+    expect(served.tried.stdout).toMatch(/review \S+: issue_refund \{"orderId":"A-1001","amount":45,"reason":"6 days late"\}/);
+    expect(served.tried.stdout).toMatch(/decide with: npx cairn review cairn-support-[0-9a-f]{8} \S+ accept/);
     expect(served.exit).toBe(0);
+    // The starter's own worker with no server at its address: one line naming it, no gRPC trace.
+    const noServer = await run(node, [join(app, 'src', 'worker.ts')], app, cleanEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(noServer.code).toBe(1);
+    expect(noServer.stderr.trimEnd().split('\n'), noServer.stderr).toEqual([expect.stringMatching(/^worker: No Temporal server at 127\.0\.0\.1:1 \(.*\)\. Start one .*TEMPORAL_ADDRESS\.$/)]);
   });
 });
 
 /** `cairn worker` in the starter, on the test server; `cairn run nosuchagent` against it; then SIGTERM. */
-async function serveStarter(app: string): Promise<{ ready: Record<string, unknown>; unknown: Outcome; exit: number | null }> {
+async function serveStarter(app: string): Promise<{ ready: Record<string, unknown>; unknown: Outcome; tried: Outcome; exit: number | null }> {
   const cairn = join(app, 'node_modules', 'cairn-agents', 'bin', 'cairn.js');
   const taskQueue = `starter-${Date.now()}`;
   const env = cleanEnvironment({ TEMPORAL_ADDRESS: serverAddress() });
@@ -169,8 +176,11 @@ async function serveStarter(app: string): Promise<{ ready: Record<string, unknow
       void exited.then((code) => reject(new Error(`cairn worker exited (${code}): ${stderr}`)));
     });
     const unknown = await run(node, [cairn, 'run', 'nosuchagent', 'hello', '--task-queue', taskQueue, '--wait'], app, env);
+    // No API key, no --model: the agent's scripted model (cairn.config.ts) looks the order up and
+    // holds the refund for review; `run --wait` stops there (exit 3) with the command to run next.
+    const tried = await run(node, [cairn, 'run', 'support', 'My order A-1001 came late.', '--task-queue', taskQueue, '--wait'], app, { ...env, OPENAI_API_KEY: '' });
     worker.kill('SIGTERM');
-    return { ready, unknown, exit: await exited };
+    return { ready, unknown, tried, exit: await exited };
   } finally {
     worker.kill('SIGKILL');
   }

@@ -17,18 +17,19 @@ export const initCommand: Command = {
 
 Writes a minimal Cairn project into <dir> (default: this folder), which must not hold any of its
 files yet:
-  package.json, tsconfig.json, cairn.config.ts, README.md, .gitignore
+  package.json, tsconfig.json, cairn.config.ts, README.md, .gitignore, .npmrc
   src/agents.ts       a support agent: a read tool, and a refund tool behind approval
+  src/scripted-model.ts  the agent's model until you name a real one: no API key needed
   src/worker.ts       its worker, with the tools' dependencies
   src/client.ts       your backend's side: start a run, answer it, approve the refund
   src/agents.test.ts  the agent end to end on a real Temporal dev server, scripted model
 
-Then: cd <dir> && npm install && npm test
+Then: cd <dir> && npm install && npm test (or npm start, then npx cairn run support "…")
 
 The project depends on cairn-agents@^<this version> from the npm registry, unless --from names
 the copy to install instead: a packed tarball (npm pack) or a checkout of Cairn. With a folder,
-an .npmrc with install-links=true makes npm pack it like a release (one copy of each Temporal
-package), rather than link it with its own node_modules.
+the .npmrc gets install-links=true, so that npm packs it like a release (one copy of each
+Temporal package) rather than link it with its own node_modules.
 
 Options:
   --from <path>  Depend on this cairn-agents tarball or folder (written as a file: dependency)
@@ -50,7 +51,9 @@ Options:
         files.set(path === 'gitignore' ? '.gitignore' : path, (await readFile(join(starter, path), 'utf8')).replaceAll('{{name}}', name));
       }
     files.set('package.json', `${JSON.stringify(await manifest(name, cairnAgents), null, 2)}\n`);
-    if (from?.folder) files.set('.npmrc', 'install-links=true\n');
+    // engine-strict: on an older Node, `npm install` stops with "Required: node >=24" instead of a
+    // project whose `node src/*.ts` fails later with a loader's stack trace.
+    files.set('.npmrc', `engine-strict=true\n${from?.folder ? 'install-links=true\n' : ''}`);
 
     const taken = [...files.keys()].filter((path) => existsSync(join(dir, path)));
     if (taken.length) throw new CliError(`${dir} already has ${taken.join(', ')}; cairn init writes only into a folder without them.`);

@@ -49,7 +49,9 @@ export const supportAgent = defineAgent({
     'You are a support agent for an online shop. Look up the order the customer means, and refund late ' +
     'orders in full. Tell the customer plainly what you did.',
   tools: [findOrder, issueRefund],
-  model: 'openai:gpt-4.1-mini',
+  // A scripted model (src/scripted-model.ts), so it runs with no API key. A real one instead:
+  // model: 'openai:gpt-4.1-mini', with OPENAI_API_KEY set (or anthropic:…, ollama:…; Cairn's docs/models.md).
+  model: 'scripted:support',
   policy: { missingFieldsFrom: 'user' },
 });
 

@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { runCairnWorker } from 'cairn-agents/worker';
 import { agents, type Order, type Shop } from './agents.ts';
+import { scriptedModels } from './scripted-model.ts';
 
 export interface Refund {
   readonly orderId: string;
@@ -34,10 +35,17 @@ export function demoShop(): Shop & { readonly refunds: Refund[] } {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await runCairnWorker({
-    agents,
-    deps: demoShop(),
-    workflowsPath: fileURLToPath(new URL('./agents.ts', import.meta.url)),
-    onReady: ({ address, taskQueue }) => console.log(`Worker polling task queue "${taskQueue}" on ${address}. Ctrl-C to stop.`),
-  });
+  try {
+    await runCairnWorker({
+      agents,
+      deps: demoShop(),
+      models: scriptedModels(), // the agent's `scripted:support`; delete with src/scripted-model.ts
+      workflowsPath: fileURLToPath(new URL('./agents.ts', import.meta.url)),
+      onReady: ({ address, taskQueue }) => console.log(`Worker polling task queue "${taskQueue}" on ${address}. Ctrl-C to stop.`),
+    });
+  } catch (error) {
+    // One line for a person (no server at the address, a bundle that cannot build), not a trace.
+    console.error(`worker: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }
