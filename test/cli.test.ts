@@ -5,11 +5,12 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep, type ScriptContext } from '../testing/script-steps.js';
 import { COMMANDS } from '../cli/cairn.js';
@@ -32,12 +33,12 @@ interface Outcome {
 const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** Runs `cairn ...args` on this Node (24), against the test server unless `env` says otherwise. */
-function cairn(args: readonly string[], env: Record<string, string> = {}, timeout = 50_000): Promise<Outcome> {
+function cairn(args: readonly string[], env: Record<string, string> = {}, timeout = 50_000, cwd = PACKAGE_ROOT): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [TSX, 'cli/main.ts', ...args],
-      { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout },
+      [TSX, join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args],
+      { cwd, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
@@ -84,6 +85,7 @@ function eventLines(outcome: Outcome): Record<string, any>[] {
 const newId = () => `cli-${randomUUID().slice(0, 8)}`;
 
 interface LongRunning {
+  readonly pid: number | undefined;
   /** The ready document: the first line on stdout that is JSON. */
   readonly ready: Promise<Record<string, unknown>>;
   /** Everything written on stdout and stderr so far. */
@@ -100,8 +102,9 @@ const READY_TIMEOUT_MS = 90_000;
  * process (`--import tsx`), so signals reach the CLI. `ready` is the first JSON line on stdout, or
  * the first line matching `readyLine`.
  */
-function startLongRunning(args: readonly string[], env: Record<string, string> = {}, readyLine?: RegExp, user?: { uid: number; gid: number }): LongRunning {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), ...env }, ...user });
+function startLongRunning(args: readonly string[], env: Record<string, string> = {}, readyLine?: RegExp, user?: { uid: number; gid: number }, cwd = PACKAGE_ROOT): LongRunning {
+  const tsx = pathToFileURL(join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', tsx, join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], { cwd, env: { ...cleanEnvironment(), TSX_TSCONFIG_PATH: join(PACKAGE_ROOT, 'tsconfig.json'), ...env }, ...user });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
@@ -118,6 +121,7 @@ function startLongRunning(args: readonly string[], env: Record<string, string> =
     setTimeout(() => reject(new Error(`cairn ${args[0]} was not ready within ${READY_TIMEOUT_MS / 1000} s: ${stderr}`)), READY_TIMEOUT_MS).unref();
   });
   return {
+    pid: child.pid,
     ready,
     stdout: () => stdout,
     stderr: () => stderr,
@@ -620,6 +624,39 @@ describe('cairn dev and cairn worker', () => {
     }
   });
 
+  it('one database, one dev server: a second cairn dev in the project is refused naming the first (pid, address, UI); cairn worker there names that UI', { timeout: 240_000 }, async () => {
+    const [port, uiPort, otherPort, otherUiPort] = await freePorts(4);
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-project-'));
+    const config = join(PACKAGE_ROOT, 'cairn.config.ts');
+    const taskQueue = `dev-${randomUUID()}`;
+    const first = startLongRunning(['dev', '--json', '--config', config, '--port', `${port}`, '--ui-port', `${uiPort}`, '--no-http', '--task-queue', taskQueue], {}, undefined, undefined, dir);
+    try {
+      await first.ready;
+      // Other ports, the same project (and so the same .temporal/cairn.db): refused before any server starts.
+      const second = await cairn(['dev', '--config', config, '--port', `${otherPort}`, '--ui-port', `${otherUiPort}`, '--no-http'], { TEMPORAL_ADDRESS: '' }, 90_000, dir);
+      expect(expectOneLineFailure(second, 1)).toBe(
+        `cairn dev: ${join(dir, '.temporal', 'cairn.db')} is in use by another dev server (pid ${first.pid}, 127.0.0.1:${port}, UI http://localhost:${uiPort}): one database, one dev server. ` +
+          `Use that one (TEMPORAL_ADDRESS=127.0.0.1:${port} cairn dev runs only the worker on it), stop it, or pass --db-filename <another file>.`,
+      );
+      // A worker of the same project on that server names the UI it really has (not port + 1000).
+      const worker = startLongRunning(['worker', '--json', '--config', config, '--task-queue', `w-${randomUUID()}`], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` }, undefined, undefined, dir);
+      try {
+        expect(await worker.ready).toMatchObject({ address: `127.0.0.1:${port}`, uiUrl: `http://localhost:${uiPort}` });
+      } finally {
+        await worker.stop();
+      }
+      // The first still serves, untouched: a run on its queue reaches its question.
+      const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+      const { workflowId } = json<{ workflowId: string }>(await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'], env));
+      expect(eventLines(await cairn(['watch', workflowId, '--json'], env)).at(-1)!.type).toBe('question');
+    } finally {
+      expect(await first.stop(), first.stderr()).toBe(0);
+    }
+    // Stopped, it let go: the lock is gone, and the next cairn dev there starts.
+    expect(readdirSync(join(dir, '.temporal')).filter((file) => file.endsWith('.lock'))).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
   // The Docker image installs as root and runs as `USER node`: the worker must write nothing into
   // the project or its node_modules. Only root can start a process as another user.
   it.skipIf(process.getuid?.() !== 0)('worker as a user who cannot write the project or node_modules (Docker\'s USER node) starts and serves runs', { timeout: 120_000 }, async () => {
@@ -641,7 +678,8 @@ describe('cairn dev and cairn worker', () => {
     const taskQueue = `orders-${randomUUID()}`;
     const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], { TEMPORAL_ADDRESS: serverAddress() });
     try {
-      expect(await worker.ready).toMatchObject({ taskQueue, embeddedServer: false });
+      // The test server runs without a UI: the worker names none rather than guess port + 1000.
+      expect(await worker.ready).toMatchObject({ taskQueue, embeddedServer: false, uiUrl: null });
       const started = await Promise.all([1, 2].map(() => cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'])));
       const ids = started.map((outcome) => json<{ workflowId: string }>(outcome).workflowId);
       const answers = await Promise.all(ids.map(finishOrdersRun));
@@ -665,9 +703,14 @@ async function finishOrdersRun(workflowId: string): Promise<string | null> {
   return done.answer;
 }
 
-describe('the main job: cairn demo --yes (what `npm run demo` runs)', () => {
+describe('the main job: cairn demo (what `npm run demo` runs), without a terminal', () => {
   it('mends every failure class, tells the story in order, and exits 0', { timeout: 180_000 }, async () => {
-    const out = expectSuccess(await cairn(['demo', '--yes'], {}, 170_000));
+    const out = expectSuccess(await cairn(['demo'], {}, 170_000));
+    // Nobody was asked and --yes was not given: it says it answered by itself, and why.
+    expect(out).toContain('  (no terminal: answered automatically) answering: morning');
+    expect(out).not.toContain('(--yes)');
+    // On a server of the user's own, the link stays good: the last line.
+    expect(out.trimEnd().split('\n').at(-1)).toMatch(/^See the whole run in the Temporal UI: http:\/\/\S+\/workflows\/cairn-demo-/);
     for (const code of ['invalid_arguments', 'semantic_error', 'partial_data', 'output_not_json', 'output_schema_violation', 'missing_fields', 'tool_unavailable'])
       expect(out).toContain(`] ${code}: `);
     const order = [
