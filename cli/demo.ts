@@ -17,7 +17,7 @@ import { runUrl } from '../runtime/temporal-target.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { ordersAgent } from '../examples/orders/agent.js';
 import { DEMO_PROMPT, demoScripts } from '../examples/orders/demo-script.js';
-import { formatMessage } from './format.js';
+import { callsMade, formatMessage } from './format.js';
 import { installRuntime } from './worker-process.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
@@ -107,7 +107,10 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
     rl?.close();
     const result = await run.result();
-    log(`\nFinal answer (${result.turns} model turns, ${result.toolCalls} tool calls${result.reason ? `, ended early: ${result.reason}` : ''}):\n  ${result.answer}`);
+    // Every call the model made, those refused before running (at validation) included.
+    const made = callsMade(await run.transcript({ length: (await run.state()).transcriptLength }));
+    const calls = made > result.toolCalls ? `${made} tool calls, ${made - result.toolCalls} refused before running` : `${result.toolCalls} tool calls`;
+    log(`\nFinal answer (${result.turns} model turns, ${calls}${result.reason ? `, ended early: ${result.reason}` : ''}):\n  ${result.answer}`);
     const link = runUrl(target, workflowId) ?? workflowId;
     if (values.keep) {
       log(`\nSee the whole run in the Temporal UI: ${link}`);
@@ -128,7 +131,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    worker.shutdown();
+    // Ctrl-C (with --keep) reaches the Temporal runtime too, which may have stopped the worker first.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
     await target.close();
   }

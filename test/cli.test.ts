@@ -38,7 +38,7 @@ function cairn(args: readonly string[], env: Record<string, string> = {}, timeou
     execFile(
       process.execPath,
       [TSX, join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args],
-      { cwd, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout },
+      { cwd, env: { ...cleanEnvironment(), TSX_TSCONFIG_PATH: join(PACKAGE_ROOT, 'tsconfig.json'), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
@@ -95,7 +95,7 @@ interface LongRunning {
   stop(): Promise<number | null>;
 }
 
-const READY_TIMEOUT_MS = 90_000;
+const READY_TIMEOUT_MS = 200_000;
 
 /**
  * `cairn dev` / `cairn worker` as a subprocess, from the sources; tsx is loaded into the one Node
@@ -479,6 +479,14 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(expectSuccess(await cairn(['watch', review]))).toContain('done: Refunded.');
   });
 
+  it('counts the calls refused at validation too: run --wait and show say how many the model made and how many never ran', async () => {
+    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'nope' }), scriptStep.call('lookup_order', { orderId: 'A-1' }), scriptStep.text('A-1 has shipped.')]);
+    const workflowId = newId();
+    const text = expectSuccess(await run(model, ['--id', workflowId, '--wait'], 'Where is A-1?'));
+    expect(text).toContain('Answer: A-1 has shipped.\n  3 turn(s), 2 tool call(s), 1 refused before running\n');
+    expect(expectSuccess(await cairn(['show', workflowId])).split('\n')[0]).toBe(`${workflowId} · agent test · phase done · turn 3 · 2 tool call(s), 1 refused before running`);
+  });
+
   it('a tool that throws: watch shows what it threw, and the run goes on', async () => {
     const { model } = w.script([scriptStep.call('crashy', {}), scriptStep.text('The tool is broken.')]);
     const workflowId = newId();
@@ -704,13 +712,16 @@ async function finishOrdersRun(workflowId: string): Promise<string | null> {
 }
 
 describe('the main job: cairn demo (what `npm run demo` runs), without a terminal', () => {
-  it('mends every failure class, tells the story in order, and exits 0', { timeout: 180_000 }, async () => {
-    const out = expectSuccess(await cairn(['demo'], {}, 170_000));
+  it('mends every failure class, tells the story in order, keeps its worker up with --keep until stopped, and exits 0', { timeout: 240_000 }, async () => {
+    const demo = startLongRunning(['demo', '--keep'], { TEMPORAL_ADDRESS: serverAddress() }, /Ctrl-C to stop\.$/);
+    await demo.ready;
+    const out = demo.stdout();
+    // --keep: the last lines say what stays up and how to stop it; SIGTERM ends it cleanly.
+    expect(out.trimEnd().split('\n').slice(-2)).toEqual([expect.stringMatching(/^See the whole run in the Temporal UI: http:\/\/\S+\/workflows\/cairn-demo-/), 'The worker stays up (--keep). Ctrl-C to stop.']);
+    expect(await demo.stop(), demo.stderr()).toBe(0);
     // Nobody was asked and --yes was not given: it says it answered by itself, and why.
     expect(out).toContain('  (no terminal: answered automatically) answering: morning');
     expect(out).not.toContain('(--yes)');
-    // On a server of the user's own, the link stays good: the last line.
-    expect(out.trimEnd().split('\n').at(-1)).toMatch(/^See the whole run in the Temporal UI: http:\/\/\S+\/workflows\/cairn-demo-/);
     for (const code of ['invalid_arguments', 'semantic_error', 'partial_data', 'output_not_json', 'output_schema_violation', 'missing_fields', 'tool_unavailable'])
       expect(out).toContain(`] ${code}: `);
     const order = [

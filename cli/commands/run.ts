@@ -42,7 +42,8 @@ Example:
     const workflowId = values.id ?? `cairn-${agent}-${randomUUID().slice(0, 8)}`;
     const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
 
-    const { readFirstState, startRun, stopped, withClient } = await import('../run-client.js');
+    const { readFirstState, readTranscript, startRun, stopped, withClient } = await import('../run-client.js');
+    const { callsMade, formatCallCount } = await import('../format.js');
     const { pollRun } = await import('../../client/poll-run.js');
     const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import('../run-outcome.js');
     return withClient(async (connection) => {
@@ -76,7 +77,9 @@ Example:
       const result = await run.result().catch(async (error: unknown) => Promise.reject(await stopped(run, error)));
       const ending = endingOf(result);
       io.line(ending.answered ? `Answer: ${result.answer}` : endingLine(ending));
-      io.line(`  ${result.turns} turn(s), ${result.toolCalls} tool call(s)${result.reason ? `; ended early: ${result.reason}` : ''}`);
+      // Calls refused before running (validation, policy) are the model's too: count them from the transcript.
+      const made = await readTranscript(connection, run).then(({ transcript }) => callsMade(transcript), () => undefined);
+      io.line(`  ${result.turns} turn(s), ${formatCallCount(result.toolCalls, made)}${result.reason ? `; ended early: ${result.reason}` : ''}`);
       io.document({ ...started, result });
       return ending.answered ? 0 : 1;
     });
