@@ -153,6 +153,9 @@ describe('the package, packed, installed and used as a user would', () => {
     const noServer = await run(node, [join(app, 'src', 'worker.ts')], app, cleanEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
     expect(noServer.code).toBe(1);
     expect(noServer.stderr.trimEnd().split('\n'), noServer.stderr).toEqual([expect.stringMatching(/^worker: No Temporal server at 127\.0\.0\.1:1 \(.*\)\. Start one .*TEMPORAL_ADDRESS\.$/)]);
+    const noServerClient = await run(node, [join(app, 'src', 'client.ts'), 'Hello?'], app, cleanEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(noServerClient.code).toBe(1);
+    expect(noServerClient.stderr.trimEnd().split('\n'), noServerClient.stderr).toEqual([expect.stringMatching(/^client: No Temporal server at 127\.0\.0\.1:1 \(.*\)\. Start one .*TEMPORAL_ADDRESS\.$/)]);
   });
 });
 

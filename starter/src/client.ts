@@ -28,15 +28,22 @@ export async function helpCustomer(runs: CairnClient, message: string, people: P
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const terminal = createInterface({ input: process.stdin, output: process.stdout });
-  const runs = await connectCairnClient();
   try {
-    const answer = await helpCustomer(runs, process.argv[2] ?? 'My order arrived very late. Can I get my money back?', {
-      ask: (question) => terminal.question(`${question}\n> `),
-      approve: async (tool, args) => /^y/i.test(await terminal.question(`Approve ${tool} ${JSON.stringify(args)}? [y/n] `)),
-    });
-    console.log(answer);
+    const runs = await connectCairnClient();
+    try {
+      const answer = await helpCustomer(runs, process.argv[2] ?? 'My order arrived very late. Can I get my money back?', {
+        ask: (question) => terminal.question(`${question}\n> `),
+        approve: async (tool, args) => /^y/i.test(await terminal.question(`Approve ${tool} ${JSON.stringify(args)}? [y/n] `)),
+      });
+      console.log(answer);
+    } finally {
+      await runs.close();
+    }
+  } catch (error) {
+    // One line for a person (no server at the address, a run that failed), not a trace.
+    console.error(`client: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
   } finally {
     terminal.close();
-    await runs.close();
   }
 }
