@@ -733,7 +733,7 @@ describe('the main job: cairn demo (what `npm run demo` runs), without a termina
       '⇒ clarify: Which delivery window',
       '⇒ review: issue_refund',
       '✓ issue_refund',
-      'Final answer (8 model turns, 10 tool calls)',
+      'Final answer (8 model turns, 12 tool calls, 2 refused before running)',
     ].map((line) => [line, out.indexOf(line)] as const);
     for (const [line, at] of order) expect(at, `${line}\n---\n${out}`).toBeGreaterThanOrEqual(0);
     expect(order.map(([, at]) => at)).toEqual(order.map(([, at]) => at).sort((a, b) => a - b));

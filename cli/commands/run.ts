@@ -1,5 +1,9 @@
 /** `cairn run`: start an agentRun; print its workflow id and UI link; `--wait` for the result. */
 import { randomUUID } from 'node:crypto';
+import { createInterface, type Interface } from 'node:readline/promises';
+import type { AgentRunHandle } from '../../client/agent-run-handle.js';
+import type { RunState } from '../../workflows/messages.js';
+import { compact } from '../format.js';
 import { DEFAULT_TASK_QUEUE, runUrl } from '../../runtime/temporal-target.js';
 import { parseCommandLine, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -16,7 +20,8 @@ Temporal UI link, and returns (or, with --wait, waits for the answer).
 With --wait it exits 0 with the answer; 1 when the run failed, was terminated or timed out, or
 ended without its answer (a cap, a loop, its model unavailable: the code and message printed);
 3 as soon as the run waits on a person, printing the question or the tool calls held for review
-(with their arguments) and the exact command that answers each.
+(with their arguments) and the exact command that answers each. In a terminal it asks right
+there instead (Enter leaves it for later: then it prints the commands and exits 3).
 
 Options:
   --model <spec>        Override the agent's model: openai:<model>, ollama:<model>,
@@ -62,9 +67,12 @@ Example:
       }
       // Until the run answers, or waits on a person: then the question or the held calls, with the
       // commands that answer them, and exit 3 (nobody answers a run that waits on this command).
+      // In a terminal, the person is right here: ask, and wait on.
+      const terminal = !io.json && process.stdin.isTTY === true && process.stdout.isTTY === true ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
       try {
         for await (const state of pollRun(run, { startGraceMs: 24 * 60 * 60 * 1000 })) {
           if (!waitsOnPerson(state)) continue;
+          if (terminal && (await askHere(terminal, run, state))) continue;
           io.line(`Waiting on a person (phase ${state.phase}):`);
           for (const line of pendingLines(workflowId, state)) io.line(`  ${line}`);
           io.line(`  then: ${CAIRN} watch ${workflowId}`);
@@ -73,6 +81,8 @@ Example:
         }
       } catch (error) {
         throw await stopped(run, error);
+      } finally {
+        terminal?.close();
       }
       const result = await run.result().catch(async (error: unknown) => Promise.reject(await stopped(run, error)));
       const ending = endingOf(result);
@@ -85,3 +95,23 @@ Example:
     });
   },
 };
+
+/**
+ * Asks the person at the terminal what the run waits on: the question, then each held call
+ * (y: accept, n: reject). True when every one was answered; false when they left it for later
+ * (an empty answer, anything but y or n), and the command prints how to answer it from elsewhere.
+ */
+async function askHere(terminal: Interface, run: AgentRunHandle, state: RunState): Promise<boolean> {
+  if (state.clarification) {
+    const text = (await terminal.question(`\n? ${state.clarification.question}\n> (empty: answer later) `)).trim();
+    if (!text) return false;
+    await run.answer(text, state.clarification.id);
+    return true;
+  }
+  for (const review of state.reviews) {
+    const reply = (await terminal.question(`\n? ${review.name} ${compact(review.args)}: run it? [y]es, [n]o, or Enter for later `)).trim().toLowerCase();
+    if (reply !== 'y' && reply !== 'yes' && reply !== 'n' && reply !== 'no') return false;
+    await run.review(review, reply.startsWith('y') ? { type: 'accept' } : { type: 'reject', reason: 'declined at the terminal' });
+  }
+  return true;
+}
