@@ -5,7 +5,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -194,6 +194,18 @@ describe('cairn help and usage errors', () => {
     });
     expect(tuningFlags({ config: 'cairn.config.ts' })).toEqual({});
     expect(() => tuningFlags({ 'max-concurrent-activities': '1.5' })).toThrow('--max-concurrent-activities must be a whole number above 0, not "1.5"');
+  });
+
+  it('on an older Node, bin/cairn.js says "Use Node 24" in one line, before loading anything', async () => {
+    const older = await new Promise<Outcome>((resolve) =>
+      execFile(
+        process.execPath,
+        ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.11.1"})', join(PACKAGE_ROOT, 'bin', 'cairn.js'), 'dev'],
+        { cwd: PACKAGE_ROOT, timeout: 30_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(expectOneLineFailure(older, 1)).toBe('cairn: Use Node 24 (this is Node 20.11.1); Cairn and its projects run TypeScript directly, which Node 24 does.');
   });
 
   it('prints the command list with --help, and on stderr with exit 2 when no command is given', async () => {
@@ -477,6 +489,29 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     // Answered, the same command exits 0 with the answer.
     expectSuccess(await cairn(['review', review, '1.1', 'accept']));
     expect(expectSuccess(await cairn(['watch', review]))).toContain('done: Refunded.');
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('run --wait in a terminal asks right there: the held call, y runs it, and the answer follows (exit 0)', async () => {
+    const before = calls.issue_refund ?? 0;
+    const { model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-5', amount: 70 }), scriptStep.text('Refunded 70 on A-5.')]);
+    const command = [process.execPath, TSX, join(PACKAGE_ROOT, 'cli', 'main.ts'), 'run', 'test', 'Refund A-5.', '--model', model, '--task-queue', w.taskQueue, '--wait'].map((arg) => `'${arg}'`).join(' ');
+    // `script` gives the command a terminal (a pty); what we write is what a person types.
+    const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress() } });
+    let out = '';
+    let answered = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!answered && out.includes('run it? [y]es, [n]o, or Enter for later')) {
+        answered = true;
+        child.stdin.write('y\r');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, out).toBe(0);
+    expect(out).toContain('? issue_refund {"orderId":"A-5","amount":70}: run it?');
+    expect(out).toContain('Answer: Refunded 70 on A-5.');
+    expect(out).not.toContain('Waiting on a person');
+    expect(calls.issue_refund).toBe(before + 1);
   });
 
   it('counts the calls refused at validation too: run --wait and show say how many the model made and how many never ran', async () => {
