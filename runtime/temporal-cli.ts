@@ -8,7 +8,7 @@
  * download. Never inside node_modules, which every install replaces. Node-only; not for workflows.
  */
 import { spawn } from 'node:child_process';
-import { access, constants, mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises';
+import { access, constants, mkdir, mkdtemp, realpath, rename, rm, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
@@ -140,7 +140,7 @@ async function shareCheckoutCopy(checkoutCopy: string, machine: string): Promise
   try {
     await mkdir(dirname(machine), { recursive: true });
     await rm(machine, { force: true }); // a dangling link of a checkout since removed
-    await symlink(checkoutCopy, machine);
+    await symlink(await realpath(checkoutCopy), machine);
   } catch {
     // Another process linked it first, or the cache is not writable: the checkout's copy still serves.
   }

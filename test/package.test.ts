@@ -10,12 +10,12 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { resolveTemporalCli } from '../runtime/temporal-cli.js';
+import { resolveTemporalCli, TEMPORAL_CLI_VERSION } from '../runtime/temporal-cli.js';
 import { serverAddress } from './support/temporal.js';
 
 interface Outcome {
@@ -126,8 +126,14 @@ describe('the package, packed, installed and used as a user would', () => {
     // One copy of each: peers, not dependencies of their own.
     expect(new Set(tree.trim().split('\n').filter((line) => /@temporalio\/(workflow|worker)$/.test(line))).size).toBe(2);
 
+    // The starter finds the CLI where every install on the machine does, the machine cache
+    // ($XDG_CACHE_HOME/cairn-agents/temporal-cli/<version>): here a fresh one holding the CLI this
+    // checkout uses, and no TEMPORAL_CLI_PATH. Its global setup finds it there: no second build.
     const executable = await resolveTemporalCli({ allowDownload: false });
-    const cliPath: Record<string, string> = executable.type === 'existing-path' ? { TEMPORAL_CLI_PATH: executable.path } : {};
+    const xdg = join(work, 'xdg');
+    await mkdir(join(xdg, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION), { recursive: true });
+    if (executable.type === 'existing-path') await symlink(executable.path, join(xdg, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'));
+    const cliPath: Record<string, string> = { XDG_CACHE_HOME: xdg };
     const [typecheck, libCheck, tests, served] = await Promise.all([
       timed('tsc', () => run(node, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app)),
       // And every .d.ts checked (skipLibCheck off), as a strict project of a user's would.
@@ -141,6 +147,7 @@ describe('the package, packed, installed and used as a user would', () => {
     const libErrors = libCheck.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(libErrors.filter((line) => !line.startsWith('node_modules/@temporalio/common/lib/time.d.ts') || !line.includes("module 'ms'")), libCheck.stdout).toEqual([]);
     expect(succeeded(tests, 'the starter’s test')).toMatch(/1 passed/);
+    expect(tests.stdout + tests.stderr).not.toContain('Building the Temporal CLI');
     expect(served.ready).toMatchObject({ agents: ['support'], config: join(app, 'cairn.config.ts'), embeddedServer: false });
     expect(served.unknown.code).toBe(1);
     // The last line (a loaded machine's worker may take the first task after `run`'s few seconds' grace, which says so first).

@@ -6,12 +6,13 @@
  * and a CLI that runs at the end, in the cache folder the build was given.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { buildTemporalCli, TEMPORAL_CLI_VERSION } from '../runtime/temporal-cli.js';
+import { buildTemporalCli, CHECKOUT_CLI, resolveTemporalCli, TEMPORAL_CLI_VERSION } from '../runtime/temporal-cli.js';
 
 const run = promisify(execFile);
 const go = await run('go', ['env', 'GOROOT']).then(
@@ -40,5 +41,16 @@ it.skipIf(!go || process.env.CAIRN_SKIP_COLD_BUILD === '1')('builds the Temporal
     // Go makes its module cache read-only: its own command removes it.
     await run(go!, ['clean', '-modcache'], { env }).catch(() => {});
     await rm(root, { recursive: true, force: true });
+  }
+});
+
+it.skipIf(!CHECKOUT_CLI || !existsSync(CHECKOUT_CLI))('a checkout’s own .cache copy is used, and shared through the machine cache so its installs find it', async () => {
+  const xdg = await mkdtemp(join(tmpdir(), 'cairn-xdg-'));
+  try {
+    const found = await resolveTemporalCli({ env: { PATH: '', XDG_CACHE_HOME: xdg }, allowDownload: false });
+    expect(found).toEqual({ type: 'existing-path', path: CHECKOUT_CLI });
+    expect(await readlink(join(xdg, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'))).toBe(await realpath(CHECKOUT_CLI!));
+  } finally {
+    await rm(xdg, { recursive: true, force: true });
   }
 });
