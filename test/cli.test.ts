@@ -605,6 +605,11 @@ describe('cairn dev and cairn worker', () => {
   // Integration tests: without the global setup's server (and so its Temporal CLI), fail at once.
   beforeAll(() => void serverAddress());
 
+  it('worker with no server at its address: one line naming the address, no gRPC trace', { timeout: 120_000 }, async () => {
+    const outcome = await cairn(['worker', '--task-queue', `q-${randomUUID()}`], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 90_000);
+    expect(expectOneLineFailure(outcome, 1)).toMatch(/^cairn worker: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one \(`npx cairn dev`, or `temporal server start-dev`\), or set TEMPORAL_ADDRESS\.$/);
+  });
+
   it('dev --json writes only JSON lines on stdout, from start to shutdown', { timeout: 120_000 }, async () => {
     const [port, uiPort] = await freePorts(2);
     const dir = await mkdtemp(join(tmpdir(), 'cairn-dev-'));

@@ -60,6 +60,7 @@ Then, in another terminal (the line it prints names the server when it is not th
     } catch (error) {
       // A busy port or database: its own message names the port, or the server holding the database, and the flags.
       if ((error as Error).name === 'PortInUseError' || (error as Error).name === 'DatabaseInUseError') throw new CliError((error as Error).message);
+      if (external && /^No Temporal server at /.test((error as Error).message)) throw new CliError((error as Error).message);
       const what = external ? 'Cannot connect to the Temporal server from the environment' : `Cannot start the dev server on port ${port}`;
       throw new CliError(`${what}: ${(error as Error).message}`);
     }

@@ -46,7 +46,9 @@ Environment:
     // The agents only (no deps): which ones requests may start, and their tools' schemas. None: any agent.
     const project = values.config || (await hasConfig()) ? await loadCliProject(values.config, { deps: false }) : undefined;
     const taskQueue = values['task-queue'] ?? project?.taskQueue ?? DEFAULT_TASK_QUEUE;
-    const connected = await connectFromEnvironment().catch((error) => Promise.reject(new CliError(`Cannot connect to the Temporal server: ${(error as Error).message}`)));
+    const connected = await connectFromEnvironment().catch((error: Error) =>
+      Promise.reject(new CliError(/^No Temporal server at /.test(error.message) ? error.message : `Cannot connect to the Temporal server: ${error.message}`)),
+    );
     const dataConverter = dataConverterFromEnvironment(process.env);
     const client = dataConverter ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter }) : connected.client;
     const agents = project?.agents ?? [];

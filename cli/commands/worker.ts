@@ -31,7 +31,8 @@ ${TUNING_HELP}
     const project = await loadCliProject(values.config);
     installRuntime();
     const connected = await connectFromEnvironment().catch((error: Error) => {
-      throw new CliError(`Cannot connect to Temporal (${error.message.split('\n')[0]}); check TEMPORAL_ADDRESS.`);
+      // No server: the connection's own line names the address and what to do.
+      throw new CliError(/^No Temporal server at /.test(error.message) ? error.message : `Cannot connect to Temporal (${error.message.split('\n')[0]}); check TEMPORAL_ADDRESS.`);
     });
     try {
       await runProjectWorker(connected, project, { taskQueue: values['task-queue'] ?? project.taskQueue ?? DEFAULT_TASK_QUEUE, embeddedServer: false, io, worker: tuning });
