@@ -21,6 +21,8 @@ export interface EmbeddedServerOptions {
   readonly port?: number;
   readonly uiPort?: number;
   readonly log?: (line: string) => void;
+  /** Said when the Temporal CLI must be built first (who waits on it, and how not to). */
+  readonly buildNote?: string;
   /**
    * Dynamic config for the server (`--dynamic-config-value KEY=VALUE`, values as JSON). Default
    * FAST_DEV_SERVER_CONFIG; `{}` gives Temporal's defaults (the benches compare the two).
@@ -122,7 +124,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
   try {
     if (options.port !== undefined) await checkPortFree(options.port, '--port');
     if (options.uiPort !== undefined) await checkPortFree(options.uiPort, '--ui-port');
-    const executable = await resolveTemporalCli({ log: options.log });
+    const executable = await resolveTemporalCli({ ...(options.log && { log: options.log }), ...(options.buildNote && { buildNote: options.buildNote }) });
     env = await TestWorkflowEnvironment.createLocal({
       server: {
         executable,

@@ -61,6 +61,8 @@ export interface BuildOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The cache folder to build into (default the machine's, temporalCliCache()). */
   readonly cacheDir?: string;
+  /** A line said right after the first, for who waits on the build (startTestEnvironment: its hook's timeout). */
+  readonly note?: string;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function buildTemporalCli(go: string, options: BuildOptions = {}): 
   const staging = await mkdtemp(join(dir, 'build-'));
   const started = Date.now();
   log(`Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go, once for this machine: about 4 minutes with empty Go caches (into ${dir})…`);
+  if (options.note) log(options.note);
   const progress = setInterval(() => log(`  still building the Temporal CLI… ${Math.round((Date.now() - started) / 1000)} s`), PROGRESS_EVERY_MS);
   try {
     await goInstall(go, { ...(options.env ?? process.env), GOBIN: staging, GOFLAGS: '-mod=mod' });
@@ -104,7 +107,7 @@ function goInstall(go: string, env: NodeJS.ProcessEnv): Promise<void> {
  * to get a server when none works. A build, when one is needed, logs its progress (default stderr).
  */
 export async function resolveTemporalCli(
-  options: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; allowDownload?: boolean } = {},
+  options: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; allowDownload?: boolean; buildNote?: string } = {},
 ): Promise<EphemeralServerExecutable> {
   const env = options.env ?? process.env;
   const explicit = env.TEMPORAL_CLI_PATH;
@@ -126,7 +129,7 @@ export async function resolveTemporalCli(
   const go = await onPath('go', env);
   if (go) {
     try {
-      return { type: 'existing-path', path: await buildTemporalCli(go, { ...(options.log && { log: options.log }), env, cacheDir: dirname(machine) }) };
+      return { type: 'existing-path', path: await buildTemporalCli(go, { ...(options.log && { log: options.log }), ...(options.buildNote && { note: options.buildNote }), env, cacheDir: dirname(machine) }) };
     } catch (error) {
       const stderr = (error as { stderr?: string }).stderr || String(error);
       throw new TemporalCliNotFoundError(`Building the Temporal CLI with Go failed:\n${stderr.trim()}\n\n${HOW_TO}`);

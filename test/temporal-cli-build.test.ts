@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readlink, realpath, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -52,5 +52,27 @@ it.skipIf(!CHECKOUT_CLI || !existsSync(CHECKOUT_CLI))('a checkout’s own .cache
     expect(await readlink(join(xdg, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'))).toBe(await realpath(CHECKOUT_CLI!));
   } finally {
     await rm(xdg, { recursive: true, force: true });
+  }
+});
+
+it('a build says what it does first (and who waits on it), leaves one binary in the cache folder, and reports Go\'s own error when it fails', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-fake-go-'));
+  try {
+    // A stand-in for `go install`: writes a `temporal` into GOBIN, or fails as Go does.
+    const fakeGo = join(root, 'go');
+    await writeFile(fakeGo, '#!/bin/sh\nif [ -n "$FAIL" ]; then echo "go: module lookup disabled" >&2; exit 1; fi\nprintf "#!/bin/sh\\necho temporal version 1.5.1\\n" > "$GOBIN/temporal"; chmod +x "$GOBIN/temporal"\n');
+    await chmod(fakeGo, 0o755);
+    const cacheDir = join(root, 'cache');
+    const lines: string[] = [];
+    const path = await buildTemporalCli(fakeGo, { cacheDir, env: { ...process.env }, note: 'startTestEnvironment waits for it.', log: (line) => lines.push(line) });
+    expect(path).toBe(join(cacheDir, 'temporal'));
+    expect(lines[0]).toBe(`Building the Temporal CLI v1.5.1 with Go, once for this machine: about 4 minutes with empty Go caches (into ${cacheDir})…`);
+    expect(lines[1]).toBe('startTestEnvironment waits for it.');
+    expect(lines.at(-1)).toMatch(/^Built the Temporal CLI in \d+ s: /);
+    expect(await readFile(path, 'utf8')).toContain('temporal version 1.5.1');
+    const failed = await buildTemporalCli(fakeGo, { cacheDir: join(root, 'other'), env: { ...process.env, FAIL: '1' }, log: () => {} }).catch((error: unknown) => error as { stderr?: string });
+    expect(failed).toMatchObject({ stderr: 'go: module lookup disabled\n' });
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
 });

@@ -51,10 +51,19 @@ export interface TestEnvironment {
   close(): Promise<void>;
 }
 
-/** Starts the environment; call `close()` when done (e.g. in afterAll). */
+/** Said when a test would wait on a build of the Temporal CLI: a test hook may time out first. */
+const BUILD_NOTE =
+  'startTestEnvironment waits for it, and a test hook may time out first: call prepareTemporalCli() from cairn-agents/testing ' +
+  "in your test runner's global setup (vitest: globalSetup), which has no timeout, to build it before any test.";
+
+/**
+ * Starts the environment; call `close()` when done (e.g. in afterAll). Its dev server needs the
+ * Temporal CLI: get it first with `prepareTemporalCli()` in a global setup, so that a machine
+ * without it never builds it inside a hook's timeout.
+ */
 export async function startTestEnvironment(options: TestEnvironmentOptions): Promise<TestEnvironment> {
   installQuietRuntime();
-  const server = options.address === undefined ? await startEmbeddedServer() : undefined;
+  const server = options.address === undefined ? await startEmbeddedServer({ buildNote: BUILD_NOTE }) : undefined;
   const address = options.address ?? server!.address;
   const namespace = options.namespace ?? server?.namespace ?? 'default';
   const closers: (() => Promise<unknown>)[] = [];
