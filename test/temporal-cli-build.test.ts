@@ -20,7 +20,7 @@ const go = await run('go', ['env', 'GOROOT']).then(
   () => undefined,
 );
 
-it.skipIf(!go || process.env.CAIRN_SKIP_COLD_BUILD === '1')('builds the Temporal CLI with empty Go caches, saying so at once and every 30 s', { timeout: 20 * 60_000 }, async () => {
+it.skipIf(!go || process.env.CAIRN_SKIP_COLD_BUILD === '1')('builds the Temporal CLI with empty Go caches, saying so at once and every 30 s', { timeout: 30 * 60_000 }, async () => {
   const root = await mkdtemp(join(tmpdir(), 'cairn-cold-build-'));
   const env = { ...process.env, GOPATH: join(root, 'gopath'), GOCACHE: join(root, 'gocache'), GOMODCACHE: join(root, 'gomodcache') };
   const lines: string[] = [];
