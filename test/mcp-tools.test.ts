@@ -35,14 +35,15 @@ const start = (input: AgentRunInput): Promise<WorkflowHandle<(input: AgentRunInp
 type ToolMessage = Extract<TranscriptMessage, { role: 'tool' }>;
 const lastTool = (messages: readonly TranscriptMessage[], name: string) => messages.findLast((m): m is ToolMessage => m.role === 'tool' && m.name === name)!.content as any;
 
-/** `cairn watch <id> --json [--from N]`: one event per line. */
+/** `cairn watch <id> --json [--from N]`: one event per line, up to the answer or to where a person must act. */
 function watchJson(workflowId: string, from?: number): Promise<RunEventItem[]> {
   const tsx = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
   const args = [tsx, 'cli/main.ts', 'watch', workflowId, '--json', ...(from === undefined ? [] : ['--from', String(from)])];
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TEMPORAL_'))), TEMPORAL_ADDRESS: serverAddress() };
   return new Promise((resolve, reject) =>
     execFile(process.execPath, args, { cwd: PACKAGE_ROOT, env, timeout: 50_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`cairn watch failed: ${stderr}`)) : resolve(stdout.trim().split('\n').map((line) => JSON.parse(line))),
+      // Exit 3: the watch stopped where the run waits on a person (docs/cli.md, "Exit codes").
+      error && error.code !== 3 ? reject(new Error(`cairn watch failed: ${stderr}`)) : resolve(stdout.trim().split('\n').map((line) => JSON.parse(line))),
     ),
   );
 }
