@@ -50,6 +50,12 @@ export async function lockDatabase(dbFilename: string, holder: DevServerHolder):
   }
 }
 
+/** Rewrites our own lock once the server's real address is known (a port the server picked). */
+export async function updateLock(dbFilename: string, holder: DevServerHolder): Promise<void> {
+  const file = lockFileOf(dbFilename);
+  if (readHolder(file)?.pid === holder.pid) await writeFile(file, `${JSON.stringify(holder)}\n`);
+}
+
 /** The live dev server holding `dbFilename`, if any. */
 export function devServerHolding(dbFilename: string): DevServerHolder | undefined {
   const holder = readHolder(lockFileOf(dbFilename));

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Connected } from './connection.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
-import { lockDatabase } from './dev-server-lock.js';
+import { lockDatabase, updateLock } from './dev-server-lock.js';
 import { resolveTemporalCli } from './temporal-cli.js';
 
 export interface EmbeddedServerOptions {
@@ -144,12 +144,15 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
     await unlock();
     throw error;
   }
+  const uiUrl = options.uiPort !== undefined ? `http://localhost:${options.uiPort}` : undefined;
+  // A port the server picked itself: the lock names the address it really has.
+  if (dbFilename !== undefined && options.port === undefined) await updateLock(dbFilename, { pid: process.pid, address: env.address, ...(uiUrl && { uiUrl }) });
   const namespace = env.namespace ?? 'default';
   return {
     env,
     address: env.address,
     namespace,
-    uiUrl: options.uiPort !== undefined ? `http://localhost:${options.uiPort}` : undefined,
+    uiUrl,
     client: env.client,
     workerConnection: env.nativeConnection,
     close: async () => {
