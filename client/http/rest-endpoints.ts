@@ -89,7 +89,8 @@ export async function cancel(ctx: HttpContext, request: Request, run: AgentRunHa
 export async function inbox(ctx: HttpContext, request: Request): Promise<Response> {
   await authorized(ctx, request, 'inbox');
   const items = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl));
-  return Response.json({ items });
+  // Never cached: a browser holds a second request for a URL until the first is answered (its cache lock).
+  return Response.json({ items }, { headers: { 'cache-control': 'no-store' } });
 }
 
 /** `Last-Event-ID` + 1, else `?from=`, else 0. */
