@@ -58,7 +58,7 @@ export async function agUiRun(ctx: HttpContext, request: Request): Promise<Respo
       yield frame({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId });
       if (start.closed) {
         // The closed run's final answer, which the client does not have yet.
-        const id = `m-final-${start.run.workflowId}`;
+        const id = start.closed.id;
         yield frame({ type: EventType.TEXT_MESSAGE_START, messageId: id, role: 'assistant' });
         yield frame({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: id, delta: start.closed.answer });
         yield frame({ type: EventType.TEXT_MESSAGE_END, messageId: id });

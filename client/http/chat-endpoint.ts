@@ -109,7 +109,7 @@ function uiStream(ctx: HttpContext, start: WindowStart, had: Seen | undefined, m
       controller.enqueue(messageId ? { type: 'start', messageId } : { type: 'start' });
       try {
         if (start.closed) {
-          const id = `final-${run.workflowId}`;
+          const id = start.closed.id;
           for (const chunk of [{ type: 'start-step' }, { type: 'text-start', id }, { type: 'text-delta', id, delta: start.closed.answer }, { type: 'text-end', id }, { type: 'finish-step' }] as const) controller.enqueue(chunk);
         } else {
           if (start.delivery) controller.enqueue({ type: 'data-cairn-delivery', id: `delivery-${start.delivery.id}`, data: start.delivery });

@@ -96,7 +96,7 @@ export interface WindowStart {
   /** The person's words went to the run: how. */
   readonly delivery?: { readonly delivery: Delivery; readonly id: string };
   /** The run had closed: its final answer, which the client lacks (no window follows). */
-  readonly closed?: { readonly answer: string };
+  readonly closed?: { readonly answer: string; readonly id: string };
 }
 
 /**
@@ -137,7 +137,7 @@ export function toThread(ctx: HttpContext, run: AgentRunHandle, text: string, up
 export async function closedOutcome(thread: Thread, had: Seen): Promise<WindowStart> {
   if (thread.status === 'COMPLETED') {
     const answer = (await thread.run.state().catch(() => undefined))?.answer;
-    if (answer && ![...had.texts].some((t) => t.includes(answer))) return { run: thread.run, from: 0, closed: { answer } };
+    if (answer && ![...had.texts].some((t) => t.includes(answer))) return { run: thread.run, from: 0, closed: { answer, id: `m-final-${thread.firstRunId ?? thread.workflowId}` } };
   }
   throw closedError(thread.workflowId, thread.status);
 }
