@@ -1,6 +1,6 @@
 /**
- * A person's message to a working run over HTTP (`POST /runs/:id/messages`, and an AG-UI request
- * that adds a user message to a thread whose run is working): `run.send`, its outcome as an
+ * A person's message to a run over HTTP (`POST /runs/:id/messages`, and an AG-UI or chat request
+ * that adds a user message to a thread whose run is open and asks nothing: thread.ts `toThread`): `run.send`, its outcome as an
  * HTTP answer. Accepted is 202; refused by the run is 409 (422 for a message it found invalid);
  * throttled by the server is 429; no answer in time is 504 (send again with the same `updateId`:
  * never taken twice); an unknown run is 404. Node-only (client side).
