@@ -235,6 +235,18 @@ describe('exactly one decision wins', () => {
     await handle(runId).result();
     expect(calls.issue_refund! - before).toBe(1);
   });
+
+  it('two identical answers at once: one 200, one 409 already_decided naming the answer that counted', async () => {
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-62' }), scriptStep.call('schedule_redelivery', { orderId: 'A-62', window: 'morning' }), scriptStep.text('Booked.')]));
+    const started = await fetch(`${served.url}/runs`, json({ prompt: 'Redeliver A-62.', threadId: `once-${randomUUID()}` }));
+    const { runId } = (await started.json()) as { runId: string };
+    const asked = (await awaiting(handle(runId), 'awaiting_clarification')).clarification!;
+    const url = `${served.url}/runs/${encodeURIComponent(runId)}/answer`;
+    const both = await Promise.all([fetch(url, json({ answer: { window: 'morning' }, questionId: asked.id })), fetch(url, json({ answer: { window: 'morning' }, questionId: asked.id }))]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await errorOf(both.find((r) => r.status === 409)!)).toMatchObject({ code: 'already_decided', message: expect.stringContaining('{"window":"morning"} counted') });
+    expect(await handle(runId).result()).toMatchObject({ answer: 'Booked.' });
+  });
 });
 
 describe('a run that failed', () => {

@@ -47,7 +47,7 @@ export class RunInbox {
   readonly cancelled: Promise<string>;
   #cancel: (reason: string) => void = () => {};
   /** The last question answered here: a later answer to it is `already_decided`, not `not_pending`. */
-  #answered: string | undefined;
+  #answered: { readonly id: string; readonly text: string } | undefined;
 
   constructor(carried: CarriedRun | undefined) {
     this.answer = carried?.answer;
@@ -77,8 +77,8 @@ export class RunInbox {
       const to = children.route(a?.id);
       if (to) return children.checkAnswer(to, a);
       // A second answer would silently replace the first, and its sender would never know.
-      if (this.answer !== undefined || (a && typeof a === 'object' && a.id === this.#answered && state().clarification?.id !== a.id))
-        throw new HumanInputError(`Question ${String(a?.id)} was already answered; the run is acting on that answer.`, 'already_decided');
+      if (this.answer !== undefined || (a && typeof a === 'object' && a.id === this.#answered?.id && state().clarification?.id !== a.id))
+        throw new HumanInputError(`Question ${String(a?.id)} was already answered: ${this.#answered?.text ?? 'an answer'} counted.`, 'already_decided');
       validateAnswer(state().clarification, a, tools);
     };
     const takeAnswer = async (a: ClarificationAnswer) => {
@@ -87,7 +87,7 @@ export class RunInbox {
       if (to) await children.forwardAnswer(to, a.answer);
       else {
         this.answer ??= a.answer;
-        this.#answered = a.id;
+        this.#answered = { id: a.id, text: JSON.stringify(a.answer).slice(0, 300) };
       }
     };
     const checkReview = (r: ReviewInput) => {
