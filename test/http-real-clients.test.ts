@@ -99,6 +99,10 @@ describe("useChat's engine (AbstractChat) over the UI message stream", () => {
     const again = await fetch(`${served.url}/chat`, json({ id: chatId, messages: lost }));
     expect(again.status).toBe(200);
     expect(await again.text()).toContain('Refunded 80 on A-31.');
+    // The first request sent again (a client that lost the run's only window): the outcome, not a second run.
+    const retried = await fetch(`${served.url}/chat`, json({ id: chatId, messages: [chat.messages[0]] }));
+    expect(retried.status).toBe(200);
+    expect(await retried.text()).toContain('Refunded 80 on A-31.');
     expect((await handle(workflowId).describe()).runId).toBe(firstRun);
     expect(calls.issue_refund! - before).toBe(1);
 
@@ -186,6 +190,14 @@ describe('one AG-UI HttpAgent through every interrupt', () => {
     const windowEvents = [asked, reviewed, done].map((r) => r.events.filter((e) => e.type === 'TOOL_CALL_START').map((e) => (e as unknown as { toolCallId: string }).toolCallId));
     expect(new Set(windowEvents.flat()).size).toBe(windowEvents.flat().length);
     expect(agent.messages.filter((m) => m.role === 'assistant' && m.content === 'Redelivery in the morning; refunded 80.')).toHaveLength(1);
+
+    // The first request sent again by a client that lost every window: the outcome once, no second run.
+    const runBefore = (await handle(workflowId).describe()).runId;
+    const lostAll = new HttpAgent({ url: `${served.url}/agui`, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'A-41: redeliver it and refund 80.' }] });
+    const outcome = await runOnce(lostAll);
+    expect(outcome.finished.outcome).toMatchObject({ type: 'success' });
+    expect(lostAll.messages.filter((m) => m.role === 'assistant' && m.content === 'Redelivery in the morning; refunded 80.')).toHaveLength(1);
+    expect((await handle(workflowId).describe()).runId).toBe(runBefore);
 
     // The run closed: the accept again is 409 run_closed (not 404), over AG-UI and REST; nothing runs again.
     const closed = await fetch(`${served.url}/agui`, json({ threadId, runId: randomUUID(), messages: agent.messages, tools: [], context: [], state: {}, forwardedProps: {}, resume: [{ interruptId: review.id, status: 'resolved', payload: { type: 'accept' } }] }));

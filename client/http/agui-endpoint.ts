@@ -31,7 +31,7 @@ import { parseInterruptId, pendingInterrupts } from './interrupts.js';
 import { promptOf, textOf } from './prompt-of.js';
 import { runWindow } from './run-window.js';
 import { sseResponse } from './sse.js';
-import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, toThread, windowFailure, type Seen, type Thread, type WindowStart } from './thread.js';
+import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type Thread, type WindowStart } from './thread.js';
 import { workflowIdOf } from './thread-ids.js';
 
 export async function agUiRun(ctx: HttpContext, request: Request): Promise<Response> {
@@ -113,6 +113,7 @@ async function begin(ctx: HttpContext, request: Request, thread: Thread, input: 
     if (thread.status !== 'NONE' && said === '') return closedOutcome(thread, had);
     const agent = agentName(ctx, ((input.forwardedProps ?? {}) as { agent?: unknown }).agent);
     const prompt = promptOf(input.messages.map((m) => ({ role: m.role, text: textOf((m as { content?: unknown }).content) })));
+    if (await startedWith(thread, prompt)) return closedOutcome(thread, had);
     return openWindow(ctx, thread.workflowId, 0, () => ctx.gate.run(undefined, () => startThread(ctx, request, thread.workflowId, agent, prompt)));
   }
   // The thread's first request again (a reconnect), or a client with nothing new to say.

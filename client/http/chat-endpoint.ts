@@ -16,7 +16,7 @@ import { parseInterruptId, pendingInterrupts, reviewInterruptId } from './interr
 import { promptOf, textOf } from './prompt-of.js';
 import { chatBody, parseBody, type ChatMessage } from './request-bodies.js';
 import { runWindow } from './run-window.js';
-import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, toThread, windowFailure, type Seen, type WindowStart } from './thread.js';
+import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type WindowStart } from './thread.js';
 import { workflowIdOf } from './thread-ids.js';
 import { streamReadQuery } from '../../workflows/run-stream.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
@@ -38,6 +38,7 @@ export async function chat(ctx: HttpContext, request: Request): Promise<Response
     // Only a new user message starts the thread's (next) run.
     const prompt = promptOf(messages.map((m) => ({ role: m.role, text: textOf(m.parts) })));
     const agent = agentName(ctx, input.agent);
+    if (await startedWith(thread, prompt)) return uiStream(ctx, await closedOutcome(thread, had), had, assistantMessageId(workflowId, thread.firstRunId, 0));
     start = await openWindow(ctx, workflowId, 0, () => ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, prompt)));
     runName = start.run.firstExecutionRunId;
   }

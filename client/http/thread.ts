@@ -142,6 +142,17 @@ export async function closedOutcome(thread: Thread, had: Seen): Promise<WindowSt
   throw closedError(thread.workflowId, thread.status);
 }
 
+/**
+ * True when `prompt` is what started the thread's closed run: the same request sent again (a
+ * client that lost the run's only window retries it), not a new message. It gets the run's
+ * outcome, not a second run.
+ */
+export async function startedWith(thread: Thread, prompt: string): Promise<boolean> {
+  if (thread.status === 'NONE' || isOpen(thread.status)) return false;
+  const head = await thread.run.transcript({ from: 0, length: 2 }).catch(() => []);
+  return head.find((m) => m.role === 'user')?.content === prompt;
+}
+
 /** Why a window ended in error: the run failed (its failure), or the error as HTTP. */
 export async function windowFailure(ctx: HttpContext, workflowId: string, error: unknown): Promise<HttpError> {
   const thread = await lookupThread(ctx, workflowId).catch(() => undefined);
