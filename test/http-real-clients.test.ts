@@ -229,6 +229,11 @@ describe('one AG-UI HttpAgent through every interrupt', () => {
     await runOnce(other);
     const cancelled = await runOnce(other, { resume: [{ interruptId: other.pendingInterrupts[0]!.id, status: 'cancelled' }] });
     expect(cancelled.finished.outcome).toMatchObject({ type: 'cancelled' });
+    // A client that lost that window asks again: the closed run's outcome is cancelled too, not success.
+    const otherThread = other.threadId;
+    const lost = new HttpAgent({ url: `${served.url}/agui`, threadId: otherThread, initialMessages: [{ id: 'u1', role: 'user', content: 'Redeliver A-52.' }] });
+    await handle(`cairn-thread-${otherThread}`).result();
+    expect((await runOnce(lost)).finished.outcome).toMatchObject({ type: 'cancelled' });
   });
 });
 

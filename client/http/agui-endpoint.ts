@@ -62,7 +62,7 @@ export async function agUiRun(ctx: HttpContext, request: Request): Promise<Respo
         yield frame({ type: EventType.TEXT_MESSAGE_START, messageId: id, role: 'assistant' });
         yield frame({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: id, delta: start.closed.answer });
         yield frame({ type: EventType.TEXT_MESSAGE_END, messageId: id });
-        yield frame(finished({ answer: start.closed.answer, runId: start.run.workflowId }, false) as AgUiEvent);
+        yield frame(finished({ answer: start.closed.answer, runId: start.run.workflowId }, start.closed.cancelled) as AgUiEvent);
         return;
       }
       if (start.delivery) yield frame({ type: EventType.CUSTOM, name: 'cairn.delivery', value: start.delivery });

@@ -124,7 +124,7 @@ function uiStream(ctx: HttpContext, start: WindowStart, had: Seen | undefined, m
             else controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts: [] } });
           }
         }
-        controller.enqueue({ type: 'finish', finishReason: context.cancelled ? 'other' : 'stop' });
+        controller.enqueue({ type: 'finish', finishReason: context.cancelled || start.closed?.cancelled ? 'other' : 'stop' });
       } catch (error) {
         if (abort.signal.aborted) return;
         const e = await windowFailure(ctx, run.workflowId, error);

@@ -13,6 +13,8 @@ import { runError } from './run-errors.js';
 import { liveFromNow, type LiveFeed } from './run-window.js';
 import { deliverMessage } from './user-message.js';
 import { answerClarificationUpdate } from '../../workflows/messages.js';
+import { streamReadQuery } from '../../workflows/run-stream.js';
+import { decodeJsonItem } from '../../shared/stream-wire.js';
 
 /** Temporal's execution status name (`RUNNING`, `COMPLETED`, `FAILED`...), or `NONE` for a thread with no run yet. */
 export type ThreadStatus = string;
@@ -96,7 +98,7 @@ export interface WindowStart {
   /** The person's words went to the run: how. */
   readonly delivery?: { readonly delivery: Delivery; readonly id: string };
   /** The run had closed: its final answer, which the client lacks (no window follows). */
-  readonly closed?: { readonly answer: string; readonly id: string };
+  readonly closed?: { readonly answer: string; readonly id: string; readonly cancelled: boolean };
 }
 
 /**
@@ -137,7 +139,8 @@ export function toThread(ctx: HttpContext, run: AgentRunHandle, text: string, up
 export async function closedOutcome(thread: Thread, had: Seen): Promise<WindowStart> {
   if (thread.status === 'COMPLETED') {
     const answer = (await thread.run.state().catch(() => undefined))?.answer;
-    if (answer && ![...had.texts].some((t) => t.includes(answer))) return { run: thread.run, from: 0, closed: { answer, id: `m-final-${thread.firstRunId ?? thread.workflowId}` } };
+    if (answer && ![...had.texts].some((t) => t.includes(answer)))
+      return { run: thread.run, from: 0, closed: { answer, id: `m-final-${thread.firstRunId ?? thread.workflowId}`, cancelled: await cancelledByPerson(thread.run) } };
   }
   throw closedError(thread.workflowId, thread.status);
 }
@@ -151,6 +154,18 @@ export async function startedWith(thread: Thread, prompt: string): Promise<boole
   if (thread.status === 'NONE' || isOpen(thread.status)) return false;
   const head = await thread.run.transcript({ from: 0, length: 2 }).catch(() => []);
   return head.find((m) => m.role === 'user')?.content === prompt;
+}
+
+/** True when a person cancelled the run (its events hold a `human` cancel). */
+async function cancelledByPerson(run: AgentRunHandle): Promise<boolean> {
+  for (let from = 0, pages = 0; pages < 8; pages++) {
+    const page = await run.workflow.query(streamReadQuery, { topics: ['human'], from_offset: from }).catch(() => undefined);
+    if (!page) return false;
+    if (page.items.some((item) => (decodeJsonItem(item.data) as { kind?: unknown } | undefined)?.kind === 'cancel')) return true;
+    if (!page.more_ready) return false;
+    from = page.next_offset;
+  }
+  return false;
 }
 
 /** Why a window ended in error: the run failed (its failure), or the error as HTTP. */
