@@ -63,7 +63,7 @@ export async function actOn<T>(ctx: HttpContext, run: AgentRunHandle, act: () =>
 
 /** `error` as the thread's state explains it: `run_closed` when the run finished, 404 when it never was. */
 export async function closedAware(ctx: HttpContext, workflowId: string, error: HttpError): Promise<HttpError> {
-  if (error.code !== 'unknown_run' && error.code !== 'not_pending') return error;
+  if (error.code !== 'unknown_run' && error.code !== 'not_pending' && error.code !== 'run_closed') return error;
   const thread = await lookupThread(ctx, workflowId).catch(() => undefined);
   if (!thread) return error;
   if (thread.status === 'NONE') return new HttpError(404, 'unknown_run', `No run with id "${workflowId}".`);
