@@ -67,6 +67,16 @@ describe('the inbox page', () => {
     expect(await wire.textContent()).toContain('Allowed: accept, reject');
     expect(await wire.locator('button', { hasText: 'Edit' }).count()).toBe(0);
     expect(await refund.locator('a', { hasText: 'Temporal UI' }).getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(refunding)}`);
+    // What a person needs to judge: the request, the latest words, since when it waits, the whole arguments.
+    expect(await refund.locator('.convo').textContent()).toContain('Refund A-2.');
+    expect(await question.locator('.convo').textContent()).toContain('Redeliver A-1.');
+    const since = new Date((await refund.locator('.since').getAttribute('title'))!).getTime();
+    const startedAt = (await handle(refunding).describe()).startTime.getTime();
+    const asked = (await (await fetch(`${served.url}/inbox`)).json()) as { items: { runId: string; waitingSince: string; startedAt: string; exchange: unknown[] }[] };
+    const listed = asked.items.find((i) => i.runId === refunding)!;
+    expect(since).toBe(new Date(listed.waitingSince).getTime());
+    expect(since).toBeGreaterThan(startedAt);
+    expect(await refund.locator('textarea').evaluate((t) => (t as unknown as { scrollHeight: number }).scrollHeight <= (t as unknown as { clientHeight: number }).clientHeight + 1)).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'inbox-waiting.png'), fullPage: true });
 
     // An edit that breaks the tool's schema is caught on the page; nothing is sent.
@@ -79,9 +89,17 @@ describe('the inbox page', () => {
     // Clicks: accept the refund as it was, answer the question.
     await refund.locator('textarea').fill(JSON.stringify({ orderId: 'A-2', amount: 80 }));
     await refund.locator('button', { hasText: 'Accept' }).click();
+    // The question shows what its answer may be (the tool's schema), and an answer outside it is caught on the page.
+    expect(await question.textContent()).toContain('one of: morning, afternoon');
+    await question.locator('input[name=window]').fill('evening');
+    await question.locator('button', { hasText: 'Answer' }).click();
+    await question.locator('.error', { hasText: 'answer.window must be one of "morning", "afternoon"' }).waitFor(WAIT);
     await question.locator('input[name=window]').fill('morning');
     await question.locator('button', { hasText: 'Answer' }).click();
     await Promise.all([refund.waitFor({ state: 'detached', ...WAIT }), question.waitFor({ state: 'detached', ...WAIT })]);
+    // Each act is confirmed on the page.
+    await page.locator('.notice', { hasText: `Accepted the call to issue_refund` }).waitFor(WAIT);
+    await page.locator('.notice', { hasText: `Answered "Which delivery window suits you: morning or afternoon?" on ${asking}` }).waitFor(WAIT);
 
     // Decided elsewhere (the JSON API): the card leaves without a reload.
     const pending = (await awaiting(handle(wiring), 'awaiting_review')).reviews[0]!;
@@ -100,5 +118,45 @@ describe('the inbox page', () => {
     expect(await handle(wiring).result()).toMatchObject({ answer: 'Wired.' });
     expect(calls.issue_refund! - refundsBefore).toBe(1);
     console.log(`Inbox screenshots: ${SHOTS}`);
+  });
+
+  it("polls one request at a time on a slow server: polls never pile up in front of a person's act (why it once waited a minute under load)", async () => {
+    // A server slower than the poll interval: each inbox answer takes 2.5 s.
+    const client = new CairnClient({ client: w.client, taskQueue: w.taskQueue });
+    const handler = createCairnHttpHandler({ client, agents: [testAgent] });
+    let answered = 0;
+    const slow = await serve(async (request) => {
+      if (new URL(request.url).pathname !== '/inbox') return handler(request);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      try {
+        return await handler(request);
+      } finally {
+        answered++;
+      }
+    });
+    const page = await browser.newPage();
+    // Count the page's own inbox requests in flight (the browser would queue overlapping ones itself).
+    await page.addInitScript(() => {
+      const g = globalThis as unknown as { fetch: typeof fetch; inboxInFlight: number; inboxMost: number };
+      const original = g.fetch.bind(g);
+      g.inboxInFlight = 0;
+      g.inboxMost = 0;
+      g.fetch = (input, init) => {
+        if (String(input) !== 'inbox') return original(input, init);
+        g.inboxMost = Math.max(g.inboxMost, ++g.inboxInFlight);
+        return original(input, init).finally(() => g.inboxInFlight--);
+      };
+    });
+    try {
+      await page.goto(`${slow.url}/`);
+      await page.locator('#status', { hasText: 'updated' }).waitFor(WAIT);
+      while (answered < 2) await page.waitForTimeout(200);
+      expect(await page.evaluate(() => (globalThis as unknown as { inboxMost: number }).inboxMost)).toBe(1);
+      // No Temporal UI link where the handler was not told of one that serves.
+      expect(await page.locator('a', { hasText: 'Temporal UI' }).count()).toBe(0);
+    } finally {
+      await page.close();
+      await slow.close();
+    }
   });
 });

@@ -96,7 +96,9 @@ describe('AG-UI: live deltas', () => {
       },
     });
     await firstRun;
-    expect(told.find((e) => e.type === 'CUSTOM')).toMatchObject({ name: 'cairn.human', value: { kind: 'message', detail: expect.stringContaining('A-1002') } });
+    const custom = (name: string) => told.find((e) => e.type === 'CUSTOM' && (e as unknown as { name: string }).name === name);
+    expect(custom('cairn.delivery')).toMatchObject({ value: { delivery: 'queued' } });
+    expect(custom('cairn.human')).toMatchObject({ value: { kind: 'message', detail: expect.stringContaining('A-1002') } });
     expect((await run.state()).steps.some((s) => s.action === 'message' && s.detail.includes('A-1002'))).toBe(true);
     expect(assistantTexts(second.messages)).toContain('Both checked.');
     expect((await run.result()).answer).toBe('Both checked.');
@@ -143,7 +145,7 @@ describe('AI SDK UI stream: live deltas', () => {
     expect((await run.result()).answer).toBe('Both checked.');
   });
 
-  it("useChat's resume: a reload mid-turn gets the response again from its start, once; 204 when nothing is under way", async () => {
+  it("useChat's resume: a reload mid-turn gets the response again from its start, once; after the run finished, its last response again", async () => {
     const held = live.hold('uiResume');
     const chatId = `c-${randomUUID()}`;
     const transport = new DefaultChatTransport<UIMessage>({ api: `${served.url}/chat` });
@@ -163,7 +165,11 @@ describe('AI SDK UI stream: live deltas', () => {
     }
     expect(held.released).toBe(true);
     expect(texts(last!)).toEqual([REPLY]);
-    expect(await transport.reconnectToStream({ chatId })).toBeNull(); // finished
+    // Finished: a client that lost the end gets the whole last response again (a replay), the answer once.
+    const after = await transport.reconnectToStream({ chatId });
+    let replayed: UIMessage | undefined;
+    for await (const message of readUIMessageStream<UIMessage>({ stream: after!, terminateOnError: true })) replayed = message;
+    expect(texts(replayed!)).toEqual([REPLY]);
   });
 
   it('a call that dies mid-stream: reset-step takes the stale text out, the final message is the retry alone', async () => {

@@ -33,8 +33,10 @@ afterAll(async () => {
 async function turn(chatId: string, messages: UIMessage[]): Promise<UIMessage> {
   const transport = new DefaultChatTransport<UIMessage>({ api: `${served.url}/chat` });
   const stream = await transport.sendMessages({ trigger: 'submit-message', chatId, messageId: undefined, messages, abortSignal: undefined });
+  // A response after the assistant's message continues it, as useChat does.
+  const previous = messages.at(-1)?.role === 'assistant' ? structuredClone(messages.at(-1)) : undefined;
   let last: UIMessage | undefined;
-  for await (const message of readUIMessageStream<UIMessage>({ stream, terminateOnError: true })) last = message;
+  for await (const message of readUIMessageStream<UIMessage>({ stream, terminateOnError: true, ...(previous && { message: previous }) })) last = message;
   return last!;
 }
 

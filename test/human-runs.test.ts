@@ -100,7 +100,8 @@ describe('review of tool calls', () => {
     expect(review).toMatchObject({ name: 'issue_refund', args: { orderId: 'A-7', amount: 60 } });
     const input = { toolCallId: review.toolCallId, argsHash: review.argsHash, decision: decision as never };
     await handle.executeUpdate(reviewToolCallUpdate, { args: [input] });
-    await handle.executeUpdate(reviewToolCallUpdate, { args: [input] }); // the same decision again: a no-op
+    // The same decision again (another reviewer): refused, naming the decision that counted; nothing changes.
+    await expect(handle.executeUpdate(reviewToolCallUpdate, { args: [input] })).rejects.toMatchObject({ cause: { details: [{ code: 'already_decided' }], message: expect.stringContaining('counted') } });
     await rejectNextReview(handle, review.toolCallId);
     await handle.result();
     expect((calls.issue_refund ?? 0) - before).toBe(runs);

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
 import { HumanInputError, validateAnswer, validateReview } from './human-input.js';
 import { refusalCodeOf } from '../shared/failures/human-input-refusal.js';
+import { z } from 'zod';
+import type { AnyTool } from '../shared/tools/define-tool.js';
 
 /** The refusal as a client decodes it from the failed Update. */
 function decodedCode(act: () => void): { code: string | undefined; message: string } {
@@ -36,6 +38,24 @@ describe('HumanInputError codes', () => {
     const refused = decodedCode(act);
     expect(refused.code).toBe(code);
     expect(refused.message).toMatch(message);
+  });
+
+  it("holds an object answer to the tool's schema for the missing fields; text always goes", () => {
+    const tool = { name: 'schedule_redelivery', input: z.object({ orderId: z.string(), window: z.enum(['morning', 'afternoon']).optional() }) } as unknown as AnyTool;
+    const tools = new Map([['schedule_redelivery', tool]]);
+    const asking = { id: 'q1', question: 'Which window?', tool: 'schedule_redelivery', missingFields: ['window'] } as Parameters<typeof validateAnswer>[0];
+    expect(decodedCode(() => validateAnswer(asking, { id: 'q1', answer: { foo: 'zzz' } }, tools))).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('"window"') });
+    expect(decodedCode(() => validateAnswer(asking, { id: 'q1', answer: { window: 'evening' } }, tools))).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('"window"') });
+    expect(decodedCode(() => validateAnswer(asking, { id: 'q1', answer: { window: 'morning', orderId: 'A-1' } }, tools))).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('"orderId"') });
+    expect(() => validateAnswer(asking, { id: 'q1', answer: { window: 'morning' } }, tools)).not.toThrow();
+    expect(() => validateAnswer(asking, { id: 'q1', answer: 'mornings are best' }, tools)).not.toThrow();
+  });
+
+  it('refuses the same decision again, naming the one that counted; the handler takes a repeat as a no-op', () => {
+    const decided = { '2.1': { argsHash: 'h1', decision: { type: 'accept' as const }, sent: '{"type":"accept"}' } };
+    const again = { toolCallId: '2.1', argsHash: 'h1', decision: { type: 'accept' as const } };
+    expect(decodedCode(() => validateReview([review], decided, new Map(), again))).toMatchObject({ code: 'already_decided', message: expect.stringContaining('{"type":"accept"} counted') });
+    expect(validateReview([review], decided, new Map(), again, 'ignore')).toBeUndefined();
   });
 
   it('reads no code from details that carry none', () => {

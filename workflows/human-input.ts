@@ -29,7 +29,13 @@ export class HumanInputError extends ApplicationFailure {
   }
 }
 
-export function validateAnswer(pending: PendingClarification | null, input: ClarificationAnswer): void {
+/**
+ * Checks an answer to the pending question. An object answer to a question about a tool's missing
+ * fields is held to the schema the run advertises for it: exactly those fields, each valid under
+ * the tool's own input schema for it (type, pattern, enum...). Text is always a possible answer
+ * (the model reads it). `tools`: the run's tools by name (absent: shape checks only).
+ */
+export function validateAnswer(pending: PendingClarification | null, input: ClarificationAnswer, tools?: ReadonlyMap<string, AnyTool>): void {
   if (!pending) throw new HumanInputError('No clarification is pending.', 'not_pending');
   if (!input || typeof input !== 'object') throw new HumanInputError('Expected { id, answer }.');
   if (input.id !== pending.id) throw new HumanInputError(`Unknown clarification id "${String(input.id)}"; the pending one is "${pending.id}".`, 'not_pending');
@@ -41,14 +47,54 @@ export function validateAnswer(pending: PendingClarification | null, input: Clar
   }
   if (a && typeof a === 'object' && !Array.isArray(a) && Object.keys(a).length > 0) {
     if (JSON.stringify(a).length > MAX_ANSWER_CHARS) throw new HumanInputError(`The answer is larger than ${MAX_ANSWER_CHARS} characters.`);
+    checkFields(pending, a as Record<string, unknown>, tools);
     return;
   }
   throw new HumanInputError(`The answer must be non-empty text or an object of fields, not ${Array.isArray(a) ? 'an array' : typeof a}.`);
 }
 
+/** The answer's fields against the question's missing fields and the tool's schema for each. */
+function checkFields(pending: PendingClarification, answer: Record<string, unknown>, tools: ReadonlyMap<string, AnyTool> | undefined): void {
+  const missing = pending.missingFields;
+  if (!missing?.length) return;
+  const absent = missing.filter((f) => !Object.hasOwn(answer, f));
+  if (absent.length > 0) throw new HumanInputError(`The answer lacks ${absent.map((f) => `"${f}"`).join(', ')}: answer with ${missing.map((f) => `"${f}"`).join(', ')}, or in words.`);
+  const extra = Object.keys(answer).filter((k) => !missing.includes(k));
+  if (extra.length > 0) throw new HumanInputError(`The answer has ${extra.map((f) => `"${f.slice(0, 100)}"`).join(', ')}, which the question did not ask; it asks for ${missing.map((f) => `"${f}"`).join(', ')}.`);
+  const tool = pending.tool === undefined ? undefined : tools?.get(pending.tool);
+  if (!tool) return;
+  for (const field of missing) {
+    const schema = fieldSchema(tool.input, field);
+    if (!schema) continue;
+    const checked = schema.safeParse(answer[field]);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new HumanInputError(`The answer's "${field}" is invalid for ${tool.name}: ${issue?.message ?? 'invalid'}.`);
+    }
+  }
+}
+
+interface FieldParser {
+  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { message: string }[] } };
+}
+
+/** The zod schema of the (dotted) field `path` of an object schema; undefined when it is not one. */
+function fieldSchema(input: unknown, path: string): FieldParser | undefined {
+  let at: unknown = input;
+  for (const key of path.split('.')) {
+    const shape = (at as { shape?: Record<string, unknown> } | undefined)?.shape;
+    if (!shape || typeof shape !== 'object' || !Object.hasOwn(shape, key)) return undefined;
+    at = shape[key];
+  }
+  return typeof (at as FieldParser | undefined)?.safeParse === 'function' ? (at as FieldParser) : undefined;
+}
+
 /**
  * Checks one review decision; returns the planner's form of it. A decision for other arguments
- * (stale hash) fails closed; repeating the decision already taken is a no-op; a different one is refused.
+ * (stale hash) fails closed; once a decision counted, any other — the same decision again from
+ * someone else included — is refused `already_decided`, naming the one that counted (`repeat:
+ * 'ignore'` makes the same decision a no-op instead: the handler's own check, which replays older
+ * histories where a repeat was taken).
  */
 export interface DecidedReview {
   readonly argsHash: string;
@@ -62,6 +108,7 @@ export function validateReview(
   decided: Readonly<Record<string, DecidedReview>>,
   tools: ReadonlyMap<string, AnyTool>,
   input: ReviewInput,
+  repeat: 'refuse' | 'ignore' = 'refuse',
 ): DecidedReview | undefined {
   if (!input || typeof input !== 'object' || !input.decision || typeof input.toolCallId !== 'string') throw new HumanInputError('Expected { toolCallId, argsHash, decision }.');
   // Own keys only: a toolCallId of `__proto__` or `constructor` names no decision.
@@ -76,8 +123,8 @@ export function validateReview(
   if (sent === undefined || sent.length > MAX_HUMAN_INPUT_CHARS)
     throw new HumanInputError(`The decision is larger than ${MAX_HUMAN_INPUT_CHARS} characters of JSON (or is not JSON); send a shorter one.`);
   if (previous) {
-    if (previous.sent === sent) return undefined;
-    throw new HumanInputError(`Tool call ${input.toolCallId} was already decided (${previous.decision.type}).`, 'already_decided');
+    if (previous.sent === sent && repeat === 'ignore') return undefined;
+    throw new HumanInputError(`Tool call ${input.toolCallId} was already decided: ${previous.sent.slice(0, 300)} counted.`, 'already_decided');
   }
   return { argsHash: expected, decision: toDecision(review!, tools, input.decision), sent };
 }

@@ -34,7 +34,14 @@ export type RunEvent =
       readonly error?: { readonly code: string; readonly message: string };
     })
   | (Base & { readonly type: 'tool_start'; readonly toolCallId: string; readonly name: string; readonly args: JsonValue })
-  | (Base & { readonly type: 'tool_end'; readonly toolCallId: string; readonly name: string; readonly result: JsonValue })
+  | (Base & {
+      readonly type: 'tool_end';
+      readonly toolCallId: string;
+      readonly name: string;
+      readonly result: JsonValue;
+      /** A call refused at the boundary (it never started): the arguments the model sent, previewed. */
+      readonly args?: JsonValue;
+    })
   | (Base & { readonly type: 'decision'; readonly seq: number; readonly action: string; readonly detail: string })
   | (Base & { readonly type: 'question'; readonly clarification: PendingClarification; readonly child?: ChildLink })
   | (Base & { readonly type: 'review'; readonly reviews: readonly PendingReview[]; readonly child?: ChildLink })
@@ -72,9 +79,16 @@ export function toolStartEvent(base: Base, call: ToolCall): RunEvent {
 }
 
 /** The ToolResult whole — status, error chain, hint, telemetry, runLink — with its payloads previewed. */
-export function toolEndEvent(base: Base, result: ToolResult): RunEvent {
+export function toolEndEvent(base: Base, result: ToolResult, refusedArgs?: JsonValue): RunEvent {
   const view: Record<string, unknown> = { ...result };
   if (result.status === 'ok') view.result = preview(result.result);
   if (result.status === 'error' && result.partialResult !== undefined) view.partialResult = preview(result.partialResult);
-  return { ...base, type: 'tool_end', toolCallId: result.toolCallId, name: result.name, result: preview(view as JsonValue, 4 * MAX_EVENT_VALUE_CHARS) };
+  return {
+    ...base,
+    type: 'tool_end',
+    toolCallId: result.toolCallId,
+    name: result.name,
+    result: preview(view as JsonValue, 4 * MAX_EVENT_VALUE_CHARS),
+    ...(refusedArgs !== undefined && { args: preview(refusedArgs) }),
+  };
 }

@@ -46,6 +46,8 @@ export class RunInbox {
   /** Resolves with the reason once the run is cancelled (child runs are told then). */
   readonly cancelled: Promise<string>;
   #cancel: (reason: string) => void = () => {};
+  /** The last question answered here: a later answer to it is `already_decided`, not `not_pending`. */
+  #answered: { readonly id: string; readonly text: string } | undefined;
 
   constructor(carried: CarriedRun | undefined) {
     this.answer = carried?.answer;
@@ -74,15 +76,19 @@ export class RunInbox {
     const checkAnswer = (a: ClarificationAnswer) => {
       const to = children.route(a?.id);
       if (to) return children.checkAnswer(to, a);
-      validateAnswer(state().clarification, a);
       // A second answer would silently replace the first, and its sender would never know.
-      if (this.answer !== undefined) throw new HumanInputError('This question was already answered; the run is acting on that answer.', 'already_decided');
+      if (this.answer !== undefined || (a && typeof a === 'object' && a.id === this.#answered?.id && state().clarification?.id !== a.id))
+        throw new HumanInputError(`Question ${String(a?.id)} was already answered: ${this.#answered?.text ?? 'an answer'} counted.`, 'already_decided');
+      validateAnswer(state().clarification, a, tools);
     };
     const takeAnswer = async (a: ClarificationAnswer) => {
       heard('answer', a.id, a.answer);
       const to = children.route(a.id);
       if (to) await children.forwardAnswer(to, a.answer);
-      else this.answer ??= a.answer;
+      else {
+        this.answer ??= a.answer;
+        this.#answered = { id: a.id, text: JSON.stringify(a.answer).slice(0, 300) };
+      }
     };
     const checkReview = (r: ReviewInput) => {
       const to = children.route(r?.toolCallId);
@@ -93,7 +99,7 @@ export class RunInbox {
       heard('review', r.toolCallId, r.decision as JsonValue);
       const to = children.route(r.toolCallId);
       if (to) return children.forwardReview(to, r);
-      const decided = validateReview(state().reviews, this.decisions, tools, r);
+      const decided = validateReview(state().reviews, this.decisions, tools, r, 'ignore');
       if (decided) this.decisions[r.toolCallId] = decided; // undefined: the same decision again, a no-op
     };
     setHandler(answerClarificationUpdate, takeAnswer, { validator: checkAnswer, description: 'Answer the pending clarification: { id, answer }.' });

@@ -34,7 +34,9 @@ export class RunNarrator {
 
   /** A plan was recorded; `logged` is its step-log entry when the step is new. */
   recorded(plan: Plan, logged: StepLogEntry | undefined): void {
-    for (const result of plan.record) if (!this.#told.has(result.toolCallId)) this.#tell(toolEndEvent(this.#base(), result));
+    // A call never told started (refused at the boundary) ends with the arguments the model sent.
+    const sent = (id: string) => plan.reply?.toolCalls.find((c) => c.toolCallId === id)?.args;
+    for (const result of plan.record) if (!this.#told.has(result.toolCallId)) this.#tell(toolEndEvent(this.#base(), result, sent(result.toolCallId)));
     if (plan.record.length > 0) this.#told.clear();
     if (!logged) return;
     this.#tell({ ...this.#base(), type: 'decision', seq: logged.seq, action: logged.action, detail: logged.detail });

@@ -1,13 +1,21 @@
 /**
  * AG-UI on the handler: a POST of `RunAgentInput` answered by an SSE stream of AG-UI events
- * (`@ag-ui/encoder`). One request is one window onto the thread's durable run: a request without
- * `resume` starts the thread's run (or finds it) and tells it from its first event; a request with
- * `resume` hands each entry to the run (the workflow validates it: stale arguments are refused, a
- * repeat is a no-op) and tells what followed. The window ends with RUN_FINISHED: outcome
- * `interrupt` while the run waits for a person, `success` when it finished. A request without
- * `resume` whose last message is a new user message, on a thread whose run is working (waiting
- * for nobody), hands that message to the run (`run.send`, as `POST /runs/:id/messages`), once per
- * message id, and tells what followed. Node-only.
+ * (`@ag-ui/encoder`). One request is one window onto the thread's durable run (thread.ts opens
+ * it; this file parses the request and encodes the events):
+ * - without `resume`, on a thread with no open run, a last user message starts the thread's run
+ *   (or its next run) and the window tells it from its first event;
+ * - without `resume`, on an open run, a new last user message is a person's words to it: it
+ *   answers the open question, or waits for the next model turn (`run.send`, once per message
+ *   id); CUSTOM `cairn.delivery` says which, and the window tells what followed;
+ * - with `resume`, each entry goes to the run (its Update validators decide: stale arguments,
+ *   an answer that does not fit the schema, a decision already taken are refused) and the
+ *   window tells what followed;
+ * - an act on a run that closed starts nothing: the client gets the run's final answer once
+ *   (when the messages it sent do not hold it), else 409 `run_closed`.
+ * What the client already has (its messages' ids and tool calls) is not sent again: a tool
+ * call's START/ARGS/END go out once per thread. The window ends with RUN_FINISHED: outcome
+ * `interrupt` while the run waits for a person, `cancelled` when a person cancelled it, `success`
+ * when it finished; a run that failed ends the window with RUN_ERROR. Node-only.
  */
 import { EventType, type Event as AgUiEvent, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
@@ -20,11 +28,10 @@ import { HttpError } from './http-error.js';
 import { cancelInterrupt, resolveInterrupt } from './human-actions.js';
 import { schemaOf } from './inbox.js';
 import { parseInterruptId, pendingInterrupts } from './interrupts.js';
-import { deliverMessage } from './user-message.js';
 import { promptOf, textOf } from './prompt-of.js';
-import { runError } from './run-errors.js';
-import { liveFromNow, runWindow, type LiveFeed } from './run-window.js';
+import { runWindow } from './run-window.js';
 import { sseResponse } from './sse.js';
+import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type Thread, type WindowStart } from './thread.js';
 import { workflowIdOf } from './thread-ids.js';
 
 export async function agUiRun(ctx: HttpContext, request: Request): Promise<Response> {
@@ -33,105 +40,105 @@ export async function agUiRun(ctx: HttpContext, request: Request): Promise<Respo
   const input = parsed.data as RunAgentInput;
   const workflowId = workflowIdOf(input.threadId, ctx.threadPrefix);
   await authorized(ctx, request, 'agui', workflowId);
-  const { run, from, live } = input.resume?.length ? await resume(ctx, workflowId, input) : await begin(ctx, request, workflowId, input);
+  const had = seenIn(input.messages);
+  const thread = await lookupThread(ctx, workflowId);
+  const start = input.resume?.length ? await resume(ctx, thread, input, had) : await begin(ctx, request, thread, input, had);
   const encoder = new EventEncoder({ accept: 'text/event-stream' });
   const schemaFor = (agent: string) => (tool: string) => schemaOf(ctx.agents, agent, tool).schema;
+  const finished = (result: Record<string, unknown>, cancelled: boolean) => ({
+    type: EventType.RUN_FINISHED,
+    threadId: input.threadId,
+    runId: input.runId,
+    outcome: cancelled ? { type: 'cancelled' as const } : { type: 'success' as const },
+    result,
+  });
   return sseResponse(
     async function* (signal) {
       const frame = (event: AgUiEvent) => encoder.encodeSSE(event);
       yield frame({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId });
-      const context = agUiWindowContext();
-      for await (const item of runWindow(run, from, signal, live)) {
+      if (start.closed) {
+        // The closed run's final answer, which the client does not have yet.
+        const id = start.closed.id;
+        yield frame({ type: EventType.TEXT_MESSAGE_START, messageId: id, role: 'assistant' });
+        yield frame({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: id, delta: start.closed.answer });
+        yield frame({ type: EventType.TEXT_MESSAGE_END, messageId: id });
+        yield frame(finished({ answer: start.closed.answer, runId: start.run.workflowId }, start.closed.cancelled) as AgUiEvent);
+        return;
+      }
+      if (start.delivery) yield frame({ type: EventType.CUSTOM, name: 'cairn.delivery', value: start.delivery });
+      const context = agUiWindowContext(had);
+      for await (const item of runWindow(start.run, start.from, signal, start.live)) {
         if (item.kind === 'event') {
           for (const event of toAgUiEvents(item.event, context)) yield frame(event);
           continue;
         }
         for (const event of flushAgUi(context)) yield frame(event);
-        yield frame({ type: EventType.STATE_SNAPSHOT, snapshot: snapshot(run, item.state) });
-        const outcome =
-          item.kind === 'waiting'
-            ? { type: 'interrupt' as const, interrupts: toAgUiInterrupts(pendingInterrupts(item.state), schemaFor(item.state.agent)) }
-            : { type: 'success' as const };
-        yield frame({
-          type: EventType.RUN_FINISHED,
-          threadId: input.threadId,
-          runId: input.runId,
-          outcome,
-          ...(item.kind === 'finished' && { result: { answer: item.state.answer, runId: run.workflowId } }),
-        });
+        yield frame({ type: EventType.STATE_SNAPSHOT, snapshot: snapshot(start.run, item.state) });
+        if (item.kind === 'waiting') {
+          const interrupts = toAgUiInterrupts(pendingInterrupts(item.state), schemaFor(item.state.agent));
+          yield frame({ type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId, outcome: { type: 'interrupt', interrupts } });
+        } else yield frame(finished({ answer: item.state.answer, runId: start.run.workflowId }, context.cancelled) as AgUiEvent);
       }
     },
     { 'content-type': encoder.getContentType() },
     {
-      onError: (error) => {
-        const e = runError(error, run.workflowId);
-        if (e.status >= 500) ctx.onError(error);
+      onError: async (error) => {
+        const e = await windowFailure(ctx, start.run.workflowId, error);
         return encoder.encodeSSE({ type: EventType.RUN_ERROR, message: e.message, code: e.code });
       },
     },
   );
 }
 
-/** A window's start: the run, its offset, and the live events written since (with a live source). */
-interface WindowStart {
-  readonly run: AgentRunHandle;
-  readonly from: number;
-  readonly live?: LiveFeed | undefined;
-}
-
-async function begin(ctx: HttpContext, request: Request, workflowId: string, input: RunAgentInput): Promise<WindowStart> {
-  const last = input.messages.at(-1);
-  if (input.messages.length > 1 && last?.role === 'user') {
-    const sent = await toWorkingRun(ctx, workflowId, last);
-    if (sent) return sent;
+/** What the client has: its messages' ids, the tool calls they hold, and the assistant's texts. */
+function seenIn(messages: RunAgentInput['messages']): Seen {
+  const ids: string[] = [];
+  const calls: string[] = [];
+  const texts: string[] = [];
+  for (const m of messages) {
+    ids.push(m.id);
+    const message = m as { role: string; content?: unknown; toolCalls?: readonly { id: string }[]; toolCallId?: string };
+    for (const call of message.toolCalls ?? []) calls.push(call.id);
+    if (message.role === 'tool' && message.toolCallId) calls.push(message.toolCallId);
+    if (message.role === 'assistant') texts.push(textOf(message.content));
   }
-  const forwarded = (input.forwardedProps ?? {}) as { agent?: unknown };
-  const agent = agentName(ctx, forwarded.agent);
-  const prompt = promptOf(input.messages.map((m) => ({ role: m.role, text: textOf((m as { content?: unknown }).content) })));
-  const live = await liveFromNow(ctx.live, workflowId);
-  const run = await ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, prompt));
-  return { run, from: 0, live };
+  return seen(calls, ids, texts);
 }
 
-/**
- * Hands a new user message to the thread's run when it works and waits for nobody; the window
- * starts where its stream stood. The message id is the send's update id: a request repeated (a
- * reconnect) never delivers it twice. Undefined when there is no working run to tell.
- */
-async function toWorkingRun(ctx: HttpContext, workflowId: string, message: RunAgentInput['messages'][number]): Promise<WindowStart | undefined> {
-  const run = ctx.client.run(workflowId);
-  return ctx.gate.run(workflowId, async () => {
-    const status = await run.workflow.describe().then((d) => d.status.name, (error) => ((error as Error).name === 'WorkflowNotFoundError' ? 'NONE' : Promise.reject(runError(error, workflowId))));
-    if (status !== 'RUNNING') return undefined;
-    const state = await run.state().catch(() => undefined);
-    if (!state || state.phase === 'done' || pendingInterrupts(state).length > 0) return undefined;
-    const from = await run.offset();
-    const live = await liveFromNow(ctx.live, workflowId);
-    await deliverMessage(run, textOf((message as { content?: unknown }).content), `agui:${message.id}`);
-    return { run, from, live };
-  });
+/** A request without `resume`: start the thread's (next) run, or give the open run the person's new words. */
+async function begin(ctx: HttpContext, request: Request, thread: Thread, input: RunAgentInput, had: Seen): Promise<WindowStart> {
+  const last = input.messages.at(-1);
+  const said = last?.role === 'user' ? textOf((last as { content?: unknown }).content) : '';
+  if (!isOpen(thread.status)) {
+    if (thread.status !== 'NONE' && said === '') return closedOutcome(thread, had);
+    const agent = agentName(ctx, ((input.forwardedProps ?? {}) as { agent?: unknown }).agent);
+    const prompt = promptOf(input.messages.map((m) => ({ role: m.role, text: textOf((m as { content?: unknown }).content) })));
+    if (await startedWith(thread, prompt)) return closedOutcome(thread, had);
+    return openWindow(ctx, thread.workflowId, 0, () => ctx.gate.run(undefined, () => startThread(ctx, request, thread.workflowId, agent, prompt)));
+  }
+  // The thread's first request again (a reconnect), or a client with nothing new to say.
+  if (said === '' || input.messages.length === 1) return openWindow(ctx, thread.workflowId, had.messages.size > 1 ? 'now' : 0, async () => thread.run);
+  return toThread(ctx, thread.run, said, `agui:${last!.id}`);
 }
 
 /** Hands each resume entry to the run, after noting where its stream stands: the window starts there. */
-async function resume(ctx: HttpContext, workflowId: string, input: RunAgentInput): Promise<WindowStart> {
-  const run = ctx.client.run(workflowId);
+async function resume(ctx: HttpContext, thread: Thread, input: RunAgentInput, had: Seen): Promise<WindowStart> {
   const targets = input.resume!.map((entry) => {
     const target = parseInterruptId(entry.interruptId);
     if (!target) throw new HttpError(422, 'invalid_input', `Unknown interrupt id "${String(entry.interruptId).slice(0, 200)}".`);
     return { entry, target };
   });
-  return ctx.gate.run(workflowId, async () => {
-    const from = await run.offset().catch((error) => Promise.reject(runError(error, workflowId)));
-    const live = await liveFromNow(ctx.live, workflowId);
-    for (const { entry, target } of targets) {
-      try {
+  if (thread.status === 'NONE') throw new HttpError(404, 'unknown_run', `No run with id "${thread.workflowId}".`);
+  if (!isOpen(thread.status)) return closedOutcome(thread, had);
+  const run = thread.run;
+  return openWindow(ctx, thread.workflowId, 'now', async () => {
+    await actOn(ctx, run, async () => {
+      for (const { entry, target } of targets) {
         if (entry.status === 'cancelled') await cancelInterrupt(run, target, 'Cancelled by the person asked.');
         else await resolveInterrupt(run, target, entry.payload);
-      } catch (error) {
-        throw runError(error, workflowId);
       }
-    }
-    return { run, from, live };
+    });
+    return run;
   });
 }
 

@@ -26,16 +26,20 @@ import type { PendingInterrupt } from './interrupts.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 
 export interface AgUiWindowContext {
-  /** Tool calls this window opened (TOOL_CALL_START..END sent). */
+  /** Tool calls the client has (sent by this window, or by an earlier one: TOOL_CALL_START..END go out once per thread). */
   readonly opened: Set<string>;
+  /** Message ids the client has: their text is not sent again. */
+  readonly messages: ReadonlySet<string>;
+  /** A person cancelled the run (a `human` cancel event came): its end is `cancelled`, not `success`. */
+  cancelled: boolean;
   /** A model turn's text held back: a final turn's text comes whole with `finish`. */
   held?: { readonly id: string; readonly text: string };
   /** The live deltas this window streams. */
   readonly live: LiveWindow;
 }
 
-export function agUiWindowContext(): AgUiWindowContext {
-  return { opened: new Set(), live: new LiveWindow() };
+export function agUiWindowContext(seen?: { readonly toolCalls: Iterable<string>; readonly messages: ReadonlySet<string> }): AgUiWindowContext {
+  return { opened: new Set(seen?.toolCalls ?? []), messages: seen?.messages ?? new Set(), cancelled: false, live: new LiveWindow() };
 }
 
 /** A message id unique in the thread, even when a finished thread starts a new run. */
@@ -48,7 +52,7 @@ export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindo
   const out: AgUiEvent[] = [];
   // The planner's decision comes between a final turn and `finish`: the text stays held through it.
   if (flushesHeld(event)) {
-    if (context.held) out.push(...textMessage(context.held.id, context.held.text));
+    if (context.held) out.push(...textMessage(context.held.id, context.held.text, context));
     delete context.held;
   }
   if (isLiveEvent(event)) return [...out, ...live(context.live.ops(event))];
@@ -59,7 +63,7 @@ export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindo
       out.push(...live(end.ops));
       if (event.error) out.push({ type: EventType.CUSTOM, timestamp, name: 'cairn.model_error', value: event.error });
       else if (end.streamed) break; // its text went out as deltas
-      else if (event.text && (event.toolCalls?.length ?? 0) > 0) out.push(...textMessage(messageId(event), event.text));
+      else if (event.text && (event.toolCalls?.length ?? 0) > 0) out.push(...textMessage(messageId(event), event.text, context));
       else if (event.text) context.held = { id: messageId(event), text: event.text };
       break;
     }
@@ -71,7 +75,7 @@ export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindo
       break;
     case 'tool_end':
       // A call the workflow refused (invalid arguments) never started: open it so the result has a call.
-      if (!context.opened.has(event.toolCallId)) out.push(...toolCall(event.toolCallId, event.name, undefined, context));
+      if (!context.opened.has(event.toolCallId)) out.push(...toolCall(event.toolCallId, event.name, event.args ?? {}, context));
       out.push({ type: EventType.TOOL_CALL_RESULT, timestamp, messageId: messageId(event), toolCallId: event.toolCallId, role: 'tool', content: JSON.stringify(event.result) });
       break;
     case 'decision': {
@@ -82,9 +86,13 @@ export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindo
     case 'finish': {
       const id = context.held?.id ?? messageId(event);
       delete context.held;
-      if (event.answer && !context.live.streamedAnswer(event.answer)) out.push(...textMessage(id, event.answer));
+      if (event.answer && !context.live.streamedAnswer(event.answer)) out.push(...textMessage(id, event.answer, context));
       break;
     }
+    case 'human':
+      if (event.kind === 'cancel') context.cancelled = true;
+      out.push({ type: EventType.CUSTOM, timestamp, name: 'cairn.human', value: { kind: event.kind, id: event.id, detail: event.detail, turn: event.turn } });
+      break;
     default: {
       const { type, offset: _offset, at: _at, ...value } = event;
       out.push({ type: EventType.CUSTOM, timestamp, name: `cairn.${type}`, value });
@@ -102,7 +110,7 @@ export function flushesHeld(event: { readonly type: string }): boolean {
 export function flushAgUi(context: AgUiWindowContext): AgUiEvent[] {
   const held = context.held;
   delete context.held;
-  return [...live(context.live.close()), ...(held ? textMessage(held.id, held.text) : [])];
+  return [...live(context.live.close()), ...(held ? textMessage(held.id, held.text, context) : [])];
 }
 
 /** Live ops as AG-UI events: text only (tool calls go out whole with `tool_start`). */
@@ -114,7 +122,7 @@ function live(ops: readonly LiveOp[]): AgUiEvent[] {
 export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseSchemaOf: (tool: string) => Record<string, unknown> | undefined): Interrupt[] {
   return pending.map((p) => {
     if (p.kind === 'question')
-      return { id: p.id, reason: 'input_required', message: p.question, responseSchema: answerSchema(p.missingFields), metadata: { questionId: p.questionId } };
+      return { id: p.id, reason: 'input_required', message: p.question, responseSchema: answerSchema(p, p.tool ? responseSchemaOf(p.tool) : undefined), metadata: { questionId: p.questionId } };
     const { review } = p;
     const allowed = review.allowed ?? ['accept', 'edit', 'respond', 'reject'];
     const argsSchema = responseSchemaOf(review.name);
@@ -129,7 +137,8 @@ export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseS
   });
 }
 
-function textMessage(id: string, text: string): AgUiEvent[] {
+function textMessage(id: string, text: string, context?: AgUiWindowContext): AgUiEvent[] {
+  if (context?.messages.has(id)) return [];
   return [
     { type: EventType.TEXT_MESSAGE_START, messageId: id, role: 'assistant' },
     { type: EventType.TEXT_MESSAGE_CONTENT, messageId: id, delta: text },
@@ -147,11 +156,44 @@ function toolCall(toolCallId: string, name: string, args: unknown, context: AgUi
   ];
 }
 
-function answerSchema(missingFields: readonly string[] | undefined): Record<string, unknown> {
+/**
+ * The schema of an answer to `question`: `{ answer }`, text or an object of exactly the missing
+ * fields, each with the tool's own JSON Schema for it (type, pattern/format, enum, description)
+ * and the example input's value as an example. The run's Update validator holds answers to it.
+ */
+export function answerSchema(question: Extract<PendingInterrupt, { kind: 'question' }>, toolSchema: Record<string, unknown> | undefined): Record<string, unknown> {
   const text = { type: 'string', minLength: 1 };
-  if (!missingFields?.length) return { type: 'object', properties: { answer: text }, required: ['answer'] };
-  const fields = { type: 'object', properties: Object.fromEntries(missingFields.map((f) => [f, {}])), required: [...missingFields] };
+  const missing = question.missingFields;
+  if (!missing?.length) return { type: 'object', properties: { answer: text }, required: ['answer'] };
+  const properties = Object.fromEntries(
+    missing.map((field) => {
+      const own = fieldSchema(toolSchema, field) ?? {};
+      const example = exampleOf(question.exampleInput, field);
+      return [field, { ...own, ...(example !== undefined && { examples: [example] }) }];
+    }),
+  );
+  const fields = { type: 'object', properties, required: [...missing], additionalProperties: false };
   return { type: 'object', properties: { answer: { anyOf: [text, fields] } }, required: ['answer'] };
+}
+
+/** The JSON Schema of a (dotted) field of an object schema. */
+function fieldSchema(schema: Record<string, unknown> | undefined, path: string): Record<string, unknown> | undefined {
+  let at: unknown = schema;
+  for (const key of path.split('.')) {
+    const properties = (at as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!properties || !Object.hasOwn(properties, key)) return undefined;
+    at = properties[key];
+  }
+  return typeof at === 'object' && at !== null ? (at as Record<string, unknown>) : undefined;
+}
+
+function exampleOf(example: Readonly<Record<string, unknown>> | undefined, path: string): unknown {
+  let at: unknown = example;
+  for (const key of path.split('.')) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
 }
 
 function decisionSchema(allowed: readonly string[], argsSchema: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -11,104 +11,123 @@
 import { createUIMessageStreamResponse, type UIMessageChunk } from 'ai';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { agentName, authorized, body, startThread, type HttpContext } from './http-context.js';
-import { HttpError } from './http-error.js';
 import { resolveInterrupt } from './human-actions.js';
 import { parseInterruptId, pendingInterrupts, reviewInterruptId } from './interrupts.js';
 import { promptOf, textOf } from './prompt-of.js';
-import { objectBody } from './read-json-body.js';
-import { runError } from './run-errors.js';
-import { liveFromNow, runWindow, type LiveFeed } from './run-window.js';
-import { deliverMessage } from './user-message.js';
+import { chatBody, parseBody, type ChatMessage } from './request-bodies.js';
+import { runWindow } from './run-window.js';
+import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type WindowStart } from './thread.js';
 import { workflowIdOf } from './thread-ids.js';
 import { streamReadQuery } from '../../workflows/run-stream.js';
+import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { flushUi, toUiMessageChunks, uiWindowContext } from './ui-message-chunks.js';
 
-interface ChatMessage {
-  readonly id?: string;
-  readonly role: string;
-  readonly parts: readonly Record<string, unknown>[];
+export async function chat(ctx: HttpContext, request: Request): Promise<Response> {
+  const input = parseBody(chatBody, await body(ctx, request), '{ id, messages }');
+  const workflowId = workflowIdOf(input.id, ctx.threadPrefix);
+  const messages = input.messages;
+  await authorized(ctx, request, 'chat', workflowId);
+  const had = seenIn(messages);
+  const last = messages.at(-1)!;
+  const thread = await lookupThread(ctx, workflowId);
+  let start: WindowStart;
+  let runName = thread.firstRunId;
+  if (isOpen(thread.status)) start = await act(ctx, thread.run, messages);
+  else if (thread.status !== 'NONE' && last.role !== 'user') start = await closedOutcome(thread, had);
+  else {
+    // Only a new user message starts the thread's (next) run.
+    const prompt = promptOf(messages.map((m) => ({ role: m.role, text: textOf(m.parts) })));
+    const agent = agentName(ctx, input.agent);
+    if (await startedWith(thread, prompt)) return uiStream(ctx, await closedOutcome(thread, had), had, assistantMessageId(workflowId, thread.firstRunId, 0));
+    start = await openWindow(ctx, workflowId, 0, () => ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, prompt)));
+    runName = start.run.firstExecutionRunId;
+  }
+  // A response after the assistant's message (an approval sent automatically) continues that message.
+  const messageId = last.role === 'assistant' && last.id ? last.id : assistantMessageId(workflowId, runName, start.from);
+  return uiStream(ctx, start, had, messageId);
 }
 
-export async function chat(ctx: HttpContext, request: Request): Promise<Response> {
-  const input = objectBody(await body(ctx, request), '{ id, messages }');
-  const workflowId = workflowIdOf(input.id, ctx.threadPrefix);
-  const messages = chatMessages(input.messages);
-  await authorized(ctx, request, 'chat', workflowId);
-  const { run, from, live } = await ctx.gate.run(workflowId, async () => {
-    const existing = ctx.client.run(workflowId);
-    const status = await existing.workflow.describe().then(
-      (d) => d.status.name,
-      (error) => {
-        if ((error as Error).name === 'WorkflowNotFoundError') return 'NONE';
-        throw runError(error, workflowId);
-      },
-    );
-    if (status !== 'RUNNING') {
-      const prompt = promptOf(messages.map((m) => ({ role: m.role, text: textOf(m.parts) })));
-      const agent = agentName(ctx, (input as { agent?: unknown }).agent);
-      const live = await liveFromNow(ctx.live, workflowId);
-      return { run: await startThread(ctx, request, workflowId, agent, prompt), from: 0, live };
+/** What the client has: the tool calls its messages hold, their ids, and the assistant's texts. */
+function seenIn(messages: readonly ChatMessage[]): Seen {
+  const calls: string[] = [];
+  const texts: string[] = [];
+  for (const m of messages)
+    for (const part of m.parts) {
+      if (typeof part.toolCallId === 'string') calls.push(part.toolCallId);
+      if (m.role === 'assistant' && part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
     }
-    return { run: existing, ...(await act(ctx, existing, messages)) };
-  });
-  return uiStream(ctx, run, from, live);
+  return seen(calls, messages.flatMap((m) => (m.id ? [m.id] : [])), texts);
+}
+
+/** The id of the assistant message a response starts at `from`: unique across the thread's runs, the same when it is replayed. */
+function assistantMessageId(workflowId: string, firstRunId: string | undefined, from: number): string {
+  return `${workflowId}-${firstRunId ?? 'run'}-${from}`;
 }
 
 /**
  * `GET /chat/:id/stream`, what `useChat({ resume: true })` asks after a reload: the chat's
- * current response again, from its start (the transport takes it as a replay), or 204 when none
- * is under way (the run waits for a person, finished, or never was). A response starts at the
- * person's latest act (the run's last `human` event), or at the run's start; the run's event log
- * is the store a resumable stream needs, so any instance answers.
+ * latest assistant message again, whole, under its own id (the transport takes it as a replay,
+ * which replaces the message the client has): while the run works, while it waits for a person,
+ * and after it closed, so a client that lost the last response gets it, final answer included.
+ * 204 only when the thread has no run. The message starts at the person's latest words (the
+ * run's last `human` message or answer event), or at the run's start; the run's event log is the
+ * store a resumable stream needs, so any instance answers.
  */
 export async function resumeChat(ctx: HttpContext, request: Request, chatId: string): Promise<Response> {
   const workflowId = workflowIdOf(chatId, ctx.threadPrefix);
   await authorized(ctx, request, 'chat', workflowId);
-  const run = ctx.client.run(workflowId);
-  const status = await run.workflow.describe().then(
-    (d) => d.status.name,
-    (error) => ((error as Error).name === 'WorkflowNotFoundError' ? 'NONE' : Promise.reject(runError(error, workflowId))),
-  );
-  const state = status === 'RUNNING' ? await run.state().catch((error) => Promise.reject(runError(error, workflowId))) : undefined;
-  if (!state || state.phase === 'done' || pendingInterrupts(state).length > 0) return new Response(null, { status: 204 });
-  const from = await lastActOffset(run);
+  const thread = await lookupThread(ctx, workflowId);
+  if (thread.status === 'NONE') return new Response(null, { status: 204 });
+  const run = thread.run;
+  const from = await lastWordsOffset(run).catch(() => undefined);
+  if (from === undefined) return new Response(null, { status: 204 });
   // A model call under way is not streamed again from Redis: its text comes whole with its model_turn.
-  return uiStream(ctx, run, from, await liveFromNow(ctx.live, workflowId));
+  const start = isOpen(thread.status) ? await openWindow(ctx, workflowId, from, async () => run) : { run, from };
+  return uiStream(ctx, start, undefined, assistantMessageId(workflowId, thread.firstRunId, from));
 }
 
-/** The offset of the run's latest `human` event still in its log; 0 when there is none. */
-async function lastActOffset(run: AgentRunHandle): Promise<number> {
+/** The offset of the run's latest `human` message or answer still in its log; 0 when there is none. */
+async function lastWordsOffset(run: AgentRunHandle): Promise<number> {
   let last = 0;
   for (let from = 0; ; ) {
     const page = await run.workflow.query(streamReadQuery, { topics: ['human'], from_offset: from });
-    last = page.items.at(-1)?.offset ?? last;
+    for (const item of page.items) {
+      const kind = (decodeJsonItem(item.data) as { kind?: unknown } | undefined)?.kind;
+      if (kind === 'message' || kind === 'answer') last = item.offset;
+    }
     if (!page.more_ready) return last;
     from = page.next_offset;
   }
 }
 
-/** One window of `run` from `from` (and of `live`), as a UI message stream response. */
-function uiStream(ctx: HttpContext, run: AgentRunHandle, from: number, live?: LiveFeed): Response {
-  const workflowId = run.workflowId;
+/** One window as a UI message stream response; `messageId`: the assistant message it writes (absent: the client's last). */
+function uiStream(ctx: HttpContext, start: WindowStart, had: Seen | undefined, messageId: string | undefined): Response {
+  const run = start.run;
   const abort = new AbortController();
   const stream = new ReadableStream<UIMessageChunk>({
     async start(controller) {
-      const context = uiWindowContext();
-      controller.enqueue({ type: 'start', messageId: `${workflowId}-${from}` });
+      const context = uiWindowContext(had);
+      controller.enqueue(messageId ? { type: 'start', messageId } : { type: 'start' });
       try {
-        for await (const item of runWindow(run, from, abort.signal, live)) {
-          if (item.kind === 'event') {
-            for (const chunk of toUiMessageChunks(item.event, context)) controller.enqueue(chunk);
-            continue;
+        if (start.closed) {
+          const id = start.closed.id;
+          for (const chunk of [{ type: 'start-step' }, { type: 'text-start', id }, { type: 'text-delta', id, delta: start.closed.answer }, { type: 'text-end', id }, { type: 'finish-step' }] as const) controller.enqueue(chunk);
+        } else {
+          if (start.delivery) controller.enqueue({ type: 'data-cairn-delivery', id: `delivery-${start.delivery.id}`, data: start.delivery });
+          for await (const item of runWindow(run, start.from, abort.signal, start.live)) {
+            if (item.kind === 'event') {
+              for (const chunk of toUiMessageChunks(item.event, context)) controller.enqueue(chunk);
+              continue;
+            }
+            for (const chunk of flushUi(context)) controller.enqueue(chunk);
+            if (item.kind === 'waiting') controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts: pendingInterrupts(item.state) } });
+            else controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts: [] } });
           }
-          for (const chunk of flushUi(context)) controller.enqueue(chunk);
-          if (item.kind === 'waiting') controller.enqueue({ type: 'data-cairn-waiting', data: { runId: run.workflowId, interrupts: pendingInterrupts(item.state) } });
         }
-        controller.enqueue({ type: 'finish' });
+        controller.enqueue({ type: 'finish', finishReason: context.cancelled || start.closed?.cancelled ? 'other' : 'stop' });
       } catch (error) {
         if (abort.signal.aborted) return;
-        const e = runError(error, run.workflowId);
-        if (e.status >= 500) ctx.onError(error);
+        const e = await windowFailure(ctx, run.workflowId, error);
         controller.enqueue({ type: 'error', errorText: `${e.code}: ${e.message}` });
       }
       controller.close();
@@ -122,43 +141,32 @@ function uiStream(ctx: HttpContext, run: AgentRunHandle, from: number, live?: Li
 
 /**
  * Hands the run what the messages answer, after noting where its stream stands (the window
- * starts there): approval responses for its pending reviews, and a last user message for its
- * pending question. Approvals for reviews no longer pending (already decided) are left out.
- * Returns the offset and the live events written since (with a live source).
+ * starts there): approval responses for its pending reviews, then a new last user message (it
+ * answers the open question, or waits for the next model turn). Approvals for reviews no longer
+ * pending (already decided) are left out.
  */
-async function act(ctx: HttpContext, run: AgentRunHandle, messages: readonly ChatMessage[]): Promise<{ from: number; live: LiveFeed | undefined }> {
-  const from = await run.offset();
-  const live = await liveFromNow(ctx.live, run.workflowId);
-  const state = await run.state();
-  const pending = new Set(state.reviews.map((r) => reviewInterruptId(r)));
-  try {
-    for (const m of messages) {
-      if (m.role !== 'assistant') continue;
-      for (const part of m.parts) {
-        const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
-        if (part.state !== 'approval-responded' || typeof approval?.id !== 'string' || !pending.has(approval.id)) continue;
-        const target = parseInterruptId(approval.id);
-        if (target?.kind !== 'review') continue;
-        const reason = typeof approval.reason === 'string' ? approval.reason : undefined;
-        await resolveInterrupt(run, target, approval.approved === true ? { type: 'accept' } : { type: 'reject', ...(reason && { reason }) });
+async function act(ctx: HttpContext, run: AgentRunHandle, messages: readonly ChatMessage[]): Promise<WindowStart> {
+  const last = messages.at(-1)!;
+  const said = last.role === 'user' && messages.length > 1 ? textOf(last.parts) : '';
+  let delivery: WindowStart['delivery'];
+  const start = await openWindow(ctx, run.workflowId, 'now', async () => {
+    await actOn(ctx, run, async () => {
+      const state = await run.state();
+      const pending = new Set(state.reviews.map((r) => reviewInterruptId(r)));
+      for (const m of messages) {
+        if (m.role !== 'assistant') continue;
+        for (const part of m.parts) {
+          const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
+          if (part.state !== 'approval-responded' || typeof approval?.id !== 'string' || !pending.has(approval.id)) continue;
+          const target = parseInterruptId(approval.id);
+          if (target?.kind !== 'review') continue;
+          const reason = typeof approval.reason === 'string' ? approval.reason : undefined;
+          await resolveInterrupt(run, target, approval.approved === true ? { type: 'accept' } : { type: 'reject', ...(reason && { reason }) });
+        }
       }
-    }
-    const last = messages.at(-1);
-    if (state.clarification && last?.role === 'user') await run.answer(textOf(last.parts), state.clarification.id);
-    else if (last?.role === 'user' && typeof last.id === 'string' && messages.length > 1 && state.phase !== 'done' && pending.size === 0)
-      await deliverMessage(run, textOf(last.parts), `chat:${last.id}`);
-  } catch (error) {
-    throw runError(error, run.workflowId);
-  }
-  return { from, live };
-}
-
-function chatMessages(value: unknown): ChatMessage[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > 1_000) throw new HttpError(422, 'invalid_input', '"messages" is a non-empty array of UI messages.');
-  return value.map((m) => {
-    const message = m as Partial<ChatMessage> | null;
-    if (typeof message !== 'object' || message === null || typeof message.role !== 'string' || !Array.isArray(message.parts))
-      throw new HttpError(422, 'invalid_input', 'Each message is { role, parts: [...] }.');
-    return message as ChatMessage;
+    });
+    if (said.trim() !== '') delivery = (await toThread(ctx, run, said, `chat:${last.id ?? 'last'}`)).delivery;
+    return run;
   });
+  return { ...start, ...(delivery && { delivery }) };
 }

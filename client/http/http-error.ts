@@ -26,6 +26,7 @@ export type HttpErrorCode =
   | 'queue_full'
   | 'busy'
   | 'outcome_unknown'
+  | 'run_failed'
   | 'internal';
 
 const marker: unique symbol = Symbol.for('cairn.http.HttpError');

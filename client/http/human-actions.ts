@@ -9,18 +9,16 @@ import type { ReviewDecisionInput } from '../../workflows/messages.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { HttpError } from './http-error.js';
 import type { InterruptTarget } from './interrupts.js';
-
-const DECISIONS = new Set(['accept', 'edit', 'respond', 'reject']);
+import { answerValue, decision } from './request-bodies.js';
 
 export function decisionOf(value: unknown): ReviewDecisionInput {
-  const d = value as { type?: unknown } | null;
-  if (typeof d !== 'object' || d === null || typeof d.type !== 'string' || !DECISIONS.has(d.type))
-    throw new HttpError(422, 'invalid_input', 'A decision is { "type": "accept" | "edit" | "respond" | "reject", ... }.');
-  return d as ReviewDecisionInput;
+  const parsed = decision.safeParse(value);
+  if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? 'A decision is { "type": "accept" | "edit" | "respond" | "reject", ... }.');
+  return value as ReviewDecisionInput;
 }
 
 export function answerOf(value: unknown): JsonValue {
-  if (value === undefined || value === null) throw new HttpError(422, 'invalid_input', 'An answer is non-empty text or an object of the missing fields.');
+  if (!answerValue.safeParse(value).success) throw new HttpError(422, 'invalid_input', 'An answer is non-empty text or an object of the missing fields.');
   return value as JsonValue;
 }
 

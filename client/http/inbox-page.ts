@@ -1,9 +1,13 @@
 /**
  * The inbox page: one static HTML file, no build step, served by the handler at `/`. It lists
- * every run waiting on a person (GET inbox, polled every 2 s, so it follows runs that start
- * waiting or are decided elsewhere), newest first, with forms to answer a question and to accept,
- * edit (checked against the tool's JSON Schema before sending), respond to or reject a held tool
- * call, and a link to the run in the Temporal UI. Requests are JSON with a bearer token kept in
+ * every run waiting on a person (GET inbox, polled 2 s after the last answer came — one request
+ * at a time, never piling up on a slow server — so it follows runs that start waiting or are
+ * decided elsewhere), newest first. Each card shows what a person needs to judge: the request that
+ * started the run, the latest exchange, what is asked and why, and since when the run waits;
+ * forms answer a question and accept, edit (checked against the tool's JSON Schema before
+ * sending), respond to or reject a held tool call, whose arguments are shown whole; an act is
+ * confirmed on the page. A link to the run in the Temporal UI only when the handler was given
+ * where one serves (`temporalUiUrl`). Requests are JSON with a bearer token kept in
  * sessionStorage: no cookies, so cross-site forms cannot act (CSRF-safe). Data is put in the page
  * as text, never as HTML. Node-only (served by client/http).
  */
@@ -26,7 +30,11 @@ export const INBOX_PAGE = String.raw`<!doctype html>
   .prompt { font-size: 16px; margin: 6px 0 10px; }
   .desc { font-size: 13px; color: #8a4b00; margin: 4px 0 8px; }
   textarea, input[type=text], input[type=password] { width: 100%; box-sizing: border-box; font: 13px ui-monospace, monospace; padding: 6px; border: 1px solid #c7ccd6; border-radius: 4px; }
-  textarea { min-height: 70px; }
+  textarea { min-height: 70px; field-sizing: content; resize: vertical; }
+  .convo { font-size: 13px; background: #f7f8fa; border-radius: 6px; padding: 8px 10px; margin: 4px 0 8px; }
+  .convo div { margin: 2px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+  .convo .who { font-weight: 600; color: #5b6475; margin-right: 6px; }
+  .notice { background: #e6f4ea; border: 1px solid #b7dfc3; color: #1e6b34; border-radius: 6px; padding: 8px 12px; margin-bottom: 10px; font-size: 14px; }
   .row { display: flex; gap: 8px; margin-top: 8px; flex-wrap: wrap; align-items: center; }
   button { font: inherit; font-size: 13px; padding: 6px 12px; border-radius: 4px; border: 1px solid #9aa3b2; background: #fff; cursor: pointer; }
   button.primary { background: #1f6feb; border-color: #1f6feb; color: #fff; }
@@ -45,6 +53,7 @@ export const INBOX_PAGE = String.raw`<!doctype html>
   <label for="token">This server asks for a token (Authorization: Bearer …)</label>
   <div class="row"><input id="token" type="password" autocomplete="off"><button id="save-token" class="primary">Use token</button></div>
 </div>
+<div id="notices" role="status" aria-live="polite"></div>
 <div id="items"></div>
 <script>
 "use strict";
@@ -110,7 +119,13 @@ function check(schema, value, path) {
   return errors;
 }
 
-function post(path, body, errorEl, buttons) {
+function notify(text) {
+  var box = document.getElementById("notices");
+  box.insertBefore(el("div", { class: "notice", text: text }), box.firstChild);
+  while (box.childNodes.length > 5) box.removeChild(box.lastChild);
+}
+
+function post(path, body, errorEl, buttons, done) {
   errorEl.textContent = "";
   buttons.forEach(function (b) { b.disabled = true; });
   return fetch(path, { method: "POST", headers: headers(true), body: JSON.stringify(body) })
@@ -119,7 +134,7 @@ function post(path, body, errorEl, buttons) {
       if (res.status >= 400) {
         errorEl.textContent = (res.body.error && res.body.error.code ? res.body.error.code + ": " + res.body.error.message : "HTTP " + res.status);
         buttons.forEach(function (b) { b.disabled = false; });
-      } else refresh();
+      } else { if (done) notify(done); refresh(); }
     })
     .catch(function (e) { errorEl.textContent = String(e); buttons.forEach(function (b) { b.disabled = false; }); });
 }
@@ -131,14 +146,31 @@ function questionCard(item, w) {
   var inputs = [];
   var fields = w.missingFields && w.missingFields.length ? w.missingFields : null;
   var form = [];
-  if (fields) fields.forEach(function (f) { var i = el("input", { type: "text", name: f, "aria-label": f }); inputs.push(i); form.push(el("label", { text: f }), i); });
+  var fieldsSchema = w.schema && w.schema.properties && w.schema.properties.answer && w.schema.properties.answer.anyOf ? w.schema.properties.answer.anyOf[1] : null;
+  var fieldSchema = function (f) { return (fieldsSchema && fieldsSchema.properties && fieldsSchema.properties[f]) || {}; };
+  if (fields) fields.forEach(function (f) {
+    var fs = fieldSchema(f);
+    var hint = [fs.description, fs.enum ? "one of: " + fs.enum.join(", ") : null, fs.examples ? "e.g. " + JSON.stringify(fs.examples[0]) : null].filter(Boolean).join(" · ");
+    var i = el("input", { type: "text", name: f, "aria-label": f, placeholder: hint });
+    inputs.push(i);
+    form.push(el("label", { text: f + (hint ? " — " + hint : "") }), i);
+  });
   else { var t = el("textarea", { name: "answer", "aria-label": "Answer" }); inputs.push(t); form.push(t); }
   var send = el("button", { class: "primary", text: "Answer" });
   send.addEventListener("click", function () {
     var answer;
-    if (fields) { answer = {}; inputs.forEach(function (i) { answer[i.name] = i.value; }); } else answer = inputs[0].value;
+    if (fields) {
+      answer = {};
+      inputs.forEach(function (i) {
+        var want = fieldSchema(i.name).type;
+        var n = Number(i.value);
+        answer[i.name] = (want === "number" || want === "integer") && i.value.trim() !== "" && !isNaN(n) ? n : want === "boolean" && (i.value === "true" || i.value === "false") ? i.value === "true" : i.value;
+      });
+    } else answer = inputs[0].value;
     if ((fields ? inputs.some(function (i) { return !i.value.trim(); }) : !answer.trim())) { errorEl.textContent = "Fill in the answer first."; return; }
-    post(runPath(item) + "/answer", { answer: answer, questionId: w.questionId }, errorEl, [send]);
+    var problems = fields && fieldsSchema ? check(fieldsSchema, answer, "answer") : [];
+    if (problems.length) { errorEl.textContent = problems.join("\n"); return; }
+    post(runPath(item) + "/answer", { answer: answer, questionId: w.questionId }, errorEl, [send], "Answered " + JSON.stringify(w.question.slice(0, 80)) + " on " + item.runId + ": the run goes on.");
   });
   return [el("div", { class: "prompt", text: w.question })].concat(form, [el("div", { class: "row" }, [send]), errorEl]);
 }
@@ -149,11 +181,14 @@ function reviewCard(item, w) {
   var errorEl = el("div", { class: "error", role: "alert" });
   var args = el("textarea", { name: "args", "aria-label": "Arguments" });
   args.value = JSON.stringify(r.args, null, 2);
+  // The whole arguments, never cut off: as many rows as they have lines.
+  args.setAttribute("rows", String(args.value.split("\n").length + 1));
   if (allowed.indexOf("edit") < 0) args.setAttribute("readonly", "readonly");
   var note = el("input", { type: "text", name: "note", placeholder: allowed.indexOf("respond") >= 0 ? "Response content, or a reason to reject" : "Reason to reject (optional)", "aria-label": "Note" });
   var buttons = [];
   var url = runPath(item) + "/reviews/" + encodeURIComponent(r.toolCallId);
-  function decide(decision) { post(url, { argsHash: r.argsHash, decision: decision }, errorEl, buttons); }
+  var verbs = { accept: "Accepted", edit: "Edited and accepted", respond: "Responded to", reject: "Rejected" };
+  function decide(decision) { post(url, { argsHash: r.argsHash, decision: decision }, errorEl, buttons, verbs[decision.type] + " the call to " + r.name + " (" + r.toolCallId + ") on " + item.runId + "."); }
   var changed = function () { try { return JSON.stringify(JSON.parse(args.value)) !== JSON.stringify(r.args); } catch (e) { return true; } };
   if (allowed.indexOf("accept") >= 0) buttons.push(el("button", { class: "primary", text: "Accept", onclick: function () { if (changed()) { errorEl.textContent = "The arguments were changed: use Edit, or undo the change."; return; } decide({ type: "accept" }); } }));
   if (allowed.indexOf("edit") >= 0) buttons.push(el("button", { text: "Edit", onclick: function () {
@@ -174,16 +209,27 @@ function reviewCard(item, w) {
   ];
 }
 
+function conversation(item) {
+  var lines = [];
+  if (item.request) lines.push(el("div", {}, [el("span", { class: "who", text: "Request" }), document.createTextNode(item.request)]));
+  (item.exchange || []).forEach(function (m) {
+    if (m.role === "user" && m.text === item.request) return;
+    lines.push(el("div", {}, [el("span", { class: "who", text: m.role === "user" ? "Person" : "Agent" }), document.createTextNode(m.text)]));
+  });
+  return lines.length ? el("div", { class: "convo" }, lines) : null;
+}
+
 function card(item, w) {
+  var since = new Date(item.waitingSince || item.startedAt);
   var meta = el("div", { class: "meta" }, [
     el("span", { class: "kind", text: w.kind === "question" ? "question" : "review" }),
     el("span", { text: item.agent }),
     el("span", { text: item.runId }),
-    el("span", { text: new Date(item.startedAt).toLocaleString() }),
+    el("span", { class: "since", title: since.toISOString(), text: "waiting since " + since.toLocaleString() }),
     item.temporalUrl ? el("a", { href: item.temporalUrl, target: "_blank", rel: "noopener", text: "Temporal UI" }) : null,
   ]);
   var body = w.kind === "question" ? questionCard(item, w) : reviewCard(item, w);
-  return el("div", { class: "card " + w.kind, "data-id": item.runId + "|" + w.id }, [meta].concat(body));
+  return el("div", { class: "card " + w.kind, "data-id": item.runId + "|" + w.id }, [meta, conversation(item)].concat(body));
 }
 
 function render(items) {
@@ -203,7 +249,27 @@ function render(items) {
   statusEl.textContent = order.length + " waiting · updated " + new Date().toLocaleTimeString();
 }
 
+/*
+ * One inbox request at a time: a refresh asked for while one is under way runs once after it,
+ * and the next poll is 2 s after the last answer. Polls that overlap on a slow server would pile
+ * up (each a list and a Query per run), hold the browser's few connections, and keep an answer
+ * or a decision waiting behind them; an older answer arriving late would show cards decided since.
+ */
+var inFlight = null;
+var again = false;
+var timer = null;
 function refresh() {
+  if (inFlight) { again = true; return inFlight; }
+  clearTimeout(timer);
+  inFlight = load().then(function () {
+    inFlight = null;
+    if (again) { again = false; return refresh(); }
+    timer = setTimeout(refresh, 2000);
+  });
+  return inFlight;
+}
+
+function load() {
   return fetch("inbox", { headers: headers(false) })
     .then(function (r) {
       if (r.status === 401 || r.status === 403) { document.getElementById("auth").style.display = "block"; statusEl.textContent = "A token is needed."; return; }
@@ -218,7 +284,6 @@ document.getElementById("save-token").addEventListener("click", function () {
   refresh();
 });
 refresh();
-setInterval(refresh, 2000);
 </script>
 </body>
 </html>

@@ -10,7 +10,16 @@ import type { PendingReview } from '../../planner/index.js';
 import type { RunState } from '../../workflows/messages.js';
 
 export type PendingInterrupt =
-  | { readonly kind: 'question'; readonly id: string; readonly questionId: string; readonly question: string; readonly missingFields?: readonly string[] }
+  | {
+      readonly kind: 'question';
+      readonly id: string;
+      readonly questionId: string;
+      readonly question: string;
+      /** The tool whose call lacks fields, the fields, and a valid input of it. */
+      readonly tool?: string;
+      readonly missingFields?: readonly string[];
+      readonly exampleInput?: Readonly<Record<string, unknown>>;
+    }
   | { readonly kind: 'review'; readonly id: string; readonly review: PendingReview };
 
 export type InterruptTarget =
@@ -29,7 +38,16 @@ export function reviewInterruptId(review: Pick<PendingReview, 'toolCallId' | 'ar
 export function pendingInterrupts(state: RunState): PendingInterrupt[] {
   const out: PendingInterrupt[] = [];
   const q = state.clarification;
-  if (q) out.push({ kind: 'question', id: questionInterruptId(q.id), questionId: q.id, question: q.question, ...(q.missingFields && { missingFields: q.missingFields }) });
+  if (q)
+    out.push({
+      kind: 'question',
+      id: questionInterruptId(q.id),
+      questionId: q.id,
+      question: q.question,
+      ...(q.tool && { tool: q.tool }),
+      ...(q.missingFields && { missingFields: q.missingFields }),
+      ...(q.exampleInput && { exampleInput: q.exampleInput }),
+    });
   for (const review of state.reviews) out.push({ kind: 'review', id: reviewInterruptId(review), review });
   return out;
 }

@@ -34,8 +34,3 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
-/** `value` when it is a plain JSON object, else a 400 naming what was expected. */
-export function objectBody(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'invalid_request', `Expected ${what} as a JSON object.`);
-  return value as Record<string, unknown>;
-}

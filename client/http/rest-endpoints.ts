@@ -9,21 +9,21 @@ import { agentName, authorized, body, startThread, type HttpContext } from './ht
 import { HttpError } from './http-error.js';
 import { answerOf, decisionOf } from './human-actions.js';
 import { readInbox } from './inbox.js';
-import { objectBody } from './read-json-body.js';
+import { answerBody, cancelBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
 import { runError } from './run-errors.js';
+import { actOn, closedError, isOpen, lookupThread } from './thread.js';
 import { sseFrame, sseResponse } from './sse.js';
 import { workflowIdOf } from './thread-ids.js';
 import { deliverMessage } from './user-message.js';
 
 export async function startRun(ctx: HttpContext, request: Request): Promise<Response> {
-  const input = objectBody(await body(ctx, request), 'the run to start ({ agent?, prompt, threadId? })');
-  if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new HttpError(422, 'invalid_input', '"prompt" is non-empty text.');
+  const input = parseBody(startRunBody, await body(ctx, request), 'the run to start ({ agent?, prompt, threadId? })');
   if (input.prompt.length > 40_000) throw new HttpError(413, 'body_too_large', 'The prompt is longer than 40,000 characters.');
   const agent = agentName(ctx, input.agent);
   const threadId = input.threadId ?? randomUUID();
   const workflowId = workflowIdOf(threadId, ctx.threadPrefix);
   await authorized(ctx, request, 'start', workflowId);
-  await ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, input.prompt as string));
+  await ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, input.prompt));
   return Response.json({ runId: workflowId, threadId, agent }, { status: 201 });
 }
 
@@ -52,41 +52,36 @@ export async function streamEvents(ctx: HttpContext, request: Request, run: Agen
 
 export async function answer(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
   await authorized(ctx, request, 'answer', run.workflowId);
-  const input = objectBody(await body(ctx, request), '{ answer, questionId? }');
-  if (input.questionId !== undefined && typeof input.questionId !== 'string') throw new HttpError(422, 'invalid_input', '"questionId" is text.');
+  const input = parseBody(answerBody, await body(ctx, request), '{ answer, questionId? }');
   const value = answerOf(input.answer);
-  const { questionId } = await ctx.gate.run(run.workflowId, () => run.answer(value, input.questionId as string | undefined));
+  const { questionId } = await actOn(ctx, run, () => run.answer(value, input.questionId));
   return Response.json({ runId: run.workflowId, questionId });
 }
 
 export async function review(ctx: HttpContext, request: Request, run: AgentRunHandle, toolCallId: string): Promise<Response> {
   await authorized(ctx, request, 'review', run.workflowId);
-  const input = objectBody(await body(ctx, request), '{ argsHash, decision }');
+  const input = parseBody(reviewBody, await body(ctx, request), '{ argsHash, decision }');
   const decision = decisionOf(input.decision);
-  if (input.argsHash !== undefined && typeof input.argsHash !== 'string') throw new HttpError(422, 'invalid_input', '"argsHash" is text.');
-  const target = typeof input.argsHash === 'string' ? { toolCallId, argsHash: input.argsHash } : toolCallId;
-  const decided = await ctx.gate.run(run.workflowId, () => run.review(target, decision));
+  const target = input.argsHash !== undefined ? { toolCallId, argsHash: input.argsHash } : toolCallId;
+  const decided = await actOn(ctx, run, () => run.review(target, decision));
   return Response.json({ runId: run.workflowId, toolCallId, argsHash: decided.argsHash, decision: decision.type });
 }
 
 export async function message(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
   await authorized(ctx, request, 'message', run.workflowId);
-  const input = objectBody(await body(ctx, request), '{ text, updateId? }');
-  if (typeof input.text !== 'string' || input.text.trim() === '') throw new HttpError(422, 'invalid_input', '"text" is non-empty text.');
-  const updateId = input.updateId;
-  if (updateId !== undefined && (typeof updateId !== 'string' || updateId === '' || updateId.length > 200)) throw new HttpError(422, 'invalid_input', '"updateId" is text of 1 to 200 characters.');
-  const sent = await ctx.gate.run(run.workflowId, () => deliverMessage(run, input.text as string, updateId));
+  const input = parseBody(messageBody, await body(ctx, request), '{ text, updateId? }');
+  const sent = await actOn(ctx, run, () => deliverMessage(run, input.text, input.updateId));
   return Response.json({ runId: run.workflowId, messageId: sent.id, delivery: sent.delivery }, { status: 202 });
 }
 
 export async function cancel(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
   await authorized(ctx, request, 'cancel', run.workflowId);
-  const input = objectBody(await body(ctx, request), '{ reason? }');
-  if (input.reason !== undefined && typeof input.reason !== 'string') throw new HttpError(422, 'invalid_input', '"reason" is text.');
-  await ctx.gate.run(run.workflowId, async () => {
-    const { status } = await run.workflow.describe();
-    if (status.name !== 'RUNNING') throw new HttpError(409, 'run_closed', `Run "${run.workflowId}" has finished (${status.name}).`);
-    await run.cancel(input.reason as string | undefined);
+  const input = parseBody(cancelBody, await body(ctx, request), '{ reason? }');
+  await actOn(ctx, run, async () => {
+    const thread = await lookupThread(ctx, run.workflowId);
+    if (thread.status === 'NONE') throw new HttpError(404, 'unknown_run', `No run with id "${run.workflowId}".`);
+    if (!isOpen(thread.status)) throw closedError(run.workflowId, thread.status);
+    await run.cancel(input.reason);
   });
   return Response.json({ runId: run.workflowId, cancelled: true }, { status: 202 });
 }
@@ -94,7 +89,8 @@ export async function cancel(ctx: HttpContext, request: Request, run: AgentRunHa
 export async function inbox(ctx: HttpContext, request: Request): Promise<Response> {
   await authorized(ctx, request, 'inbox');
   const items = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl));
-  return Response.json({ items });
+  // Never cached: a browser holds a second request for a URL until the first is answered (its cache lock).
+  return Response.json({ items }, { headers: { 'cache-control': 'no-store' } });
 }
 
 /** `Last-Event-ID` + 1, else `?from=`, else 0. */

@@ -20,7 +20,7 @@ export function sseFrame(frame: SseFrame): string {
 export function sseResponse(
   source: (signal: AbortSignal) => AsyncIterable<string>,
   headers: Record<string, string>,
-  options: { readonly keepAliveMs?: number; readonly onError?: (error: unknown) => string | undefined; readonly onClose?: () => void } = {},
+  options: { readonly keepAliveMs?: number; readonly onError?: (error: unknown) => string | undefined | Promise<string | undefined>; readonly onClose?: () => void } = {},
 ): Response {
   const abort = new AbortController();
   const encoder = new TextEncoder();
@@ -33,7 +33,7 @@ export function sseResponse(
         try {
           for await (const text of source(abort.signal)) controller.enqueue(encoder.encode(text));
         } catch (error) {
-          const last = abort.signal.aborted ? undefined : options.onError?.(error);
+          const last = abort.signal.aborted ? undefined : await Promise.resolve(options.onError?.(error)).catch(() => undefined);
           if (last) controller.enqueue(encoder.encode(last));
         } finally {
           clearInterval(timer);

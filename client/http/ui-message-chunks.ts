@@ -31,16 +31,18 @@ import { reviewInterruptId } from './interrupts.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 
 export interface UiWindowContext {
-  /** Tool calls whose input part this window sent. */
+  /** Tool calls whose input part the client has (sent by this window or an earlier one). */
   readonly opened: Set<string>;
+  /** A person cancelled the run (a `human` cancel event came). */
+  cancelled: boolean;
   held?: { readonly id: string; readonly text: string };
   /** The live deltas this window streams, and whether their step is open. */
   readonly live: LiveWindow;
   step: boolean;
 }
 
-export function uiWindowContext(): UiWindowContext {
-  return { opened: new Set(), live: new LiveWindow(), step: false };
+export function uiWindowContext(seen?: { readonly toolCalls: Iterable<string> }): UiWindowContext {
+  return { opened: new Set(seen?.toolCalls ?? []), cancelled: false, live: new LiveWindow(), step: false };
 }
 
 type Chunk = UIMessageChunk;
@@ -74,7 +76,7 @@ export function toUiMessageChunks(event: RunEventItem | LiveEvent, context: UiWi
       if (!context.opened.has(event.toolCallId) && result.status !== 'ok') {
         // A call the workflow refused never started (or started in an earlier window): one error part.
         context.opened.add(event.toolCallId);
-        out.push({ type: 'tool-input-error', toolCallId: event.toolCallId, toolName: event.name, input: null, dynamic: true, errorText: errorText(result) });
+        out.push({ type: 'tool-input-error', toolCallId: event.toolCallId, toolName: event.name, input: event.args ?? null, dynamic: true, errorText: errorText(result) });
         break;
       }
       out.push(...toolInput(event.toolCallId, event.name, null, context));
@@ -86,7 +88,7 @@ export function toUiMessageChunks(event: RunEventItem | LiveEvent, context: UiWi
       out.push({ type: 'data-cairn-question', id: event.clarification.id, data: { ...event.clarification, ...(event.child && { child: event.child }) } });
       break;
     case 'decision':
-      out.push({ type: 'data-cairn-decision', data: { seq: event.seq, action: event.action, detail: event.detail } });
+      out.push({ type: 'data-cairn-decision', id: `decision-${event.offset}`, data: { seq: event.seq, action: event.action, detail: event.detail } });
       break;
     case 'finish': {
       const id = context.held?.id ?? messageId(event);
@@ -95,8 +97,10 @@ export function toUiMessageChunks(event: RunEventItem | LiveEvent, context: UiWi
       break;
     }
     default: {
-      const { type, offset: _offset, ...data } = event;
-      out.push({ type: `data-cairn-${type.replace('_', '-')}`, data });
+      if (event.type === 'human' && event.kind === 'cancel') context.cancelled = true;
+      const { type, offset, ...data } = event;
+      // An id per event: a part the client has (a replay) is replaced, never repeated.
+      out.push({ type: `data-cairn-${type.replace('_', '-')}`, id: `${type}-${offset}`, data });
     }
   }
   return out;

@@ -1,9 +1,9 @@
 /**
- * A person's message to a working run over HTTP (`POST /runs/:id/messages`, and an AG-UI request
- * that adds a user message to a thread whose run is working): `run.send`, its outcome as an
+ * A person's message to a run over HTTP (`POST /runs/:id/messages`, and an AG-UI or chat request
+ * that adds a user message to a thread whose run is open and asks nothing: thread.ts `toThread`): `run.send`, its outcome as an
  * HTTP answer. Accepted is 202; refused by the run is 409 (422 for a message it found invalid);
  * throttled by the server is 429; no answer in time is 504 (send again with the same `updateId`:
- * never taken twice); an unknown run is 404. Node-only (client side).
+ * never taken twice). Called through `actOn` (thread.ts), which answers 404 for a run that never was. Node-only (client side).
  */
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { SendOutcome } from '../send-message.js';
@@ -28,17 +28,9 @@ export async function deliverMessage(run: AgentRunHandle, text: string, updateId
     case 'unknown':
       throw new HttpError(504, 'outcome_unknown', `No answer from the run in time: send again with updateId "${outcome.updateId}" (never taken twice).`);
     case 'refused': {
-      // `closed` covers a run that never was: tell them apart.
-      if (outcome.code === 'closed' && !(await exists(run))) throw new HttpError(404, 'unknown_run', `No run with id "${run.workflowId}".`);
+      // `closed` covers a run that never was too: `actOn` (thread.ts) tells them apart, once for every act.
       const { status, code } = REFUSED[outcome.code];
       throw new HttpError(status, code, outcome.message);
     }
   }
-}
-
-async function exists(run: AgentRunHandle): Promise<boolean> {
-  return run.workflow.describe().then(
-    () => true,
-    (error) => (error as Error).name !== 'WorkflowNotFoundError',
-  );
 }
