@@ -36,6 +36,7 @@ function handlerOn(client: CairnClient, token?: string) {
   return createCairnA2AHandler({
     client,
     agents: [testAgent],
+    maxBodyBytes: 64 * 1024,
     ...(token && { authorize: bearerToken(token) }),
     startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '2m' } }),
     onError: () => undefined,
@@ -188,7 +189,7 @@ describe('A2A server', () => {
     expect(((await unknownMethod.json()) as any).error.code).toBe(-32601);
     const noParts = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } } }));
     expect(((await noParts.json()) as any).error.code).toBe(-32602);
-    const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(2 * 1024 * 1024) }] } } }));
+    const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(100 * 1024) }] } } }));
     expect(big.status).toBe(413);
 
     const guarded = await serve(handlerOn(clients[0]!, 'sesame'));

@@ -56,7 +56,7 @@ const RULES: readonly Rule[] = [
   { folder: 'cli', forbidden: [NOT_PRODUCTION], except: ['cli/demo.ts'] },
   { folder: 'testing', forbidden: [/\.\.\/(cli|examples|entry)\//] },
   // The workflow-safe entry points: what a workflow bundle imports.
-  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/a2a.ts', 'entry/testing.ts'] },
+  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/a2a.ts', 'entry/mcp.ts', 'entry/testing.ts'] },
   { folder: 'entry', forbidden: [/\.\.\/(cli|examples)\//, /\.\.\/testing\//], except: ['entry/index.ts', 'entry/workflow.ts', 'entry/testing.ts'] },
   { folder: 'examples', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
   { folder: 'starter', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
