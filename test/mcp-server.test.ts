@@ -10,6 +10,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnMcpHandler, type CairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
@@ -18,7 +21,7 @@ import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';
 import { serve, type Served } from './support/http.js';
-import { connectClient, startTestWorker, type TestWorker } from './support/temporal.js';
+import { connectClient, serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
 let w: TestWorker;
 let model = '';
@@ -185,5 +188,26 @@ describe('MCP server over streamable HTTP', () => {
     const badDecision = (await client.callTool({ name: 'test', arguments: { runId: 'r', decisions: [{ toolCallId: 't', argsHash: 'h', decision: 'maybe' }] } })) as CallToolResult;
     expect(badDecision.isError).toBe(true);
     await client.close();
+  });
+
+  it('`cairn mcp` serves the config\'s agents over stdio', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_'))) as Record<string, string>;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), 'mcp', '--config', 'cairn.config.ts', '--task-queue', w.taskQueue],
+      cwd: PACKAGE_ROOT,
+      env: { ...env, TEMPORAL_ADDRESS: serverAddress() },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-client', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['orders']);
+      const neither = (await client.callTool({ name: 'orders', arguments: {} })) as CallToolResult;
+      expect(neither.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });
