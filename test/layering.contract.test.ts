@@ -52,6 +52,7 @@ const RULES: readonly Rule[] = [
   // A2A is an optional peer: only the A2A server (client/a2a/) and the a2aAgent tool's activity load it.
   { folder: 'client', forbidden: [/^@a2a-js\//], except: ['client/a2a/a2a-task.ts', 'client/a2a/a2a-request-handler.ts', 'client/a2a/agent-card.ts', 'client/a2a/cairn-a2a-handler.ts'] },
   { folder: 'shared', forbidden: [/^@a2a-js\//] },
+  { folder: 'activities', forbidden: [/^@a2a-js\//], except: ['activities/a2a-activity.ts'] },
   // The demo command runs the examples' agent with its scripted model; no other command may.
   { folder: 'cli', forbidden: [NOT_PRODUCTION], except: ['cli/demo.ts'] },
   { folder: 'testing', forbidden: [/\.\.\/(cli|examples|entry)\//] },
