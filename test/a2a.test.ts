@@ -175,6 +175,28 @@ describe('A2A server', () => {
     expect(calls.wire_transfer ?? 0).toBe(0);
   });
 
+  it('subscribe follows a task until it waits; the task has its history; a run that fails is a failed task', async () => {
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1004' }), scriptStep.text('Never reached.')]));
+    const client = await a2aClient(two.url);
+    const started = asTask(await client.sendMessage(send([{ text: 'Redeliver A-1004.' }], { returnImmediately: true })));
+    expect(started.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const events: StreamResponse[] = [];
+    for await (const event of client.resubscribeTask({ tenant: '', id: started.id })) events.push(event);
+    expect(events[0]!.payload?.$case).toBe('task');
+    const last = events.at(-1)!.payload!;
+    const state = last.$case === 'task' ? last.value.status?.state : (last.value as { status: { state: TaskState } }).status.state;
+    expect(state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const read = await client.getTask({ tenant: '', id: started.id, historyLength: 10 });
+    expect(read.history[0]).toMatchObject({ role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'Redeliver A-1004.' } }] });
+    expect((await client.getTask({ tenant: '', id: started.id, historyLength: 0 })).history).toEqual([]);
+    await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
+
+    model = 'scripted:no-such-script';
+    const failed = asTask(await client.sendMessage(send([{ text: 'Anything.' }])));
+    expect(failed.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect((await client.getTask({ tenant: '', id: failed.id })).status?.state).toBe(TaskState.TASK_STATE_FAILED);
+  });
+
   it('bad input gets A2A errors and loses nothing', async () => {
     const client = await a2aClient(two.url);
     expect((await rejects(client.getTask({ tenant: '', id: 'cairn-a2a-test-nope' }))).name).toBe('TaskNotFoundError');

@@ -9,13 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskPushNotificationConfig, type ListTasksResponse } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskPushNotificationConfig, type ListTasksResponse } from '@a2a-js/sdk';
 import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
 import { checkAuthorized, type Authorize, type HttpAction } from '../http/authorize.js';
-import { answerArtifact, CONTEXT_MEMO_KEY, taskState, toTask } from './a2a-task.js';
+import { agentMessage, answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, textPart, toTask } from './a2a-task.js';
 import { applyReplies, parseReply, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
 
@@ -40,6 +40,8 @@ const CANCEL_REASON = 'cancelled over A2A';
 /** The most tasks one ListTasks page holds, and the most runs it looks through. */
 const MAX_PAGE = 100;
 const MAX_SCAN = 1_000;
+/** The most messages a task's history holds (the newest). */
+const MAX_HISTORY = 100;
 
 export class CairnA2ARequestHandler implements A2ARequestHandler {
   constructor(
@@ -81,9 +83,12 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     yield* this.#follow(run, status, signalOf(context));
   }
 
-  async getTask(params: { readonly id: string }, context: ServerCallContext): Promise<Task> {
+  async getTask(params: { readonly id: string; readonly historyLength?: number | undefined }, context: ServerCallContext): Promise<Task> {
     await this.#authorize(context, 'read', params.id);
-    return toTask(await this.#status(this.settings.client.run(requireId(params.id))));
+    const run = this.settings.client.run(requireId(params.id));
+    const status = await this.#status(run);
+    const wanted = Math.min(params.historyLength ?? MAX_HISTORY, MAX_HISTORY);
+    return toTask(status, wanted > 0 && status.state ? await history(run, contextIdOf(status), wanted) : []);
   }
 
   async listTasks(params: { readonly contextId: string; readonly status: TaskState; readonly pageSize?: number | undefined; readonly pageToken: string }, context: ServerCallContext): Promise<ListTasksResponse> {
@@ -249,6 +254,19 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError(`Not authorized to ${action}.`);
     }
   }
+}
+
+/** The conversation so far, as A2A messages: what people said and what the agent answered (not tool traffic). */
+async function history(run: AgentRunHandle, contextId: string, length: number): Promise<Message[]> {
+  const transcript = await run.transcript().catch(() => []);
+  const messages: Message[] = [];
+  transcript.forEach((m, index) => {
+    if (m.role !== 'user' && m.role !== 'assistant') return;
+    if (!m.content.trim()) return;
+    const message = agentMessage(run.workflowId, contextId, [textPart(m.content)]);
+    messages.push({ ...message, messageId: `${run.workflowId}/${index}`, role: m.role === 'user' ? Role.ROLE_USER : Role.ROLE_AGENT });
+  });
+  return messages.slice(-length);
 }
 
 function signalOf(context: ServerCallContext): AbortSignal | undefined {

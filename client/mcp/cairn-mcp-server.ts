@@ -52,6 +52,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 const CANCEL_REASON = 'cancelled over MCP';
 /** The most elicitations one call makes before it hands what is asked back in its result. */
 const MAX_ELICITATIONS = 16;
+/** How often a call that asked for progress is told the run still works. */
+const PROGRESS_MS = 5_000;
 
 const decisionSchema = z.object({
   toolCallId: z.string().min(1).max(500),
@@ -152,13 +154,24 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
   const until = Date.now() + (options.maxWaitMs ?? 45_000);
   const onAbort = () => void run.cancel(CANCEL_REASON).catch(() => undefined);
   extra.signal.addEventListener('abort', onAbort, { once: true });
+  // A client that asked for progress hears from a long run, so its request timeout can be reset.
+  const progressToken = extra._meta?.progressToken;
+  let beats = 0;
+  const progress =
+    progressToken === undefined
+      ? undefined
+      : setInterval(() => {
+          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++beats, message: `run ${run.workflowId} is working` } }).catch(() => undefined);
+        }, PROGRESS_MS);
   try {
     let elicited = 0;
     for (;;) {
       await waitIdle(run, extra.signal, until);
       const status = await statusOf(run, agent);
       if (status.status !== 'input_required') return result(status);
-      const canElicit = server.server.getClientCapabilities()?.elicitation !== undefined;
+      // Form elicitation: declared as `form`, or as an empty object (the spec's default).
+      const elicitation = server.server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+      const canElicit = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
       if (!canElicit || elicited >= MAX_ELICITATIONS) return result(status);
       elicited++;
       const reply = await elicit(options, status.pending!, extra);
@@ -174,6 +187,7 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
     }
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
+    if (progress) clearInterval(progress);
   }
 }
 
