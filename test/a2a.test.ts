@@ -197,6 +197,22 @@ describe('A2A server', () => {
     expect((await client.getTask({ tenant: '', id: failed.id })).status?.state).toBe(TaskState.TASK_STATE_FAILED);
   });
 
+  it('an A2A 0.3 client (message/send, tasks/get) reaches the same runs', async () => {
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1005' }), scriptStep.call('schedule_redelivery', { orderId: 'A-1005', window: 'afternoon' }), scriptStep.text('Afternoon it is.')]));
+    const card = (await (await fetch(`${two.url}/test/.well-known/agent-card.json`)).json()) as any;
+    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${two.url}/test`, preferredTransport: 'JSONRPC' });
+    const rpc = async (method: string, params: unknown) =>
+      ((await (await fetch(card.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })).json()) as any);
+    const asked = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'Redeliver A-1005.' }] } });
+    expect(asked.result).toMatchObject({ kind: 'task', status: { state: 'input-required' } });
+    const data = asked.result.status.message.parts.find((p: any) => p.kind === 'data').data;
+    expect(data.question.missingFields).toEqual(['window']);
+    const done = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId: asked.result.id, parts: [{ kind: 'data', data: { answer: { window: 'afternoon' } } }] } });
+    expect(done.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect((await rpc('tasks/get', { id: asked.result.id })).result.artifacts[0].parts[0]).toMatchObject({ kind: 'text', text: 'Afternoon it is.' });
+    expect((await rpc('tasks/get', { id: 'no-such-task' })).error.code).toBe(-32001);
+  });
+
   it('bad input gets A2A errors and loses nothing', async () => {
     const client = await a2aClient(two.url);
     expect((await rejects(client.getTask({ tenant: '', id: 'cairn-a2a-test-nope' }))).name).toBe('TaskNotFoundError');

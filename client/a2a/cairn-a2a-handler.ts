@@ -11,6 +11,8 @@
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import { isLegacyJsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
 import type { Authorize } from '../http/authorize.js';
@@ -60,13 +62,13 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
     startOptions: options.startOptions as ((run: { agent: string; workflowId: string; contextId: string; request: Request }) => Partial<StartRunOptions>) | undefined,
   };
   const served = new Map(options.agents.map((agent) => [agent.name, agent]));
-  const endpoints = new Map<string, { handler: A2ARequestHandler; transport: JsonRpcTransportHandler }>();
+  const endpoints = new Map<string, Endpoint>();
   const endpoint = (agent: Agent, origin: string) => {
     const url = `${(options.publicUrl ?? origin + base).replace(/\/$/, '')}/${encodeURIComponent(agent.name)}`;
     let found = endpoints.get(url);
     if (!found) {
       const handler = guarded(new CairnA2ARequestHandler(agent.name, agentCard(agent, url, options.describe?.[agent.name]), settings), onError);
-      found = { handler, transport: new JsonRpcTransportHandler(handler) };
+      found = { handler, transport: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) };
       // One entry per public URL the cards name (a handful); not a cache of anything about runs.
       if (endpoints.size < 64) endpoints.set(url, found);
     }
@@ -84,7 +86,9 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
       const rest = parts.join('/');
       if (request.method === 'GET' && (rest === '.well-known/agent-card.json' || rest === '.well-known/agent.json')) {
         const card = await endpoint(agent, url.origin).handler.getAgentCard();
-        return Response.json(AgentCard.toJSON(card), { headers: { 'cache-control': 'public, max-age=60' } });
+        // A2A 1.0 clients say so (A2A-Version); anything else gets the card with its A2A 0.3 fields too.
+        const v1 = request.headers.get(A2A_VERSION_HEADER) === '1.0';
+        return Response.json(v1 ? AgentCard.toJSON(card) : withLegacyFields(card), { headers: { 'cache-control': 'public, max-age=60', vary: A2A_VERSION_HEADER } });
       }
       if (request.method !== 'POST' || rest !== '') throw new HttpError(404, 'not_found', `No endpoint ${request.method} ${url.pathname}.`);
       return await jsonRpc(request, endpoint(agent, url.origin), maxBodyBytes);
@@ -96,7 +100,31 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
   };
 }
 
-async function jsonRpc(request: Request, { handler, transport }: { handler: A2ARequestHandler; transport: JsonRpcTransportHandler }, maxBodyBytes: number): Promise<Response> {
+interface Endpoint {
+  readonly handler: A2ARequestHandler;
+  readonly transport: JsonRpcTransportHandler;
+  /** A2A 0.3 clients (`message/send`, `tasks/get`…), translated to the same handler by the SDK. */
+  readonly legacy: LegacyJsonRpcTransportHandler;
+}
+
+/** The card with the fields an A2A 0.3 client reads beside the 1.0 ones (one JSON-RPC endpoint, the same URL). */
+function withLegacyFields(card: AgentCard): Record<string, unknown> {
+  const json = AgentCard.toJSON(card) as Record<string, unknown>;
+  const endpoint = card.supportedInterfaces[0]!.url;
+  return {
+    ...json,
+    protocolVersion: '0.3.0',
+    url: endpoint,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url: endpoint, transport: 'JSONRPC' }],
+    capabilities: { streaming: card.capabilities?.streaming ?? false, pushNotifications: false, stateTransitionHistory: false },
+    supportsAuthenticatedExtendedCard: false,
+    security: [],
+    skills: card.skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description, tags: skill.tags, examples: skill.examples, inputModes: skill.inputModes, outputModes: skill.outputModes })),
+  };
+}
+
+async function jsonRpc(request: Request, { handler, transport, legacy }: Endpoint, maxBodyBytes: number): Promise<Response> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/(a2a\+)?json\b/i.test(type)) return rpcError(null, -32600, 'Send JSON-RPC as application/json.', 415);
   const text = await readBounded(request, maxBodyBytes);
@@ -121,14 +149,17 @@ async function jsonRpc(request: Request, { handler, transport }: { handler: A2AR
     ]),
     ...(version && { requestedVersion: version }),
   });
-  if (version) {
+  const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
+  const old = isLegacyJsonRpcMethod(method);
+  if (version && !old) {
     try {
       validateVersion(version, await handler.getAgentCard(), 'JSONRPC');
     } catch (error) {
       return Response.json({ jsonrpc: '2.0', id: rpcId, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
     }
   }
-  const result = await transport.handle(body as Record<string, unknown>, context);
+  const result = old ? await legacy.handle(body as Record<string, unknown>, context) : await transport.handle(body as Record<string, unknown>, context);
+  const mapError = old ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
   if (!(Symbol.asyncIterator in (result as object))) {
     const refused = authRefusal(context, rpcId);
     return refused ?? Response.json(result, { status: (result as { error?: { code?: number } }).error?.code === -32603 ? 500 : 200 });
@@ -138,7 +169,7 @@ async function jsonRpc(request: Request, { handler, transport }: { handler: A2AR
   try {
     first = await events.next();
   } catch (error) {
-    return authRefusal(context, rpcId) ?? Response.json({ jsonrpc: '2.0', id: rpcId, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    return authRefusal(context, rpcId) ?? Response.json({ jsonrpc: '2.0', id: rpcId, error: mapError(error) });
   }
   const refused = authRefusal(context, rpcId);
   if (refused) return refused;
@@ -158,7 +189,7 @@ async function jsonRpc(request: Request, { handler, transport }: { handler: A2AR
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
       } catch (error) {
-        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: rpcId, error: JsonRpcTransportHandler.mapToJSONRPCError(error) })}\n\n`));
+        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: rpcId, error: mapError(error) })}\n\n`));
         controller.close();
       }
     },
