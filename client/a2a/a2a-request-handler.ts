@@ -61,8 +61,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     const run = await this.#deliver(params, context);
     if (params.configuration?.returnImmediately) return toTask({ ...(await this.#status(run)), status: 'working' });
-    await this.#waitIdle(run, signalOf(context), this.settings.maxWaitMs);
-    return toTask(await this.#status(run));
+    return toTask(await this.#settle(run, signalOf(context), Date.now() + this.settings.maxWaitMs));
   }
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
@@ -214,17 +213,24 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   }
 
   /** Status updates from `from` on, until the run waits for someone or ends. */
-  async *#follow(run: AgentRunHandle, from: RunStatus, signal: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
-    let last = from.status;
+  async *#follow(run: AgentRunHandle, _from: RunStatus, signal: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
     for (;;) {
-      await this.#waitIdle(run, signal, Number.POSITIVE_INFINITY);
-      const status = await this.#status(run);
+      const status = await this.#settle(run, signal, Number.POSITIVE_INFINITY);
       const task = toTask(status);
-      if (status.status === last && status.status === 'working') continue;
-      last = status.status;
       if (task.artifacts[0]) yield { payload: { $case: 'artifactUpdate', value: { taskId: task.id, contextId: task.contextId, artifact: answerArtifact(status.answer ?? ''), append: false, lastChunk: true, metadata: undefined } } };
       yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } } };
       if (status.status !== 'working') return;
+    }
+  }
+
+  /** The run's status once it is no longer working (it waits for someone or ended), or at `until`. */
+  async #settle(run: AgentRunHandle, signal: AbortSignal | undefined, until: number): Promise<RunStatus> {
+    for (;;) {
+      await this.#waitIdle(run, signal, until - Date.now());
+      const status = await this.#status(run);
+      if (status.status !== 'working' || Date.now() >= until) return status;
+      // Idle but still working: its final answer is being written, or it handed over. Look again shortly.
+      await sleep(250);
     }
   }
 

@@ -168,6 +168,11 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
     for (;;) {
       await waitIdle(run, extra.signal, until);
       const status = await statusOf(run, agent);
+      if (status.status === 'working' && Date.now() < until) {
+        // Idle but still working: its final answer is being written, or it handed over. Look again shortly.
+        await sleep(250, undefined, { signal: extra.signal });
+        continue;
+      }
       if (status.status !== 'input_required') return result(status);
       // Form elicitation: declared as `form`, or as an empty object (the spec's default).
       const elicitation = server.server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
