@@ -46,7 +46,8 @@ function connect(settings: A2AAgentSettings): Promise<Client> {
   const headers = settings.headers ?? {};
   const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
   const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })] }));
-  return factory.createFromUrl(settings.url.replace(/\/$/, '')).catch((error: unknown) => Promise.reject(unreachable(settings, error)));
+  // The card path resolves against the URL: with a trailing slash it is read below the agent's path, not beside it.
+  return factory.createFromUrl(settings.url.endsWith('/') ? settings.url : `${settings.url}/`).catch((error: unknown) => Promise.reject(unreachable(settings, error)));
 }
 
 async function callRemote(settings: A2AAgentSettings, client: () => Promise<Client>, call: A2ACall, context: ToolContext): Promise<JsonValue> {
@@ -165,7 +166,13 @@ function failureOf(settings: A2AAgentSettings, error: unknown, call: A2ACall): u
     case 'InvalidAgentResponseError':
       return new ToolFailure('output_schema_violation', `${settings.name} answered something that is not A2A: ${e.message}`);
   }
-  if (e instanceof SyntaxError) return new ToolFailure('output_schema_violation', `${settings.name} answered something that is not JSON: ${e.message}`);
+  const message = e?.message ?? '';
+  // An HTTP status, or no connection at all: the remote is not there for us.
+  if (/^HTTP error for /.test(message) || (error instanceof TypeError && /fetch failed/i.test(message))) return unreachable(settings, error);
+  if (error instanceof SyntaxError || /invalid response|missing|mismatch|unexpected/i.test(message))
+    return new ToolFailure('output_schema_violation', `${settings.name} answered something that is not A2A: ${message}`);
+  // A JSON-RPC error the remote chose (an internal error, a code of its own): it failed the request.
+  if (e?.name && /Error$/.test(e.name) && e.name !== 'Error' && e.name !== 'TypeError') return ToolFailure.semantic(`${settings.name} failed the request: ${message}`);
   return unreachable(settings, error);
 }
 

@@ -14,6 +14,7 @@ import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import { scriptStep, type ScriptContext } from '../testing/script-steps.js';
 import { callerAgent } from './fixtures/a2a-agents.js';
+import { calls } from './fixtures/tools.js';
 import { serve, type Served } from './support/http.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
@@ -72,6 +73,27 @@ describe('a2aAgent: a remote A2A agent as a tool', () => {
     expect(transcript).toContain('Redelivery of A-1001 scheduled for the morning.');
     const taskId = /cairn-a2a-test-[0-9a-f-]{36}/.exec(transcript)![0];
     expect((await innerRuns.run(taskId).state()).phase).toBe('done');
+  });
+
+  it("a call the inner agent holds for review reaches a person through the outer run; the decision goes back bound to its arguments", async () => {
+    ({ model: innerModel } = inner.script([scriptStep.call('issue_refund', { orderId: 'A-1002', amount: 80 }), scriptStep.text('Refunded 80 on A-1002.')]));
+    const { model } = outer.script([
+      scriptStep.call('remote_orders', { message: 'Refund 80 on A-1002.' }),
+      scriptStep.react((context) => {
+        // The failure's hint shows the model the reply to send: the held call and its args hash.
+        const hint = /"exampleInput":(\{"taskId":"[^"]+","reply":\{[^}]*\}\})/.exec(JSON.stringify(context.messages));
+        if (!hint) throw new Error('no exampleInput with a reply in the transcript');
+        return scriptStep.call('remote_orders', JSON.parse(hint[1]!));
+      }),
+      scriptStep.text('The refund went through.'),
+    ]);
+    const refundsBefore = calls.issue_refund ?? 0;
+    const { run, state } = await outerRuns.startUntilIdle({ agent: 'caller', prompt: 'Refund A-1002.', model, temporal: { workflowExecutionTimeout: '2m' } });
+    expect(state.clarification?.question).toMatch(/^remote_orders wants to run issue_refund with \{"orderId":"A-1002","amount":80\}\. Allow it/);
+    await run.answer('Yes, allow it.');
+    expect((await run.result()).answer).toBe('The refund went through.');
+    expect(JSON.stringify(await run.transcript())).toContain('Refunded 80 on A-1002.');
+    expect(calls.issue_refund! - refundsBefore).toBe(1);
   });
 
   it("with onInputRequired 'model', the question is the tool's result and the model answers it; an unknown task is repaired", async () => {

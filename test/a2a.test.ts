@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 function a2aClient(url: string): Promise<A2AClient> {
-  return new ClientFactory().createFromUrl(`${url}/test`);
+  return new ClientFactory().createFromUrl(`${url}/test/`); // the card below the agent's path
 }
 
 function send(parts: unknown[], extra: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}): SendMessageRequest {
