@@ -227,6 +227,8 @@ describe('A2A server', () => {
     expect(((await unknownMethod.json()) as any).error.code).toBe(-32601);
     const noParts = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } } }));
     expect(((await noParts.json()) as any).error.code).toBe(-32602);
+    const long = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(40_001) }] } } }));
+    expect(((await long.json()) as any).error).toMatchObject({ code: -32602, message: 'The message is longer than 40000 characters.' });
     const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(100 * 1024) }] } } }));
     expect(big.status).toBe(413);
 

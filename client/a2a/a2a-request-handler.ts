@@ -40,6 +40,8 @@ const CANCEL_REASON = 'cancelled over A2A';
 /** The most tasks one ListTasks page holds, and the most runs it looks through. */
 const MAX_PAGE = 100;
 const MAX_SCAN = 1_000;
+/** The longest prompt a message may start a run with (as the HTTP handler's). */
+const MAX_PROMPT_CHARS = 40_000;
 /** The most messages a task's history holds (the newest). */
 const MAX_HISTORY = 100;
 
@@ -191,6 +193,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     await this.#authorize(context, 'start', undefined);
     const prompt = [...texts, ...data.map((d) => JSON.stringify(d))].join('\n').trim();
     if (!prompt) throw new RequestMalformedError('The message is empty: say what the agent should do.');
+    if (prompt.length > MAX_PROMPT_CHARS) throw new RequestMalformedError(`The message is longer than ${MAX_PROMPT_CHARS} characters.`);
     const contextId = message.contextId || randomUUID();
     if (contextId.length > 200) throw new RequestMalformedError('contextId is longer than 200 characters.');
     const workflowId = `${this.settings.taskPrefix}${this.agent}-${randomUUID()}`;

@@ -65,7 +65,7 @@ const decisionSchema = z.object({
 });
 
 const inputShape = {
-  prompt: z.string().min(1).max(100_000).optional().describe('What the agent should do: starts a new run. Leave out to continue a run (runId).'),
+  prompt: z.string().trim().min(1).max(40_000).optional().describe('What the agent should do: starts a new run. Leave out to continue a run (runId).'),
   runId: z.string().min(1).max(500).optional().describe("The run to continue, from an earlier result's runId."),
   answer: z
     .union([z.string().min(1), z.record(z.string(), z.unknown())])
