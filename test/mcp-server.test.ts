@@ -140,6 +140,21 @@ describe('MCP server over streamable HTTP', () => {
     await again.close();
   });
 
+  it('a person who declines the elicitation gets what is asked as the result; the run keeps waiting', async () => {
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1006' }), scriptStep.call('schedule_redelivery', { orderId: 'A-1006', window: 'morning' }), scriptStep.text('Morning.')]));
+    const { url } = await server();
+    let asked = 0;
+    const client = await mcpClient(url, async () => (asked++, { action: 'decline' }));
+    const waiting = (await client.callTool({ name: 'test', arguments: { prompt: 'Redeliver A-1006.' } })) as CallToolResult;
+    expect(asked).toBe(1);
+    const { runId } = waiting.structuredContent as { runId: string };
+    expect(waiting.structuredContent).toMatchObject({ status: 'input_required', question: { missingFields: ['window'] } });
+    expect((await clients.at(-1)!.run(runId).state()).phase).toBe('awaiting_clarification');
+    const done = (await client.callTool({ name: 'test', arguments: { runId, answer: 'morning' } })) as CallToolResult;
+    expect(done.structuredContent).toMatchObject({ status: 'completed', answer: 'Morning.' });
+    await client.close();
+  });
+
   it('a cancelled request cancels the run gracefully', async () => {
     ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1003' }), scriptStep.text('Stopped as asked.')]));
     const { url } = await server();

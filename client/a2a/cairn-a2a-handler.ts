@@ -47,6 +47,7 @@ export interface CairnA2AHandlerOptions {
 export type CairnA2AHandler = (request: Request) => Promise<Response>;
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+const KEEP_ALIVE_MS = 15_000;
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
 export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2AHandler {
@@ -179,21 +180,28 @@ async function jsonRpc(request: Request, { handler, transport, legacy }: Endpoin
     return Response.json(first.value ?? { jsonrpc: '2.0', id: rpcId, result: null });
   }
   const encoder = new TextEncoder();
+  // A comment now and then while the run works, so that proxies do not close a quiet stream.
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`data: ${JSON.stringify(first.value)}\n\n`));
+      keepAlive = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), KEEP_ALIVE_MS);
     },
     async pull(controller) {
       try {
         const next = await events.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
+        if (next.done) {
+          clearInterval(keepAlive);
+          controller.close();
+        } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
       } catch (error) {
+        clearInterval(keepAlive);
         controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: rpcId, error: mapError(error) })}\n\n`));
         controller.close();
       }
     },
     async cancel() {
+      clearInterval(keepAlive);
       abort.abort();
       await events.return(undefined).catch(() => undefined);
     },
