@@ -2,11 +2,13 @@
  * Other agents reach runs over A2A: the real `@a2a-js/sdk` client drives runs on a real dev server
  * through `createCairnA2AHandler`. A clarification and a review are input-required states carrying
  * what is asked as data; the answer and the decision go in later messages of the same task, one of
- * them through a new server instance (its own Temporal connection) after the first one stopped;
+ * them through an A2A server in a process of its own after the first one stopped;
  * a stale decision is refused by the run's validator; the `once` tool runs once; cancel, unknown
  * tasks, malformed and oversized requests and a wrong token get A2A's own errors.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, SendMessageRequest, TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
@@ -18,7 +20,8 @@ import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';
 import { serve, type Served } from './support/http.js';
-import { connectClient, startTestWorker, type TestWorker } from './support/temporal.js';
+import { connectClient, serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 
 let w: TestWorker;
 let one: Served | undefined;
@@ -54,6 +57,23 @@ afterAll(async () => {
   for (const c of clients) await c.close();
   await w?.stop();
 });
+
+/** The A2A server of test/fixtures/a2a-server.ts in its own process, on this worker's queue. */
+async function serverProcess(): Promise<{ url: string; close(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'test/fixtures/a2a-server.ts')], {
+    cwd: PACKAGE_ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: serverAddress(), TASK_QUEUE: w.taskQueue },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const found = /a2a ready (\S+)/.exec(chunk.toString());
+      if (found) resolve(found[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`the A2A server process exited (${code})`)));
+  });
+  return { url, close: () => void child.kill('SIGTERM') };
+}
 
 function a2aClient(url: string): Promise<A2AClient> {
   return new ClientFactory().createFromUrl(`${url}/test/`); // the card below the agent's path
@@ -96,7 +116,7 @@ describe('A2A server', () => {
     expect(root.name).toBe('test');
   });
 
-  it('a clarification and a review, answered in later messages of the task (one on a new server after a restart), complete the task; the once tool runs once', async () => {
+  it('a clarification and a review, answered in later messages of the task (one through a server in another process after the first stopped), complete the task; the once tool runs once', async () => {
     ({ model } = w.script([
       scriptStep.call('schedule_redelivery', { orderId: 'A-1001' }), // no window: a question
       scriptStep.call('schedule_redelivery', { orderId: 'A-1001', window: 'morning' }),
@@ -112,10 +132,10 @@ describe('A2A server', () => {
     const question = inputRequired(asked).question;
     expect(question).toMatchObject({ question: 'Which delivery window suits you: morning or afternoon?', missingFields: ['window'], schema: { type: 'object', required: ['window'] } });
 
-    // The first server stops; a new one, on its own connection, continues the same task.
+    // The first server stops; a new one, in a process of its own, continues the same task.
     await one!.close();
     one = undefined;
-    const restarted = await serve(handlerOn(await newCairnClient()));
+    const restarted = await serverProcess();
     try {
       const second = await a2aClient(restarted.url);
       const reviewing = asTask(await second.sendMessage(send([{ data: { answer: { window: 'morning' } } }], { taskId: asked.id })));
@@ -151,7 +171,7 @@ describe('A2A server', () => {
       expect((await rejects(second.sendMessage(send([{ text: 'again' }], { taskId: asked.id })))).message).toMatch(/completed/);
       expect((await rejects(second.cancelTask({ tenant: '', id: asked.id, metadata: undefined }))).name).toBe('TaskNotCancelableError');
     } finally {
-      await restarted.close();
+      restarted.close();
     }
   });
 
