@@ -3,7 +3,8 @@
  * Client calls the agent's tool over streamable HTTP through `createCairnMcpHandler`, on a real
  * dev server. With an elicitation handler, the run's question (its schema) and its held call are
  * elicitations and the call returns the answer; without one, the result says what is asked and the
- * next call (on a new server instance, after the first one stopped) answers it by run id; a stale
+ * next call (on a new server instance after the first one stopped, or `cairn mcp` in a process of
+ * its own over stdio) answers it by run id; a stale
  * decision is refused by the run; the `once` tool runs once; a cancelled request cancels the run;
  * bad input gets MCP's errors.
  */
@@ -205,11 +206,18 @@ describe('MCP server over streamable HTTP', () => {
     await client.close();
   });
 
-  it('`cairn mcp` serves the config\'s agents over stdio', async () => {
+  it('`cairn mcp`, in a process of its own, continues over stdio a run another server started', async () => {
+    ({ model } = refundScript());
+    const refundsBefore = calls.issue_refund ?? 0;
+    const http = await mcpClient((await server()).url);
+    const asked = (await http.callTool({ name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } })) as CallToolResult;
+    const { runId } = asked.structuredContent as { runId: string };
+    await http.close();
+
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_'))) as Record<string, string>;
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), 'mcp', '--config', 'cairn.config.ts', '--task-queue', w.taskQueue],
+      args: ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), 'mcp', '--config', 'test/fixtures/mcp.config.ts', '--task-queue', w.taskQueue],
       cwd: PACKAGE_ROOT,
       env: { ...env, TEMPORAL_ADDRESS: serverAddress() },
       stderr: 'pipe',
@@ -218,9 +226,14 @@ describe('MCP server over streamable HTTP', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['orders']);
-      const neither = (await client.callTool({ name: 'orders', arguments: {} })) as CallToolResult;
-      expect(neither.isError).toBe(true);
+      expect(tools.map((t) => t.name).sort()).toEqual(['helper', 'test']);
+      const reviewing = (await client.callTool({ name: 'test', arguments: { runId, answer: { window: 'morning' } } })) as CallToolResult;
+      const held = (reviewing.structuredContent as { reviews: { toolCallId: string; argsHash: string }[] }).reviews[0]!;
+      const done = (await client.callTool({ name: 'test', arguments: { runId, decisions: [{ toolCallId: held.toolCallId, argsHash: held.argsHash, decision: 'accept' }] } })) as CallToolResult;
+      expect(done.structuredContent).toMatchObject({ runId, status: 'completed', answer: 'Refunded 80 on A-1001; redelivery in the morning.' });
+      expect(calls.issue_refund! - refundsBefore).toBe(1);
+      // A run of another agent is not this tool's.
+      expect(JSON.stringify((await client.callTool({ name: 'helper', arguments: { runId } })).content)).toMatch(/unknown_run/);
     } finally {
       await client.close();
     }
