@@ -11,6 +11,7 @@ import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
 import { guardsCommand } from './commands/guards.js';
 import { initCommand } from './commands/init.js';
+import { mcpCommand } from './commands/mcp.js';
 import { replayCommand } from './commands/replay.js';
 import { reviewCommand } from './commands/review.js';
 import { runCommand } from './commands/run.js';
@@ -21,7 +22,7 @@ import { workerCommand } from './commands/worker.js';
 import { describeError, exitCodeOf } from './errors.js';
 import { createIo, type Streams } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, sayCommand, reviewCommand, showCommand, serveCommand, guardsCommand, replayCommand, codecServerCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, sayCommand, reviewCommand, showCommand, serveCommand, mcpCommand, guardsCommand, replayCommand, codecServerCommand, demoCommand];
 
 export const HELP = `Usage: cairn <command> [arguments] [options]
 

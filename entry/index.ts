@@ -23,6 +23,7 @@ export { defineAgent, isAgent, agentsOf, reachableAgents, type Agent, type Agent
 export { mcpServer, type McpServer, type McpServerConfig, type McpToolOverrides, type McpListing, type McpToolInfo } from '../shared/mcp/mcp-server.js';
 export { mcpToolOf, mcpToolName, type McpToolRef } from '../shared/mcp/mcp-tools.js';
 export { agentTool, agentOf, type AgentTask, type AgentToolOptions } from '../shared/tools/agent-tool.js';
+export { a2aAgent, a2aAgentOf, type A2AAgentConfig, type A2ACall } from '../shared/tools/a2a-agent.js';
 export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/tools/from-ai-sdk-tool.js';
 export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/failures/tool-failure.js';
 export { Result, Validator, validator, RESERVED_VALIDATOR_NAMES } from '../shared/guards/validator.js';

@@ -9,6 +9,7 @@ import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions, 
 import type { WorkflowInfo } from '@temporalio/workflow';
 import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
 import type { AnyTool } from '../shared/tools/define-tool.js';
+import { a2aAgentOf } from '../shared/tools/a2a-agent.js';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activity.js';
 import { createReconcileActivities } from '../activities/reconcile-activity.js';
 import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
@@ -103,13 +104,22 @@ async function shortBuildId(tuning: WorkerTuning, bundle: WorkflowBundleOption):
   return { buildId: `cairn@${createHash('sha256').update(code).digest('hex').slice(0, 12)}` };
 }
 
+/** a2aAgent tools call their remote agents through activities/a2a-activity.ts, loaded (with the optional `@a2a-js/sdk`) only when there are some. */
+async function withRemoteAgents(tools: AnyTool[]): Promise<AnyTool[]> {
+  if (!tools.some((tool) => a2aAgentOf(tool))) return tools;
+  const { withA2AAgents } = await import('../activities/a2a-activity.js').catch((error: unknown) => {
+    throw new Error('An agent has an a2aAgent tool: install the optional peer dependency @a2a-js/sdk (npm install @a2a-js/sdk).', { cause: error });
+  });
+  return withA2AAgents(tools);
+}
+
 /** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
 export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
   if (options.models && options.resolveModel) throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
   if (!options.workflowsPath === !options.workflowBundle) throw new Error('createCairnWorker needs exactly one of `workflowsPath` or `workflowBundle`.');
   // Agents that agent tools run are served too (their child runs use this worker's tools).
   const agents = reachableAgents(options.agents);
-  const tools = workerTools(agents);
+  const tools = await withRemoteAgents(workerTools(agents));
   // One connection per MCP server per worker, shared by every call and run; closed when the worker stops.
   const mcp = new McpConnections(agents.flatMap((agent) => agent.mcpServers ?? []));
   const namespace = options.namespace ?? 'default';

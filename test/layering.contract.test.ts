@@ -28,8 +28,8 @@ const NODE_BUILTIN = /^(node:|fs|path|os|child_process|crypto|http|https|net|str
 const WORKER_SIDE = /^@temporalio\/(activity|worker|client|testing|envconfig)|^(ai|@ai-sdk\/)/;
 /** Production folders never reach into tests' and demos' code, nor into the package's entry files. */
 const NOT_PRODUCTION = /(^|\/)(testing|examples|entry)\//;
-/** The package seen from outside: only its six entry points, never a path inside it. */
-const DEEP_IMPORT = /^cairn-agents\/(?!(workflow|worker|client|http|testing)$)/;
+/** The package seen from outside: only its entry points, never a path inside it. */
+const DEEP_IMPORT = /^cairn-agents\/(?!(workflow|worker|client|http|a2a|mcp|testing)$)/;
 const OUTSIDE_PROJECT = /^\.\.\//;
 
 interface Rule {
@@ -49,11 +49,15 @@ const RULES: readonly Rule[] = [
   { folder: 'client', forbidden: [/^@temporalio\/(activity|worker|testing)|^@ai-sdk\//, /\.\.\/(activities|runtime|cli)\//, NOT_PRODUCTION] },
   // The HTTP handler writes the AI SDK's UI message stream with `ai`'s own writers; nothing else in client/ loads `ai`.
   { folder: 'client', forbidden: [/^ai(\/|$)/], except: ['client/http/chat-endpoint.ts', 'client/http/ui-message-chunks.ts'] },
+  // A2A is an optional peer: only the A2A server (client/a2a/) and the a2aAgent tool's activity load it.
+  { folder: 'client', forbidden: [/^@a2a-js\//], except: ['client/a2a/a2a-task.ts', 'client/a2a/a2a-request-handler.ts', 'client/a2a/agent-card.ts', 'client/a2a/cairn-a2a-handler.ts'] },
+  { folder: 'shared', forbidden: [/^@a2a-js\//] },
+  { folder: 'activities', forbidden: [/^@a2a-js\//], except: ['activities/a2a-activity.ts'] },
   // The demo command runs the examples' agent with its scripted model; no other command may.
   { folder: 'cli', forbidden: [NOT_PRODUCTION], except: ['cli/demo.ts'] },
   { folder: 'testing', forbidden: [/\.\.\/(cli|examples|entry)\//] },
   // The workflow-safe entry points: what a workflow bundle imports.
-  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/testing.ts'] },
+  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/a2a.ts', 'entry/mcp.ts', 'entry/testing.ts'] },
   { folder: 'entry', forbidden: [/\.\.\/(cli|examples)\//, /\.\.\/testing\//], except: ['entry/index.ts', 'entry/workflow.ts', 'entry/testing.ts'] },
   { folder: 'examples', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
   { folder: 'starter', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },

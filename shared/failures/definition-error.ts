@@ -20,6 +20,7 @@ export const DefinitionErrorCode = {
   DuplicateAgentName: 'duplicate_agent_name',
   InvalidMcpServer: 'invalid_mcp_server',
   DuplicateMcpServer: 'duplicate_mcp_server',
+  InvalidA2AAgent: 'invalid_a2a_agent',
 } as const;
 export type DefinitionErrorCode = (typeof DefinitionErrorCode)[keyof typeof DefinitionErrorCode];
 

@@ -1,0 +1,53 @@
+/**
+ * The A2A agent card of a served Cairn agent: its skill from its instructions and tools, one
+ * JSON-RPC interface (A2A 1.0), and capabilities stated as they are — streaming yes (streaming
+ * send and subscribe follow the run), push notifications no, no extended card. Node-only.
+ */
+import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import type { Agent } from '../../shared/agent/define-agent.js';
+
+/** What a server may say about an agent beyond what its definition holds. */
+export interface A2AAgentDescription {
+  /** One paragraph for other agents choosing whom to call. Default: the agent's instructions (first 500 characters). */
+  readonly description?: string;
+  /** Example requests. */
+  readonly examples?: readonly string[];
+  readonly version?: string;
+  /** Card fields to set as given (provider, securitySchemes, securityRequirements, iconUrl…). */
+  readonly card?: Partial<AgentCard>;
+}
+
+export function agentCard(agent: Agent, url: string, about: A2AAgentDescription = {}): AgentCard {
+  const description = about.description ?? clip(agent.instructions, 500);
+  const tools = agent.tools.map((t) => t.name);
+  const skill: AgentSkill = {
+    id: agent.name,
+    name: agent.name,
+    description: tools.length > 0 ? `${description} Tools: ${agent.tools.map((t) => `${t.name} (${clip(t.description, 120)})`).join('; ')}.` : description,
+    tags: ['cairn', ...tools],
+    examples: [...(about.examples ?? [])],
+    inputModes: ['text/plain', 'application/json'],
+    outputModes: ['text/plain', 'application/json'],
+    securityRequirements: [],
+  };
+  return {
+    name: agent.name,
+    description,
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    provider: undefined,
+    version: about.version ?? '1.0.0',
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [skill],
+    signatures: [],
+    ...about.card,
+  };
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

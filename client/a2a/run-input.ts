@@ -1,0 +1,189 @@
+/**
+ * What a run waits for, as structured data another agent can act on, and the replies that answer
+ * it — shared by the A2A server and the MCP server (both are stateless drivers of the run API,
+ * like the HTTP handler). A question comes with the JSON Schema of its answer; a held call with
+ * its arguments, their hash and the decisions its tool allows. A reply is checked by the run's
+ * own Update validators (a stale hash, an answer to nothing pending, an oversized answer are
+ * refused there, leaving nothing in history); this module only parses the shape and maps the
+ * refusal to a stable code. Node-only (client side); never loads a protocol SDK.
+ */
+import type { AgentRunHandle } from '../agent-run-handle.js';
+import { NotPendingError } from '../not-pending-error.js';
+import type { JsonObject, JsonValue } from '../../shared/json/json.js';
+import { refusalCodeOf, type HumanInputRefusal } from '../../shared/failures/human-input-refusal.js';
+import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/tools/review-config.js';
+import type { ReviewDecisionInput, RunState } from '../../workflows/messages.js';
+
+/** The question a run asks, with the schema its answer must fit. */
+export interface PendingQuestion {
+  readonly id: string;
+  readonly question: string;
+  /** JSON Schema of the answer: an object of the missing fields, or text. */
+  readonly schema: JsonObject;
+  readonly tool?: string;
+  readonly missingFields?: readonly string[];
+  readonly exampleInput?: JsonObject;
+}
+
+/** A tool call held for a person's decision. */
+export interface HeldCall {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: JsonValue;
+  /** Send it back with the decision: a decision about other arguments is refused as stale. */
+  readonly argsHash: string;
+  readonly allowed: readonly ReviewDecisionType[];
+  readonly description?: string;
+}
+
+/** What a run needs from a person before it can go on. */
+export interface PendingInput {
+  readonly question: PendingQuestion | null;
+  readonly reviews: readonly HeldCall[];
+}
+
+/** One reply to a waiting run. */
+export type RunReply =
+  | { readonly kind: 'answer'; readonly answer: JsonValue; readonly questionId?: string }
+  | { readonly kind: 'review'; readonly toolCallId: string; readonly argsHash: string; readonly decision: ReviewDecisionInput };
+
+/** Why a reply was not taken: the run's refusal code, or what the driver found first. */
+export type RunInputCode = HumanInputRefusal | 'unknown_run' | 'closed' | 'busy';
+
+const marker: unique symbol = Symbol.for('cairn.client.RunInputError');
+
+/** A reply the run (or the driver, for its shape) refused. Stable `name` and `code`. */
+export class RunInputError extends Error {
+  private readonly [marker] = true;
+  override readonly name = 'RunInputError';
+
+  constructor(
+    readonly code: RunInputCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  static isInstance(error: unknown): error is RunInputError {
+    return typeof error === 'object' && error !== null && marker in error;
+  }
+}
+
+/** The JSON Schema of an answer to `question`: the missing fields as an object, else text. */
+export function answerSchema(question: { readonly missingFields?: readonly string[]; readonly exampleInput?: JsonObject; readonly schema?: unknown }): JsonObject {
+  if (question.schema && typeof question.schema === 'object' && !Array.isArray(question.schema)) return question.schema as JsonObject;
+  const fields = question.missingFields ?? [];
+  if (fields.length === 0) return { type: 'string', minLength: 1, description: 'The answer, as text.' };
+  const properties: JsonObject = {};
+  for (const field of fields) {
+    const example = question.exampleInput?.[field];
+    properties[field] = { type: typeof example === 'number' ? 'number' : typeof example === 'boolean' ? 'boolean' : 'string' };
+  }
+  return { type: 'object', properties, required: [...fields] };
+}
+
+/** What `state` waits for, or undefined when it waits for nobody. */
+export function pendingInput(state: RunState): PendingInput | undefined {
+  const q = state.clarification;
+  if (!q && state.reviews.length === 0) return undefined;
+  return {
+    question: q
+      ? {
+          id: q.id,
+          question: q.question,
+          schema: answerSchema(q),
+          ...(q.tool !== undefined && { tool: q.tool }),
+          ...(q.missingFields && { missingFields: q.missingFields }),
+          ...(q.exampleInput && { exampleInput: q.exampleInput }),
+        }
+      : null,
+    reviews: state.reviews.map((r) => ({
+      toolCallId: r.toolCallId,
+      name: r.name,
+      args: r.args,
+      argsHash: r.argsHash,
+      allowed: allowedDecisions(r),
+      ...(r.description !== undefined && { description: r.description }),
+    })),
+  };
+}
+
+/** One line per thing asked, for people and models reading a text part. */
+export function describePending(pending: PendingInput): string {
+  const lines: string[] = [];
+  if (pending.question) lines.push(`Question ${pending.question.id}: ${pending.question.question}`);
+  for (const r of pending.reviews)
+    lines.push(`Review ${r.toolCallId}: ${r.name}(${JSON.stringify(r.args)}) awaits a decision (${r.allowed.join(', ')})${r.description ? ` — ${r.description}` : ''}; argsHash ${r.argsHash}.`);
+  return lines.join('\n');
+}
+
+/**
+ * A reply read from a JSON object: `{ answer, questionId? }`, or `{ decision, toolCallId, argsHash }`
+ * (`decision` a type name with `args` / `content` / `reason` beside it, or `{ type, … }`), or — while
+ * a question is pending — the object itself as the answer (the fields its schema names).
+ * Throws RunInputError('invalid_input') for anything else.
+ */
+export function parseReply(value: unknown, questionPending: boolean): RunReply {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunInputError('invalid_input', 'A reply is a JSON object.');
+  const o = value as Record<string, unknown>;
+  if ('decision' in o) {
+    if (typeof o.toolCallId !== 'string' || typeof o.argsHash !== 'string')
+      throw new RunInputError('invalid_input', 'A review decision names the held call: { decision, toolCallId, argsHash }.');
+    return { kind: 'review', toolCallId: o.toolCallId, argsHash: o.argsHash, decision: parseDecision(o.decision, o) };
+  }
+  if ('answer' in o) {
+    if (o.questionId !== undefined && typeof o.questionId !== 'string') throw new RunInputError('invalid_input', '"questionId" is text.');
+    return { kind: 'answer', answer: o.answer as JsonValue, ...(typeof o.questionId === 'string' && { questionId: o.questionId }) };
+  }
+  if (questionPending && Object.keys(o).length > 0) return { kind: 'answer', answer: o as JsonObject };
+  throw new RunInputError('invalid_input', 'Expected { answer } for the pending question or { decision, toolCallId, argsHash } for a held call.');
+}
+
+function parseDecision(decision: unknown, beside: Record<string, unknown>): ReviewDecisionInput {
+  const d = typeof decision === 'string' ? { ...beside, type: decision } : decision;
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new RunInputError('invalid_input', `"decision" is one of ${REVIEW_DECISIONS.join(', ')}, or { type, … }.`);
+  const { type } = d as { type?: unknown };
+  const x = d as Record<string, unknown>;
+  switch (type) {
+    case 'accept':
+      return { type: 'accept' };
+    case 'edit':
+      if (x.args === undefined) throw new RunInputError('invalid_input', 'An edit carries the new arguments: { decision: "edit", args }.');
+      return { type: 'edit', args: x.args as JsonValue };
+    case 'respond':
+      if (x.content === undefined) throw new RunInputError('invalid_input', 'A respond carries the result to give the model: { decision: "respond", content }.');
+      return { type: 'respond', content: x.content as JsonValue };
+    case 'reject':
+      if (x.reason !== undefined && typeof x.reason !== 'string') throw new RunInputError('invalid_input', '"reason" is text.');
+      return typeof x.reason === 'string' ? { type: 'reject', reason: x.reason } : { type: 'reject' };
+    default:
+      throw new RunInputError('invalid_input', `"decision" is one of ${REVIEW_DECISIONS.join(', ')}.`);
+  }
+}
+
+/**
+ * Sends the replies to the run, in order; the run's validators decide. A refusal throws
+ * RunInputError with the run's code (replies before it were taken).
+ */
+export async function applyReplies(run: AgentRunHandle, replies: readonly RunReply[]): Promise<void> {
+  for (const reply of replies) {
+    try {
+      if (reply.kind === 'answer') await run.answer(reply.answer, reply.questionId);
+      else await run.review({ toolCallId: reply.toolCallId, argsHash: reply.argsHash }, reply.decision);
+    } catch (error) {
+      throw runInputError(error, run.workflowId);
+    }
+  }
+}
+
+/** The RunInputError a failed call on run `workflowId` means; other errors pass through. */
+export function runInputError(error: unknown, workflowId: string): unknown {
+  if (RunInputError.isInstance(error)) return error;
+  if (NotPendingError.isInstance(error)) return new RunInputError('not_pending', error.message);
+  const e = error as { name?: string; message?: string; code?: number; cause?: { type?: string; message?: string; details?: unknown; code?: number } };
+  if (e?.name === 'WorkflowNotFoundError') return new RunInputError('unknown_run', `No run with id "${workflowId}".`);
+  if (e?.cause?.type === 'HumanInputError') return new RunInputError(refusalCodeOf(e.cause.details) ?? 'invalid_input', e.cause.message ?? 'Refused by the run.');
+  if (e?.code === 8 || e?.cause?.code === 8) return new RunInputError('busy', 'The run is busy; try again shortly.');
+  if (/already completed/i.test(e?.message ?? '')) return new RunInputError('closed', `Run "${workflowId}" has finished.`);
+  return error;
+}

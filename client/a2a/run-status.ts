@@ -1,0 +1,69 @@
+/**
+ * A run's status as the protocols name it: working, input required, completed, failed or
+ * canceled — read from Temporal every time (describe, then the `state` Query), so any server
+ * instance, before or after a restart, says the same. A run cancelled gracefully (a cancel signal:
+ * the model gives a final answer with no tools) counts as canceled from the moment the run takes
+ * the cancel. Node-only (client side).
+ */
+import type { AgentRunHandle } from '../agent-run-handle.js';
+import type { RunState } from '../../workflows/messages.js';
+import { pendingInput, RunInputError, type PendingInput } from './run-input.js';
+
+export type RunStatusName = 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';
+
+export interface RunStatus {
+  readonly status: RunStatusName;
+  readonly workflowId: string;
+  /** The run's state when it could be read (a run that failed early may have none). */
+  readonly state?: RunState;
+  readonly pending?: PendingInput;
+  /** The final answer, once the run finished (also for a canceled run: what it said last). */
+  readonly answer?: string;
+  /** Why the run failed or was canceled. */
+  readonly reason?: string;
+  /** The run's memo (where the A2A context id lives). */
+  readonly memo?: Record<string, unknown>;
+  readonly startTime?: Date;
+  readonly closeTime?: Date;
+}
+
+/** True for a reason a cancel gave (`cancelled by a user`, `cancelled over A2A`…). */
+export function isCancelReason(reason: string | null | undefined): boolean {
+  return typeof reason === 'string' && /^cancel/i.test(reason);
+}
+
+export function isTerminal(status: RunStatusName): boolean {
+  return status === 'completed' || status === 'failed' || status === 'canceled';
+}
+
+/** The run's status; throws RunInputError('unknown_run') when there is no such run. */
+export async function runStatus(run: AgentRunHandle): Promise<RunStatus> {
+  let description;
+  try {
+    description = await run.workflow.describe();
+  } catch (error) {
+    if ((error as Error).name === 'WorkflowNotFoundError') throw new RunInputError('unknown_run', `No task or run with id "${run.workflowId}".`);
+    throw error;
+  }
+  const base = {
+    workflowId: run.workflowId,
+    ...(description.memo && { memo: description.memo }),
+    startTime: description.startTime,
+    ...(description.closeTime && { closeTime: description.closeTime }),
+  };
+  const temporal = description.status.name;
+  if (temporal === 'FAILED' || temporal === 'TERMINATED' || temporal === 'TIMED_OUT') {
+    const state = await run.state().catch(() => undefined);
+    return { ...base, status: 'failed', ...(state && { state }), reason: state?.failure?.message ?? `The run ${temporal.toLowerCase().replace('_', ' ')}.` };
+  }
+  if (temporal === 'CANCELLED') return { ...base, status: 'canceled', reason: 'The run was cancelled.' };
+  const state = await run.state();
+  if (state.phase === 'done') {
+    const answer = state.answer ?? '';
+    return isCancelReason(state.finalizing) ? { ...base, status: 'canceled', state, answer, reason: state.finalizing! } : { ...base, status: 'completed', state, answer };
+  }
+  if (isCancelReason(state.finalizing)) return { ...base, status: 'canceled', state, reason: state.finalizing! };
+  const pending = pendingInput(state);
+  if (pending && !state.paused) return { ...base, status: 'input_required', state, pending };
+  return { ...base, status: 'working', state };
+}

@@ -1,0 +1,128 @@
+/**
+ * createCairnMcpHandler: the MCP server over streamable HTTP, as one web-standard
+ * `Request → Response` function (mount it beside the HTTP handler, e.g. at `/mcp`). Elicitation is
+ * a request from the server to the client in the middle of a tool call, whose reply comes back in
+ * another HTTP request: so MCP sessions are kept in memory (a bounded number, dropped when idle).
+ * A session is connection state only — every run lives in Temporal — so after a restart a client
+ * starts a new session and continues its run by id. Node-only (client side).
+ */
+import { randomUUID } from 'node:crypto';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { checkAuthorized } from '../http/authorize.js';
+import { HttpError } from '../http/http-error.js';
+import { createCairnMcpServer, type CairnMcpServerOptions } from './cairn-mcp-server.js';
+
+export interface CairnMcpHandlerOptions extends CairnMcpServerOptions {
+  /** Where the handler is mounted, e.g. `/mcp`. Default: the root. */
+  readonly basePath?: string;
+  /** The largest request body, in bytes. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Sessions kept at once; the least recently used goes first. Default 1,000. */
+  readonly maxSessions?: number;
+  /** A session unused this long is closed, in ms. Default 30 minutes. */
+  readonly sessionIdleMs?: number;
+  /** Told of unexpected errors; the caller gets an internal error without details. Default: console.error. */
+  readonly onError?: (error: unknown) => void;
+}
+
+export type CairnMcpHandler = ((request: Request) => Promise<Response>) & { close(): Promise<void> };
+
+interface Session {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly server: McpServer;
+  lastUsed: number;
+}
+
+export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcpHandler {
+  const base = (options.basePath ?? '').replace(/\/$/, '');
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 1_000;
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const sessions = new Map<string, Session>();
+
+  const drop = async (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    await session.server.close().catch(() => undefined);
+  };
+  const sweep = async () => {
+    const now = Date.now();
+    for (const [id, s] of sessions) if (now - s.lastUsed > idleMs) await drop(id);
+    while (sessions.size >= maxSessions) await drop(sessions.keys().next().value!);
+  };
+
+  const handler = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    try {
+      if (url.pathname.replace(/\/$/, '') !== base) throw new HttpError(404, 'not_found', 'No such endpoint.');
+      await checkAuthorized(options.authorize, request, 'read', undefined);
+      const id = request.headers.get('mcp-session-id');
+      if (id) {
+        const session = sessions.get(id);
+        if (!session) return rpcError(404, -32001, 'Session not found: initialize a new session (runs continue by runId).');
+        session.lastUsed = Date.now();
+        // Most recently used last: the sweep drops from the front.
+        sessions.delete(id);
+        sessions.set(id, session);
+        if (request.method !== 'POST') return await session.transport.handleRequest(request);
+        const body = await readBody(request, maxBodyBytes);
+        if (body instanceof Response) return body;
+        return await session.transport.handleRequest(request, { parsedBody: body });
+      }
+      if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: no mcp-session-id; start with initialize.');
+      const body = await readBody(request, maxBodyBytes);
+      if (body instanceof Response) return body;
+      if (!isInitializeRequest(body)) return rpcError(400, -32000, 'Bad Request: no mcp-session-id; start with initialize.');
+      await sweep();
+      const server = createCairnMcpServer(options);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, lastUsed: Date.now() }),
+        onsessionclosed: (sessionId) => void sessions.delete(sessionId),
+      });
+      await server.connect(transport);
+      return await transport.handleRequest(request, { parsedBody: body });
+    } catch (error) {
+      if (HttpError.isInstance(error)) return rpcError(error.status, -32600, error.message, error.headers);
+      (options.onError ?? ((e) => console.error('cairn mcp:', e)))(error);
+      return rpcError(500, -32603, 'The request failed.');
+    }
+  };
+  return Object.assign(handler, {
+    async close() {
+      for (const id of [...sessions.keys()]) await drop(id);
+    },
+  });
+}
+
+async function readBody(request: Request, max: number): Promise<unknown> {
+  if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) return rpcError(415, -32000, 'Unsupported Media Type: send application/json.');
+  if (Number(request.headers.get('content-length') ?? 0) > max) return rpcError(413, -32600, `The request is larger than ${max} bytes.`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        await reader.cancel().catch(() => undefined);
+        return rpcError(413, -32600, `The request is larger than ${max} bytes.`);
+      }
+      chunks.push(value);
+    }
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return rpcError(400, -32700, 'Parse error: the body is not valid JSON.');
+  }
+}
+
+function rpcError(status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status, headers });
+}

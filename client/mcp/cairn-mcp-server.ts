@@ -1,0 +1,316 @@
+/**
+ * createCairnMcpServer: each served agent is an MCP tool, for IDE assistants and desktop clients
+ * that speak MCP. `tools/call` starts a run (`prompt`) or continues one (`runId`, with an `answer`
+ * or `decisions`), and waits until the run needs someone or finishes. While it waits for a person:
+ * to a client that declared elicitation, the question (its schema) or the held call (its allowed
+ * decisions) is an `elicitation/create`, and the reply goes to the run — checked by the run's own
+ * validators, bound to the arguments shown; to any other client (or one that declines), the tool's
+ * result says what is asked and how to answer: call the tool again with the run id and the answer.
+ * A cancelled request (`notifications/cancelled`, the caller's abort) cancels the run gracefully.
+ * Stateless about runs: every call reads its run from Temporal. Node-only (client side).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ElicitResultSchema, type CallToolResult, type ElicitRequest, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Agent } from '../../shared/agent/define-agent.js';
+import type { JsonObject, JsonValue } from '../../shared/json/json.js';
+import { REVIEW_DECISIONS } from '../../shared/tools/review-config.js';
+import type { AgentRunHandle } from '../agent-run-handle.js';
+import type { CairnClient, StartRunOptions } from '../cairn-client.js';
+import { checkAuthorized, type Authorize, type HttpAction } from '../http/authorize.js';
+import { applyReplies, describePending, parseReply, RunInputError, runInputError, type HeldCall, type PendingInput, type PendingQuestion, type RunReply } from '../a2a/run-input.js';
+import { isTerminal, runStatus, type RunStatus } from '../a2a/run-status.js';
+
+export interface CairnMcpServerOptions {
+  readonly client: CairnClient;
+  /** The agents served, one tool each (named as the agent). */
+  readonly agents: readonly Agent[];
+  /** What each tool says it does, by agent name. Default: the agent's instructions and tools. */
+  readonly describe?: Readonly<Record<string, string>>;
+  /**
+   * Asked before every act, with the request's headers (over HTTP) — the HTTP handler's hook
+   * (`bearerToken`). Over stdio there is no request: not asked. Default: everything is allowed.
+   */
+  readonly authorize?: Authorize;
+  /** How long one call waits for the run to need someone or finish before it returns "still working" (call again with the run id). Default 45,000 ms. */
+  readonly maxWaitMs?: number;
+  /** How long an elicitation waits for the person. Default 10 minutes (then the result says what is asked). */
+  readonly elicitationTimeoutMs?: number;
+  /** Workflow ids of runs started here: this prefix, the agent's name, a dash and a UUID. Default `cairn-mcp-`. */
+  readonly runPrefix?: string;
+  /** More start options for the runs calls start (model, policy, Temporal options). */
+  readonly startOptions?: (run: { readonly agent: string; readonly workflowId: string }) => Partial<StartRunOptions>;
+  /** The server's name and version in `initialize`. Default `cairn` and the package version. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const CANCEL_REASON = 'cancelled over MCP';
+/** The most elicitations one call makes before it hands what is asked back in its result. */
+const MAX_ELICITATIONS = 16;
+/** How often a call that asked for progress is told the run still works. */
+const PROGRESS_MS = 5_000;
+
+const decisionSchema = z.object({
+  toolCallId: z.string().min(1).max(500),
+  argsHash: z.string().min(1).max(200),
+  decision: z.enum(REVIEW_DECISIONS),
+  args: z.unknown().optional().describe('The edited arguments (edit).'),
+  content: z.unknown().optional().describe('The result the model gets instead of running the call (respond).'),
+  reason: z.string().max(2_000).optional().describe('Why not (reject).'),
+});
+
+const inputShape = {
+  prompt: z.string().trim().min(1).max(40_000).optional().describe('What the agent should do: starts a new run. Leave out to continue a run (runId).'),
+  runId: z.string().min(1).max(500).optional().describe("The run to continue, from an earlier result's runId."),
+  answer: z
+    .union([z.string().min(1), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe("The answer to the run's pending question: text, or an object of the fields its schema names."),
+  decisions: z.array(decisionSchema).max(32).optional().describe('Decisions on held tool calls: each names the toolCallId and argsHash the result showed.'),
+};
+
+const outputShape = {
+  runId: z.string(),
+  status: z.enum(['working', 'input_required', 'completed', 'failed', 'canceled']),
+  answer: z.string().optional(),
+  reason: z.string().optional(),
+  question: z.record(z.string(), z.unknown()).nullable().optional(),
+  reviews: z.array(z.record(z.string(), z.unknown())).optional(),
+  howToAnswer: z.string().optional(),
+};
+
+/** A new MCP server with one tool per agent (connect it to a transport: stdio, streamable HTTP). */
+export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer {
+  const server = new McpServer(options.serverInfo ?? { name: 'cairn', version: '0.1.0' }, { capabilities: { tools: {} } });
+  for (const agent of options.agents) {
+    server.registerTool(
+      agent.name,
+      {
+        title: agent.name,
+        description: options.describe?.[agent.name] ?? describeAgent(agent),
+        inputSchema: inputShape,
+        outputSchema: outputShape,
+        annotations: { openWorldHint: true },
+      },
+      (args, extra) => callAgent(server, options, agent.name, args, extra),
+    );
+  }
+  return server;
+}
+
+function describeAgent(agent: Agent): string {
+  const flat = agent.instructions.replace(/\s+/g, ' ').trim();
+  const tools = agent.tools.map((t) => t.name).join(', ');
+  return `${flat.length > 400 ? `${flat.slice(0, 399)}…` : flat}${tools ? ` (tools: ${tools})` : ''} A durable Cairn run: give a prompt to start; when the result's status is input_required, call again with its runId and an answer or decisions.`;
+}
+
+type CallArgs = { prompt?: string | undefined; runId?: string | undefined; answer?: string | Record<string, unknown> | undefined; decisions?: z.infer<typeof decisionSchema>[] | undefined };
+
+async function callAgent(server: McpServer, options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<CallToolResult> {
+  try {
+    const run = await begin(options, agent, args, extra);
+    return await follow(server, options, agent, run, extra);
+  } catch (error) {
+    const refused = runInputError(error, args.runId ?? '');
+    if (RunInputError.isInstance(refused)) return failure(refused.code, refused.message, args.runId);
+    throw error;
+  }
+}
+
+/** Starts the run, or delivers the answer and decisions to the run named. */
+async function begin(options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<AgentRunHandle> {
+  if (args.runId === undefined) {
+    if (args.prompt === undefined) throw new RunInputError('invalid_input', 'Give a prompt to start a run, or the runId of a run to continue.');
+    if (args.answer !== undefined || args.decisions !== undefined) throw new RunInputError('invalid_input', 'An answer or decisions go to a run: give its runId.');
+    const workflowId = `${options.runPrefix ?? 'cairn-mcp-'}${agent}-${randomUUID()}`;
+    await authorize(options, extra, 'start', undefined);
+    const extraStart = options.startOptions?.({ agent, workflowId }) ?? {};
+    return options.client.start({ ...extraStart, agent, prompt: args.prompt, workflowId });
+  }
+  if (args.prompt !== undefined) throw new RunInputError('invalid_input', 'Give either a prompt (a new run) or a runId (continue one), not both.');
+  const run = options.client.run(args.runId);
+  const status = await statusOf(run, agent);
+  const replies: RunReply[] = [];
+  if (args.answer !== undefined) replies.push({ kind: 'answer', answer: args.answer as JsonValue, ...(status.pending?.question && { questionId: status.pending.question.id }) });
+  for (const d of args.decisions ?? []) replies.push(parseReply(d, false));
+  if (replies.length === 0) {
+    await authorize(options, extra, 'read', run.workflowId);
+    return run;
+  }
+  if (isTerminal(status.status)) throw new RunInputError('closed', `Run "${run.workflowId}" is ${status.status}; it takes no more answers.`);
+  if (status.status !== 'input_required') throw new RunInputError('not_pending', `Run "${run.workflowId}" is not waiting for an answer or a decision (it is ${status.status}).`);
+  for (const action of new Set(replies.map((r) => r.kind))) await authorize(options, extra, action, run.workflowId);
+  await applyReplies(run, replies);
+  return run;
+}
+
+/** Waits for the run, asking the person through elicitation where the client can, and says where it stands. */
+async function follow(server: McpServer, options: CairnMcpServerOptions, agent: string, run: AgentRunHandle, extra: Extra): Promise<CallToolResult> {
+  const until = Date.now() + (options.maxWaitMs ?? 45_000);
+  const onAbort = () => void run.cancel(CANCEL_REASON).catch(() => undefined);
+  extra.signal.addEventListener('abort', onAbort, { once: true });
+  // A client that asked for progress hears from a long run, so its request timeout can be reset.
+  const progressToken = extra._meta?.progressToken;
+  let beats = 0;
+  const progress =
+    progressToken === undefined
+      ? undefined
+      : setInterval(() => {
+          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++beats, message: `run ${run.workflowId} is working` } }).catch(() => undefined);
+        }, PROGRESS_MS);
+  try {
+    let elicited = 0;
+    for (;;) {
+      await waitIdle(run, extra.signal, until);
+      const status = await statusOf(run, agent);
+      if (status.status === 'working' && Date.now() < until) {
+        // Idle but still working: its final answer is being written, or it handed over. Look again shortly.
+        await sleep(250, undefined, { signal: extra.signal });
+        continue;
+      }
+      if (status.status !== 'input_required') return result(status);
+      // Form elicitation: declared as `form`, or as an empty object (the spec's default).
+      const elicitation = server.server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+      const canElicit = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+      if (!canElicit || elicited >= MAX_ELICITATIONS) return result(status);
+      elicited++;
+      const reply = await elicit(options, status.pending!, extra);
+      if (!reply) return result(status);
+      try {
+        await authorize(options, extra, reply.kind, run.workflowId);
+        await applyReplies(run, [reply]);
+      } catch (error) {
+        const refused = runInputError(error, run.workflowId);
+        // Refused by the run (an answer that does not fit): ask again, the person sees the state anew.
+        if (!RunInputError.isInstance(refused) || refused.code === 'unknown_run' || refused.code === 'closed') throw refused;
+      }
+    }
+  } finally {
+    extra.signal.removeEventListener('abort', onAbort);
+    if (progress) clearInterval(progress);
+  }
+}
+
+/** Asks the person for the question's answer or the first held call's decision; undefined when they decline. */
+async function elicit(options: CairnMcpServerOptions, pending: PendingInput, extra: Extra): Promise<RunReply | undefined> {
+  const ask = (params: ElicitRequest['params']) =>
+    extra
+      .sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { timeout: options.elicitationTimeoutMs ?? 600_000, signal: extra.signal })
+      .catch((error: unknown) => {
+        if (extra.signal.aborted) throw error;
+        return undefined; // no answer in time, or the client could not ask: the result says what is asked
+      });
+  if (pending.question) {
+    const { schema, flat } = elicitationSchema(pending.question);
+    const answer = await ask({ mode: 'form', message: pending.question.question, requestedSchema: schema } as ElicitRequest['params']);
+    if (answer?.action !== 'accept' || !answer.content) return undefined;
+    return { kind: 'answer', answer: (flat ? answer.content.answer : answer.content) as JsonValue, questionId: pending.question.id };
+  }
+  const held = pending.reviews[0]!;
+  const decisions = held.allowed.filter((d) => d !== 'edit');
+  const answer = await ask({
+    mode: 'form',
+    message: reviewMessage(held),
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: { type: 'string', title: 'Decision', enum: [...decisions], description: 'accept: run it; reject: do not run it; respond: do not run it, give the model the note as its result.' },
+        note: { type: 'string', title: 'Note', description: 'Why (reject), or the result to give (respond).' },
+      },
+      required: ['decision'],
+    },
+  } as ElicitRequest['params']);
+  if (answer?.action !== 'accept' || !answer.content) return undefined;
+  const note = typeof answer.content.note === 'string' && answer.content.note.trim() ? answer.content.note.trim() : undefined;
+  const type = answer.content.decision;
+  const decision = type === 'respond' ? { decision: 'respond', content: note ?? '' } : type === 'reject' ? { decision: 'reject', ...(note && { reason: note }) } : { decision: type };
+  return parseReply({ ...decision, toolCallId: held.toolCallId, argsHash: held.argsHash }, false);
+}
+
+function reviewMessage(held: HeldCall): string {
+  return `Allow ${held.name} with ${JSON.stringify(held.args)}?${held.description ? ` ${held.description}` : ''}`;
+}
+
+/** A flat form for the question: its fields when the schema is an object of primitives, else one text field. */
+function elicitationSchema(question: PendingQuestion): { schema: JsonObject; flat: boolean } {
+  const s = question.schema as { type?: unknown; properties?: Record<string, { type?: unknown }>; required?: string[] };
+  const primitive = (p: { type?: unknown }) => p && ['string', 'number', 'integer', 'boolean'].includes(String(p.type));
+  if (s.type === 'object' && s.properties && Object.values(s.properties).every(primitive))
+    return { schema: { type: 'object', properties: s.properties as JsonObject, ...(s.required && { required: s.required }) }, flat: false };
+  return { schema: { type: 'object', properties: { answer: { type: 'string', title: 'Answer', description: question.question } }, required: ['answer'] }, flat: true };
+}
+
+async function statusOf(run: AgentRunHandle, agent: string): Promise<RunStatus> {
+  const status = await runStatus(run);
+  if (status.state && status.state.agent !== agent) throw new RunInputError('unknown_run', `No run "${run.workflowId}" of agent ${agent}.`);
+  return status;
+}
+
+/** Waits until the run needs someone or ends (a paused run is waited out), until `until`; an abort throws. */
+async function waitIdle(run: AgentRunHandle, signal: AbortSignal, until: number): Promise<void> {
+  while (Date.now() < until) {
+    signal.throwIfAborted();
+    const idle = run.untilIdle().then(
+      (state) => (state.paused ? 'paused' : 'idle'),
+      () => 'closed' as const,
+    );
+    const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
+    const outcome = await Promise.race([idle, aborted, sleep(Math.max(until - Date.now(), 0), 'timeout' as const)]);
+    if (outcome === 'aborted') signal.throwIfAborted();
+    if (outcome !== 'paused') return;
+    await sleep(1_000);
+  }
+}
+
+/** The tool result for where the run stands: text for people and models, structured content for programs. */
+function result(status: RunStatus): CallToolResult {
+  const runId = status.workflowId;
+  switch (status.status) {
+    case 'completed':
+      return { content: [{ type: 'text', text: status.answer ?? '' }], structuredContent: { runId, status: 'completed', answer: status.answer ?? '' } };
+    case 'canceled':
+      return { content: [{ type: 'text', text: `Run ${runId} was canceled (${status.reason ?? 'cancelled'}).${status.answer ? ` ${status.answer}` : ''}` }], structuredContent: { runId, status: 'canceled', ...(status.answer && { answer: status.answer }), ...(status.reason && { reason: status.reason }) } };
+    case 'failed':
+      return { isError: true, content: [{ type: 'text', text: `Run ${runId} failed: ${status.reason ?? 'unknown reason'}` }], structuredContent: { runId, status: 'failed', ...(status.reason && { reason: status.reason }) } };
+    case 'working':
+      return { content: [{ type: 'text', text: `Run ${runId} is still working. Call this tool again with { "runId": "${runId}" } to wait for it.` }], structuredContent: { runId, status: 'working', howToAnswer: `Call again with { "runId": "${runId}" }.` } };
+    case 'input_required': {
+      const pending = status.pending!;
+      const how = howToAnswer(runId, pending);
+      return {
+        content: [{ type: 'text', text: `Run ${runId} waits for a person.\n${describePending(pending)}\n${how}` }],
+        structuredContent: JSON.parse(JSON.stringify({ runId, status: 'input_required', question: pending.question, reviews: pending.reviews, howToAnswer: how })) as Record<string, unknown>,
+      };
+    }
+  }
+}
+
+function howToAnswer(runId: string, pending: PendingInput): string {
+  const parts: string[] = [];
+  if (pending.question) parts.push(`"answer": <text, or an object fitting the question's schema>`);
+  if (pending.reviews.length > 0) parts.push(`"decisions": [{ "toolCallId", "argsHash", "decision": "accept" | "edit" | "respond" | "reject" (allowed ones only), "args"?, "content"?, "reason"? }]`);
+  return `Call this tool again with { "runId": "${runId}", ${parts.join(', ')} }.`;
+}
+
+function failure(code: string, message: string, runId: string | undefined): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${runId ? ` (run ${runId})` : ''}` }] };
+}
+
+async function authorize(options: CairnMcpServerOptions, extra: Extra, action: HttpAction, workflowId: string | undefined): Promise<void> {
+  if (!options.authorize || !extra.requestInfo) return;
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(extra.requestInfo.headers ?? {})) {
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else if (typeof value === 'string') headers.set(key, value);
+  }
+  try {
+    await checkAuthorized(options.authorize, new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }), action, workflowId === undefined ? undefined : { workflowId });
+  } catch (error) {
+    throw new RunInputError('invalid_input', `Not allowed to ${action}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * IDE assistants and desktop clients reach runs over MCP: the real `@modelcontextprotocol/sdk`
+ * Client calls the agent's tool over streamable HTTP through `createCairnMcpHandler`, on a real
+ * dev server. With an elicitation handler, the run's question (its schema) and its held call are
+ * elicitations and the call returns the answer; without one, the result says what is asked and the
+ * next call (on a new server instance after the first one stopped, or `cairn mcp` in a process of
+ * its own over stdio) answers it by run id; a stale
+ * decision is refused by the run; the `once` tool runs once; a cancelled request cancels the run;
+ * bad input gets MCP's errors.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { CairnClient } from '../client/cairn-client.js';
+import { createCairnMcpHandler, type CairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
+import { bearerToken } from '../client/http/authorize.js';
+import { scriptStep } from '../testing/script-steps.js';
+import { testAgent } from './fixtures/agents.js';
+import { calls } from './fixtures/tools.js';
+import { serve, type Served } from './support/http.js';
+import { connectClient, serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
+
+let w: TestWorker;
+let model = '';
+const clients: CairnClient[] = [];
+const opened: { served: Served; handler: CairnMcpHandler }[] = [];
+
+async function newCairnClient(): Promise<CairnClient> {
+  const client = new CairnClient({ client: await connectClient(), taskQueue: w.taskQueue });
+  clients.push(client);
+  return client;
+}
+
+async function server(token?: string): Promise<{ served: Served; handler: CairnMcpHandler; url: string }> {
+  const handler = createCairnMcpHandler({
+    client: await newCairnClient(),
+    agents: [testAgent],
+    basePath: '/mcp',
+    maxBodyBytes: 64 * 1024,
+    ...(token && { authorize: bearerToken(token) }),
+    startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '2m' } }),
+    onError: () => undefined,
+  });
+  const served = await serve(handler);
+  opened.push({ served, handler });
+  return { served, handler, url: `${served.url}/mcp` };
+}
+
+async function mcpClient(url: string, elicit?: (request: ElicitRequest) => Promise<ElicitResult>): Promise<Client> {
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+beforeAll(async () => {
+  w = await startTestWorker();
+});
+afterAll(async () => {
+  for (const { served, handler } of opened) {
+    await handler.close();
+    await served.close();
+  }
+  for (const c of clients) await c.close();
+  await w?.stop();
+});
+
+const refundScript = () =>
+  w.script([
+    scriptStep.call('schedule_redelivery', { orderId: 'A-1001' }), // no window: a question
+    scriptStep.call('schedule_redelivery', { orderId: 'A-1001', window: 'morning' }),
+    scriptStep.call('issue_refund', { orderId: 'A-1001', amount: 80 }), // over 50: a review
+    scriptStep.text('Refunded 80 on A-1001; redelivery in the morning.'),
+  ]);
+
+describe('MCP server over streamable HTTP', () => {
+  it('lists one tool per agent', async () => {
+    const { url } = await server();
+    const client = await mcpClient(url);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['test']);
+    expect(tools[0]!.inputSchema.properties).toHaveProperty('runId');
+    await client.close();
+  });
+
+  it('with elicitation: the question and the review are asked of the person, and the call returns the answer; the once tool runs once', async () => {
+    ({ model } = refundScript());
+    const refundsBefore = calls.issue_refund ?? 0;
+    const asked: ElicitRequest['params'][] = [];
+    const { url } = await server();
+    const client = await mcpClient(url, async (request) => {
+      asked.push(request.params);
+      const schema = (request.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema;
+      const content: Record<string, string> = 'window' in schema.properties ? { window: 'morning' } : { decision: 'accept' };
+      return { action: 'accept', content };
+    });
+    const result = (await client.callTool({ name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: 'completed', answer: 'Refunded 80 on A-1001; redelivery in the morning.' });
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toMatchObject({ message: 'Which delivery window suits you: morning or afternoon?', requestedSchema: { type: 'object', required: ['window'] } });
+    expect(asked[1]!.message).toMatch(/issue_refund/);
+    expect((asked[1] as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum).toEqual(['accept', 'respond', 'reject']);
+    expect(calls.issue_refund! - refundsBefore).toBe(1);
+    await client.close();
+  });
+
+  it('without elicitation: the result says what is asked; the next calls, on a new server after a restart, answer by run id; a stale decision is refused', async () => {
+    ({ model } = refundScript());
+    const refundsBefore = calls.issue_refund ?? 0;
+    const first = await server();
+    const client = await mcpClient(first.url);
+    const asked = (await client.callTool({ name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } })) as CallToolResult;
+    const waiting = asked.structuredContent as { runId: string; status: string; question: { id: string; schema: unknown }; howToAnswer: string };
+    expect(waiting).toMatchObject({ status: 'input_required', question: { missingFields: ['window'], schema: { type: 'object', required: ['window'] } } });
+    expect(waiting.howToAnswer).toContain(waiting.runId);
+    await client.close();
+    await first.handler.close();
+    await first.served.close();
+
+    const second = await server();
+    const again = await mcpClient(second.url);
+    const reviewing = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, answer: { window: 'morning' } } })) as CallToolResult;
+    const held = (reviewing.structuredContent as { reviews: { toolCallId: string; argsHash: string; name: string }[] }).reviews[0]!;
+    expect(held.name).toBe('issue_refund');
+    const stale = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, decisions: [{ toolCallId: held.toolCallId, argsHash: 'other', decision: 'accept' }] } })) as CallToolResult;
+    expect(stale.isError).toBe(true);
+    expect(JSON.stringify(stale.content)).toMatch(/stale_review/);
+    const done = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, decisions: [{ toolCallId: held.toolCallId, argsHash: held.argsHash, decision: 'accept' }] } })) as CallToolResult;
+    expect(done.structuredContent).toMatchObject({ runId: waiting.runId, status: 'completed', answer: 'Refunded 80 on A-1001; redelivery in the morning.' });
+    expect(calls.issue_refund! - refundsBefore).toBe(1);
+    // A finished run takes no more answers; calling with its id alone reads its result.
+    const closed = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, answer: 'more' } })) as CallToolResult;
+    expect(closed.isError).toBe(true);
+    expect(JSON.stringify(closed.content)).toMatch(/closed/);
+    expect((await again.callTool({ name: 'test', arguments: { runId: waiting.runId } })).structuredContent).toMatchObject({ status: 'completed' });
+    await again.close();
+  });
+
+  it('a person who declines the elicitation gets what is asked as the result; the run keeps waiting', async () => {
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1006' }), scriptStep.call('schedule_redelivery', { orderId: 'A-1006', window: 'morning' }), scriptStep.text('Morning.')]));
+    const { url } = await server();
+    let asked = 0;
+    const client = await mcpClient(url, async () => (asked++, { action: 'decline' }));
+    const waiting = (await client.callTool({ name: 'test', arguments: { prompt: 'Redeliver A-1006.' } })) as CallToolResult;
+    expect(asked).toBe(1);
+    const { runId } = waiting.structuredContent as { runId: string };
+    expect(waiting.structuredContent).toMatchObject({ status: 'input_required', question: { missingFields: ['window'] } });
+    expect((await clients.at(-1)!.run(runId).state()).phase).toBe('awaiting_clarification');
+    const done = (await client.callTool({ name: 'test', arguments: { runId, answer: 'morning' } })) as CallToolResult;
+    expect(done.structuredContent).toMatchObject({ status: 'completed', answer: 'Morning.' });
+    await client.close();
+  });
+
+  it('a cancelled request cancels the run gracefully', async () => {
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1003' }), scriptStep.text('Stopped as asked.')]));
+    const { url } = await server();
+    const abort = new AbortController();
+    let runSeen: (() => void) | undefined;
+    const elicited = new Promise<void>((resolve) => (runSeen = resolve));
+    const client = await mcpClient(url, () => {
+      runSeen!();
+      return new Promise<ElicitResult>(() => undefined); // the person never answers
+    });
+    const call = client.callTool({ name: 'test', arguments: { prompt: 'Redeliver A-1003.' } }, undefined, { signal: abort.signal });
+    await elicited;
+    abort.abort('the user stopped it');
+    await expect(call).rejects.toThrow();
+    const cairn = clients.at(-1)!;
+    // The run the call started is the newest of this queue's MCP runs.
+    let workflowId: string | undefined;
+    for await (const info of cairn.temporal.workflow.list({ query: `TaskQueue = '${w.taskQueue}'` })) if (info.workflowId.startsWith('cairn-mcp-test-') && !workflowId) workflowId = info.workflowId;
+    // The cancel reaches the run when the server hears the client's notifications/cancelled.
+    let state = await cairn.run(workflowId!).state();
+    for await (const next of cairn.run(workflowId!).states({ intervalMs: 100 })) state = next;
+    expect(state.phase).toBe('done');
+    expect(state.finalizing).toBe('cancelled over MCP');
+    expect(state.answer).toBe('Stopped as asked.');
+    await client.close();
+  });
+
+  it('bad input gets MCP errors and loses nothing', async () => {
+    const { url } = await server('sesame');
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer sesame', ...headers }, body });
+    expect((await post('{}', { authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await post('{ nope')).status).toBe(400);
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'mcp-session-id': 'gone' })).status).toBe(404);
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { p: 'x'.repeat(100 * 1024) } }))).status).toBe(413);
+
+    const client = new Client({ name: 'bad', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer sesame' } } }));
+    const unknown = (await client.callTool({ name: 'test', arguments: { runId: 'cairn-mcp-test-nope', answer: 'x' } })) as CallToolResult;
+    expect(unknown.isError).toBe(true);
+    expect(JSON.stringify(unknown.content)).toMatch(/unknown_run/);
+    const neither = (await client.callTool({ name: 'test', arguments: {} })) as CallToolResult;
+    expect(neither.isError).toBe(true);
+    const both = (await client.callTool({ name: 'test', arguments: { prompt: 'x', runId: 'y' } })) as CallToolResult;
+    expect(both.isError).toBe(true);
+    const badDecision = (await client.callTool({ name: 'test', arguments: { runId: 'r', decisions: [{ toolCallId: 't', argsHash: 'h', decision: 'maybe' }] } })) as CallToolResult;
+    expect(badDecision.isError).toBe(true);
+    await client.close();
+  });
+
+  it('`cairn mcp`, in a process of its own, continues over stdio a run another server started', async () => {
+    ({ model } = refundScript());
+    const refundsBefore = calls.issue_refund ?? 0;
+    const http = await mcpClient((await server()).url);
+    const asked = (await http.callTool({ name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } })) as CallToolResult;
+    const { runId } = asked.structuredContent as { runId: string };
+    await http.close();
+
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_'))) as Record<string, string>;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), 'mcp', '--config', 'test/fixtures/mcp.config.ts', '--task-queue', w.taskQueue],
+      cwd: PACKAGE_ROOT,
+      env: { ...env, TEMPORAL_ADDRESS: serverAddress() },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-client', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['helper', 'test']);
+      const reviewing = (await client.callTool({ name: 'test', arguments: { runId, answer: { window: 'morning' } } })) as CallToolResult;
+      const held = (reviewing.structuredContent as { reviews: { toolCallId: string; argsHash: string }[] }).reviews[0]!;
+      const done = (await client.callTool({ name: 'test', arguments: { runId, decisions: [{ toolCallId: held.toolCallId, argsHash: held.argsHash, decision: 'accept' }] } })) as CallToolResult;
+      expect(done.structuredContent).toMatchObject({ runId, status: 'completed', answer: 'Refunded 80 on A-1001; redelivery in the morning.' });
+      expect(calls.issue_refund! - refundsBefore).toBe(1);
+      // A run of another agent is not this tool's.
+      expect(JSON.stringify((await client.callTool({ name: 'helper', arguments: { runId } })).content)).toMatch(/unknown_run/);
+    } finally {
+      await client.close();
+    }
+  });
+});
