@@ -189,14 +189,15 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
       client.unref();
       return client;
     })());
-  let waited = false;
+  // Every call waits for the first connect (bounded); after it, a connection that is not ready lets calls go unchecked at once.
+  let firstWait: Promise<void> | undefined;
   const ready = async (): Promise<RedisClient | undefined> => {
     const client = await connection();
     if (!client || client.isReady) return client;
-    if (!waited) {
-      waited = true;
-      await withTimeout(firstConnect!, timeoutMs).catch(() => {});
-    }
+    await (firstWait ??= withTimeout(firstConnect!, timeoutMs).then(
+      () => {},
+      () => {},
+    ));
     return client.isReady ? client : (fell('not connected'), undefined);
   };
 
