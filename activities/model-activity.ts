@@ -22,6 +22,7 @@ import { cancellation, withHeartbeats } from './heartbeat.js';
 import type { DeltaTransport } from './live/delta-transport.js';
 import { durableTransport } from './live/durable-transport.js';
 import type { FlowControl } from './model/flow-control.js';
+import { LearnedPace } from './model/learned-pace.js';
 import { costOf, priceOf, type CallUsage, type ModelPrice } from '../shared/model/model-usage.js';
 import { toolError } from '../shared/failures/tool-error.js';
 
@@ -53,6 +54,14 @@ export interface ModelActivityOptions {
 
 export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs, streaming, transcripts = new TranscriptReader(client), prices, flowControl }: ModelActivityOptions) {
   const transport = streaming === true ? durableTransport(client) : streaming || undefined;
+  // The worker's own pace per provider prefix, learned from its refusals (learned-pace.ts).
+  const paces = new Map<string, LearnedPace>();
+  const paceOf = (spec: string) => {
+    const prefix = spec.slice(0, Math.max(0, spec.indexOf(':'))) || spec;
+    let pace = paces.get(prefix);
+    if (!pace) paces.set(prefix, (pace = new LearnedPace()));
+    return pace;
+  };
   const specs = new Map(tools.map((t) => [t.name, t.spec]));
   const specOf = async (name: string): Promise<ToolSpec> => {
     const spec = specs.get(name) ?? (await findSpec?.(name));
@@ -69,12 +78,18 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       const { cancellationSignal: signal, info } = Context.current();
       // Checked before the call is sent: a call the provider would refuse waits in the workflow (a timer), holding no slot.
       // The reservation names this model turn of this run, so the slot it was given is its own when it comes back.
-      const admission = flowControl && (await flowControl.admit(request.model, `${request.workflowId}:${info.activityId.replace(/:\d+$/, '')}`));
-      if (admission && !admission.go) {
+      const reservation = `${request.workflowId}:${info.activityId.replace(/:\d+$/, '')}`;
+      const pace = paceOf(request.model);
+      // The fleet's limits pace a provider they cover; the worker's own pace is for the others (and for Redis down).
+      const paced = flowControl?.covers(request.model) ? ({ go: true } as const) : pace.admit(reservation, Date.now());
+      const admission = paced.go ? flowControl && (await flowControl.admit(request.model, reservation)) : undefined;
+      const heldMs = !paced.go ? paced.waitMs : admission && !admission.go ? admission.waitMs : undefined;
+      if (heldMs !== undefined) {
+        const why = !paced.go ? 'the provider refused this worker lately; paced' : `${(admission as { why: string }).why.replace('_', ' ')} limit`;
         const held: ModelOutcome = {
           status: 'error',
-          error: toolError('rate_limited', `Flow control held the call to ${request.model} back (${admission.why.replace('_', ' ')} limit); next permit in ${admission.waitMs} ms.`),
-          retryAfterMs: admission.waitMs,
+          error: toolError('rate_limited', `Flow control held the call to ${request.model} back (${why}); next permit in ${heldMs} ms.`),
+          retryAfterMs: heldMs,
           failure: 'throttled',
         };
         span?.setAttributes(modelSpanAttributes(held));
@@ -92,6 +107,8 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
         await live?.close();
         const checked = priced(checkModelOutcome(outcome, limits), priceOf(prices, request.model));
         if (checked.status === 'ok') usage = checked.response?.usage;
+        if (checked.status === 'ok') pace.accepted(Date.now());
+        else if (checked.failure === 'rate_limited' || checked.failure === 'overloaded') pace.refused(Date.now(), checked.retryAfterMs);
         span?.setAttributes(modelSpanAttributes(checked));
         return checked;
       } catch (err) {

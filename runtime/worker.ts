@@ -142,6 +142,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   checkAgentModels(agents, resolve);
   // Fleet-wide limits per provider (Redis); released when the worker stops.
   const flowControl = options.models?.flowControl && redisFlowControl(options.models.flowControl);
+  flowControl?.connect();
   // Runs hand this worker the messages they append (TRANSCRIPT_SINK): a model turn here reads them without a Query.
   // Kept for as many runs as the workflow cache holds (characters stay bounded by the reader's own limit).
   const transcripts = new TranscriptReader(client, { maxRuns: Math.max(256, options.worker?.maxCachedWorkflows ?? 0) });

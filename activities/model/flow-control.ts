@@ -7,7 +7,8 @@
  *
  * Requests are paced by GCRA with reservations: a call told to wait holds the slot it was given
  * (keyed by the run and its model turn), so on its return it goes at once rather than contending
- * again; the provider sees an even stream at the configured rate. Tokens are charged after each
+ * again; the provider sees an even stream at the configured rate. Calls that come back late from
+ * their slots (a busy worker) could bunch: no second (1,050 ms) admits more than a second's share. Tokens are charged after each
  * call with the provider's usage: while the minute's tokens are spent, new calls wait until they
  * are paid back. Calls in flight are leases that expire on their own if a worker dies.
  *
@@ -55,6 +56,10 @@ export type Admission =
 export interface FlowControl {
   /** Asks for a permit to call `spec`; `reservation` names the call across its retries (the run and its model turn). */
   admit(spec: string, reservation: string): Promise<Admission>;
+  /** Starts connecting now (the worker does as it starts), so the first calls are checked too. */
+  connect(): void;
+  /** True when a limit applies to `spec` and Redis is reachable: the fleet's limits pace it. */
+  covers(spec: string): boolean;
   close(): Promise<void>;
 }
 
@@ -67,8 +72,8 @@ export function limitFor(limits: FlowControlOptions['limits'], spec: string): { 
   return undefined;
 }
 
-// KEYS: request pace, token pace, in-flight leases, this call's reservation.
-// ARGV: ms per request, burst, ms per token, token burst in ms, max in flight, lease ms, lease id.
+// KEYS: request pace, token pace, in-flight leases, this call's reservation, calls sent in the last second.
+// ARGV: ms per request, burst, ms per token, token burst in ms, max in flight, lease ms, lease id, most calls in any second.
 // Returns { 1, 0, '' } to go, or { 0, waitMs, why }.
 const ADMIT = `
 local t = redis.call('TIME')
@@ -99,6 +104,22 @@ if interval > 0 then
     end
   end
 end
+local perSecond = tonumber(ARGV[8])
+if perSecond > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - 1050)
+  if redis.call('ZCARD', KEYS[5]) >= perSecond then
+    local oldest = tonumber(redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')[2])
+    -- Queued behind the reserved slots (not all at the same moment), once the second has room.
+    local at = oldest + 1051
+    if interval > 0 then
+      local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+      if tat > at then at = tat end
+      redis.call('SET', KEYS[1], at + interval, 'PX', math.floor(at + interval - now + 60000))
+    end
+    redis.call('SET', KEYS[4], at, 'PX', math.floor(at - now + 600000))
+    return { 0, at - now, 'requests' }
+  end
+end
 if maxIn > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
   if redis.call('ZCARD', KEYS[3]) >= maxIn then
@@ -107,6 +128,10 @@ if maxIn > 0 then
   end
   redis.call('ZADD', KEYS[3], now + leaseMs, ARGV[7])
   redis.call('PEXPIRE', KEYS[3], leaseMs + 60000)
+end
+if perSecond > 0 then
+  redis.call('ZADD', KEYS[5], now, ARGV[7])
+  redis.call('PEXPIRE', KEYS[5], 5000)
 end
 redis.call('DEL', KEYS[4])
 return { 1, 0, '' }
@@ -151,6 +176,9 @@ const IN_FLIGHT_WAIT_MS = 100;
 /** The longest a call may hold an in-flight lease: a worker that died mid-call frees its slot after this. */
 const LEASE_MS = 180_000;
 
+/** How long calls wait for the first connection to Redis before they go unchecked. */
+const FIRST_CONNECT_MS = 5_000;
+
 const UNCHECKED: Admission = { go: true, release: async () => {} };
 
 /** Flow control over Redis (see the file's comment). One per worker; `close()` when it stops. */
@@ -194,7 +222,7 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
   const ready = async (): Promise<RedisClient | undefined> => {
     const client = await connection();
     if (!client || client.isReady) return client;
-    await (firstWait ??= withTimeout(firstConnect!, timeoutMs).then(
+    await (firstWait ??= withTimeout(firstConnect!, Math.max(timeoutMs, FIRST_CONNECT_MS)).then(
       () => {},
       () => {},
     ));
@@ -202,6 +230,12 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
   };
 
   return {
+    connect() {
+      void connection();
+    },
+    covers(spec) {
+      return !down && limitFor(options.limits, spec) !== undefined;
+    },
     async admit(spec, reservation) {
       const found = limitFor(options.limits, spec);
       if (!found) return UNCHECKED;
@@ -212,8 +246,11 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
       const interval = limit.requestsPerMinute ? 60_000 / limit.requestsPerMinute : 0;
       const perToken = limit.tokensPerMinute ? 60_000 / limit.tokensPerMinute : 0;
       const lease = randomUUID();
-      const keys = [`${base}:rpm`, `${base}:tpm`, `${base}:inflight`, `${base}:res:${reservation}`];
-      const args = [interval, Math.max(1, limit.burst ?? 1), perToken, perToken > 0 ? 60_000 : 0, limit.inFlight ?? 0, LEASE_MS, lease].map(String);
+      const keys = [`${base}:rpm`, `${base}:tpm`, `${base}:inflight`, `${base}:res:${reservation}`, `${base}:sent`];
+      const burst = Math.max(1, limit.burst ?? 1);
+      // Calls that come back late from their reserved slots must not bunch: no second holds more than its share (providers count per second too).
+      const perSecond = limit.requestsPerMinute && limit.requestsPerMinute >= 60 ? Math.floor(limit.requestsPerMinute / 60) + burst - 1 : 0;
+      const args = [interval, burst, perToken, perToken > 0 ? 60_000 : 0, limit.inFlight ?? 0, LEASE_MS, lease, perSecond].map(String);
       let answer: unknown;
       try {
         answer = await withTimeout(client.sendCommand(['EVAL', ADMIT, String(keys.length), ...keys, ...args]), timeoutMs);
