@@ -8,7 +8,7 @@
  * Requests are paced by GCRA with reservations: a call told to wait holds the slot it was given
  * (keyed by the run and its model turn), so on its return it goes at once rather than contending
  * again; the provider sees an even stream at the configured rate. Calls that come back late from
- * their slots (a busy worker) could bunch: no second (1,050 ms) admits more than a second's share. Tokens are charged after each
+ * their slots (a busy worker) could bunch: no second admits more than the pace's share and one. Tokens are charged after each
  * call with the provider's usage: while the minute's tokens are spent, new calls wait until they
  * are paid back. Calls in flight are leases that expire on their own if a worker dies.
  *
@@ -106,11 +106,11 @@ if interval > 0 then
 end
 local perSecond = tonumber(ARGV[8])
 if perSecond > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - 1050)
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - 1000)
   if redis.call('ZCARD', KEYS[5]) >= perSecond then
     local oldest = tonumber(redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')[2])
     -- Queued behind the reserved slots (not all at the same moment), once the second has room.
-    local at = oldest + 1051
+    local at = oldest + 1001
     if interval > 0 then
       local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
       if tat > at then at = tat end
@@ -249,7 +249,8 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
       const keys = [`${base}:rpm`, `${base}:tpm`, `${base}:inflight`, `${base}:res:${reservation}`, `${base}:sent`];
       const burst = Math.max(1, limit.burst ?? 1);
       // Calls that come back late from their reserved slots must not bunch: no second holds more than its share (providers count per second too).
-      const perSecond = limit.requestsPerMinute && limit.requestsPerMinute >= 60 ? Math.floor(limit.requestsPerMinute / 60) + burst - 1 : 0;
+      // One above the pace's own share, so calls on pace never wait for it; configure limits a little below the provider's.
+      const perSecond = limit.requestsPerMinute && limit.requestsPerMinute >= 60 ? Math.floor(limit.requestsPerMinute / 60) + burst : 0;
       const args = [interval, burst, perToken, perToken > 0 ? 60_000 : 0, limit.inFlight ?? 0, LEASE_MS, lease, perSecond].map(String);
       let answer: unknown;
       try {

@@ -24,7 +24,7 @@ export type PaceAdmission = { readonly go: true } | { readonly go: false; readon
 
 export class LearnedPace {
   readonly #accepted: number[] = [];
-  /** When calls went while pacing, the last 1,050 ms: no second holds more than its share, however late calls come back. */
+  /** When calls went while pacing, the last second: no second holds more than the pace's share and one, however late calls come back. */
   readonly #sent: number[] = [];
   readonly #reservations = new Map<string, number>();
   #blockedUntil = 0;
@@ -63,13 +63,13 @@ export class LearnedPace {
     return { go: false, waitMs: Math.ceil(slot - now) };
   }
 
-  /** A call goes now, unless the last 1,050 ms already hold a second's share: then it waits for room. */
+  /** A call goes now, unless the last second already holds the pace's share and one: then it waits for room. */
   #send(key: string, now: number): PaceAdmission {
-    while (this.#sent.length > 0 && this.#sent[0]! <= now - 1_050) this.#sent.shift();
-    const share = Math.max(1, Math.floor(1_000 / this.#interval));
+    while (this.#sent.length > 0 && this.#sent[0]! <= now - 1_000) this.#sent.shift();
+    const share = Math.floor(1_000 / this.#interval) + 1;
     if (this.#interval > 0 && this.#sent.length >= share) {
       // Queued behind the reserved slots (not all at the same moment), once the second has room.
-      const at = Math.max(this.#sent[0]! + 1_051, this.#tat);
+      const at = Math.max(this.#sent[0]! + 1_001, this.#tat);
       this.#tat = at + this.#interval;
       this.#reservations.set(key, at);
       return { go: false, waitMs: Math.ceil(at - now) };
