@@ -24,6 +24,21 @@ describe('LearnedPace', () => {
     expect(pace.admit('d', 1_612)).toEqual({ go: false, waitMs: 222 });
   });
 
+  it('quickens by 10% every 2 s without a refusal, and slows by 10% on one, once a second at most', () => {
+    const pace = new LearnedPace();
+    for (let i = 0; i < 9; i++) pace.accepted(i * 100);
+    pace.refused(900, 100); // 9 a second → 1000 / 8.1 ms
+    expect(pace.admit('a', 1_000)).toEqual({ go: true });
+    expect(pace.admit('b', 1_000)).toEqual({ go: false, waitMs: 124 });
+    // 2 s later, quicker: 111 ms between slots.
+    expect(pace.admit('c', 3_000)).toEqual({ go: true });
+    expect(pace.admit('d', 3_000)).toEqual({ go: false, waitMs: 112 });
+    pace.refused(3_500, 0);
+    pace.refused(3_600, 0); // the same burst: not slower again
+    expect(pace.admit('e', 3_600)).toEqual({ go: true });
+    expect(pace.admit('f', 3_600)).toEqual({ go: false, waitMs: 124 });
+  });
+
   it('forgets the pace after a minute without a refusal', () => {
     const pace = new LearnedPace();
     pace.accepted(0);

@@ -4,7 +4,8 @@
  * and from then on paces them at 90% of the rate the provider was taking (the calls it accepted in
  * the second before it refused), in a queue of reserved slots, so runs that were refused together
  * do not come back together. Every 2 s without a refusal the pace quickens by 10%, so a rate
- * learned low (refused while its calls were still ramping up) climbs back to the provider's. Calls it holds are not sent: the model activity returns a `throttled`
+ * learned low (refused while its calls were still ramping up) climbs back to the provider's; a
+ * refusal while pacing slows it by 10% (once a second at most). Calls it holds are not sent: the model activity returns a `throttled`
  * outcome and the workflow waits on a timer. The pace is forgotten after a minute without a
  * refusal. Per worker and provider; flow control (flow-control.ts) shares limits across a fleet.
  * Worker side only.
@@ -32,6 +33,7 @@ export class LearnedPace {
   #tat = 0;
   #lastRefusal = 0;
   #lastChange = 0;
+  #lastSlowdown = 0;
 
   constructor(private readonly random: () => number = Math.random) {}
 
@@ -90,10 +92,15 @@ export class LearnedPace {
     this.#blockedUntil = Math.max(this.#blockedUntil, now + Math.min(retryAfterMs ?? 1_000, 60_000));
     while (this.#accepted.length > 0 && this.#accepted[0]! <= now - 1_000) this.#accepted.shift();
     const taken = this.#accepted.length;
-    if (taken === 0) return;
-    const interval = 1_000 / (taken * HEADROOM);
-    // Only ever slower on a refusal: a refusal while pacing means the pace was too fast.
-    this.#interval = Math.max(this.#interval, interval);
+    if (this.#interval === 0) {
+      // The first refusal: the provider was taking `taken` a second.
+      if (taken === 0) return;
+      this.#interval = 1_000 / (taken * HEADROOM);
+    } else if (now - this.#lastSlowdown >= 1_000) {
+      // Refused while pacing: 10% slower, once a second at most (calls refused together are one refusal).
+      this.#interval /= SPEED_UP;
+    } else return;
     this.#lastChange = now;
+    this.#lastSlowdown = now;
   }
 }
