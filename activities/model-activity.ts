@@ -21,6 +21,10 @@ import { checkModelOutcome, type ModelOutcomeLimits } from '../shared/model/mode
 import { cancellation, withHeartbeats } from './heartbeat.js';
 import type { DeltaTransport } from './live/delta-transport.js';
 import { durableTransport } from './live/durable-transport.js';
+import type { FlowControl } from './model/flow-control.js';
+import { LearnedPace } from './model/learned-pace.js';
+import { costOf, priceOf, type CallUsage, type ModelPrice } from '../shared/model/model-usage.js';
+import { toolError } from '../shared/failures/tool-error.js';
 
 export interface ModelActivityOptions {
   readonly client: Client;
@@ -42,10 +46,22 @@ export interface ModelActivityOptions {
   readonly streaming?: boolean | DeltaTransport;
   /** Where transcripts are read and kept (default: a new reader on `client`); the worker also hands it the messages its runs append. */
   readonly transcripts?: TranscriptReader;
+  /** Prices per million tokens by model spec, name or prefix: each reply's usage gets its `costUsd` (docs/models.md). */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** Fleet-wide limits per provider, checked before a call is sent (flow-control.ts, docs/operations.md). */
+  readonly flowControl?: FlowControl;
 }
 
-export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs, streaming, transcripts = new TranscriptReader(client) }: ModelActivityOptions) {
+export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs, streaming, transcripts = new TranscriptReader(client), prices, flowControl }: ModelActivityOptions) {
   const transport = streaming === true ? durableTransport(client) : streaming || undefined;
+  // The worker's own pace per provider prefix, learned from its refusals (learned-pace.ts).
+  const paces = new Map<string, LearnedPace>();
+  const paceOf = (spec: string) => {
+    const prefix = spec.slice(0, Math.max(0, spec.indexOf(':'))) || spec;
+    let pace = paces.get(prefix);
+    if (!pace) paces.set(prefix, (pace = new LearnedPace()));
+    return pace;
+  };
   const specs = new Map(tools.map((t) => [t.name, t.spec]));
   const specOf = async (name: string): Promise<ToolSpec> => {
     const spec = specs.get(name) ?? (await findSpec?.(name));
@@ -60,6 +76,26 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       span?.setAttributes({ 'cairn.model': request.model, 'cairn.tool_choice': typeof request.toolChoice === 'object' ? request.toolChoice.tool : request.toolChoice });
       const { model, tools } = await configured(request, () => resolve(request.model), specOf);
       const { cancellationSignal: signal, info } = Context.current();
+      // Checked before the call is sent: a call the provider would refuse waits in the workflow (a timer), holding no slot.
+      // The reservation names this model turn of this run, so the slot it was given is its own when it comes back.
+      const reservation = `${request.workflowId}:${info.activityId.replace(/:\d+$/, '')}`;
+      const pace = paceOf(request.model);
+      // The fleet's limits pace a provider they cover; the worker's own pace is for the others (and for Redis down).
+      const paced = flowControl?.covers(request.model) ? ({ go: true } as const) : pace.admit(reservation, Date.now());
+      const admission = paced.go ? flowControl && (await flowControl.admit(request.model, reservation)) : undefined;
+      const heldMs = !paced.go ? paced.waitMs : admission && !admission.go ? admission.waitMs : undefined;
+      if (heldMs !== undefined) {
+        const why = !paced.go ? 'the provider refused this worker lately; paced' : `${(admission as { why: string }).why.replace('_', ' ')} limit`;
+        const held: ModelOutcome = {
+          status: 'error',
+          error: toolError('rate_limited', `Flow control held the call to ${request.model} back (${why}); next permit in ${heldMs} ms.`),
+          retryAfterMs: heldMs,
+          failure: 'throttled',
+        };
+        span?.setAttributes(modelSpanAttributes(held));
+        return held;
+      }
+      let usage: CallUsage | undefined;
       const live = transport?.open({ workflowId: request.workflowId, runId: request.runId, call: info.activityId, attempt: info.attempt });
       try {
         const outcome: unknown = await withHeartbeats(async () => {
@@ -69,7 +105,10 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
         }, heartbeatMs);
         // The deltas reach the stream before the reply does.
         await live?.close();
-        const checked = checkModelOutcome(outcome, limits);
+        const checked = priced(checkModelOutcome(outcome, limits), priceOf(prices, request.model));
+        if (checked.status === 'ok') usage = checked.response?.usage;
+        if (checked.status === 'ok') pace.accepted(Date.now());
+        else if (checked.failure === 'rate_limited' || checked.failure === 'overloaded') pace.refused(Date.now(), checked.retryAfterMs);
         span?.setAttributes(modelSpanAttributes(checked));
         return checked;
       } catch (err) {
@@ -77,6 +116,9 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
         // Whatever the provider threw as its request was aborted, the activity was cancelled.
         if (signal.aborted) throw cancellation(signal);
         throw err;
+      } finally {
+        // Tokens used are charged to the provider's minute; the in-flight slot is given back.
+        if (admission?.go) void admission.release(usage);
       }
     },
   };
@@ -113,10 +155,22 @@ function ofRun(request: ModelRequest): RunModelRequest {
   return { ...request, workflowId, runId, firstExecutionRunId: request.firstExecutionRunId ?? runId };
 }
 
+/** The outcome with its reply's cost, when the worker has a price for the model and the provider reported tokens. */
+function priced(outcome: ModelOutcome, price: ModelPrice | undefined): ModelOutcome {
+  if (outcome.status !== 'ok' || !outcome.response?.usage || !price) return outcome;
+  const costUsd = costOf(price, outcome.response.usage);
+  return costUsd === undefined ? outcome : { status: 'ok', response: { ...outcome.response, usage: { ...outcome.response.usage, costUsd } } };
+}
+
 /** What a model call came to, as span attributes. */
 function modelSpanAttributes(outcome: ModelOutcome): Attributes {
   if (outcome.status === 'error')
-    return { 'cairn.result.status': 'error', 'cairn.failure.code': outcome.error.code, ...(outcome.retryAfterMs !== undefined && { 'cairn.retry.after_ms': outcome.retryAfterMs }) };
+    return {
+      'cairn.result.status': 'error',
+      'cairn.failure.code': outcome.error.code,
+      ...(outcome.failure && { 'cairn.model.failure': outcome.failure }),
+      ...(outcome.retryAfterMs !== undefined && { 'cairn.retry.after_ms': outcome.retryAfterMs }),
+    };
   const response = outcome.response;
   const usage = response?.usage;
   return {
@@ -125,5 +179,6 @@ function modelSpanAttributes(outcome: ModelOutcome): Attributes {
     ...(response && { 'cairn.finish_reason': response.finishReason }),
     ...(usage?.inputTokens !== undefined && { 'cairn.tokens.input': usage.inputTokens }),
     ...(usage?.outputTokens !== undefined && { 'cairn.tokens.output': usage.outputTokens }),
+    ...(usage?.costUsd !== undefined && { 'cairn.cost_usd': usage.costUsd }),
   };
 }

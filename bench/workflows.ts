@@ -9,3 +9,4 @@ export const agentRun = defineAgentRun([benchAgent]);
 export { directToolCalls } from './direct-tool-calls.js';
 export { plainAgentLoop } from './plain-agent-loop.js';
 export { activityLatency } from './latency-workflow.js';
+export { plainRetryLoop } from './plain-retry-loop.js';

@@ -12,6 +12,7 @@ import type { PendingReview } from '../planner/index.js';
 import {
   answerClarificationUpdate,
   cancelSignal,
+  extendBudgetUpdate,
   pauseSignal,
   resumeSignal,
   reviewToolCallUpdate,
@@ -20,6 +21,7 @@ import {
   untilIdleUpdate,
   type AgentRunResult,
   type AgentRunWorkflow,
+  type BudgetDecision,
   type ReviewDecisionInput,
   type RunState,
   type StepLogEntry,
@@ -100,6 +102,23 @@ export class AgentRunHandle {
     const target = typeof review === 'string' ? await this.pendingReview(review) : review;
     await this.workflow.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: target.toolCallId, argsHash: target.argsHash, decision }] });
     return target;
+  }
+
+  /**
+   * Decides the pending budget request (`state().budget.pending`, or `requestId`): extend the budget
+   * by `{ type: 'extend', tokens?, costUsd? }` (the limit used up must be extended), or
+   * `{ type: 'stop', reason? }` ends the run `budget_exhausted`. Throws NotPendingError when none is
+   * pending; the run may refuse the decision (WorkflowUpdateFailedError whose cause says why).
+   */
+  async extendBudget(decision: BudgetDecision, requestId?: string): Promise<{ readonly requestId: string }> {
+    let id = requestId;
+    if (id === undefined) {
+      const state = await this.state();
+      if (!state.budget?.pending) throw new NotPendingError('no_pending_budget', `Run "${this.workflowId}" has no pending budget request (phase ${state.phase}).`);
+      id = state.budget.pending.id;
+    }
+    await this.workflow.executeUpdate(extendBudgetUpdate, { args: [{ id, decision }] });
+    return { requestId: id };
   }
 
   /** The pending review of `toolCallId`; NotPendingError names the pending ones otherwise. */

@@ -11,7 +11,7 @@ export class NotPendingError extends Error {
   override readonly name = 'NotPendingError';
 
   constructor(
-    readonly code: 'no_pending_question' | 'no_pending_review',
+    readonly code: 'no_pending_question' | 'no_pending_review' | 'no_pending_budget',
     message: string,
   ) {
     super(message);

@@ -40,7 +40,9 @@ export {
 export { isToolError, type ToolError } from '../shared/failures/tool-error.js';
 export type { FieldIssue, RetryHint } from '../shared/failures/retry-hint.js';
 export type { ToolFailureResult, ToolResult, ToolSuccess, ToolTelemetry, ToolValidationFailure } from '../shared/tools/tool-result.js';
-export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
+export type { AgentPolicy, BackoffPolicy, BudgetPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
+export { FAILING_END_CODES, RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
+export type { CallUsage, ModelPrice, RunUsage, UsageTotals } from '../shared/model/model-usage.js';
 export { REVIEW_DECISIONS, type ReviewConfig, type ReviewDecisionType } from '../shared/tools/review-config.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from '../shared/json/json.js';
 export { readResult } from '../shared/tools/read-result.js';

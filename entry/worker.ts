@@ -8,7 +8,8 @@
  * Who imports it: your worker process and your cairn.config.ts. Node-only; never workflow code
  * (it loads @temporalio/worker and the model providers).
  */
-export { createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
+export { checkAgentModels, createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
+export { redisFlowControl, limitFor, type Admission, type FlowControl, type FlowControlOptions, type ProviderLimit } from '../activities/model/flow-control.js';
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
 export type { DeltaTransport, LiveCall, LivePublisher } from '../activities/live/delta-transport.js';
@@ -47,4 +48,4 @@ export {
   type ModelProvider,
   type ResolveModelOptions,
 } from '../activities/model/index.js';
-export type { ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';
+export type { ModelFailure, ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';

@@ -11,6 +11,7 @@ export {
   answerClarificationSignal,
   answerClarificationUpdate,
   cancelSignal,
+  extendBudgetUpdate,
   pauseSignal,
   resumeSignal,
   reviewToolCallUpdate,
@@ -21,13 +22,16 @@ export {
   type AgentRunResult,
   type AgentRunWorkflow,
   type CarriedRun,
+  type BudgetExtensionInput,
   type ClarificationAnswer,
+  type RunBudget,
   type ReviewDecisionInput,
   type ReviewInput,
   type RunState,
   type StepLogEntry,
 } from '../workflows/messages.js';
 export { CairnAgent, CairnPhase, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
-export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
+export type { BudgetDecision, BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
+export { RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
 export type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
 export { agentsOf } from '../shared/agent/define-agent.js';

@@ -12,14 +12,23 @@ import { planModelOutcome } from './plan-model-outcome.js';
 import { planBackoffElapsed, planResume } from './plan-resume.js';
 import { planReconcile, planReconciled } from './plan-reconcile.js';
 import type { ReconcileReport } from '../shared/tools/reconcile.js';
-import type { Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
+import type { BudgetDecision, Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
+import { planBudgetDecision } from './plan-budget.js';
 import type { Toolbox } from './toolbox.js';
 
 /** What happened while the driver took a step. */
 export type Happening =
   /** `call_model`: the model activity's outcome. */
   /** `call`: the model activity's id when the run names its activities (what its live deltas name). */
-  | { readonly type: 'model_outcome'; readonly outcome: ModelOutcome; readonly call?: string }
+  | {
+      readonly type: 'model_outcome';
+      readonly outcome: ModelOutcome;
+      readonly call?: string;
+      /** The model spec that answered: usage is counted per model. */
+      readonly model?: string;
+      /** A number in [0, 1) for a provider wait's jitter (the workflow's seeded Math.random); absent: derived from the run key. */
+      readonly random?: number;
+    }
   /** `execute_tools`: one result per call, in the step's order. */
   | { readonly type: 'tool_results'; readonly results: readonly ToolResult[] }
   /** `reconcile`: what each call's tool found out (one report per call). */
@@ -31,6 +40,8 @@ export type Happening =
   | { readonly type: 'clarification_timed_out' }
   /** `await_review`: every pending review decided. */
   | { readonly type: 'reviewed'; readonly decisions: Readonly<Record<string, ReviewDecision>> }
+  /** `await_budget`: a person extended the budget or stopped the run. */
+  | { readonly type: 'budget_decided'; readonly decision: BudgetDecision }
   /** Any step: a cancel (the loop control says when to act on it). */
   | { readonly type: 'cancelled'; readonly reason: string }
   /** Any step: the run was held by a pause this long; the step is taken again. */
@@ -50,7 +61,10 @@ export function advance(state: PlannerState, step: PlanStep, happening: Happenin
       return { state: planResumed(state, happening.pausedMs), step, record: [], notes: [] };
     case 'model_outcome':
       expect(step, 'call_model', happening);
-      return planModelOutcome(state, happening.outcome, toolbox, now);
+      return planModelOutcome(state, happening.outcome, toolbox, now, {
+        ...(happening.model !== undefined && { model: happening.model }),
+        ...(happening.random !== undefined && { random: happening.random }),
+      });
     case 'tool_results':
       expect(step, 'execute_tools', happening);
       return planReconcile(state, happening.results) ?? planResume(state, happening.results, now);
@@ -68,6 +82,8 @@ export function advance(state: PlannerState, step: PlanStep, happening: Happenin
     case 'reviewed':
       expect(step, 'await_review', happening);
       return planReviewed(state, happening.decisions, now);
+    case 'budget_decided':
+      return planBudgetDecision(state, expect(step, 'await_budget', happening), happening.decision, now);
   }
 }
 

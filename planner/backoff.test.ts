@@ -6,9 +6,14 @@ import { DEFAULT_POLICY } from './policy.js';
 const policy = DEFAULT_POLICY.backoff;
 
 describe('backoffDelay', () => {
-  it('waits a retry-after of 0 as 0, and rounds a fractional one up', () => {
-    expect(backoffDelay(policy, 3, 'k', 0)).toBe(0);
-    expect(backoffDelay(policy, 1, 'k', 1_500.2)).toBe(1_501);
+  it('takes a retry-after (rounded up) as the floor, with full jitter over the exponential above it', () => {
+    const spread = (attempt: number) => Math.min(policy.maxMs, policy.initialMs * policy.coefficient ** (attempt - 1));
+    for (const [attempt, after, floor] of [[3, 0, 0], [1, 1_500.2, 1_501], [9, 10, 10]] as const) {
+      const delays = Array.from({ length: 50 }, (_, i) => backoffDelay(policy, attempt, `k${i}`, after));
+      for (const d of delays) expect(d).toBeGreaterThanOrEqual(floor);
+      for (const d of delays) expect(d).toBeLessThan(floor + spread(attempt));
+      expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(spread(attempt) / 2);
+    }
   });
 
   it('ignores a negative retry-after: the exponential delay, as with none', () => {
@@ -16,8 +21,10 @@ describe('backoffDelay', () => {
     expect(backoffDelay(policy, 2, 'k', -5)).toBeGreaterThan(0);
   });
 
-  it('caps a retry-after at the policy ceiling', () => {
-    expect(backoffDelay(policy, 1, 'k', maxRetryAfter(policy) * 10)).toBe(maxRetryAfter(policy));
+  it('caps a retry-after at the policy ceiling (the jitter comes on top)', () => {
+    const delay = backoffDelay(policy, 1, 'k', maxRetryAfter(policy) * 10);
+    expect(delay).toBeGreaterThanOrEqual(maxRetryAfter(policy));
+    expect(delay).toBeLessThan(maxRetryAfter(policy) + policy.initialMs);
   });
 
   it('jitters around the exponential base within the policy, the same for the same call and attempt', () => {

@@ -49,12 +49,12 @@ export function completeBatch(state: PlannerState, now: number, forcedFinal?: st
   const notes = [...(batch.notes ?? []), ...acted.notes];
 
   const ending = forcedFinal ?? next.finalizing;
-  if (ending) return finalize(next, ending, notes, record);
+  if (ending) return finalize(next, ending, notes, record, next.finalizingCode ?? 'limit_reached');
   const cap = capReached(next, now);
-  if (cap) return finalize(next, cap, notes, record);
+  if (cap) return finalize(next, cap.reason, notes, record, cap.code);
   let question = acted.question;
   if (escalation) {
-    if (state.policy.onLoop === 'finalize') return finalize(next, escalation, notes, record);
+    if (state.policy.onLoop === 'finalize') return finalize(next, escalation, notes, record, 'loop_detected');
     question = { question: `${escalation}. How should I proceed?` };
   }
   if (question) return askHuman(next, question, now, notes, record);

@@ -55,5 +55,5 @@ function historyFull(state: PlannerState, signals: LoopSignals): boolean {
 
 /** Only between steps whose state is whole: never with tool calls running or a back-off pending. */
 function canHandOver(step: PlanStep): boolean {
-  return step.type === 'call_model' || step.type === 'await_clarification' || step.type === 'await_review';
+  return step.type === 'call_model' || step.type === 'await_clarification' || step.type === 'await_review' || step.type === 'await_budget';
 }

@@ -8,7 +8,9 @@ import type { SideEffects } from '../shared/tools/define-tool.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import { toolError } from '../shared/failures/tool-error.js';
 import { errorResult, type ToolResult } from '../shared/tools/tool-result.js';
-import type { Plan, PlannerState } from './plan.js';
+import type { RunEndCode } from '../shared/agent/run-outcome.js';
+import type { Plan, PlannerState, RunEnd } from './plan.js';
+import { budgetNear } from './plan-budget.js';
 
 /** Tools the model may see this turn: all but the disabled ones. */
 export function enabledTools(state: PlannerState): string[] {
@@ -30,17 +32,17 @@ export function callModel(state: PlannerState, toolChoice: ToolChoice, notes: re
   };
 }
 
-/** A forced final turn: no tools, and the model is told why it must answer now. */
-export function finalize(state: PlannerState, reason: string, notes: readonly string[] = [], record: Plan['record'] = []): Plan {
+/** A forced final turn: no tools, and the model is told why it must answer now. `code` is how the run's outcome names it. */
+export function finalize(state: PlannerState, reason: string, notes: readonly string[] = [], record: Plan['record'] = [], code: RunEndCode = 'limit_reached'): Plan {
   if (state.finalizing) return callModel(state, 'none', notes, record);
-  const next = { ...state, finalizing: reason, clarification: null, reviews: [] };
+  const next = { ...state, finalizing: reason, finalizingCode: code, clarification: null, reviews: [] };
   return callModel(next, 'none', [...notes, `Stop calling tools (${reason}). Give your final answer now from what you have.`], record);
 }
 
-export function finish(state: PlannerState, answer: string, notes: readonly string[] = [], reason?: string): Plan {
+export function finish(state: PlannerState, answer: string, notes: readonly string[] = [], reason?: string, end?: RunEnd): Plan {
   return {
     state: { ...state, phase: 'done' },
-    step: { type: 'finish', answer, reason: reason ?? state.finalizing },
+    step: { type: 'finish', answer, reason: reason ?? state.finalizing, ...(end && { end }) },
     record: [],
     notes,
   };
@@ -52,14 +54,16 @@ export function endWait(state: PlannerState, now: number): PlannerState {
   return { ...state, humanWaitMs: state.humanWaitMs + Math.max(0, now - state.waitingSince), waitingSince: null };
 }
 
-/** The reason a cap ends the run now, if one does. */
-export function capReached(state: PlannerState, now: number): string | null {
+/** The reason a cap ends the run now, if one does, and the code the run's outcome gives it. */
+export function capReached(state: PlannerState, now: number): { readonly reason: string; readonly code: RunEndCode } | null {
   const { policy } = state;
-  if (state.turn >= policy.maxTurns) return `max turns (${policy.maxTurns}) reached`;
+  if (state.turn >= policy.maxTurns) return { reason: `max turns (${policy.maxTurns}) reached`, code: 'limit_reached' };
   if (state.failedBatchStreak >= policy.maxConsecutiveFailedBatches)
-    return `${state.failedBatchStreak} tool batches in a row failed`;
+    return { reason: `${state.failedBatchStreak} tool batches in a row failed`, code: 'limit_reached' };
   if (policy.timeBudgetMs !== null && now - state.startedAt - state.humanWaitMs >= policy.timeBudgetMs)
-    return `time budget (${policy.timeBudgetMs} ms) used up`;
+    return { reason: `time budget (${policy.timeBudgetMs} ms) used up`, code: 'limit_reached' };
+  const near = budgetNear(state);
+  if (near) return { reason: near, code: 'budget_exhausted' };
   return null;
 }
 

@@ -45,7 +45,7 @@ export function planClarificationAnswer(state: PlannerState, answer: JsonValue, 
 export function planClarificationTimeout(state: PlannerState, now: number): Plan {
   const question = state.clarification?.question ?? '';
   const next = { ...endWait(state, now), clarification: null };
-  if (state.policy.onClarificationTimeout === 'finalize') return finalize(next, `no answer to "${question}" in time`);
+  if (state.policy.onClarificationTimeout === 'finalize') return finalize(next, `no answer to "${question}" in time`, [], [], 'no_answer');
   return callModel(next, 'auto', [`Nobody answered "${question}" in time. Continue without it, or say what you cannot do.`]);
 }
 
@@ -112,5 +112,5 @@ export function planCancel(state: PlannerState, reason: string, now: number): Pl
       refusal(call, 'cancelled', `Not run: the run was cancelled (${reason}).`),
   );
   const next = { ...endWait(state, now), clarification: null, reviews: [], waitingRuns: [], batch: null };
-  return finalize(next, reason, [], record);
+  return finalize(next, reason, [], record, 'cancelled');
 }

@@ -3,41 +3,84 @@
  * back off a rate limit, admit its tool calls (checked by the toolbox, numbered `<turn>.<n>`), or
  * finish with the text. Workflow-safe, deterministic.
  */
-import type { ModelOutcome } from '../shared/model/model-response.js';
-import { backoffDelay } from './backoff.js';
+import type { ModelFailure, ModelOutcome } from '../shared/model/model-response.js';
+import { addUsage } from '../shared/model/model-usage.js';
+import type { RunEndCode } from '../shared/agent/run-outcome.js';
 import { callModel, finalize, finish } from './plan-common.js';
 import type { Plan, PlannerState } from './plan.js';
+import { checkBudget } from './plan-budget.js';
+import { providerWaitDelay, unitFromKey } from './provider-wait.js';
 import { planToolCalls } from './plan-tool-calls.js';
 import { isDegenerate, validateResponse, visibleText } from './response-validator.js';
 import type { Toolbox } from './toolbox.js';
 
 const NUDGE = 'Your last reply had no visible answer and no tool call. Reply with your answer or call a tool.';
 
-export function planModelOutcome(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number): Plan {
-  const plan = decide(state, outcome, toolbox, now);
-  // The run's last word is the model's: the transcript ends with the answer it gave.
-  if (outcome.status === 'ok' && plan.step.type === 'finish' && !plan.reply) return { ...plan, reply: { text: plan.step.answer, toolCalls: [] } };
-  return plan;
+/** Which model answered, and a random number in [0, 1) for a wait's jitter (the workflow's seeded Math.random). */
+export interface ModelTurnFacts {
+  readonly model?: string;
+  readonly random?: number;
 }
 
-function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number): Plan {
+export function planModelOutcome(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts = {}): Plan {
+  // A reply ends any wait for the provider, and its usage counts (per model) whatever comes next.
+  const counted: PlannerState =
+    outcome.status === 'ok' ? { ...state, providerWait: null, ...(outcome.response && { usage: addUsage(state.usage, facts.model ?? 'model', outcome.response.usage) }) } : state;
+  const plan = decide(counted, outcome, toolbox, now, facts);
+  // The run's last word is the model's: the transcript ends with the answer it gave.
+  if (outcome.status === 'ok' && plan.step.type === 'finish' && !plan.reply) return { ...plan, reply: { text: plan.step.answer, toolCalls: [] } };
+  return outcome.status === 'ok' && outcome.response ? checkBudget(plan, now) : plan;
+}
+
+/** What kind of model failure an error outcome is; outcomes of model clients that do not say are read by their code. */
+function failureOf(outcome: Extract<ModelOutcome, { status: 'error' }>): ModelFailure | 'other' {
+  if (outcome.failure) return outcome.failure;
+  if (outcome.error.code === 'rate_limited') return 'rate_limited';
+  if (outcome.error.code === 'timeout') return 'unavailable';
+  return 'other';
+}
+
+/** The run ends without its answer because of its model: failed, unless the policy asks for a soft end. */
+function modelEnd(state: PlannerState, code: RunEndCode, message: string): Plan {
+  const answer = `The run ended: ${message}`;
+  return finish(state, answer, [], `${code}: ${message.slice(0, 200)}`, { code, message, fail: state.policy.onModelFailure !== 'end' });
+}
+
+/** Wait for the provider (a durable timer) and ask again, or end `model_unavailable` once patience is spent. */
+function waitForProvider(state: PlannerState, outcome: Extract<ModelOutcome, { status: 'error' }>, failure: ModelFailure, now: number, random: number | undefined): Plan {
+  const { policy } = state;
+  const since = state.providerWait?.since ?? now;
+  const attempts = (state.providerWait?.attempts ?? 0) + 1;
+  const patienceLeft = since + policy.modelPatienceMs - now;
+  const timeLeft = policy.timeBudgetMs === null ? Number.POSITIVE_INFINITY : policy.timeBudgetMs - (now - state.startedAt - state.humanWaitMs);
+  const left = Math.min(patienceLeft, timeLeft);
+  if (left <= 0) {
+    const waited = Math.max(0, now - since);
+    return modelEnd(state, 'model_unavailable', `the model provider did not take the call for ${Math.round(waited / 1000)} s (${attempts - 1} waits; ${outcome.error.message.slice(0, 300)})`);
+  }
+  const unit = random ?? unitFromKey(state.runKey ?? 'run', state.turn * 1_000 + attempts);
+  const delayMs = Math.max(1, Math.min(providerWaitDelay(policy.backoff, attempts, unit, failure, outcome.retryAfterMs), Math.ceil(left)));
+  const waiting: PlannerState = { ...state, providerWait: { since, attempts }, phase: 'backing_off' };
+  const again = callModel(waiting, state.lastToolChoice);
+  const reason = failure === 'throttled' ? 'model call held by flow control' : failure === 'unavailable' ? 'model provider unavailable' : failure === 'overloaded' ? 'model provider overloaded' : 'model rate-limited';
+  return { ...again, state: waiting, step: { type: 'back_off', delayMs, reason, next: again.step } };
+}
+
+function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts): Plan {
   const { policy } = state;
   if (outcome.status === 'error') {
-    if (outcome.error.code === 'rate_limited' && state.modelRetries < policy.maxModelRetries) {
-      const retried = { ...state, modelRetries: state.modelRetries + 1, phase: 'backing_off' as const };
-      // Stryker disable next-line StringLiteral: any fixed key gives a jitter that replays the same
-      const delayMs = backoffDelay(policy.backoff, retried.modelRetries, 'model', outcome.retryAfterMs);
-      const again = callModel(retried, state.lastToolChoice);
-      return { ...again, state: retried, step: { type: 'back_off', delayMs, reason: 'model rate-limited', next: again.step } };
-    }
+    const failure = failureOf(outcome);
+    if (failure === 'rate_limited' || failure === 'overloaded' || failure === 'throttled' || failure === 'unavailable') return waitForProvider(state, outcome, failure, now, facts.random);
+    if (failure === 'misconfigured') return modelEnd(state, 'model_misconfigured', `the model cannot be used as configured (${outcome.error.message.slice(0, 400)})`);
     // A reply the boundary refused (a model client broke the ModelOutcome shape) is an unusable
     // response: asked again, within the same retries, then a forced final turn.
     if (outcome.error.code === 'malformed_model_output') {
       if (state.modelRetries < policy.maxModelRetries) return callModel({ ...state, modelRetries: state.modelRetries + 1 }, state.lastToolChoice);
       const why = `the model's reply was malformed (malformed_model_output: ${outcome.error.message.slice(0, 200)})`;
-      return state.finalizing ? finish(state, `The run ended without a final answer: ${why}.`) : finalize(state, why);
+      return state.finalizing ? finish(state, `The run ended without a final answer: ${why}.`) : finalize(state, why, [], [], 'model_unusable');
     }
-    return finish(state, `The run ended: the model could not be reached (${outcome.error.message}).`, [], `model unreachable: ${outcome.error.code}`);
+    // A model client's own error of another kind: the model could not be used this turn, and nothing says waiting helps.
+    return modelEnd(state, 'model_unavailable', `the model could not be reached (${outcome.error.message.slice(0, 400)})`);
   }
 
   const response = outcome.response;
@@ -50,7 +93,7 @@ function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, no
       return callModel({ ...state, modelRetries: state.modelRetries + 1 }, state.lastToolChoice);
     const why = verdict.valid ? 'the model gave no visible answer' : `the model response was unusable (${verdict.reason})`;
     if (state.finalizing) return finish(state, `The run ended without a final answer: ${why}.`);
-    return finalize(state, why);
+    return finalize(state, why, [], [], 'model_unusable');
   }
 
   const turned: PlannerState = { ...state, turn: state.turn + 1, modelRetries: 0, nudges: 0 };

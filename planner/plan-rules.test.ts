@@ -109,10 +109,12 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
     expect(trace.records.map((r) => r.status)).toEqual(['error']);
   });
 
-  it('honours the tool\'s retry-after', () => {
+  it('honours the tool\'s retry-after as the floor, with full jitter above it', () => {
     const plan = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 2_500 }));
     const step = stepOf(plan, 'back_off');
-    expect(step).toMatchObject({ delayMs: 2_500, reason: 'back-off for lookup: rate limited', next: { type: 'execute_tools', calls: [lookup] } });
+    expect(step).toMatchObject({ reason: 'back-off for lookup: rate limited', next: { type: 'execute_tools', calls: [lookup] } });
+    expect(step.delayMs).toBeGreaterThanOrEqual(2_500);
+    expect(step.delayMs).toBeLessThan(2_500 + DEFAULT_POLICY.backoff.initialMs);
     expect(plan.record).toEqual([]);
     expect(plan.state.phase).toBe('backing_off');
   });
@@ -139,7 +141,12 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
     expect(delays).toEqual(Array.from({ length: 40 }, (_, i) => backoffDelay(policy, 3, `lookup#${i}`)));
     for (const d of delays) expect(Math.abs(d - 4_000)).toBeLessThanOrEqual(4_000 * policy.jitter);
     expect(new Set(delays).size).toBeGreaterThan(10);
-    expect(backoffDelay(policy, 1, 'k', 1_234.2)).toBe(1_235);
+    // With a retry-after: at least it, plus full jitter over the step's exponential, spread by key.
+    const after = Array.from({ length: 40 }, (_, i) => backoffDelay(policy, 2, `k${i}`, 1_234.2));
+    for (const d of after) expect(d).toBeGreaterThanOrEqual(1_235);
+    for (const d of after) expect(d).toBeLessThan(1_235 + 2_000);
+    expect(new Set(after).size).toBeGreaterThan(30);
+    expect(Math.max(...after) - Math.min(...after)).toBeGreaterThan(1_000);
   });
 
   it('never waits longer than maxMs on its own, jitter included, and still jitters at the cap', () => {
@@ -152,12 +159,15 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
 
   it('gives runs carried from before maxRetryAfterMs existed the default, not NaN', () => {
     const { maxRetryAfterMs: _, ...older } = DEFAULT_POLICY.backoff;
-    expect(backoffDelay(older as typeof DEFAULT_POLICY.backoff, 1, 'k', 90_000)).toBe(90_000);
+    const delay = backoffDelay(older as typeof DEFAULT_POLICY.backoff, 1, 'k', 90_000);
+    expect(delay).toBeGreaterThanOrEqual(90_000);
+    expect(delay).toBeLessThan(91_000);
   });
 
   it('waits out a retry-after longer than maxMs, up to maxRetryAfterMs', () => {
     const plan = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 90_000 }));
-    expect(stepOf(plan, 'back_off').delayMs).toBe(90_000);
+    expect(stepOf(plan, 'back_off').delayMs).toBeGreaterThanOrEqual(90_000);
+    expect(stepOf(plan, 'back_off').delayMs).toBeLessThan(91_000);
   });
 
   it('waits once for a batch with two transient failures, as long as the slower of the two needs', () => {
@@ -165,13 +175,19 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
     for (const [first, second] of [[1_000, 3_000], [3_000, 1_000]]) {
       const admitted = turnWith(start().state, [checked(lookup), checked(other)]);
       const plan = planResumeWith(admitted, [failed(lookup, 'rate_limited', { retryAfterMs: first }), failed(other, 'rate_limited', { retryAfterMs: second })]);
-      expect(stepOf(plan, 'back_off')).toMatchObject({ delayMs: 3_000, next: { type: 'execute_tools', calls: [lookup, other] } });
+      const step = stepOf(plan, 'back_off');
+      expect(step).toMatchObject({ next: { type: 'execute_tools', calls: [lookup, other] } });
+      // As long as the slower of the two needs: its retry-after and its jitter.
+      expect(step.delayMs).toBeGreaterThanOrEqual(3_000);
+      expect(step.delayMs).toBeLessThan(4_000);
     }
   });
 
   it('honours a custom maxRetryAfterMs: waits up to it, hands longer ones to the model', () => {
     const policy = { backoff: { maxRetryAfterMs: 5_000 } };
-    expect(stepOf(afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 4_000 }), lookup, policy), 'back_off').delayMs).toBe(4_000);
+    const waited = stepOf(afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 4_000 }), lookup, policy), 'back_off').delayMs;
+    expect(waited).toBeGreaterThanOrEqual(4_000);
+    expect(waited).toBeLessThan(5_000);
     const tooLong = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 6_000 }), lookup, policy);
     expect(stepOf(tooLong, 'call_model').toolChoice).toBe('auto');
     expect(tooLong.record).toMatchObject([{ retryHint: { retryAfterMs: 6_000 } }]);

@@ -12,6 +12,8 @@ import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { ReconcileCall } from '../shared/tools/reconcile.js';
 import type { AgentPolicy } from './policy.js';
+import type { RunEndCode } from '../shared/agent/run-outcome.js';
+import type { RunUsage } from '../shared/model/model-usage.js';
 
 export const Phase = {
   Model: 'model',
@@ -19,6 +21,7 @@ export const Phase = {
   BackingOff: 'backing_off',
   AwaitingClarification: 'awaiting_clarification',
   AwaitingReview: 'awaiting_review',
+  AwaitingBudget: 'awaiting_budget',
   Finalizing: 'finalizing',
   Done: 'done',
 } as const;
@@ -137,6 +140,40 @@ export interface PlannerState {
   readonly runKey?: string;
   /** Idempotency keys issued to `once` calls, and those given back after unknown outcomes. */
   readonly onceLedger?: OnceLedger;
+  /** Why the run is finalizing, as a stable code (absent in states from older runs: `limit_reached`). */
+  readonly finalizingCode?: RunEndCode;
+  /** Tokens and cost of the run's model calls so far, per model too (absent: none yet). */
+  readonly usage?: RunUsage;
+  /** The model provider has refused or failed this turn since `since`, `attempts` times (absent or null: it has not). */
+  readonly providerWait?: { readonly since: number; readonly attempts: number } | null;
+  /** What people added to the budget (`extendBudgetUpdate`); absent: nothing. */
+  readonly budgetExtra?: { readonly tokens: number; readonly costUsd: number };
+  /** Budget requests asked so far (ids `b1`, `b2`…). */
+  readonly budgetRequests?: number;
+}
+
+/** A request to a person to extend the run's budget (policy `budget.onExhausted: 'ask'`). */
+export interface BudgetRequest {
+  /** `b1`, `b2`…: a decision names it. */
+  readonly id: string;
+  /** Which limit is used up. */
+  readonly limit: 'tokens' | 'cost';
+  /** The limits in force (the policy's plus extensions), and what was used when asked. */
+  readonly maxTokens: number | null;
+  readonly maxCostUsd: number | null;
+  readonly usedTokens: number;
+  readonly usedCostUsd: number;
+}
+
+/** A person's answer to a budget request: add tokens and/or cost, or stop the run. */
+export type BudgetDecision = { readonly type: 'extend'; readonly tokens?: number; readonly costUsd?: number } | { readonly type: 'stop'; readonly reason?: string };
+
+/** How a finished run ended when it did not answer: its code, a sentence, and whether it fails the run. */
+export interface RunEnd {
+  readonly code: RunEndCode;
+  readonly message: string;
+  /** Fail the run (a non-retryable ApplicationFailure of type `code`) rather than complete it. */
+  readonly fail: boolean;
 }
 
 /** What the workflow does next. */
@@ -148,7 +185,10 @@ export type PlanStep =
   | { readonly type: 'reconcile'; readonly calls: readonly ReconcileCall[] }
   | { readonly type: 'await_clarification'; readonly clarification: PendingClarification }
   | { readonly type: 'await_review'; readonly reviews: readonly PendingReview[] }
-  | { readonly type: 'finish'; readonly answer: string; readonly reason: string | null };
+  /** The budget is used up: wait for a person to extend it (then take `next`) or stop the run. */
+  | { readonly type: 'await_budget'; readonly request: BudgetRequest; readonly next: PlanStep }
+  /** `end` is set when the run ended without its answer for a reason the planner names (model failures, budgets). */
+  | { readonly type: 'finish'; readonly answer: string; readonly reason: string | null; readonly end?: RunEnd };
 
 /** The model's reply as the transcript keeps it: its text and its calls, checked and numbered. */
 export interface Reply {

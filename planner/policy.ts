@@ -4,7 +4,7 @@
  */
 import type { AgentPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
 
-export type { AgentPolicy, BackoffPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
+export type { AgentPolicy, BackoffPolicy, BudgetPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
 
 export const DEFAULT_POLICY: AgentPolicy = {
   maxTurns: 16,
@@ -18,6 +18,9 @@ export const DEFAULT_POLICY: AgentPolicy = {
   maxRepairsPerTool: 3,
   backoff: { initialMs: 1_000, coefficient: 2, maxMs: 60_000, jitter: 0.2, maxRetryAfterMs: 600_000 },
   maxModelRetries: 2,
+  modelPatienceMs: 600_000,
+  onModelFailure: 'fail',
+  budget: { maxTokens: null, maxCostUsd: null, wrapUpAt: 0.9, onExhausted: 'end' },
   maxNudges: 1,
   missingFieldsFrom: 'model',
   disableToolForTurns: null,
@@ -43,6 +46,7 @@ export function resolvePolicy(...overrides: (PolicyOverrides | undefined)[]): Ag
       backoff: { ...policy.backoff, ...o.backoff },
       context: { ...policy.context, ...o.context },
       history: { ...policy.history, ...o.history },
+      budget: { ...policy.budget, ...o.budget },
     };
   }
   return policy;

@@ -10,14 +10,14 @@ import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
 import { argsHash } from '../shared/identity/hash.js';
 import { callKey } from '../shared/identity/call-key.js';
 import type { JsonValue } from '../shared/json/json.js';
-import type { ModelOutcome, RawToolCall } from '../shared/model/model-response.js';
+import type { ModelFailure, ModelOutcome, RawToolCall } from '../shared/model/model-response.js';
 import type { RetryHint } from '../shared/failures/retry-hint.js';
 import type { SideEffects } from '../shared/tools/define-tool.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ReconcileCall, ReconcileReport } from '../shared/tools/reconcile.js';
 import { toolError } from '../shared/failures/tool-error.js';
 import { errorResult, NO_TELEMETRY, type ToolFailureResult, type ToolResult, type ToolSuccess, type ToolValidationFailure } from '../shared/tools/tool-result.js';
-import type { CheckedCall, PendingClarification, PendingReview, Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
+import type { BudgetDecision, BudgetRequest, CheckedCall, PendingClarification, PendingReview, Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { advance, type Happening } from './advance.js';
 import { loopControl } from './loop-control.js';
@@ -88,6 +88,17 @@ export function modelError(code: ToolErrorCode, retryAfterMs?: number): ModelOut
   return { status: 'error', error: toolError(code, `model call failed: ${code}`), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }
 
+/** A provider failure of `kind` as the model activity reports it (429 → rate_limited, 404 → misconfigured…). */
+export function modelFailure(kind: ModelFailure, retryAfterMs?: number): ModelOutcome {
+  const code: ToolErrorCode = kind === 'misconfigured' ? 'internal_error' : kind === 'unavailable' ? 'timeout' : 'rate_limited';
+  return { status: 'error', error: toolError(code, `model call failed: ${kind}`), failure: kind, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+}
+
+/** A text reply that reports usage. */
+export function textWithUsage(text: string, inputTokens: number, outputTokens: number, costUsd?: number): ModelOutcome {
+  return { status: 'ok', response: { text, toolCalls: [], finishReason: 'stop', usage: { inputTokens, outputTokens, ...(costUsd !== undefined && { costUsd }) } } };
+}
+
 // ── Single planner moves ────────────────────────────────────────────────────────────────────
 
 export function start(policy: PolicyOverrides = {}, now = 0, tools: readonly string[] = TOOLS): Plan {
@@ -138,6 +149,10 @@ export interface World {
   /** The human's answer; undefined stops the drive at the question. */
   readonly answer?: (clarification: PendingClarification) => JsonValue | typeof TIMEOUT | undefined;
   readonly review?: (reviews: readonly PendingReview[]) => Record<string, ReviewDecision> | undefined;
+  /** A person's decision on a budget request; undefined stops the drive there. */
+  readonly budget?: (request: BudgetRequest) => BudgetDecision | undefined;
+  /** The random number each provider wait gets (the workflow's Math.random); absent: derived from the run key. */
+  readonly random?: () => number;
   /** Signals arriving before the step of plan number `atPlan` (0-based) is taken. */
   readonly signals?: readonly { readonly atPlan: number; readonly cancel?: string; readonly pauseMs?: number }[];
   /** Hand over (continue as new) after this many turns of a run, as AgentRunInput allows. */
@@ -255,7 +270,7 @@ export function drive(world: World, maxPlans = 500): Trace {
         const outcome = world.model[modelIndex++];
         if (!outcome) throw new Error(`model script exhausted after ${world.model.length} outcome(s)`);
         now += ms.model;
-        return { type: 'model_outcome', outcome };
+        return { type: 'model_outcome', outcome, model: 'test:model', ...(world.random && { random: world.random() }) };
       }
       case 'execute_tools': {
         now += ms.tool;
@@ -286,6 +301,12 @@ export function drive(world: World, maxPlans = 500): Trace {
         if (decisions === undefined) return undefined;
         now += ms.human;
         return { type: 'reviewed', decisions };
+      }
+      case 'await_budget': {
+        const decision = world.budget?.(step.request);
+        if (decision === undefined) return undefined;
+        now += ms.human;
+        return { type: 'budget_decided', decision };
       }
       case 'finish':
         throw new Error('finish is handled by the loop control');

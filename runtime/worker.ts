@@ -19,6 +19,7 @@ import { McpConnections } from '../activities/mcp-connections.js';
 import { createMcpActivities } from '../activities/mcp-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
+import { redisFlowControl } from '../activities/model/flow-control.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
 import { bundleWorkflows } from './workflow-bundle.js';
 import { checkWorkflowBundle } from './workflow-bundle-check.js';
@@ -113,6 +114,26 @@ async function withRemoteAgents(tools: AnyTool[]): Promise<AnyTool[]> {
   return withA2AAgents(tools);
 }
 
+/**
+ * Checks each agent's model spec and credentials as the worker starts (so `cairn dev` and `cairn
+ * worker` too): one warning line per agent whose model cannot be used, naming what is missing
+ * (`OPENAI_API_KEY`). Never throws: runs that name another model, or a key set later, still work.
+ */
+export function checkAgentModels(agents: readonly Agent[], resolve: (spec: string) => ModelClient, warn: (line: string) => void = (line) => console.warn(line)): string[] {
+  const lines: string[] = [];
+  for (const agent of agents) {
+    if (!agent.model) continue;
+    try {
+      resolve(agent.model);
+    } catch (err) {
+      const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/\s*Accepted model specs:\s*$/, '').trim();
+      lines.push(`cairn: agent "${agent.name}" cannot use its model "${agent.model}": ${first} Its runs will fail (model_misconfigured) until this is fixed.`);
+    }
+  }
+  for (const line of lines) warn(line);
+  return lines;
+}
+
 /** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
 export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
   if (options.models && options.resolveModel) throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
@@ -128,6 +149,10 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   if ((options.worker?.dataConverter?.payloadCodecs?.length ?? 0) > 0 && client.options.loadedDataConverter.payloadCodecs.length === 0)
     throw new Error('createCairnWorker: `worker.dataConverter` has payload codecs but `client` has none; give the client the same dataConverter (the model activity reads transcripts through it).');
   const resolve = options.resolveModel ?? ((spec: string) => resolveModel(spec, options.models));
+  checkAgentModels(agents, resolve);
+  // Fleet-wide limits per provider (Redis); released when the worker stops.
+  const flowControl = options.models?.flowControl && redisFlowControl(options.models.flowControl);
+  flowControl?.connect();
   // Runs hand this worker the messages they append (TRANSCRIPT_SINK): a model turn here reads them without a Query.
   // Kept for as many runs as the workflow cache holds (characters stay bounded by the reader's own limit).
   const transcripts = new TranscriptReader(client, { maxRuns: Math.max(256, options.worker?.maxCachedWorkflows ?? 0) });
@@ -169,16 +194,28 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
       ...options.activities,
       ...createToolActivities(tools, options.deps, toolActivity),
       ...createReconcileActivities(tools, options.deps, toolActivity),
-      ...createModelActivities({ ...options.modelActivity, client, resolve, tools, transcripts, ...(mcp.size > 0 && { findSpec: (name: string) => mcp.spec(name) }) }),
+      ...createModelActivities({
+        ...options.modelActivity,
+        client,
+        resolve,
+        tools,
+        transcripts,
+        ...(mcp.size > 0 && { findSpec: (name: string) => mcp.spec(name) }),
+        ...(options.models?.prices && { prices: options.models.prices }),
+        ...(flowControl && { flowControl }),
+      }),
       ...createMcpActivities(mcp),
     },
   });
   // A delta transport's broker connection (redisTransport) is let go of when the worker stops.
   const transport = typeof options.modelActivity?.streaming === 'object' ? options.modelActivity.streaming : undefined;
-  if (mcp.size === 0 && !tracing && !transport?.close) return worker;
+  if (mcp.size === 0 && !tracing && !transport?.close && !flowControl) return worker;
   // No MCP server process outlives its worker, however `run` ends; spans buffered are flushed.
   const run = worker.run.bind(worker);
   return Object.assign(worker, {
-    run: () => run().finally(() => Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {}), transport?.close?.().catch(() => {})])),
+    run: () =>
+      run().finally(() =>
+        Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl && flowControl.close().catch(() => {})]),
+      ),
   });
 }

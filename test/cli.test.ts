@@ -295,7 +295,16 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
       agent: 'test',
       taskQueue: w.taskQueue,
       url: `http://ui.example:8080/namespaces/default/workflows/${workflowId}/${doc.runId}/history`,
-      result: { answer: 'Nothing to look up.', reason: null, turns: 1, toolCalls: 0, generation: 0, errors: [] },
+      result: {
+        answer: 'Nothing to look up.',
+        reason: null,
+        outcome: { status: 'answered' },
+        turns: 1,
+        toolCalls: 0,
+        generation: 0,
+        errors: [],
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 1, byModel: { [model]: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 1 } } },
+      },
     });
   });
 

@@ -111,7 +111,23 @@ describe('replies', () => {
   it('maps a 429 with Retry-After: 2 to a rate_limited outcome of 2000 ms', async () => {
     server.enqueue(errorReply(429, 'Slow down.', { 'retry-after': '2' }));
     const outcome = await generate();
-    expect(outcome).toMatchObject({ status: 'error', retryAfterMs: 2000, error: { code: 'rate_limited', kind: 'transient' } });
+    expect(outcome).toMatchObject({ status: 'error', retryAfterMs: 2000, failure: 'rate_limited', error: { code: 'rate_limited', kind: 'transient' } });
+  });
+
+  it('maps a 529, a 503 and a 500 saying "overloaded" to an overloaded outcome the workflow waits out', async () => {
+    server.enqueue(errorReply(529, 'Overloaded', { 'retry-after': '3' }));
+    expect(await generate()).toMatchObject({ status: 'error', failure: 'overloaded', retryAfterMs: 3000, error: { code: 'rate_limited' } });
+    server.enqueue(errorReply(503, 'Service unavailable'));
+    expect(await generate()).toMatchObject({ status: 'error', failure: 'overloaded' });
+    server.enqueue(errorReply(500, 'The engine is currently overloaded, please try again later'));
+    expect(await generate()).toMatchObject({ status: 'error', failure: 'overloaded' });
+  });
+
+  it('maps a 404 model_not_found to misconfigured', async () => {
+    server.enqueue(errorReply(404, 'The model `gpt-5-nonexistent` does not exist'));
+    const outcome = await generate();
+    expect(outcome).toMatchObject({ status: 'error', failure: 'misconfigured' });
+    expect(outcome.status === 'error' && outcome.error.message).toMatch(/does not know this model/);
   });
 
   it('throws a retryable ModelServerError on a 500', async () => {
@@ -123,10 +139,10 @@ describe('replies', () => {
     expect((error as Error).constructor.name).toBe('ModelServerError');
   });
 
-  it('maps 401 to a non-retryable tool_unavailable outcome, with the key masked', async () => {
+  it('maps 401 to a misconfigured outcome (never tool_unavailable), with the key masked', async () => {
     server.enqueue(errorReply(401, 'Incorrect API key provided: sk-test-secret-key.'));
     const outcome = await generate();
-    expect(outcome).toMatchObject({ status: 'error', error: { code: 'tool_unavailable', kind: 'unavailable' } });
+    expect(outcome).toMatchObject({ status: 'error', failure: 'misconfigured', error: { code: 'internal_error' } });
     const message = outcome.status === 'error' ? outcome.error.message : '';
     expect(message).toMatch(/Not retryable/);
     expect(message).not.toContain('sk-test-secret-key');

@@ -49,12 +49,12 @@ async function failedWith(run: AgentRunHandle, type: string, needs: string[], sa
 describe('a model that cannot be used', () => {
   it('fails the run naming the missing API key (openai: without OPENAI_API_KEY)', async () => {
     const run = await runs.start({ agent: 'test', prompt: 'hello', model: 'openai:gpt-4.1-mini' });
-    await failedWith(run, 'ModelConfigError', ['OPENAI_API_KEY'], 'needs OPENAI_API_KEY in the environment');
+    await failedWith(run, 'model_misconfigured', ['OPENAI_API_KEY'], 'needs OPENAI_API_KEY in the environment');
   });
 
   it('fails the run naming an unknown provider and the accepted forms (--model foo:bar)', async () => {
     const run = await runs.start({ agent: 'test', prompt: 'hello', model: 'foo:bar' });
-    await failedWith(run, 'ModelConfigError', [], 'Unknown model provider "foo"');
+    await failedWith(run, 'model_misconfigured', [], 'Unknown model provider "foo"');
   });
 
   it('fails the run when a scripted model runs out of steps', async () => {

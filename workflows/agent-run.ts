@@ -18,7 +18,8 @@ import {
 import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
 import { DefinitionError } from '../shared/failures/definition-error.js';
 import type { TranscriptSlice } from '../shared/model/transcript.js';
-import { advance, deliverMessages, handOverDue, loopControl, planStart, resolvePolicy, toolboxOf, transcriptEntries, type LoopSignals, type Plan, type PlanStep } from '../planner/index.js';
+import { advance, deliverMessages, handOverDue, loopControl, planStart, resolvePolicy, runOutcome, toolboxOf, transcriptEntries, type LoopSignals, type Plan, type PlanStep } from '../planner/index.js';
+import { BudgetRequests } from './budget-requests.js';
 import { CairnAgent, CairnPhase, searchPhase } from './search-attributes.js';
 import { describeStep, runDetails, runState } from './run-details.js';
 import { TranscriptLog } from './transcript-log.js';
@@ -40,6 +41,12 @@ const HAND_OVER_WHILE_PAUSED_PATCH = 'cairn-hand-over-while-paused';
 const RUNNING_PHASE_PATCH = 'cairn-running-phase';
 /** Runs from before it did not hand over after HAND_OVER_AFTER_SIGNALS Signals. */
 const HAND_OVER_AFTER_SIGNALS_PATCH = 'cairn-hand-over-after-signals';
+/**
+ * Runs from before it completed whatever their model did: since, a model that cannot be used (or
+ * stays unavailable past the run's patience) fails the run with that code, and provider refusals
+ * are waits that do not count against maxModelRetries.
+ */
+const RUN_ENDS_PATCH = 'cairn-run-ends';
 
 /**
  * Builds the `agentRun` workflow over a fixed set of agents (bundled with the workflow code).
@@ -61,6 +68,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     // Asked only by runs that upsert search attributes: the others get no marker for it.
     const listedPhase = input.searchAttributes && patched(RUNNING_PHASE_PATCH) ? searchPhase : (phase: string) => phase;
     const handOverAfterSignals = patched(HAND_OVER_AFTER_SIGNALS_PATCH);
+    const runEnds = patched(RUN_ENDS_PATCH);
     const agent = byName.get(input.agent);
     if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
     const model = input.model ?? agent.model;
@@ -108,10 +116,12 @@ export function defineAgentRun(agents: readonly Agent[]) {
     inbox.install(() => state, tools, children, (kind, id, detail) => narrator.heard(kind, id, detail));
     const messages = new UserMessages(carried?.messages);
     messages.install(() => state, () => finalAnswer !== null || handingOver, (kind, id, detail) => narrator.heard(kind, id, detail));
+    const budget = new BudgetRequests();
+    budget.install(() => plan.step);
     const snapshot = () =>
-      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure });
+      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure, step: plan.step });
     setHandler(stateQuery, snapshot);
-    const idle = () => finalAnswer !== null || handingOver || inbox.holding() || inbox.awaitsPerson(state) || children.waiting();
+    const idle = () => finalAnswer !== null || handingOver || inbox.holding() || inbox.awaitsPerson(state) || children.waiting() || plan.step.type === 'await_budget';
     setHandler(untilIdleUpdate, async () => (await condition(idle), snapshot()), {
       description: 'Wait until the run awaits a human, is paused, has finished or continues as new; returns its state.',
     });
@@ -181,15 +191,28 @@ export function defineAgentRun(agents: readonly Agent[]) {
         const step = plan.step;
         switch (loopControl(state, step, signals())) {
           case 'finish': {
-            const { answer, reason } = step as Extract<PlanStep, { type: 'finish' }>;
-            finalAnswer = answer;
-            narrator.finished(answer, reason);
+            const finish = step as Extract<PlanStep, { type: 'finish' }>;
+            const { answer, reason } = finish;
+            const outcome = runOutcome(state, finish);
+            // A model that cannot be used fails the run (status Failed), with its code as the failure's type.
+            const fails = runEnds && finish.end?.fail === true;
+            if (fails) failure = { type: finish.end!.code, message: finish.end!.message };
+            else finalAnswer = answer;
             setCurrentDetails(runDetails(snapshot()));
-            // A reader following the stream gets the end before the run closes (bounded; none polling, no wait).
-            await stream.linger(state.policy.readerLingerMs);
+            // A failed run's stream ends with its failure, not a finish (readers get the workflow's failure).
+            if (!fails) {
+              narrator.finished(answer, reason);
+              // A reader following the stream gets the end before the run closes (bounded; none polling, no wait).
+              await stream.linger(state.policy.readerLingerMs);
+            }
             stream.close();
             await condition(allHandlersFinished);
-            return { answer, reason, turns: state.turn, toolCalls: state.toolCallsUsed, generation, errors: state.lastErrors };
+            const usage = state.usage && { usage: state.usage };
+            if (fails) {
+              const end = finish.end!;
+              throw ApplicationFailure.create({ type: end.code, message: end.message, nonRetryable: true, details: [{ code: end.code, model, ...usage }] });
+            }
+            return { answer, reason, outcome, turns: state.turn, toolCalls: state.toolCallsUsed, generation, errors: state.lastErrors, ...usage };
           }
           case 'cancel':
             plan = advance(state, step, { type: 'cancelled', reason: inbox.cancelReason! }, context());
@@ -238,6 +261,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
           model,
           transcript: { length: transcript.length, epoch: transcript.epoch },
           handOverDue: () => handOverDue(state, signals()),
+          budget,
+          runEnds,
         });
         working.done();
         narrator.took(happened);

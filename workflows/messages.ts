@@ -9,7 +9,13 @@ import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '
 import type { DecidedReview } from './human-input.js';
 import type { StreamState } from './run-stream.js';
 import type { CarriedMessages } from './user-messages.js';
-import type { ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerState, PolicyOverrides } from '../planner/index.js';
+import type { BudgetDecision, BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerState, PolicyOverrides } from '../planner/index.js';
+import type { RunOutcome } from '../shared/agent/run-outcome.js';
+import type { RunUsage } from '../shared/model/model-usage.js';
+
+export { FAILING_END_CODES, RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
+export type { RunUsage, UsageTotals } from '../shared/model/model-usage.js';
+export type { BudgetDecision, BudgetRequest } from '../planner/index.js';
 
 export interface AgentRunInput {
   /** The agent's registered name. */
@@ -54,9 +60,19 @@ export interface CarriedRun {
 }
 
 export interface AgentRunResult {
+  /** The model's answer; for a run that `ended`, what the run says about why (or the forced final turn's answer). */
   readonly answer: string;
-  /** Why the run ended early (a cap, a loop, a cancel), or null when the model finished. */
+  /** Why the run ended early (a cap, a loop, a cancel), or null when the model finished. Kept for compatibility: read `outcome`. */
   readonly reason: string | null;
+  /**
+   * Answered (the model finished on its own), or ended with a stable code (`budget_exhausted`,
+   * `limit_reached`, `cancelled`…; shared/agent/run-outcome.ts). Results of runs from before it lack it.
+   * A run whose model cannot be used fails instead (its ApplicationFailure's type is the code), unless
+   * its policy says `onModelFailure: 'end'`: then it completes with that code here.
+   */
+  readonly outcome: RunOutcome;
+  /** Tokens and cost of the run's model calls, per model too, across continue-as-new. */
+  readonly usage?: RunUsage;
   readonly turns: number;
   readonly toolCalls: number;
   /** How many times the run continued as new. */
@@ -120,8 +136,36 @@ export interface RunState {
   readonly continuingAsNew: boolean;
   /** The latest planner steps, oldest first (at most 50). */
   readonly steps: readonly StepLogEntry[];
-  /** Why the run failed, when it did (e.g. `ModelConfigError`: its model cannot be used); the run's failure says the same. */
+  /** Why the run failed, when it did (e.g. `model_misconfigured`: its model cannot be used); the run's failure says the same. */
   readonly failure?: { readonly type: string; readonly message: string };
+  /** The run's usage, its budget's limits (extensions included) and a pending budget request (always set by runs of this version). */
+  readonly budget?: RunBudget;
+  /** Set once the run has finished: answered, or ended with a code. */
+  readonly outcome?: RunOutcome;
+}
+
+/**
+ * The run's spending, as `state.budget` shows it. `pending` is set while the run waits for a person
+ * to extend its budget (or stop it): answer with `extendBudgetUpdate` (`run.extendBudget`) naming
+ * `pending.id`. The run's phase is then `awaiting_budget`, and `untilIdle` returns.
+ */
+export interface RunBudget {
+  /** Tokens in and out and cost so far, in total and per model spec. */
+  readonly usage: RunUsage;
+  /** The limits in force (the policy's plus extensions); null for none. */
+  readonly maxTokens: number | null;
+  readonly maxCostUsd: number | null;
+  /** What people added so far. */
+  readonly extended: { readonly tokens: number; readonly costUsd: number };
+  /** The request waiting for a person, or null. */
+  readonly pending: BudgetRequest | null;
+}
+
+/** A person's decision on the pending budget request. */
+export interface BudgetExtensionInput {
+  /** The pending request's id (`state.budget.pending.id`, e.g. `b1`). */
+  readonly id: string;
+  readonly decision: BudgetDecision;
 }
 
 export interface ClarificationAnswer {
@@ -157,6 +201,12 @@ export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>('an
  * with it (update-with-start) to get, in one call, the first thing to show a person.
  */
 export const untilIdleUpdate = defineUpdate<RunState>('untilIdle');
+/**
+ * Decide the pending budget request: extend by tokens and/or cost (the limit that is used up must
+ * be extended), or stop the run (`budget_exhausted`). Refused without history when nothing is
+ * pending, the id is stale, it was already decided, or the amounts are not usable.
+ */
+export const extendBudgetUpdate = defineUpdate<void, [BudgetExtensionInput]>('extendBudget');
 /** Decide one pending tool-call review. */
 export const reviewToolCallUpdate = defineUpdate<void, [ReviewInput]>('reviewToolCall');
 /** The same decision for clients that can only signal, and for a parent run forwarding one; invalid ones are ignored. */

@@ -4,7 +4,8 @@
  * summaries of model turns and tool calls in the timeline. Renders only: every decision is the
  * planner's. Deterministic.
  */
-import { enabledTools, type PlannerState, type PlanStep, type ReviewDecision } from '../planner/index.js';
+import { budgetLimits, enabledTools, runOutcome, type PlannerState, type PlanStep, type ReviewDecision } from '../planner/index.js';
+import { NO_USAGE } from '../shared/model/model-usage.js';
 import type { ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import { failureCode } from '../shared/tools/tool-result.js';
@@ -29,9 +30,23 @@ export function describeStep(step: PlanStep, state: PlannerState): Pick<StepLogE
       return { action: 'clarify', detail: step.clarification.question };
     case 'await_review':
       return { action: 'review', detail: step.reviews.map((r) => `${r.name} ${JSON.stringify(r.args)}`).join('; ') };
-    case 'finish':
-      return { action: 'finish', detail: step.reason ?? 'the model answered' };
+    case 'await_budget': {
+      const r = step.request;
+      const what = r.limit === 'tokens' ? `${r.usedTokens} of ${r.maxTokens} tokens` : `${r.usedCostUsd} of ${r.maxCostUsd}`;
+      return { action: 'budget', detail: `budget used up (${what}): waiting for a person to extend it (${r.id}) or stop` };
+    }
+    case 'finish': {
+      const outcome = runOutcome(state, step);
+      return { action: 'finish', detail: `${outcome.status === 'answered' ? 'the model answered' : `${outcome.code}: ${step.reason ?? outcome.message}`}${usageNote(state)}` };
+    }
   }
+}
+
+/** The run's usage in a few words, for the step log's last line: ` · 1234 tokens in, 56 out, cost 0.0123`. */
+function usageNote(state: PlannerState): string {
+  const u = state.usage;
+  if (!u || u.calls === 0) return '';
+  return ` · ${u.inputTokens} tokens in, ${u.outputTokens} out${u.costUsd > 0 ? `, cost ${u.costUsd}` : ''}`;
 }
 
 export function runState(input: {
@@ -46,6 +61,8 @@ export function runState(input: {
   failure?: RunState['failure'];
   /** Child runs in progress, and what they wait on (child-runs.ts). */
   children?: Pick<ChildRuns, 'links' | 'clarification' | 'reviews'>;
+  /** The step the run is on: a pending budget request is read off it; a finish gives the outcome. */
+  step?: PlanStep;
 }): RunState {
   const { state, children } = input;
   const clarification = state.clarification ?? children?.clarification() ?? null;
@@ -71,6 +88,13 @@ export function runState(input: {
     continuingAsNew: input.continuingAsNew,
     steps: input.steps,
     ...(input.failure && { failure: input.failure }),
+    budget: {
+      usage: state.usage ?? NO_USAGE,
+      ...budgetLimits(state),
+      extended: state.budgetExtra ?? { tokens: 0, costUsd: 0 },
+      pending: input.step?.type === 'await_budget' ? input.step.request : null,
+    },
+    ...(input.step?.type === 'finish' && input.finalAnswer !== null && { outcome: runOutcome(state, input.step) }),
   };
 }
 
@@ -84,6 +108,8 @@ export function runDetails(s: RunState): string {
   const status = [`**${text(s.agent, 64)}**`, `phase ${code(s.phase, 40)}`, `turn ${s.turn}`, `${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'}`];
   if (s.paused) status.push('paused');
   if (s.continuingAsNew) status.push('handing over to a new run');
+  const usage = s.budget?.usage;
+  if (usage && usage.calls > 0) status.push(`${usage.inputTokens + usage.outputTokens} tokens${usage.costUsd > 0 ? ` · cost ${usage.costUsd}` : ''}`);
   const lines = [status.join(' · ')];
   if (s.failure) lines.push(`**Failed** ${code(s.failure.type, 64)}: ${text(s.failure.message, MAX_ERROR_CHARS)}`);
   if (s.clarification) lines.push(`**Question ${text(s.clarification.id, 40)}:** ${text(s.clarification.question, 300)}`);
@@ -92,6 +118,9 @@ export function runDetails(s: RunState): string {
     lines.push(`argsHash ${code(r.argsHash, 80)} · allowed: ${allowedDecisions(r).join(', ')}`);
     if (r.description) lines.push(`_${text(r.description, 200)}_`);
   }
+  const pending = s.budget?.pending;
+  if (pending) lines.push(`**Budget ${text(pending.id, 40)}:** ${pending.limit === 'tokens' ? `${pending.usedTokens} of ${pending.maxTokens} tokens` : `cost ${pending.usedCostUsd} of ${pending.maxCostUsd}`} used: extend it or stop`);
+  if (s.outcome?.status === 'ended') lines.push(`**Ended** ${code(s.outcome.code, 40)}: ${text(s.outcome.message, 200)}`);
   if (s.answer !== null) lines.push(`**Answer:** ${text(s.answer, 300)}`);
   if (s.finalizing) lines.push(`**Finalizing:** ${text(s.finalizing, 200)}`);
   const last = s.lastErrors.at(-1);
@@ -114,7 +143,7 @@ export const MAX_ERROR_CHARS = 400;
 /** How many of the planner's latest decisions the details list. */
 const MAX_DECISIONS = 4;
 /** Steps that are decisions (a plain model turn or tool run is not). */
-const DECISION_ACTIONS = new Set(['repair', 'back_off', 'reconcile', 'clarify', 'review', 'final']);
+const DECISION_ACTIONS = new Set(['repair', 'back_off', 'reconcile', 'clarify', 'review', 'final', 'budget']);
 const NBSP = '\u00a0';
 
 /**

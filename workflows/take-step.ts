@@ -14,6 +14,7 @@ import { checkModelOutcome } from '../shared/model/model-outcome-check.js';
 import type { ChildRuns } from './child-runs.js';
 import { clarificationTimeLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
 import type { RunInbox } from './run-inbox.js';
+import type { BudgetRequests } from './budget-requests.js';
 import { dispatch } from './tool-dispatch.js';
 import { reconcileCalls } from './reconcile-dispatch.js';
 import { modelTurnSummary, summaryLine, toolCallNote } from './run-details.js';
@@ -54,11 +55,13 @@ const UNUSABLE_MODEL_TYPES = ['ModelConfigError', 'ScriptExhaustedError'];
  * a scripted model out of steps): its type, the provider's message and the details naming the
  * settings it needs (activities/model-activity.ts), so the client, `cairn show` and the UI say so.
  */
-function unusableModel(err: unknown, model: string): ApplicationFailure | undefined {
+function unusableModel(err: unknown, model: string, coded: boolean): ApplicationFailure | undefined {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   if (!(cause instanceof ApplicationFailure) || !UNUSABLE_MODEL_TYPES.includes(cause.type ?? '')) return undefined;
   const details = cause.details?.length ? cause.details : [{ model, needs: [] }];
-  return ApplicationFailure.create({ type: cause.type!, message: `The model "${model}" cannot be used: ${cause.message}`, nonRetryable: true, details, cause });
+  // A configuration the worker cannot use is the run end code `model_misconfigured` (runs from before kept the activity's type).
+  const type = coded && cause.type === 'ModelConfigError' ? 'model_misconfigured' : cause.type!;
+  return ApplicationFailure.create({ type, message: `The model "${model}" cannot be used: ${cause.message}`, nonRetryable: true, details, cause });
 }
 
 export interface StepContext {
@@ -81,6 +84,10 @@ export interface StepContext {
   readonly transcript: { readonly length: number; readonly epoch: number };
   /** Resolves when a person's message interrupts the model call (onMessage: 'interrupt'). */
   readonly interrupted?: Promise<void>;
+  /** Where a person's decision on a budget request waits (budget-requests.ts). */
+  readonly budget?: BudgetRequests;
+  /** Model failures end runs with codes, and provider waits are jittered (runs from before RUN_ENDS_PATCH did neither). */
+  readonly runEnds?: boolean;
 }
 
 /**
@@ -103,7 +110,10 @@ function inScope<T>(cancel: Promise<unknown>, fn: () => Promise<T>): Promise<T> 
   return scope.run(fn);
 }
 
-export async function takeStep(step: PlanStep, { state, scheduled, cancelInFlight, inbox, tools, children, model, transcript, handOverDue, settleUpdates, interrupted }: StepContext): Promise<Happening | undefined> {
+export async function takeStep(
+  step: PlanStep,
+  { state, scheduled, cancelInFlight, inbox, tools, children, model, transcript, handOverDue, settleUpdates, interrupted, budget, runEnds }: StepContext,
+): Promise<Happening | undefined> {
   const activityId = (stem: string): { activityId?: string } => {
     if (!scheduled) return {};
     const n = (scheduled.get(stem) ?? 0) + 1;
@@ -135,12 +145,19 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
         const call = () => callModel.executeWithOptions(options, [request]);
         // An interrupting message cuts the call short like a cancel; the loop delivers it and calls again.
         const interruptible = interrupted ? () => inScope(interrupted, call) : call;
-        return { type: 'model_outcome', outcome: checkModelOutcome(await cancellable(interruptible)), ...(options.activityId && { call: options.activityId }) };
+        const outcome = checkModelOutcome(await cancellable(interruptible));
+        // The jitter of a wait for the provider: the sandbox's Math.random is seeded per run, so a replay draws the same.
+        const facts = runEnds ? { model, ...(outcome.status === 'error' && { random: Math.random() }) } : {};
+        return { type: 'model_outcome', outcome, ...(options.activityId && { call: options.activityId }), ...facts };
       } catch (err) {
         if (isCancellation(err)) return undefined; // the loop acts on the cancel
-        const unusable = unusableModel(err, model);
+        const unusable = unusableModel(err, model, runEnds === true);
+        // A soft end (policy onModelFailure: 'end'): the planner completes the run with the code instead.
+        if (unusable && runEnds && unusable.type === 'model_misconfigured' && state.policy.onModelFailure === 'end')
+          return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'misconfigured' }, model };
         if (unusable && patched(MODEL_CONFIG_FAILS_RUN_PATCH)) throw unusable;
-        // Retries exhausted (a provider down for minutes, a worker that cannot call it): the planner ends the run with why.
+        // Retries exhausted (a provider down for minutes, a worker that cannot call it): the planner waits for it, up to the run's patience.
+        if (runEnds) return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'unavailable' }, model, random: Math.random() };
         return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'tool_unavailable') } };
       }
     }
@@ -189,6 +206,14 @@ export async function takeStep(step: PlanStep, { state, scheduled, cancelInFligh
       if (settleUpdates) await updatesSettled();
       if (inbox.cancelReason !== null || !inbox.decided(state)) return undefined;
       return { type: 'reviewed', decisions: inbox.reviewDecisions() };
+    }
+    case 'await_budget': {
+      // Also wakes to continue as new when due; the request is carried and asked again.
+      await condition(() => budget?.decision !== undefined || inbox.cancelReason !== null || handOverDue());
+      if (settleUpdates) await updatesSettled();
+      if (inbox.cancelReason !== null) return undefined;
+      const decision = budget?.take();
+      return decision ? { type: 'budget_decided', decision } : undefined;
     }
     case 'finish':
       return undefined;

@@ -62,6 +62,9 @@ class CairnInbound implements WorkflowInboundCallsInterceptor {
           ...(typeof r.reason === 'string' && { 'cairn.finish.reason': r.reason }),
           ...(typeof r.turns === 'number' && { 'cairn.turns': r.turns }),
           ...(typeof r.toolCalls === 'number' && { 'cairn.tool_calls': r.toolCalls }),
+          ...(r.outcome?.status && { 'cairn.outcome': r.outcome.status === 'answered' ? 'answered' : r.outcome.code }),
+          // The run's usage over its whole chain (carried across continue-as-new).
+          ...(r.usage && { 'cairn.tokens.input': r.usage.inputTokens, 'cairn.tokens.output': r.usage.outputTokens, 'cairn.cost_usd': r.usage.costUsd, 'cairn.model_calls': r.usage.calls }),
         });
         decision(span, 'finish', typeof r.reason === 'string' ? { 'cairn.finish.reason': r.reason } : {});
       },

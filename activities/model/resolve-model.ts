@@ -9,6 +9,8 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { aiSdkModel } from './ai-sdk-model.js';
 import type { ModelClient } from './model-client.js';
 import { ModelConfigError } from './model-errors.js';
+import type { ModelPrice } from '../../shared/model/model-usage.js';
+import type { FlowControlOptions } from './flow-control.js';
 
 /** Environment variables, as `process.env` holds them. */
 export type ModelEnvironment = Readonly<Record<string, string | undefined>>;
@@ -30,6 +32,13 @@ export interface ResolveModelOptions {
    * They take precedence over the built-in prefixes.
    */
   readonly providers?: Readonly<Record<string, ModelProvider>>;
+  /**
+   * Prices per million tokens, by model spec (`openai:gpt-4.1-mini`), model name or provider
+   * prefix: each reply's usage gets a `costUsd`, which budgets (`policy.budget.maxCostUsd`) count.
+   */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** Limits per provider shared by every worker through Redis, checked before each call (docs/operations.md). */
+  readonly flowControl?: FlowControlOptions;
 }
 
 /** An AI SDK provider (anything with `languageModel(id)`, e.g. ProviderV4), or a model factory. */

@@ -37,6 +37,23 @@ export interface HistoryPolicy {
   readonly maxEvents: number;
 }
 
+/**
+ * A run's spending limits (planner/plan-budget.ts). Usage comes from the provider (tokens) and the
+ * worker's price table (cost). Near a limit (`wrapUpAt` of it) the model is asked for its final
+ * answer in one wrap-up turn; at a limit the run ends `budget_exhausted`, or asks a person to
+ * extend it (`onExhausted: 'ask'`, answered with `extendBudgetUpdate`).
+ */
+export interface BudgetPolicy {
+  /** Tokens in and out over the run (all models, across continue-as-new); null for no limit. */
+  readonly maxTokens: number | null;
+  /** Cost over the run, in the unit of the worker's price table (US dollars); null for no limit. */
+  readonly maxCostUsd: number | null;
+  /** The fraction of a limit at which the model is asked for its final answer (0.9: at 90%). */
+  readonly wrapUpAt: number;
+  /** At a limit: end the run, or ask a person to extend the budget (or stop). */
+  readonly onExhausted: 'end' | 'ask';
+}
+
 export interface AgentPolicy {
   /** Model turns before a forced final turn. */
   readonly maxTurns: number;
@@ -57,8 +74,21 @@ export interface AgentPolicy {
   /** Repairs in a row asked of the model for one tool before escalating. */
   readonly maxRepairsPerTool: number;
   readonly backoff: BackoffPolicy;
-  /** Retries of a structurally invalid model response (none, interrupted, empty). */
+  /** Retries of a structurally invalid model response (none, interrupted, empty). Rate limits do not count. */
   readonly maxModelRetries: number;
+  /**
+   * How long a run keeps waiting for its model provider, in ms, from the first refusal of a turn
+   * (429, 529/overloaded, flow control, a provider down past Temporal's retries). Each wait is a
+   * durable timer with full jitter; past this (or past the time budget) the run ends `model_unavailable`.
+   */
+  readonly modelPatienceMs: number;
+  /**
+   * A model that cannot be used (`model_misconfigured`) or stays unavailable (`model_unavailable`):
+   * `fail` the run (a Temporal failure of that type, status Failed), or `end` it softly (completed,
+   * with that outcome and a non-answer).
+   */
+  readonly onModelFailure: 'fail' | 'end';
+  readonly budget: BudgetPolicy;
   /** Nudges after a degenerate response (thinking only, nothing visible). */
   readonly maxNudges: number;
   /** Who supplies missing required fields: the model (repair) or the user (clarification). */
@@ -86,7 +116,7 @@ export interface AgentPolicy {
 }
 
 /** The policy's groups of settings, overridden field by field. */
-type Group = 'backoff' | 'context' | 'history';
+type Group = 'backoff' | 'context' | 'history' | 'budget';
 
 /** What an agent or a run may override: any field, and any field of a group (`backoff`, `context`, `history`). */
 export type PolicyOverrides = Partial<Omit<AgentPolicy, Group>> & { readonly [G in Group]?: Partial<AgentPolicy[G]> };
@@ -97,7 +127,8 @@ type Checked = z.output<typeof policyOverridesSchema>;
 const _sameKeys: Same<keyof Checked, keyof PolicyOverrides> &
   Same<keyof NonNullable<Checked['backoff']>, keyof BackoffPolicy> &
   Same<keyof NonNullable<Checked['context']>, keyof ContextPolicy> &
-  Same<keyof NonNullable<Checked['history']>, keyof HistoryPolicy> = true;
+  Same<keyof NonNullable<Checked['history']>, keyof HistoryPolicy> &
+  Same<keyof NonNullable<Checked['budget']>, keyof BudgetPolicy> = true;
 const _sameTypes: Same<Checked, { -readonly [K in keyof PolicyOverrides]: PolicyOverrides[K] }> = true;
 
 const count = z.number().int().min(0);
@@ -129,6 +160,16 @@ export const policyOverridesSchema = z.strictObject({
     })
     .partial(),
   maxModelRetries: count,
+  modelPatienceMs: ms,
+  onModelFailure: z.enum(['fail', 'end']),
+  budget: z
+    .strictObject({
+      maxTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
+      maxCostUsd: z.number().positive().max(1e9).nullable(),
+      wrapUpAt: z.number().min(0).max(1),
+      onExhausted: z.enum(['end', 'ask']),
+    })
+    .partial(),
   maxNudges: count,
   missingFieldsFrom: z.enum(['model', 'user']),
   disableToolForTurns: atLeastOne.nullable(),

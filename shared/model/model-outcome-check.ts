@@ -7,7 +7,7 @@
  * that says what was wrong. Runs in the model activity and again in the workflow on the
  * activity's result. Workflow-safe, deterministic, never throws, linear in the reply's size.
  */
-import type { ModelOutcome, ModelResponse, RawToolCall } from './model-response.js';
+import { MODEL_FAILURES, type ModelFailure, type ModelOutcome, type ModelResponse, type RawToolCall } from './model-response.js';
 import { MAX_CAUSE_DEPTH, fromError, isToolError, toolError, truncateChain, type ToolError } from '../failures/tool-error.js';
 import { jsonSize, utf8Bytes } from '../json/json-measure.js';
 import { boundChain } from '../tools/tool-result-size.js';
@@ -99,7 +99,9 @@ function readError(value: Record<string, unknown>): ModelOutcome {
   const error = read(value, 'error', 'error');
   const retryAfterMs = read(value, 'retryAfterMs', 'retryAfterMs');
   const retry = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? { retryAfterMs } : {};
-  if (isToolError(error)) return { status: 'error', error: boundChain(truncateChain(error, MAX_CAUSE_DEPTH)), ...retry };
+  const failure = read(value, 'failure', 'failure');
+  const kind = (MODEL_FAILURES as readonly unknown[]).includes(failure) ? { failure: failure as ModelFailure } : {};
+  if (isToolError(error)) return { status: 'error', error: boundChain(truncateChain(error, MAX_CAUSE_DEPTH)), ...retry, ...kind };
   const cause = fromError(error);
   throw new Malformed(`\`error\` is not a ToolError (${truncateText(cause.message, 300)})`);
 }
@@ -167,8 +169,13 @@ function readUsage(value: unknown): ModelResponse['usage'] | undefined {
   };
   const inputTokens = count('inputTokens');
   const outputTokens = count('outputTokens');
-  if (inputTokens === undefined && outputTokens === undefined) return undefined;
-  return { ...(inputTokens === undefined ? {} : { inputTokens }), ...(outputTokens === undefined ? {} : { outputTokens }) };
+  const costUsd = count('costUsd');
+  if (inputTokens === undefined && outputTokens === undefined && costUsd === undefined) return undefined;
+  return {
+    ...(inputTokens === undefined ? {} : { inputTokens }),
+    ...(outputTokens === undefined ? {} : { outputTokens }),
+    ...(costUsd === undefined ? {} : { costUsd }),
+  };
 }
 
 /** The first characters of an oversize argument text, without splitting a surrogate pair. */

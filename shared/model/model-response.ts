@@ -4,6 +4,7 @@
  * a structured `malformed_arguments` result instead of a crashed turn. Workflow-safe, deterministic.
  */
 import type { ToolError } from '../failures/tool-error.js';
+import type { CallUsage } from './model-usage.js';
 
 /** A tool call exactly as the provider sent it. */
 export interface RawToolCall {
@@ -27,13 +28,25 @@ export interface ModelResponse {
   readonly finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
   /** A buffered partial from an interrupted stream: not a usable turn. */
   readonly interrupted?: boolean;
-  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+  /** Tokens the provider reported, and their cost when the worker has a price for the model. */
+  readonly usage?: CallUsage;
 }
+
+/**
+ * What kind of model failure an error outcome is, for the planner: the provider refused for now
+ * (`rate_limited`: HTTP 429; `overloaded`: 529, 503, "overloaded"), the worker's flow control held
+ * the call back before sending it (`throttled`, retry-after is when its permit comes), the provider
+ * failed past Temporal's retries (`unavailable`: 5xx, network), or the model cannot be used as
+ * configured (`misconfigured`: 404 unknown model, 401/403 credentials). The first four are waits
+ * (up to the policy's `modelPatienceMs`); `misconfigured` ends the run `model_misconfigured`.
+ */
+export const MODEL_FAILURES = ['rate_limited', 'overloaded', 'throttled', 'unavailable', 'misconfigured'] as const;
+export type ModelFailure = (typeof MODEL_FAILURES)[number];
 
 /** The model activity's answer: a response (or none at all), or a typed provider failure. */
 export type ModelOutcome =
   | { readonly status: 'ok'; readonly response: ModelResponse | null }
-  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number };
+  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number; readonly failure?: ModelFailure };
 
 /** Which tools the model may call this turn. */
 export type ToolChoice = 'auto' | 'none' | { readonly tool: string };

@@ -1,0 +1,211 @@
+/**
+ * Issue 27: a rate-limited provider and many runs at once. A local OpenAI-compatible HTTP provider
+ * allows R requests per second (a sliding one-second window) and a number of tokens per minute,
+ * and answers 429 with `retry-after: 1` past either. N runs start at once, each three model turns
+ * (two `fetch_record` calls, then an answer). Three ways, each against a fresh provider:
+ *
+ * - `cairn`: agentRun, no flow control configured: refusals are waits (durable timers, full
+ *   jitter over a capped exponential, the retry-after as the floor).
+ * - `flow`: agentRun with flow control (Redis at 127.0.0.1:6379): calls wait for a permit before
+ *   they are sent, at the provider's rate less `--headroom`.
+ * - `plain`: a plain Temporal loop whose model activity throws on a 429, Temporal's default retry
+ *   policy doing the waiting (1 s, doubling, up to 100 s).
+ *
+ * Prints, per N and way: runs answered, requests the provider accepted and refused, refused ÷
+ * accepted, the wall time and the ideal (accepted ÷ R), and their ratio. Nothing asserts.
+ *
+ *   npx tsx bench/provider-limits.ts                          # N = 200 and 1,000, R = 10 (about 20 minutes)
+ *   npx tsx bench/provider-limits.ts --runs 200 --ways cairn,flow
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { resolveModel } from '../activities/model/resolve-model.js';
+import { startEmbeddedServer } from '../runtime/embedded-server.js';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
+import { createCairnWorker } from '../runtime/worker.js';
+import { bundleWorkflows } from '../runtime/workflow-bundle.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/messages.js';
+import { BENCH_PROMPT, benchAgent, fetchRecord } from './bench-agent.js';
+import type { NaiveModelRequest } from './naive-model-activity.js';
+
+const TOOL_TURNS = 2;
+
+/** The provider: R requests per sliding second and T tokens per sliding minute, else 429. */
+class LimitedProvider {
+  accepted = 0;
+  refused = 0;
+  firstAt = 0;
+  lastAt = 0;
+  readonly #requests: number[] = [];
+  readonly #tokens: { at: number; n: number }[] = [];
+  readonly #server: Server;
+
+  constructor(
+    readonly perSecond: number,
+    readonly tokensPerMinute: number,
+  ) {
+    this.#server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (c: Buffer) => chunks.push(c));
+      request.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const now = Date.now();
+        while (this.#requests.length > 0 && this.#requests[0]! <= now - 1_000) this.#requests.shift();
+        while (this.#tokens.length > 0 && this.#tokens[0]!.at <= now - 60_000) this.#tokens.shift();
+        const tokensUsed = this.#tokens.reduce((sum, t) => sum + t.n, 0);
+        if (this.#requests.length >= this.perSecond || tokensUsed >= this.tokensPerMinute) {
+          this.refused++;
+          response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+          response.end(JSON.stringify({ error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }));
+          return;
+        }
+        this.accepted++;
+        this.firstAt ||= now;
+        this.lastAt = now;
+        this.#requests.push(now);
+        const body = JSON.parse(text) as { messages: { role: string }[] };
+        const done = body.messages.filter((m) => m.role === 'tool').length;
+        const promptTokens = Math.ceil(text.length / 4);
+        this.#tokens.push({ at: now, n: promptTokens + 20 });
+        const message =
+          done < TOOL_TURNS
+            ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${done + 1}`, type: 'function', function: { name: fetchRecord.name, arguments: JSON.stringify({ id: `R-${done + 1}-1` }) } }] }
+            : { role: 'assistant', content: 'Done: every record fetched.' };
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            id: 'chatcmpl-bench',
+            object: 'chat.completion',
+            created: 1_700_000_000,
+            model: 'bench-model',
+            choices: [{ index: 0, message, finish_reason: done < TOOL_TURNS ? 'tool_calls' : 'stop' }],
+            usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 },
+          }),
+        );
+      });
+    });
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/v1`;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+type Way = 'cairn' | 'flow' | 'plain';
+
+interface Figures {
+  readonly way: Way;
+  readonly runs: number;
+  readonly answered: number;
+  readonly accepted: number;
+  readonly refused: number;
+  readonly wallMs: number;
+  readonly idealMs: number;
+  /** From the provider's first accepted call to its last, and from the start to its first. */
+  readonly busyMs: number;
+  readonly firstMs: number;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '200,1000' },
+      rate: { type: 'string', default: '10' },
+      tpm: { type: 'string', default: '1000000' },
+      ways: { type: 'string', default: 'cairn,flow,plain' },
+      headroom: { type: 'string', default: '0.9' },
+    },
+  });
+  const sizes = values.runs.split(',').map(Number);
+  const rate = Number(values.rate);
+  const tpm = Number(values.tpm);
+  const headroom = Number(values.headroom);
+  const ways = values.ways.split(',') as Way[];
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const log = (line: string) => console.error(line);
+  const [server, bundle] = await Promise.all([startEmbeddedServer({ log }), bundleWorkflows(join(PACKAGE_ROOT, 'bench', 'workflows.ts'))]);
+  const figures: Figures[] = [];
+  try {
+    for (const runs of sizes)
+      for (const way of ways) {
+        const f = await measure(way, runs);
+        figures.push(f);
+        log(`${way} × ${runs}: ${f.answered}/${f.runs} answered, ${f.accepted} accepted, ${f.refused} refused, wall ${(f.wallMs / 1000).toFixed(1)} s (ideal ${(f.idealMs / 1000).toFixed(1)} s; provider busy ${(f.busyMs / 1000).toFixed(1)} s, first call after ${(f.firstMs / 1000).toFixed(1)} s)`);
+      }
+  } finally {
+    await server.close();
+  }
+  console.log(`Provider limits: R = ${rate} requests/s, ${tpm} tokens/min, 429 with retry-after: 1; runs of ${TOOL_TURNS + 1} model turns; flow control at ${headroom} × R\n`);
+  console.log('| runs | way | answered | accepted | refused | refused ÷ accepted | wall | ideal (accepted ÷ R) | wall ÷ ideal |');
+  console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const names: Record<Way, string> = { cairn: 'Cairn, no flow control', flow: 'Cairn, flow control (Redis)', plain: 'plain Temporal loop, default retry' };
+  for (const f of figures)
+    console.log(
+      `| ${f.runs} | ${names[f.way]} | ${f.answered} | ${f.accepted} | ${f.refused} | ${((100 * f.refused) / Math.max(1, f.accepted)).toFixed(1)}% | ${(f.wallMs / 1000).toFixed(1)} s | ${(f.idealMs / 1000).toFixed(1)} s | ${(f.wallMs / f.idealMs).toFixed(2)} |`,
+    );
+
+  async function measure(way: Way, runs: number): Promise<Figures> {
+    const provider = await new LimitedProvider(rate, tpm).start();
+    const env = { OPENAI_BASE_URL: provider.url, OPENAI_API_KEY: 'sk-bench' };
+    const taskQueue = `limits-${randomUUID().slice(0, 8)}`;
+    const worker = await createCairnWorker({
+      connection: server.workerConnection,
+      client: server.client,
+      taskQueue,
+      agents: [benchAgent],
+      models: {
+        env,
+        ...(way === 'flow' && {
+          flowControl: { limits: { openai: { requestsPerMinute: rate * 60 * headroom, tokensPerMinute: tpm * headroom } }, keyPrefix: `cairn:bench:${randomUUID()}:` },
+        }),
+      },
+      workflowBundle: { code: bundle.code },
+      activities: {
+        // The plain loop's model activity: a 429 is thrown, so Temporal's retry policy waits.
+        async callModelOrThrow({ messages, toolNames, toolChoice, model }: NaiveModelRequest) {
+          const tools = benchAgent.tools.filter((t) => toolNames.includes(t.name)).map((t) => t.spec);
+          const outcome = await resolveModel(model, { env }).generate({ messages, tools, toolChoice, signal: Context.current().cancellationSignal });
+          if (outcome.status === 'error' && outcome.error.code === 'rate_limited') throw ApplicationFailure.create({ message: outcome.error.message, type: 'RateLimited' });
+          return outcome;
+        },
+      },
+      worker: { maxCachedWorkflows: Math.max(1_000, runs + 100) },
+    });
+    const running = worker.run();
+    const started = performance.now();
+    const startedAt = Date.now();
+    const model = 'openai:bench-model';
+    const handles = await Promise.all(
+      Array.from({ length: runs }, (_, i) =>
+        way === 'plain'
+          ? server.client.workflow.start('plainRetryLoop', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [{ model }] })
+          : server.client.workflow.start('agentRun', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [{ agent: benchAgent.name, prompt: BENCH_PROMPT, model } satisfies AgentRunInput] }),
+      ),
+    );
+    const results = await Promise.all(handles.map((h) => h.result().catch((err: unknown) => ({ failed: String(err) }))));
+    const wallMs = performance.now() - started;
+    const answered = results.filter((r) => (way === 'plain' ? (r as { turns?: number }).turns === TOOL_TURNS + 1 : (r as AgentRunResult).outcome?.status === 'answered')).length;
+    worker.shutdown();
+    await running;
+    await provider.close();
+    return { way, runs, answered, accepted: provider.accepted, refused: provider.refused, wallMs, idealMs: (provider.accepted / rate) * 1_000, busyMs: provider.lastAt - provider.firstAt, firstMs: provider.firstAt - startedAt };
+  }
+}
+
+await main();

@@ -1,0 +1,82 @@
+/** Token and cost budgets: usage counted per model, a wrap-up turn near a limit, the end or a person's extension at it. */
+import { describe, expect, it } from 'vitest';
+import type { ModelOutcome } from '../shared/model/model-response.js';
+import { runOutcome } from './run-outcome.js';
+import { drive, ok, rawCall, stepOf, textWithUsage, toolCallsReply } from './testing.js';
+
+const callsWithUsage = (inputTokens: number, outputTokens: number, costUsd?: number): ModelOutcome => {
+  const reply = toolCallsReply([rawCall('lookup', { order_id: 'A-1' })]);
+  if (reply.status !== 'ok' || !reply.response) throw new Error('unreachable');
+  return { status: 'ok', response: { ...reply.response, usage: { inputTokens, outputTokens, ...(costUsd !== undefined && { costUsd }) } } };
+};
+const tool = (c: Parameters<typeof ok>[0]) => ok(c);
+
+describe('usage', () => {
+  it('is summed over the run and per model', () => {
+    const trace = drive({ model: [callsWithUsage(100, 10, 0.01), textWithUsage('Done.', 200, 20, 0.02)], tool });
+    expect(trace.last.state.usage).toEqual({
+      inputTokens: 300, outputTokens: 30, costUsd: 0.03, calls: 2,
+      byModel: { 'test:model': { inputTokens: 300, outputTokens: 30, costUsd: 0.03, calls: 2 } },
+    });
+  });
+});
+
+describe('a token budget', () => {
+  it('near its limit, the model is asked for its final answer after the batch; the run ends budget_exhausted with that answer', () => {
+    const trace = drive({ policy: { budget: { maxTokens: 1_000, wrapUpAt: 0.5 } }, model: [callsWithUsage(500, 50), textWithUsage('Best so far.', 100, 10)], tool });
+    expect(trace.modelCalls.map((c) => c.toolChoice)).toEqual(['auto', 'none']);
+    expect(trace.notes.at(-1)).toMatch(/^Stop calling tools \(token budget nearly used \(550 of 1000 tokens\)\)/);
+    const finish = stepOf(trace.last, 'finish');
+    expect(finish.answer).toBe('Best so far.');
+    expect(runOutcome(trace.last.state, finish)).toEqual({ status: 'ended', code: 'budget_exhausted', message: 'token budget nearly used (550 of 1000 tokens)' });
+  });
+
+  it('at its limit, the run ends budget_exhausted without running the calls, completed (not failed)', () => {
+    const trace = drive({ policy: { budget: { maxTokens: 500 } }, model: [callsWithUsage(480, 40)], tool });
+    expect(trace.executed).toEqual([]);
+    expect(stepOf(trace.last, 'finish')).toMatchObject({ answer: 'The run ended: its token budget is used up (520 of 500 tokens).', end: { code: 'budget_exhausted', fail: false } });
+  });
+
+  it('a reply that finishes stays an answer even when it crosses the limit', () => {
+    const trace = drive({ policy: { budget: { maxTokens: 10 } }, model: [textWithUsage('Here.', 100, 5)] });
+    expect(runOutcome(trace.last.state, stepOf(trace.last, 'finish'))).toEqual({ status: 'answered' });
+  });
+});
+
+describe('a cost budget a person may extend (onExhausted: ask)', () => {
+  const policy = { budget: { maxCostUsd: 0.05, onExhausted: 'ask' as const, wrapUpAt: 1 } };
+
+  it('asks, and an extension takes the deferred step; the extension counts toward the limits', () => {
+    const requests: unknown[] = [];
+    const trace = drive({
+      policy,
+      model: [callsWithUsage(10, 1, 0.06), textWithUsage('Done.', 10, 1, 0.01)],
+      tool,
+      budget: (request) => (requests.push(request), { type: 'extend', costUsd: 0.1 }),
+    });
+    expect(requests).toEqual([{ id: 'b1', limit: 'cost', maxTokens: null, maxCostUsd: 0.05, usedTokens: 11, usedCostUsd: 0.06 }]);
+    expect(trace.executed.map((c) => c.name)).toEqual(['lookup']);
+    expect(trace.last.state.budgetExtra).toEqual({ tokens: 0, costUsd: 0.1 });
+    expect(trace.last.state.humanWaitMs).toBe(60_000);
+    expect(runOutcome(trace.last.state, stepOf(trace.last, 'finish'))).toEqual({ status: 'answered' });
+  });
+
+  it('an extension too small asks again with a new id; stop ends the run budget_exhausted', () => {
+    const ids: string[] = [];
+    const trace = drive({
+      policy,
+      model: [callsWithUsage(10, 1, 0.2)],
+      tool,
+      budget: (request) => (ids.push(request.id), ids.length === 1 ? { type: 'extend', costUsd: 0.01 } : { type: 'stop', reason: 'too costly' }),
+    });
+    expect(ids).toEqual(['b1', 'b2']);
+    expect(trace.executed).toEqual([]);
+    expect(stepOf(trace.last, 'finish')).toMatchObject({ answer: 'The run ended: its cost budget is used up (0.2 of 0.06), and it was not extended (too costly).', end: { code: 'budget_exhausted', fail: false } });
+  });
+
+  it('the wait carries through JSON (continue-as-new) and its phase is awaiting_budget', () => {
+    const trace = drive({ policy, model: [callsWithUsage(10, 1, 0.2)], tool, roundTrip: true });
+    expect(trace.last.step.type).toBe('await_budget');
+    expect(trace.last.state.phase).toBe('awaiting_budget');
+  });
+});

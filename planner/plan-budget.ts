@@ -1,0 +1,103 @@
+/**
+ * A run's token and cost budget (policy `budget`): how much is used and allowed, when the model is
+ * asked for its final answer (near a limit), and what happens at a limit: the run ends
+ * `budget_exhausted`, or a person is asked to extend it (`await_budget`) and decides. Usage comes
+ * with model replies (provider tokens, the worker's prices); extensions are added to the limits.
+ * Workflow-safe, deterministic.
+ */
+import { totalTokens } from '../shared/model/model-usage.js';
+import type { BudgetDecision, BudgetRequest, Plan, PlanStep, PlannerState } from './plan.js';
+
+/** The limits in force: the policy's plus what people added; null for none. */
+export function budgetLimits(state: PlannerState): { readonly maxTokens: number | null; readonly maxCostUsd: number | null } {
+  const { maxTokens, maxCostUsd } = state.policy.budget;
+  const extra = state.budgetExtra;
+  return {
+    maxTokens: maxTokens === null ? null : maxTokens + (extra?.tokens ?? 0),
+    maxCostUsd: maxCostUsd === null ? null : Math.round((maxCostUsd + (extra?.costUsd ?? 0)) * 1e9) / 1e9,
+  };
+}
+
+function used(state: PlannerState): { readonly tokens: number; readonly costUsd: number } {
+  return { tokens: totalTokens(state.usage), costUsd: state.usage?.costUsd ?? 0 };
+}
+
+/** Which limit is used up, if one is. */
+export function budgetExhausted(state: PlannerState): 'tokens' | 'cost' | null {
+  const limits = budgetLimits(state);
+  const { tokens, costUsd } = used(state);
+  if (limits.maxTokens !== null && tokens >= limits.maxTokens) return 'tokens';
+  if (limits.maxCostUsd !== null && costUsd >= limits.maxCostUsd) return 'cost';
+  return null;
+}
+
+/** The reason for a wrap-up turn when usage has reached `wrapUpAt` of a limit, else null. */
+export function budgetNear(state: PlannerState): string | null {
+  const limits = budgetLimits(state);
+  const { tokens, costUsd } = used(state);
+  const at = state.policy.budget.wrapUpAt;
+  if (limits.maxTokens !== null && tokens >= at * limits.maxTokens) return `token budget nearly used (${tokens} of ${limits.maxTokens} tokens)`;
+  if (limits.maxCostUsd !== null && costUsd >= at * limits.maxCostUsd) return `cost budget nearly used (${costUsd} of ${limits.maxCostUsd})`;
+  return null;
+}
+
+/** What a run at its budget says. */
+function exhaustedText(state: PlannerState, limit: 'tokens' | 'cost'): string {
+  const limits = budgetLimits(state);
+  const { tokens, costUsd } = used(state);
+  return limit === 'tokens' ? `its token budget is used up (${tokens} of ${limits.maxTokens} tokens)` : `its cost budget is used up (${costUsd} of ${limits.maxCostUsd})`;
+}
+
+/**
+ * `plan` (the planner's decision after a model reply) checked against the budget. A finish stays a
+ * finish (the model has answered). At a limit the run ends `budget_exhausted`, or waits for a person
+ * (`onExhausted: 'ask'`) with `plan`'s step to take if they extend it. Near a limit, a next model turn
+ * becomes the wrap-up turn (a tool batch runs first: its results must be answered; the wrap-up
+ * comes after it, complete-batch.ts).
+ */
+export function checkBudget(plan: Plan, now: number): Plan {
+  const { state, step } = plan;
+  if (step.type === 'finish') return plan;
+  const limit = budgetExhausted(state);
+  if (limit) {
+    if (state.policy.budget.onExhausted === 'ask') return { ...plan, ...askForBudget(state, limit, step, now) };
+    const message = `The run ended: ${exhaustedText(state, limit)}.`;
+    return {
+      ...plan,
+      state: { ...state, phase: 'done' },
+      step: { type: 'finish', answer: message, reason: `budget exhausted: ${limit}`, end: { code: 'budget_exhausted', message, fail: false } },
+    };
+  }
+  return plan;
+}
+
+function askForBudget(state: PlannerState, limit: 'tokens' | 'cost', next: PlanStep, now: number): Pick<Plan, 'state' | 'step'> {
+  const count = (state.budgetRequests ?? 0) + 1;
+  const limits = budgetLimits(state);
+  const { tokens, costUsd } = used(state);
+  const request: BudgetRequest = { id: `b${count}`, limit, ...limits, usedTokens: tokens, usedCostUsd: costUsd };
+  return {
+    state: { ...state, phase: 'awaiting_budget', budgetRequests: count, waitingSince: state.waitingSince ?? now },
+    step: { type: 'await_budget', request, next },
+  };
+}
+
+/** A person's decision on a budget request: extend (then the deferred step, or ask again if still short) or stop. */
+export function planBudgetDecision(state: PlannerState, step: Extract<PlanStep, { type: 'await_budget' }>, decision: BudgetDecision, now: number): Plan {
+  const waited = state.waitingSince === null ? state : { ...state, humanWaitMs: state.humanWaitMs + Math.max(0, now - state.waitingSince), waitingSince: null };
+  if (decision.type === 'stop') {
+    const message = `The run ended: ${exhaustedText(waited, step.request.limit)}, and it was not extended${decision.reason ? ` (${decision.reason})` : ''}.`;
+    return {
+      state: { ...waited, phase: 'done' },
+      step: { type: 'finish', answer: message, reason: `budget exhausted: ${step.request.limit}`, end: { code: 'budget_exhausted', message, fail: false } },
+      record: [],
+      notes: [],
+    };
+  }
+  const extra = { tokens: (waited.budgetExtra?.tokens ?? 0) + (decision.tokens ?? 0), costUsd: Math.round(((waited.budgetExtra?.costUsd ?? 0) + (decision.costUsd ?? 0)) * 1e9) / 1e9 };
+  const extended: PlannerState = { ...waited, budgetExtra: extra };
+  const still = budgetExhausted(extended);
+  if (still) return { ...askForBudget(extended, still, step.next, now), record: [], notes: [] };
+  const phase = step.next.type === 'call_model' ? (extended.finalizing ? 'finalizing' : 'model') : step.next.type === 'execute_tools' ? 'tools' : extended.phase;
+  return { state: { ...extended, phase }, step: step.next, record: [], notes: [] };
+}

@@ -1,0 +1,80 @@
+/** Provider refusals are waits (full jitter, retry-after as the floor, bounded by patience), and model failures end runs as what they are. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY } from './policy.js';
+import { providerWaitDelay } from './provider-wait.js';
+import { runOutcome } from './run-outcome.js';
+import { afterModel, drive, modelError, modelFailure, start, stepOf, textReply } from './testing.js';
+
+const backoff = DEFAULT_POLICY.backoff;
+
+describe('providerWaitDelay', () => {
+  it('is full jitter over the capped exponential, on top of the retry-after', () => {
+    expect(providerWaitDelay(backoff, 1, 0, 'rate_limited')).toBe(0);
+    expect(providerWaitDelay(backoff, 1, 0.5, 'rate_limited')).toBe(500);
+    expect(providerWaitDelay(backoff, 3, 0.5, 'rate_limited')).toBe(2_000);
+    expect(providerWaitDelay(backoff, 3, 0.5, 'overloaded', 1_000)).toBe(3_000);
+    // Capped at maxMs however many attempts.
+    expect(providerWaitDelay(backoff, 40, 0.5, 'rate_limited')).toBe(30_000);
+    // A unit out of range is clamped: never negative, never the whole cap.
+    expect(providerWaitDelay(backoff, 1, -3, 'rate_limited', 100)).toBe(100);
+    expect(providerWaitDelay(backoff, 1, 7, 'rate_limited')).toBe(999);
+    expect(providerWaitDelay(backoff, 1, Number.NaN, 'rate_limited', 5)).toBe(5);
+  });
+
+  it('waits a flow-control permit exactly, and no retry-after longer than maxRetryAfterMs', () => {
+    expect(providerWaitDelay(backoff, 5, 0.9, 'throttled', 1_234)).toBe(1_234);
+    expect(providerWaitDelay({ ...backoff, maxRetryAfterMs: 2_000 }, 1, 0, 'rate_limited', 9_000)).toBe(2_000);
+  });
+
+  it('spreads runs refused together: different random numbers, different waits', () => {
+    const delays = [0.1, 0.3, 0.5, 0.7, 0.9].map((u) => providerWaitDelay(backoff, 2, u, 'rate_limited', 1_000));
+    expect(new Set(delays).size).toBe(5);
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
+describe('a rate-limited or overloaded model is waited for, up to the patience', () => {
+  it('waits through many refusals without counting them as retries, then answers', () => {
+    const storm = Array.from({ length: 8 }, (_, i) => modelFailure(i % 2 ? 'overloaded' : 'rate_limited', 1_000));
+    const trace = drive({ model: [...storm, textReply('Done.')], random: () => 0.5 });
+    const waits = trace.plans.flatMap((p) => (p.step.type === 'back_off' ? [p.step.delayMs] : []));
+    expect(waits).toEqual([1_500, 2_000, 3_000, 5_000, 9_000, 17_000, 31_000, 31_000]);
+    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Done.', reason: null });
+    expect(trace.last.state.providerWait).toBeNull();
+    expect(runOutcome(trace.last.state, stepOf(trace.last, 'finish'))).toEqual({ status: 'answered' });
+  });
+
+  it('past modelPatienceMs the run ends model_unavailable, failing unless the policy asks for a soft end', () => {
+    const storm = Array.from({ length: 50 }, () => modelFailure('rate_limited', 1_000));
+    const trace = drive({ policy: { modelPatienceMs: 10_000 }, model: storm, random: () => 0 });
+    const finish = stepOf(trace.last, 'finish');
+    expect(finish.end).toMatchObject({ code: 'model_unavailable', fail: true });
+    expect(finish.answer).toMatch(/^The run ended: the model provider did not take the call for \d+ s/);
+    // The last wait is cut to what patience has left: the run never waits past it.
+    expect(trace.now).toBeLessThanOrEqual(10_000 + 10 * 1_000);
+    const soft = drive({ policy: { modelPatienceMs: 5_000, onModelFailure: 'end' }, model: storm, random: () => 0 });
+    expect(stepOf(soft.last, 'finish').end).toMatchObject({ code: 'model_unavailable', fail: false });
+    expect(runOutcome(soft.last.state, stepOf(soft.last, 'finish'))).toMatchObject({ status: 'ended', code: 'model_unavailable' });
+  });
+
+  it('the time budget bounds the patience', () => {
+    const trace = drive({ policy: { timeBudgetMs: 4_000 }, model: Array.from({ length: 20 }, () => modelFailure('overloaded')), random: () => 0.99 });
+    expect(stepOf(trace.last, 'finish').end?.code).toBe('model_unavailable');
+    expect(trace.now).toBeLessThanOrEqual(4_000 + 2_000);
+  });
+
+  it('patience counts from the first refusal of a turn: a reply resets it', () => {
+    const plan = afterModel(afterModel(start().state, modelFailure('rate_limited')).state, textReply('ok'), 5_000);
+    expect(plan.state.providerWait).toBeNull();
+  });
+
+  it('a misconfigured model ends the run at once as model_misconfigured', () => {
+    const plan = afterModel(start().state, modelFailure('misconfigured'));
+    expect(stepOf(plan, 'finish')).toMatchObject({ end: { code: 'model_misconfigured', fail: true }, reason: expect.stringMatching(/^model_misconfigured: /) });
+    expect(stepOf(afterModel(start({ onModelFailure: 'end' }).state, modelFailure('misconfigured')), 'finish').end?.fail).toBe(false);
+  });
+
+  it('a model client error coded timeout is a provider that is down: waited for', () => {
+    expect(afterModel(start().state, modelError('timeout')).step.type).toBe('back_off');
+  });
+});
