@@ -134,6 +134,6 @@ describe('cairn worker and cairn dev in a project', () => {
     });
     const outcome = await cairn(['worker', '--task-queue', `q-${randomUUID()}`], dir, { TEMPORAL_ADDRESS: serverAddress() });
     expect(outcome.code, outcome.stderr).toBe(1);
-    expect(outcome.stderr).toMatch(/^cairn worker: The workflow bundle cannot include Node built-ins .* src\/agents\.ts imports 'fs' /);
+    expect(outcome.stderr).toMatch(/^cairn worker: The workflow bundle cannot include Node built-ins .* src\/agents\.ts imports 'fs' /m);
   });
 });

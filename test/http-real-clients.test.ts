@@ -268,20 +268,20 @@ describe('exactly one decision wins', () => {
 
 describe('a run that failed', () => {
   it('ends the AG-UI window with RUN_ERROR, the chat with an error, and reads FAILED', async () => {
-    model = 'foo:bar'; // an unknown provider: the run fails (ModelConfigError)
+    model = 'foo:bar'; // an unknown provider: the run fails (model_misconfigured)
     const threadId = `fail-${randomUUID()}`;
     const agent = new HttpAgent({ url: `${served.url}/agui`, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'Hello.' }] });
     const events: BaseEvent[] = [];
     await agent.runAgent(undefined, { onEvent: ({ event }) => void events.push(event) }).catch(() => undefined);
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'run_failed', message: expect.stringContaining('ModelConfigError') });
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'run_failed', message: expect.stringContaining('model_misconfigured') });
     expect(events.some((e) => e.type === 'RUN_FINISHED')).toBe(false);
     const read = (await (await fetch(`${served.url}/runs/${encodeURIComponent(`cairn-thread-${threadId}`)}`)).json()) as { status: string; state: { failure?: { type: string } } };
-    expect(read).toMatchObject({ status: 'FAILED', state: { failure: { type: 'ModelConfigError' } } });
+    expect(read).toMatchObject({ status: 'FAILED', state: { failure: { type: 'model_misconfigured' } } });
 
     const chat = new TestChat({ id: `fail-${randomUUID()}`, transport: new DefaultChatTransport<UIMessage>({ api: `${served.url}/chat` }) });
     await chat.sendMessage({ text: 'Hello.' });
     await chat.settled().catch(() => undefined);
     expect(chat.status).toBe('error');
-    expect(chat.error?.message).toMatch(/^run_failed: ModelConfigError/);
+    expect(chat.error?.message).toMatch(/^run_failed: model_misconfigured/);
   });
 });
