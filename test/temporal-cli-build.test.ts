@@ -26,7 +26,12 @@ it.skipIf(!go || process.env.CAIRN_SKIP_COLD_BUILD === '1')('builds the Temporal
   const lines: string[] = [];
   const started = Date.now();
   try {
-    const path = await buildTemporalCli(go!, { env, cacheDir: join(root, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION), log: (line) => (lines.push(line), console.log(line)) });
+    // At the lowest CPU priority: the build shares CI's two cores with the rest of the suite, whose
+    // tests wait on a dev server and must not starve behind ten minutes of compiling.
+    const niceGo = join(root, 'nice-go');
+    await writeFile(niceGo, '#!/bin/sh\nexec nice -n 19 go "$@"\n');
+    await chmod(niceGo, 0o755);
+    const path = await buildTemporalCli(niceGo, { env, cacheDir: join(root, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION), log: (line) => (lines.push(line), console.log(line)) });
     const seconds = (Date.now() - started) / 1000;
     console.log(`cold build of the Temporal CLI: ${seconds.toFixed(0)} s`);
     expect(path).toBe(join(root, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'));
