@@ -100,14 +100,17 @@ describe('messages while the run works', () => {
     const outcomes = await Promise.all(Array.from({ length: 1_000 }, (_, i) => run.send(`message ${i}`)));
     const by = (status: string) => outcomes.filter((o) => o.status === status);
     expect(by('accepted').length + by('refused').length + by('throttled').length + by('unknown').length).toBe(1_000);
-    expect(by('accepted').length).toBeGreaterThan(0);
     expect(by('refused').every((o) => o.status === 'refused' && o.code === 'queue_full')).toBe(true);
+    // On a loaded machine the server may throttle every one of a thousand Updates at once: the run
+    // still takes a message after the storm.
+    const after = await run.send('message after the storm');
+    expect(after).toMatchObject({ status: by('accepted').length < 32 ? 'accepted' : expect.any(String) });
     models.storm.open();
     expect((await handle.result()).answer).toBe('Read them all.');
     const delivered = models.storm.calls.flatMap((c) => c.messages.flatMap((m) => (m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('message ') ? [m.content] : [])));
     // Every accepted message is delivered once; an unknown one at most once; no other.
     const text = (i: number) => `message ${i}`;
-    const accepted = outcomes.flatMap((o, i) => (o.status === 'accepted' ? [text(i)] : []));
+    const accepted = [...outcomes.flatMap((o, i) => (o.status === 'accepted' ? [text(i)] : [])), ...(after.status === 'accepted' ? ['message after the storm'] : [])];
     const maybe = new Set(outcomes.flatMap((o, i) => (o.status === 'unknown' ? [text(i)] : [])));
     expect(delivered.length).toBe(new Set(delivered).size);
     expect(delivered.length).toBeLessThanOrEqual(32);
