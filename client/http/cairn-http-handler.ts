@@ -16,7 +16,7 @@ import { HttpError } from './http-error.js';
 import { INBOX_PAGE } from './inbox-page.js';
 import { RequestGate } from './request-gate.js';
 import { RunFeeds } from './run-feeds.js';
-import { answer, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
+import { answer, budget, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
 import { runError } from './run-errors.js';
 
 export interface CairnHttpHandlerOptions {
@@ -105,6 +105,9 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
           break;
         case 'POST /runs/:id/reviews/:sub':
           response = await review(ctx, request, run(), subId!);
+          break;
+        case 'POST /runs/:id/budget':
+          response = await budget(ctx, request, run());
           break;
         case 'POST /runs/:id/messages':
           response = await message(ctx, request, run());
