@@ -2,7 +2,8 @@
  * A run waiting on its budget (policy `budget.onExhausted: 'ask'`), reached over HTTP on a real dev
  * server: one real `@ag-ui/client` HttpAgent kept across the budget interrupt (`budget:<id>`) and
  * its resume; REST `POST /runs/:id/budget` with its refusals (422 unusable, 409 stale, 409 closed);
- * the inbox JSON's budget card; the UI stream's `data-cairn-budget` part. The scripted model
+ * the inbox JSON's budget card and the inbox page's (headless Chromium: an extension missing the
+ * used-up limit is caught on the page, a click extends); the UI stream's `data-cairn-budget` part. The scripted model
  * reports 20 + 15 tokens on its first reply, over a budget of 30.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import { scriptStep, type FixedStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
+import { launchChromium } from './support/chromium.js';
 import { serve, type Served } from './support/http.js';
 import { awaiting, waitFor } from './support/runs.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
@@ -116,5 +118,32 @@ describe('budget requests over HTTP', () => {
       .map((l) => JSON.parse(l.slice(6)) as { type: string; id?: string; data?: unknown });
     expect(chunks.find((c) => c.type === 'data-cairn-budget')).toMatchObject({ id: 'budget:b1', data: { interruptId: 'budget:b1', request: { limit: 'tokens', usedTokens: 35 } } });
     await handle(`cairn-thread-${id}`).executeUpdate('extendBudget', { args: [{ id: 'b1', decision: { type: 'stop' } }] });
+  });
+
+  it('the inbox page: a budget card tells the spending; an extension without tokens is caught on the page; Extend goes on', async () => {
+    ({ model } = overBudget('A-1 arrives today.'));
+    const runId = ((await (await fetch(`${served.url}/runs`, json({ agent: 'test', prompt: 'Where is A-1?', threadId: `budget-${randomUUID()}` }))).json()) as { runId: string }).runId;
+    await awaiting(handle(runId), 'awaiting_budget');
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+      await page.goto(`${served.url}/`);
+      const card = page.locator('.card.budget', { hasText: runId });
+      await card.waitFor({ timeout: 60_000 });
+      expect(await card.textContent()).toContain('Budget used up: 35 of 30 tokens');
+      await card.locator('input[name=costUsd]').fill('1');
+      await card.locator('button', { hasText: 'Extend' }).click();
+      await card.locator('.error', { hasText: 'add tokens' }).waitFor({ timeout: 60_000 });
+      expect(await handle(runId).query('state')).toMatchObject({ phase: 'awaiting_budget' });
+      await card.locator('input[name=costUsd]').fill('');
+      await card.locator('input[name=tokens]').fill('100');
+      await card.locator('button', { hasText: 'Extend' }).click();
+      await page.locator('.notice', { hasText: `Extended the budget of ${runId}` }).waitFor({ timeout: 60_000 });
+      await card.waitFor({ state: 'detached', timeout: 60_000 });
+    } finally {
+      await browser.close();
+    }
+    expect((await handle(runId).result()).answer).toBe('A-1 arrives today.');
+    expect((await handle(runId).query('state')) as unknown).toMatchObject({ budget: { extended: { tokens: 100, costUsd: 0 } } });
   });
 });
