@@ -1,6 +1,6 @@
 /**
  * What a person sends a run over HTTP, handed to the client API (`AgentRunHandle.answer`,
- * `.review`, `.cancel`): the handler checks only the shape; the run's own validators decide
+ * `.review`, `.extendBudget`, `.cancel`): the handler checks only the shape; the run's own validators decide
  * (stale arguments, a repeat, an invalid answer or edit), and a refusal leaves no trace in the
  * run. Used by the REST endpoints, AG-UI resumes and AI SDK approval responses alike. Node-only.
  */

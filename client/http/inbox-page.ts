@@ -5,8 +5,9 @@
  * decided elsewhere), newest first. Each card shows what a person needs to judge: the request that
  * started the run, the latest exchange, what is asked and why, and since when the run waits;
  * forms answer a question and accept, edit (checked against the tool's JSON Schema before
- * sending), respond to or reject a held tool call, whose arguments are shown whole; an act is
- * confirmed on the page. A link to the run in the Temporal UI only when the handler was given
+ * sending), respond to or reject a held tool call, whose arguments are shown whole, or extend a
+ * run's used-up budget by tokens and/or cost or stop it (what was spent and the limits shown); an
+ * act is confirmed on the page. A link to the run in the Temporal UI only when the handler was given
  * where one serves (`temporalUiUrl`). Requests are JSON with a bearer token kept in
  * sessionStorage: no cookies, so cross-site forms cannot act (CSRF-safe). Data is put in the page
  * as text, never as HTML. Node-only (served by client/http).
