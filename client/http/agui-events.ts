@@ -23,7 +23,7 @@ import { toAgUiEvents as liveAgUiEvents, type LiveOp } from '../live-deltas.js';
 import type { RunEventItem } from '../run-events.js';
 import type { LiveEvent } from '../../shared/live/model-delta.js';
 import type { PendingInterrupt } from './interrupts.js';
-import type { BudgetRequest } from '../../workflows/messages.js';
+import { budgetDecisionSchema } from './budget-schema.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 
 export interface AgUiWindowContext {
@@ -150,21 +150,6 @@ function budgetInterrupt(p: Extract<PendingInterrupt, { kind: 'budget' }>): Inte
     responseSchema: budgetDecisionSchema(request),
     metadata: { requestId: request.id, request, ...(p.usage && { usage: p.usage }), ...(p.extended && { extended: p.extended }) },
   };
-}
-
-/**
- * The schema of a decision on a budget request, `{ decision }`: extend by tokens and/or cost (the
- * limit used up must be extended), or stop. The run's Update validator holds decisions to it.
- */
-export function budgetDecisionSchema(request: Pick<BudgetRequest, 'limit'>): Record<string, unknown> {
-  const must = request.limit === 'tokens' ? 'tokens' : 'costUsd';
-  const extend = {
-    type: 'object',
-    properties: { type: { const: 'extend' }, tokens: { type: 'integer', minimum: 1 }, costUsd: { type: 'number', exclusiveMinimum: 0 } },
-    required: ['type', must],
-  };
-  const stop = { type: 'object', properties: { type: { const: 'stop' }, reason: { type: 'string' } }, required: ['type'] };
-  return { type: 'object', properties: { decision: { oneOf: [extend, stop] } }, required: ['decision'] };
 }
 
 function textMessage(id: string, text: string, context?: AgUiWindowContext): AgUiEvent[] {

@@ -16,7 +16,8 @@ import { HttpError } from './http-error.js';
 import { INBOX_PAGE } from './inbox-page.js';
 import { RequestGate } from './request-gate.js';
 import { RunFeeds } from './run-feeds.js';
-import { answer, budget, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
+import { answer, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
+import { budget } from './budget-endpoint.js';
 import { runError } from './run-errors.js';
 
 export interface CairnHttpHandlerOptions {

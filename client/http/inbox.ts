@@ -12,7 +12,8 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient } from '../cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { streamReadQuery } from '../../workflows/run-stream.js';
-import { answerSchema, budgetDecisionSchema } from './agui-events.js';
+import { answerSchema } from './agui-events.js';
+import { budgetDecisionSchema } from './budget-schema.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
 
 export interface InboxItem {

@@ -1,15 +1,15 @@
 /**
  * The plain JSON endpoints: start a run (or find the thread's), read its state, stream its events
  * (SSE, ids = stream offsets, resumable with Last-Event-ID), answer its question, decide a
- * review, decide a budget request, send it a message while it works, cancel it, and the inbox. Each is a thin call into the client API. Node-only.
+ * review, send it a message while it works, cancel it, and the inbox. Each is a thin call into the client API. Node-only.
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { agentName, authorized, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
-import { answerOf, budgetDecisionOf, decisionOf } from './human-actions.js';
+import { answerOf, decisionOf } from './human-actions.js';
 import { readInbox } from './inbox.js';
-import { answerBody, budgetBody, cancelBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
+import { answerBody, cancelBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
 import { runError } from './run-errors.js';
 import { actOn, closedError, isOpen, lookupThread } from './thread.js';
 import { sseFrame, sseResponse } from './sse.js';
@@ -65,15 +65,6 @@ export async function review(ctx: HttpContext, request: Request, run: AgentRunHa
   const target = input.argsHash !== undefined ? { toolCallId, argsHash: input.argsHash } : toolCallId;
   const decided = await actOn(ctx, run, () => run.review(target, decision));
   return Response.json({ runId: run.workflowId, toolCallId, argsHash: decided.argsHash, decision: decision.type });
-}
-
-/** Decides the run's pending budget request: extend it by tokens and/or cost, or stop the run. Authorized as a `review`. */
-export async function budget(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
-  await authorized(ctx, request, 'review', run.workflowId);
-  const input = parseBody(budgetBody, await body(ctx, request), '{ requestId?, decision }');
-  const decision = budgetDecisionOf(input.decision);
-  const { requestId } = await actOn(ctx, run, () => run.extendBudget(decision, input.requestId));
-  return Response.json({ runId: run.workflowId, requestId, decision: decision.type });
 }
 
 export async function message(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
