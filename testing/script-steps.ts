@@ -41,6 +41,8 @@ export type FixedStep =
       readonly calls?: readonly ScriptedCall[];
       /** Default: `tool_calls` when there are calls, else `stop`. */
       readonly finishReason?: ModelResponse['finishReason'];
+      /** The usage the reply reports (tokens, cost), for budget tests. */
+      readonly usage?: ModelResponse['usage'];
     }
   | { readonly kind: 'fail'; readonly code: ScriptedFailureCode; readonly message?: string; readonly retryAfterMs?: number }
   | { readonly kind: 'invalid'; readonly shape: InvalidShape; readonly text?: string }

@@ -95,7 +95,7 @@ function answer(step: FixedStep, index: number): ModelOutcome {
         arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
       }));
       const finishReason = step.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
-      return ok({ text: step.text ?? '', toolCalls, finishReason });
+      return ok({ text: step.text ?? '', toolCalls, finishReason, ...(step.usage && { usage: step.usage }) });
     }
     case 'fail':
       return {

@@ -23,6 +23,7 @@ import { toAgUiEvents as liveAgUiEvents, type LiveOp } from '../live-deltas.js';
 import type { RunEventItem } from '../run-events.js';
 import type { LiveEvent } from '../../shared/live/model-delta.js';
 import type { PendingInterrupt } from './interrupts.js';
+import { budgetDecisionSchema } from './budget-schema.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 
 export interface AgUiWindowContext {
@@ -123,6 +124,7 @@ export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseS
   return pending.map((p) => {
     if (p.kind === 'question')
       return { id: p.id, reason: 'input_required', message: p.question, responseSchema: answerSchema(p, p.tool ? responseSchemaOf(p.tool) : undefined), metadata: { questionId: p.questionId } };
+    if (p.kind === 'budget') return budgetInterrupt(p);
     const { review } = p;
     const allowed = review.allowed ?? ['accept', 'edit', 'respond', 'reject'];
     const argsSchema = responseSchemaOf(review.name);
@@ -135,6 +137,19 @@ export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseS
       metadata: { tool: review.name, args: review.args, argsHash: review.argsHash, allowed },
     };
   });
+}
+
+/** A budget request as an AG-UI interrupt: resolved with `{ decision }` (extend or stop); cancelled stops the run. */
+function budgetInterrupt(p: Extract<PendingInterrupt, { kind: 'budget' }>): Interrupt {
+  const { request } = p;
+  const spent = request.limit === 'tokens' ? `${request.usedTokens} of ${request.maxTokens} tokens` : `${request.usedCostUsd} of ${request.maxCostUsd} (cost)`;
+  return {
+    id: p.id,
+    reason: 'budget_exhausted',
+    message: `The run's ${request.limit === 'tokens' ? 'token' : 'cost'} budget is used up (${spent}): extend it or stop the run.`,
+    responseSchema: budgetDecisionSchema(request),
+    metadata: { requestId: request.id, request, ...(p.usage && { usage: p.usage }), ...(p.extended && { extended: p.extended }) },
+  };
 }
 
 function textMessage(id: string, text: string, context?: AgUiWindowContext): AgUiEvent[] {

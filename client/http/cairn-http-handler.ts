@@ -17,6 +17,7 @@ import { INBOX_PAGE } from './inbox-page.js';
 import { RequestGate } from './request-gate.js';
 import { RunFeeds } from './run-feeds.js';
 import { answer, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
+import { budget } from './budget-endpoint.js';
 import { runError } from './run-errors.js';
 
 export interface CairnHttpHandlerOptions {
@@ -105,6 +106,9 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
           break;
         case 'POST /runs/:id/reviews/:sub':
           response = await review(ctx, request, run(), subId!);
+          break;
+        case 'POST /runs/:id/budget':
+          response = await budget(ctx, request, run());
           break;
         case 'POST /runs/:id/messages':
           response = await message(ctx, request, run());

@@ -120,8 +120,13 @@ function uiStream(ctx: HttpContext, start: WindowStart, had: Seen | undefined, m
               continue;
             }
             for (const chunk of flushUi(context)) controller.enqueue(chunk);
-            if (item.kind === 'waiting') controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts: pendingInterrupts(item.state) } });
-            else controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts: [] } });
+            if (item.kind === 'waiting') {
+              const interrupts = pendingInterrupts(item.state);
+              controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts } });
+              // A budget request: what was spent and the limit; a person decides it with POST /runs/:id/budget.
+              for (const p of interrupts)
+                if (p.kind === 'budget') controller.enqueue({ type: 'data-cairn-budget', id: p.id, data: { runId: run.workflowId, interruptId: p.id, request: p.request, usage: p.usage, extended: p.extended } });
+            } else controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts: [] } });
           }
         }
         controller.enqueue({ type: 'finish', finishReason: context.cancelled || start.closed?.cancelled ? 'other' : 'stop' });

@@ -1,15 +1,15 @@
 /**
  * What a person sends a run over HTTP, handed to the client API (`AgentRunHandle.answer`,
- * `.review`, `.cancel`): the handler checks only the shape; the run's own validators decide
+ * `.review`, `.extendBudget`, `.cancel`): the handler checks only the shape; the run's own validators decide
  * (stale arguments, a repeat, an invalid answer or edit), and a refusal leaves no trace in the
  * run. Used by the REST endpoints, AG-UI resumes and AI SDK approval responses alike. Node-only.
  */
 import type { JsonValue } from '../../shared/json/json.js';
-import type { ReviewDecisionInput } from '../../workflows/messages.js';
+import type { BudgetDecision, ReviewDecisionInput } from '../../workflows/messages.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { HttpError } from './http-error.js';
 import type { InterruptTarget } from './interrupts.js';
-import { answerValue, decision } from './request-bodies.js';
+import { answerValue, budgetDecision, decision } from './request-bodies.js';
 
 export function decisionOf(value: unknown): ReviewDecisionInput {
   const parsed = decision.safeParse(value);
@@ -22,19 +22,32 @@ export function answerOf(value: unknown): JsonValue {
   return value as JsonValue;
 }
 
-/** Sends a resolved interrupt's payload to the run: an answer, or a review decision (default accept). */
+/** A budget decision's shape; the run's validator checks the amounts against the pending request. */
+export function budgetDecisionOf(value: unknown): BudgetDecision {
+  const parsed = budgetDecision.safeParse(value);
+  if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? 'A budget decision is { "type": "extend", tokens?, costUsd? } or { "type": "stop", reason? }.');
+  return value as BudgetDecision;
+}
+
+/** Sends a resolved interrupt's payload to the run: an answer, a review decision (default accept), or a budget decision (`{ decision }`). */
 export async function resolveInterrupt(run: AgentRunHandle, target: InterruptTarget, payload: unknown): Promise<void> {
   if (target.kind === 'question') {
     const answer = typeof payload === 'object' && payload !== null && !Array.isArray(payload) && 'answer' in payload ? (payload as { answer: unknown }).answer : payload;
     await run.answer(answerOf(answer), target.questionId);
     return;
   }
+  if (target.kind === 'budget') {
+    const decision = typeof payload === 'object' && payload !== null && !Array.isArray(payload) && 'decision' in payload ? (payload as { decision: unknown }).decision : payload;
+    await run.extendBudget(budgetDecisionOf(decision), target.requestId);
+    return;
+  }
   const decision = payload === undefined || payload === null ? { type: 'accept' as const } : decisionOf(payload);
   await run.review({ toolCallId: target.toolCallId, argsHash: target.argsHash }, decision);
 }
 
-/** A cancelled interrupt: a review is rejected; a question nobody will answer cancels the run. */
+/** A cancelled interrupt: a review is rejected; a budget request is stopped; a question nobody will answer cancels the run. */
 export async function cancelInterrupt(run: AgentRunHandle, target: InterruptTarget, reason: string): Promise<void> {
-  if (target.kind === 'review') await run.review({ toolCallId: target.toolCallId, argsHash: target.argsHash }, { type: 'reject', reason });
+  if (target.kind === 'budget') await run.extendBudget({ type: 'stop', reason }, target.requestId);
+  else if (target.kind === 'review') await run.review({ toolCallId: target.toolCallId, argsHash: target.argsHash }, { type: 'reject', reason });
   else await run.cancel(reason);
 }

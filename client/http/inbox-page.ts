@@ -5,8 +5,9 @@
  * decided elsewhere), newest first. Each card shows what a person needs to judge: the request that
  * started the run, the latest exchange, what is asked and why, and since when the run waits;
  * forms answer a question and accept, edit (checked against the tool's JSON Schema before
- * sending), respond to or reject a held tool call, whose arguments are shown whole; an act is
- * confirmed on the page. A link to the run in the Temporal UI only when the handler was given
+ * sending), respond to or reject a held tool call, whose arguments are shown whole, or extend a
+ * run's used-up budget by tokens and/or cost or stop it (what was spent and the limits shown); an
+ * act is confirmed on the page. A link to the run in the Temporal UI only when the handler was given
  * where one serves (`temporalUiUrl`). Requests are JSON with a bearer token kept in
  * sessionStorage: no cookies, so cross-site forms cannot act (CSRF-safe). Data is put in the page
  * as text, never as HTML. Node-only (served by client/http).
@@ -27,6 +28,7 @@ export const INBOX_PAGE = String.raw`<!doctype html>
   .kind { font-weight: 600; text-transform: uppercase; font-size: 11px; letter-spacing: .05em; padding: 2px 6px; border-radius: 4px; }
   .question .kind { background: #e4efff; color: #1f4fa0; }
   .review .kind { background: #fff0dc; color: #8a4b00; }
+  .budget .kind { background: #f3e8ff; color: #6b21a8; }
   .prompt { font-size: 16px; margin: 6px 0 10px; }
   .desc { font-size: 13px; color: #8a4b00; margin: 4px 0 8px; }
   textarea, input[type=text], input[type=password] { width: 100%; box-sizing: border-box; font: 13px ui-monospace, monospace; padding: 6px; border: 1px solid #c7ccd6; border-radius: 4px; }
@@ -209,6 +211,36 @@ function reviewCard(item, w) {
   ];
 }
 
+function budgetCard(item, w) {
+  var q = w.request, u = w.usage || {};
+  var errorEl = el("div", { class: "error", role: "alert" });
+  var spent = q.limit === "tokens" ? q.usedTokens + " of " + q.maxTokens + " tokens" : q.usedCostUsd + " of " + q.maxCostUsd + " (cost)";
+  var tokens = el("input", { type: "number", name: "tokens", min: "1", step: "1", "aria-label": "Add tokens", placeholder: q.limit === "tokens" ? "required" : "optional" });
+  var cost = el("input", { type: "number", name: "costUsd", min: "0", step: "any", "aria-label": "Add cost", placeholder: q.limit === "cost" ? "required" : "optional" });
+  var reason = el("input", { type: "text", name: "reason", placeholder: "Reason to stop (optional)", "aria-label": "Reason" });
+  var buttons = [];
+  var url = runPath(item) + "/budget";
+  buttons.push(el("button", { class: "primary", text: "Extend", onclick: function () {
+    var d = { type: "extend" };
+    if (tokens.value.trim() !== "") d.tokens = Number(tokens.value);
+    if (cost.value.trim() !== "") d.costUsd = Number(cost.value);
+    var must = q.limit === "tokens" ? "tokens" : "costUsd";
+    if (d[must] === undefined) { errorEl.textContent = "The " + (q.limit === "tokens" ? "token" : "cost") + " budget is used up: add " + (q.limit === "tokens" ? "tokens" : "cost") + "."; return; }
+    post(url, { requestId: q.id, decision: d }, errorEl, buttons, "Extended the budget of " + item.runId + ": the run goes on.");
+  } }));
+  buttons.push(el("button", { class: "danger", text: "Stop", onclick: function () {
+    post(url, { requestId: q.id, decision: reason.value.trim() ? { type: "stop", reason: reason.value } : { type: "stop" } }, errorEl, buttons, "Stopped " + item.runId + " at its budget.");
+  } }));
+  return [
+    el("div", { class: "prompt", text: "Budget used up: " + spent }),
+    el("div", { class: "desc", text: "Spent so far: " + ((u.inputTokens || 0) + (u.outputTokens || 0)) + " tokens (" + (u.inputTokens || 0) + " in, " + (u.outputTokens || 0) + " out), cost " + (u.costUsd || 0) + "; limits " + (q.maxTokens === null ? "none" : q.maxTokens) + " tokens, " + (q.maxCostUsd === null ? "none" : q.maxCostUsd) + " cost" + (w.extended && (w.extended.tokens || w.extended.costUsd) ? "; extended so far by " + w.extended.tokens + " tokens, " + w.extended.costUsd + " cost" : "") + "." }),
+    el("label", { text: "Add tokens" }), tokens,
+    el("label", { text: "Add cost" }), cost,
+    reason,
+    el("div", { class: "row" }, buttons), errorEl,
+  ];
+}
+
 function conversation(item) {
   var lines = [];
   if (item.request) lines.push(el("div", {}, [el("span", { class: "who", text: "Request" }), document.createTextNode(item.request)]));
@@ -222,13 +254,13 @@ function conversation(item) {
 function card(item, w) {
   var since = new Date(item.waitingSince || item.startedAt);
   var meta = el("div", { class: "meta" }, [
-    el("span", { class: "kind", text: w.kind === "question" ? "question" : "review" }),
+    el("span", { class: "kind", text: w.kind === "question" ? "question" : w.kind === "budget" ? "budget" : "review" }),
     el("span", { text: item.agent }),
     el("span", { text: item.runId }),
     el("span", { class: "since", title: since.toISOString(), text: "waiting since " + since.toLocaleString() }),
     item.temporalUrl ? el("a", { href: item.temporalUrl, target: "_blank", rel: "noopener", text: "Temporal UI" }) : null,
   ]);
-  var body = w.kind === "question" ? questionCard(item, w) : reviewCard(item, w);
+  var body = w.kind === "question" ? questionCard(item, w) : w.kind === "budget" ? budgetCard(item, w) : reviewCard(item, w);
   return el("div", { class: "card " + w.kind, "data-id": item.runId + "|" + w.id }, [meta, conversation(item)].concat(body));
 }
 

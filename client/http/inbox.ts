@@ -13,6 +13,7 @@ import type { CairnClient } from '../cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { streamReadQuery } from '../../workflows/run-stream.js';
 import { answerSchema } from './agui-events.js';
+import { budgetDecisionSchema } from './budget-schema.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
 
 export interface InboxItem {
@@ -37,7 +38,7 @@ const EXCHANGE_CHARS = 600;
 
 /** The visibility query for runs waiting on a person on `taskQueue`. */
 export function inboxQuery(taskQueue: string): string {
-  return `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnPhase IN ('awaiting_clarification', 'awaiting_review') AND TaskQueue = '${taskQueue.replaceAll("'", "\\'")}'`;
+  return `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnPhase IN ('awaiting_clarification', 'awaiting_review', 'awaiting_budget') AND TaskQueue = '${taskQueue.replaceAll("'", "\\'")}'`;
 }
 
 export async function readInbox(client: CairnClient, agents: readonly Agent[], temporalUiUrl: string | undefined): Promise<InboxItem[]> {
@@ -54,7 +55,11 @@ export async function readInbox(client: CairnClient, agents: readonly Agent[], t
       if (!state) return undefined;
       // A review carries its tool's argument schema (to check an edit); a question the schema its answer is held to.
       const waiting = pendingInterrupts(state).map((p) =>
-        p.kind === 'review' ? { ...p, ...schemaOf(agents, state.agent, p.review.name) } : { ...p, schema: answerSchema(p, p.tool ? schemaOf(agents, state.agent, p.tool).schema : undefined) },
+        p.kind === 'review'
+          ? { ...p, ...schemaOf(agents, state.agent, p.review.name) }
+          : p.kind === 'budget'
+            ? { ...p, schema: budgetDecisionSchema(p.request) }
+            : { ...p, schema: answerSchema(p, p.tool ? schemaOf(agents, state.agent, p.tool).schema : undefined) },
       );
       if (waiting.length === 0) return undefined;
       const namespace = client.temporal.options.namespace;

@@ -1,13 +1,14 @@
 /**
- * What a run waits for, as interrupts a frontend can answer: the pending question, and each
- * pending review. An interrupt's id binds what the workflow will check: `question:<id>` names the
+ * What a run waits for, as interrupts a frontend can answer: the pending question, each pending
+ * review, and a pending budget request (`budget:<requestId>`: extend by tokens and/or cost, or stop). An interrupt's id binds what the workflow will check: `question:<id>` names the
  * clarification; `review:<toolCallId>:<argsHash>` the tool call and the digest of the arguments a
  * person saw. A decision sent back under that id, to any instance, days later, carries the hash to
  * the workflow's own validator: other arguments are refused as stale, a repeat is a no-op.
  * Used by the AG-UI interrupts, the AI SDK approval ids and the inbox alike. Node-only.
  */
 import type { PendingReview } from '../../planner/index.js';
-import type { RunState } from '../../workflows/messages.js';
+import type { BudgetRequest, RunState } from '../../workflows/messages.js';
+import type { RunUsage } from '../../shared/model/model-usage.js';
 
 export type PendingInterrupt =
   | {
@@ -20,11 +21,22 @@ export type PendingInterrupt =
       readonly missingFields?: readonly string[];
       readonly exampleInput?: Readonly<Record<string, unknown>>;
     }
-  | { readonly kind: 'review'; readonly id: string; readonly review: PendingReview };
+  | { readonly kind: 'review'; readonly id: string; readonly review: PendingReview }
+  | {
+      readonly kind: 'budget';
+      readonly id: string;
+      /** What is asked: which limit is used up, the limits in force and what was used when asked. */
+      readonly request: BudgetRequest;
+      /** The run's usage so far (tokens in and out, cost, calls). */
+      readonly usage?: RunUsage;
+      /** What people added so far. */
+      readonly extended?: { readonly tokens: number; readonly costUsd: number };
+    };
 
 export type InterruptTarget =
   | { readonly kind: 'question'; readonly questionId: string }
-  | { readonly kind: 'review'; readonly toolCallId: string; readonly argsHash: string };
+  | { readonly kind: 'review'; readonly toolCallId: string; readonly argsHash: string }
+  | { readonly kind: 'budget'; readonly requestId: string };
 
 export function questionInterruptId(questionId: string): string {
   return `question:${questionId}`;
@@ -34,7 +46,11 @@ export function reviewInterruptId(review: Pick<PendingReview, 'toolCallId' | 'ar
   return `review:${review.toolCallId}:${review.argsHash}`;
 }
 
-/** The interrupts of a run's state, the question first. */
+export function budgetInterruptId(requestId: string): string {
+  return `budget:${requestId}`;
+}
+
+/** The interrupts of a run's state, the question first, a budget request last. */
 export function pendingInterrupts(state: RunState): PendingInterrupt[] {
   const out: PendingInterrupt[] = [];
   const q = state.clarification;
@@ -49,6 +65,8 @@ export function pendingInterrupts(state: RunState): PendingInterrupt[] {
       ...(q.exampleInput && { exampleInput: q.exampleInput }),
     });
   for (const review of state.reviews) out.push({ kind: 'review', id: reviewInterruptId(review), review });
+  const budget = state.budget;
+  if (budget?.pending) out.push({ kind: 'budget', id: budgetInterruptId(budget.pending.id), request: budget.pending, usage: budget.usage, extended: budget.extended });
   return out;
 }
 
@@ -56,6 +74,7 @@ export function pendingInterrupts(state: RunState): PendingInterrupt[] {
 export function parseInterruptId(id: unknown): InterruptTarget | undefined {
   if (typeof id !== 'string' || id.length > 500) return undefined;
   if (id.startsWith('question:') && id.length > 9) return { kind: 'question', questionId: id.slice(9) };
+  if (id.startsWith('budget:') && id.length > 7) return { kind: 'budget', requestId: id.slice(7) };
   const match = /^review:(.+):([^:]+)$/.exec(id);
   return match ? { kind: 'review', toolCallId: match[1]!, argsHash: match[2]! } : undefined;
 }

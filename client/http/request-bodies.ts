@@ -32,6 +32,18 @@ export const decision = z.discriminatedUnion(
   { error: 'A decision is { "type": "accept" | "edit" | "respond" | "reject", ... }.' },
 );
 
+/** A decision on a budget request: the run checks the amounts (whole tokens, cost above 0, the used-up limit named). */
+export const budgetDecision = z.discriminatedUnion(
+  'type',
+  [
+    z.object({ type: z.literal('extend'), tokens: z.number({ error: '"tokens" is a number.' }).optional(), costUsd: z.number({ error: '"costUsd" is a number.' }).optional() }),
+    z.object({ type: z.literal('stop'), reason: text('A stop reason').optional() }),
+  ],
+  { error: 'A budget decision is { "type": "extend", "tokens"?, "costUsd"? } or { "type": "stop", "reason"? }.' },
+);
+
+export const budgetBody = z.object({ requestId: text('"requestId"').optional(), decision: budgetDecision });
+
 export const reviewBody = z.object({ argsHash: text('"argsHash"').optional(), decision });
 
 export const messageBody = z.object({

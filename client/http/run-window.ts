@@ -56,7 +56,8 @@ export async function* runWindow(run: AgentRunHandle, from: number, signal?: Abo
       yield { kind: 'finished', state: await run.state() };
       return;
     }
-    if (!MAY_WAIT.has(event.type)) continue;
+    // A budget request is told by its decision (action `budget`).
+    if (!MAY_WAIT.has(event.type) && !(event.type === 'decision' && event.action === 'budget')) continue;
     const state = await waitingNow(run, event.offset);
     if (state) {
       yield { kind: 'waiting', state };
