@@ -109,7 +109,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const messages = new UserMessages(carried?.messages);
     messages.install(() => state, () => finalAnswer !== null || handingOver, (kind, id, detail) => narrator.heard(kind, id, detail));
     const snapshot = () =>
-      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure });
+      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure, owner: { tenant: input.tenant, user: input.user } });
     setHandler(stateQuery, snapshot);
     const idle = () => finalAnswer !== null || handingOver || inbox.holding() || inbox.awaitsPerson(state) || children.waiting();
     setHandler(untilIdleUpdate, async () => (await condition(idle), snapshot()), {
@@ -234,7 +234,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           settleUpdates,
           inbox,
           tools,
-          children: { runs: children, depth: input.depth ?? 0, searchAttributes: input.searchAttributes === true, model },
+          children: { runs: children, depth: input.depth ?? 0, searchAttributes: input.searchAttributes === true, model, tenant: input.tenant, user: input.user },
           model,
           transcript: { length: transcript.length, epoch: transcript.epoch },
           handOverDue: () => handOverDue(state, signals()),

@@ -22,6 +22,10 @@ export interface AgentRunInput {
   readonly searchAttributes?: boolean;
   /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
   readonly continueAsNewAfterTurns?: number;
+  /** The tenant the run belongs to (its owner; child runs inherit it). */
+  readonly tenant?: string;
+  /** The user who started the run, where known (child runs inherit it). */
+  readonly user?: string;
   /** How many agent tools deep this run is (set for child runs; at most MAX_AGENT_DEPTH). */
   readonly depth?: number;
   /** Set by continue-as-new: where the previous run stopped. */
@@ -122,6 +126,9 @@ export interface RunState {
   readonly steps: readonly StepLogEntry[];
   /** Why the run failed, when it did (e.g. `ModelConfigError`: its model cannot be used); the run's failure says the same. */
   readonly failure?: { readonly type: string; readonly message: string };
+  /** The tenant the run belongs to, and the user who started it, when given at start. */
+  readonly tenant?: string;
+  readonly user?: string;
 }
 
 export interface ClarificationAnswer {

@@ -44,6 +44,8 @@ export function runState(input: {
   continuingAsNew: boolean;
   steps: readonly StepLogEntry[];
   failure?: RunState['failure'];
+  /** Who the run belongs to (its input's tenant and user). */
+  owner?: { readonly tenant?: string | undefined; readonly user?: string | undefined };
   /** Child runs in progress, and what they wait on (child-runs.ts). */
   children?: Pick<ChildRuns, 'links' | 'clarification' | 'reviews'>;
 }): RunState {
@@ -71,6 +73,8 @@ export function runState(input: {
     continuingAsNew: input.continuingAsNew,
     steps: input.steps,
     ...(input.failure && { failure: input.failure }),
+    ...(input.owner?.tenant !== undefined && { tenant: input.owner.tenant }),
+    ...(input.owner?.user !== undefined && { user: input.owner.user }),
   };
 }
 

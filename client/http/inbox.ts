@@ -12,6 +12,7 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient } from '../cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { streamReadQuery } from '../../workflows/run-stream.js';
+import { TENANT_ID } from '../../workflows/search-attributes.js';
 import { answerSchema } from './agui-events.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
 
@@ -36,13 +37,17 @@ const REQUEST_CHARS = 1_000;
 const EXCHANGE_CHARS = 600;
 
 /** The visibility query for runs waiting on a person on `taskQueue`. */
-export function inboxQuery(taskQueue: string): string {
-  return `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnPhase IN ('awaiting_clarification', 'awaiting_review') AND TaskQueue = '${taskQueue.replaceAll("'", "\\'")}'`;
+export function inboxQuery(taskQueue: string, tenant?: string): string {
+  const query = `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnPhase IN ('awaiting_clarification', 'awaiting_review') AND TaskQueue = '${taskQueue.replaceAll("'", "\\'")}'`;
+  // TENANT_ID admits no quote: the tenant is safe in the query as it is.
+  return tenant === undefined ? query : `${query} AND CairnTenant = '${tenant}'`;
 }
 
-export async function readInbox(client: CairnClient, agents: readonly Agent[], temporalUiUrl: string | undefined): Promise<InboxItem[]> {
+/** The runs waiting on a person: `tenant`'s only, when given. */
+export async function readInbox(client: CairnClient, agents: readonly Agent[], temporalUiUrl: string | undefined, tenant?: string): Promise<InboxItem[]> {
+  if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new TypeError(`Invalid tenant "${tenant}".`);
   const found: { workflowId: string; startTime: Date }[] = [];
-  for await (const info of client.temporal.workflow.list({ query: inboxQuery(client.taskQueue), pageSize: MAX_ITEMS })) {
+  for await (const info of client.temporal.workflow.list({ query: inboxQuery(client.taskQueue, tenant), pageSize: MAX_ITEMS })) {
     found.push({ workflowId: info.workflowId, startTime: info.startTime });
     if (found.length >= MAX_ITEMS) break;
   }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import { agentName, authorized, body, startThread, type HttpContext } from './http-context.js';
+import { agentName, authorized, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
 import { answerOf, decisionOf } from './human-actions.js';
 import { readInbox } from './inbox.js';
@@ -13,7 +13,6 @@ import { answerBody, cancelBody, messageBody, parseBody, reviewBody, startRunBod
 import { runError } from './run-errors.js';
 import { actOn, closedError, isOpen, lookupThread } from './thread.js';
 import { sseFrame, sseResponse } from './sse.js';
-import { workflowIdOf } from './thread-ids.js';
 import { deliverMessage } from './user-message.js';
 
 export async function startRun(ctx: HttpContext, request: Request): Promise<Response> {
@@ -21,8 +20,7 @@ export async function startRun(ctx: HttpContext, request: Request): Promise<Resp
   if (input.prompt.length > 40_000) throw new HttpError(413, 'body_too_large', 'The prompt is longer than 40,000 characters.');
   const agent = agentName(ctx, input.agent);
   const threadId = input.threadId ?? randomUUID();
-  const workflowId = workflowIdOf(threadId, ctx.threadPrefix);
-  await authorized(ctx, request, 'start', workflowId);
+  const { workflowId } = await authorizedThread(ctx, request, 'start', threadId);
   await ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, input.prompt));
   return Response.json({ runId: workflowId, threadId, agent }, { status: 201 });
 }
@@ -87,8 +85,8 @@ export async function cancel(ctx: HttpContext, request: Request, run: AgentRunHa
 }
 
 export async function inbox(ctx: HttpContext, request: Request): Promise<Response> {
-  await authorized(ctx, request, 'inbox');
-  const items = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl));
+  const caller = await authorized(ctx, request, 'inbox');
+  const items = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl, caller.tenant));
   // Never cached: a browser holds a second request for a URL until the first is answered (its cache lock).
   return Response.json({ items }, { headers: { 'cache-control': 'no-store' } });
 }

@@ -1,0 +1,155 @@
+/**
+ * Many tenants on one handler: `authorize` says who asks (`{ tenant, user }`); each tenant sees
+ * only its own runs. Another tenant's run is a 404 word for word what a run that never was gets,
+ * on every endpoint (REST, SSE, AG-UI through the real `@ag-ui/client` HttpAgent, chat, resume,
+ * inbox); two tenants' "support-1" are two runs; the runs record their owner (memo, search
+ * attributes, state); the typed client's `forTenant` view reaches only the tenant's runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpAgent, type BaseEvent } from '@ag-ui/client';
+import { CairnClient, UnknownRunError } from '../client/cairn-client.js';
+import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { HttpError } from '../client/http/http-error.js';
+import { scriptStep } from '../testing/script-steps.js';
+import { CairnTenant, CairnUser } from '../workflows/search-attributes.js';
+import { stateQuery } from '../workflows/messages.js';
+import { testAgent } from './fixtures/agents.js';
+import { serve, type Served } from './support/http.js';
+import { awaiting, waitFor } from './support/runs.js';
+import { startTestWorker, type TestWorker } from './support/temporal.js';
+
+let w: TestWorker;
+let served: Served;
+let client: CairnClient;
+let model = '';
+
+beforeAll(async () => {
+  w = await startTestWorker();
+  client = new CairnClient({ client: w.client, taskQueue: w.taskQueue });
+  served = await serve(
+    createCairnHttpHandler({
+      client,
+      agents: [testAgent],
+      // Who asks, from headers a gateway in front would set; no tenant header: refused.
+      authorize: (request) => {
+        const tenant = request.headers.get('x-tenant');
+        if (!tenant) throw new HttpError(401, 'unauthorized', 'Say who you are.');
+        return { tenant, user: request.headers.get('x-user') ?? 'someone' };
+      },
+      startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '3m' } }),
+    }),
+  );
+});
+afterAll(async () => {
+  await served?.close();
+  await w?.stop();
+});
+
+const as = (tenant: string, extra: Record<string, string> = {}) => ({ 'x-tenant': tenant, 'x-user': `${tenant}-user`, 'content-type': 'application/json', ...extra });
+
+async function startAs(tenant: string, threadId: string, prompt: string): Promise<string> {
+  ({ model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')]));
+  const response = await fetch(`${served.url}/runs`, { method: 'POST', headers: as(tenant), body: JSON.stringify({ agent: 'test', prompt, threadId }) });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { runId: string }).runId;
+}
+
+/** What a run that never was gets: the same status and body, given the id asked for. */
+function neverWas(id: string) {
+  return { error: { code: 'unknown_run', message: `No run with id "${id}".` } };
+}
+
+describe('tenants over HTTP', () => {
+  it("each tenant sees only its runs: another tenant's run is a 404 that leaks nothing, on every endpoint", async () => {
+    const thread = `support-${randomUUID().slice(0, 8)}`;
+    const a = await startAs('acme', thread, 'Refund A-2 for acme.');
+    const b = await startAs('globex', thread, 'Refund A-2 for globex.');
+    // Two tenants' thread of the same name: two runs.
+    expect(a).not.toBe(b);
+    const [stateA, stateB] = await Promise.all([awaiting(w.client.workflow.getHandle(a), 'awaiting_review'), awaiting(w.client.workflow.getHandle(b), 'awaiting_review')]);
+    // The owner, in the run's state, memo and search attributes.
+    expect([stateA.tenant, stateA.user, stateB.tenant]).toEqual(['acme', 'acme-user', 'globex']);
+    const described = await w.client.workflow.getHandle(a).describe();
+    expect(described.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'acme-user' });
+    expect([described.typedSearchAttributes.get(CairnTenant), described.typedSearchAttributes.get(CairnUser)]).toEqual(['acme', 'acme-user']);
+    const held = stateA.reviews[0]!;
+
+    // A run that never was, for comparison: its status and body are what globex gets for acme's run.
+    const ghost = `cairn-thread-acme:${randomUUID()}`;
+    const ghostRead = await fetch(`${served.url}/runs/${encodeURIComponent(ghost)}`, { headers: as('globex') });
+    expect(ghostRead.status).toBe(404);
+    expect(await ghostRead.json()).toEqual(neverWas(ghost));
+
+    const path = `${served.url}/runs/${encodeURIComponent(a)}`;
+    const attempts: [string, RequestInit][] = [
+      [path, { headers: as('globex') }],
+      [`${path}/events`, { headers: as('globex') }],
+      [`${path}/events`, { headers: as('globex', { 'last-event-id': '0' }) }],
+      [`${path}/answer`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ answer: 'morning' }) }],
+      [`${path}/reviews/${encodeURIComponent(held.toolCallId)}`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ argsHash: held.argsHash, decision: { type: 'accept' } }) }],
+      [`${path}/messages`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ text: 'hello' }) }],
+      [`${path}/cancel`, { method: 'POST', headers: as('globex'), body: JSON.stringify({}) }],
+    ];
+    for (const [url, init] of attempts) {
+      const response = await fetch(url, init);
+      expect(response.status, `${init.method ?? 'GET'} ${url}`).toBe(404);
+      expect(await response.json()).toEqual(neverWas(a));
+    }
+    // The owner reaches it.
+    const own = await fetch(path, { headers: as('acme') });
+    expect(own.status).toBe(200);
+    expect(((await own.json()) as { state: { tenant: string } }).state.tenant).toBe('acme');
+
+    // Chat resume of acme's chat id, asked by globex: globex has no such chat (204, as for any unknown chat).
+    const chatThread = `chat-${randomUUID().slice(0, 8)}`;
+    const chatA = await startAs('acme', chatThread, 'Refund A-2 for acme, in chat.');
+    const heldInChat = (await awaiting(w.client.workflow.getHandle(chatA), 'awaiting_review')).reviews[0]!;
+    expect((await fetch(`${served.url}/chat/${chatThread}/stream`, { headers: as('globex') })).status).toBe(204);
+    expect((await fetch(`${served.url}/chat/${chatThread}/stream`, { headers: as('acme') })).status).toBe(200);
+
+    // AG-UI: globex resuming acme's interrupt on a thread id only acme has reaches nothing of acme's.
+    const agent = new HttpAgent({ url: `${served.url}/agui`, threadId: chatThread, headers: as('globex'), initialMessages: [] });
+    const events: BaseEvent[] = [];
+    const resumed = await agent
+      .runAgent({ resume: [{ interruptId: heldInChat.toolCallId, status: 'resolved', payload: { decision: { type: 'accept' }, argsHash: heldInChat.argsHash } }] } as never, { onEvent: ({ event }) => void events.push(event) })
+      .then(() => 'ok', (error: Error) => error.message);
+    expect(JSON.stringify(events)).not.toContain('acme');
+    expect(String(resumed)).not.toContain('acme');
+    // acme's run still holds its call, untouched by globex's attempts.
+    expect(String(resumed)).not.toContain(chatA);
+    const still = await w.client.workflow.getHandle(chatA).query(stateQuery);
+    expect(still.phase).toBe('awaiting_review');
+    expect(still.reviews.map((r) => r.toolCallId)).toEqual([heldInChat.toolCallId]);
+
+    // The inbox: each tenant's own runs only.
+    const inboxOf = async (tenant: string) => {
+      const response = await fetch(`${served.url}/inbox`, { headers: as(tenant) });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { items: { runId: string }[] }).items.map((i) => i.runId);
+    };
+    const acmeInbox = await waitFor(async () => {
+      const ids = await inboxOf('acme');
+      return ids.includes(a) && ids.includes(chatA) ? ids : undefined;
+    }, 'acme inbox');
+    expect(acmeInbox).not.toContain(b);
+    const globexInbox = await waitFor(async () => {
+      const ids = await inboxOf('globex');
+      return ids.includes(b) ? ids : undefined;
+    }, 'globex inbox');
+    expect(globexInbox).not.toContain(a);
+    expect(globexInbox).not.toContain(chatA);
+    // No identity: refused.
+    expect((await fetch(`${served.url}/inbox`)).status).toBe(401);
+
+    // The typed client's tenant view.
+    await expect(client.forTenant('globex').run(a)).rejects.toBeInstanceOf(UnknownRunError);
+    expect((await client.forTenant('acme').run(a)).workflowId).toBe(a);
+    await expect(client.forTenant('acme').run(`never-${randomUUID()}`)).rejects.toBeInstanceOf(UnknownRunError);
+
+    // The owner decides; the run completes.
+    const decided = await fetch(`${path}/reviews/${encodeURIComponent(held.toolCallId)}`, { method: 'POST', headers: as('acme'), body: JSON.stringify({ argsHash: held.argsHash, decision: { type: 'accept' } }) });
+    expect(decided.status).toBe(200);
+    for (const id of [b, chatA]) await w.client.workflow.getHandle(id).terminate('test done');
+  });
+});
