@@ -73,6 +73,8 @@ describe('tenants over HTTP', () => {
     const described = await w.client.workflow.getHandle(a).describe();
     expect(described.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'acme-user' });
     expect([described.typedSearchAttributes.get(CairnTenant), described.typedSearchAttributes.get(CairnUser)]).toEqual(['acme', 'acme-user']);
+    // The tenant is the run's fairness key; a run a person started over HTTP goes ahead of background runs.
+    expect(described.raw.workflowExecutionInfo?.priority).toMatchObject({ fairnessKey: 'acme', fairnessWeight: 1, priorityKey: 2 });
     const held = stateA.reviews[0]!;
 
     // A run that never was, for comparison: its status and body are what globex gets for acme's run.
