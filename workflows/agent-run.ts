@@ -28,6 +28,7 @@ import { RunStream } from './run-stream.js';
 import { RunNarrator } from './run-narrator.js';
 import { UserMessages } from './user-messages.js';
 import { runInputProblem } from './run-input.js';
+import { INBOX_MEMO_PATCH, WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { ACTIVITY_IDS_PATCH, CANCEL_IN_FLIGHT_PATCH, SETTLE_UPDATES_PATCH, takeStep } from './take-step.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type AgentRunInput, type AgentRunResult, type RunState, type StepLogEntry } from './messages.js';
@@ -61,6 +62,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
     // Asked only by runs that upsert search attributes: the others get no marker for it.
     const listedPhase = input.searchAttributes && patched(RUNNING_PHASE_PATCH) ? searchPhase : (phase: string) => phase;
     const handOverAfterSignals = patched(HAND_OVER_AFTER_SIGNALS_PATCH);
+    // Asked only by runs that upsert search attributes (the inbox lists only those).
+    const publishWaiting = input.searchAttributes === true && patched(INBOX_MEMO_PATCH);
     const agent = byName.get(input.agent);
     if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
     const model = input.model ?? agent.model;
@@ -101,8 +104,15 @@ export function defineAgentRun(agents: readonly Agent[]) {
     stream.install();
     const narrator = new RunNarrator(stream, () => state);
     if (!carried) narrator.started(agent.name, input.prompt);
+    const waitingMemo = new WaitingMemo(input.prompt, input.tenant);
+    const publish = () => {
+      if (publishWaiting) waitingMemo.publish(snapshot(), transcript.messages, Date.now());
+    };
     const children = new ChildRuns();
-    children.install((link, status) => narrator.childWaiting(link, status));
+    children.install((link, status) => {
+      narrator.childWaiting(link, status);
+      publish();
+    });
     const parent = new ParentLink();
     const inbox = new RunInbox(carried);
     inbox.install(() => state, tools, children, (kind, id, detail) => narrator.heard(kind, id, detail));
@@ -178,6 +188,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           apply((plan = delivered));
         }
         setCurrentDetails(runDetails(snapshot()));
+        publish();
         const step = plan.step;
         switch (loopControl(state, step, signals())) {
           case 'finish': {
