@@ -154,4 +154,45 @@ describe('tenants over HTTP', () => {
     expect(decided.status).toBe(200);
     for (const id of [b, chatA]) await w.client.workflow.getHandle(id).terminate('test done');
   });
+
+  it("a tenant at its limit of runs in flight gets 429 with Retry-After; another tenant does not; a finished run frees a place", async () => {
+    const limited = await serve(
+      createCairnHttpHandler({
+        client,
+        agents: [testAgent],
+        authorize: (request) => ({ tenant: request.headers.get('x-tenant')! }),
+        maxRunsPerTenant: (tenant) => (tenant.startsWith('small') ? 1 : undefined),
+        startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '3m' } }),
+      }),
+    );
+    try {
+      const small = `small${randomUUID().slice(0, 6)}`;
+      const post = (tenant: string, threadId: string) =>
+        fetch(`${limited.url}/runs`, { method: 'POST', headers: as(tenant), body: JSON.stringify({ agent: 'test', prompt: 'Refund A-2.', threadId }) });
+      ({ model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')]));
+      const first = await post(small, 'one');
+      expect(first.status).toBe(201);
+      const { runId } = (await first.json()) as { runId: string };
+      await awaiting(w.client.workflow.getHandle(runId), 'awaiting_review');
+      await waitFor(async () => ((await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 1 ? true : undefined), 'the run counted');
+      // The same thread again: its run is found, no new one, no refusal.
+      expect((await post(small, 'one')).status).toBe(201);
+      const refused = await post(small, 'two');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('tenant_runs_limit');
+      // Another tenant is not held back.
+      const big = await post(`big${randomUUID().slice(0, 6)}`, 'two');
+      expect(big.status).toBe(201);
+      await w.client.workflow.getHandle(((await big.json()) as { runId: string }).runId).terminate('test done');
+      // The small tenant's run ends: a place is free again.
+      await w.client.workflow.getHandle(runId).terminate('test done');
+      await waitFor(async () => ((await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 0 ? true : undefined), 'the run no longer counted');
+      const again = await post(small, 'two');
+      expect(again.status).toBe(201);
+      await w.client.workflow.getHandle(((await again.json()) as { runId: string }).runId).terminate('test done');
+    } finally {
+      await limited.close();
+    }
+  });
 });
