@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { CairnClient, UnknownRunError } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
+import { createCairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
 import { HttpError } from '../client/http/http-error.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { CairnTenant, CairnUser } from '../workflows/search-attributes.js';
@@ -193,6 +195,30 @@ describe('tenants over HTTP', () => {
       await w.client.workflow.getHandle(((await again.json()) as { runId: string }).runId).terminate('test done');
     } finally {
       await limited.close();
+    }
+  });
+
+  it('the A2A and MCP servers, which do not scope by tenant, refuse a caller of a tenant (403) rather than show every run', async () => {
+    const tenantAuth = () => ({ tenant: 'acme' });
+    const a2a = await serve(createCairnA2AHandler({ client, agents: [testAgent], authorize: tenantAuth, onError: () => undefined }));
+    const mcp = await serve(createCairnMcpHandler({ client, agents: [testAgent], basePath: '/mcp', authorize: tenantAuth, onError: () => undefined }));
+    try {
+      const got = await fetch(`${a2a.url}/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: `cairn-a2a-test-${randomUUID()}` } }),
+      });
+      expect(got.status).toBe(403);
+      expect(JSON.stringify(await got.json())).toContain('does not scope runs by tenant');
+      const init = await fetch(`${mcp.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      expect(init.status).toBe(403);
+    } finally {
+      await a2a.close();
+      await mcp.close();
     }
   });
 });
