@@ -221,4 +221,26 @@ describe('tenants over HTTP', () => {
       await mcp.close();
     }
   });
+
+  it("a child run belongs to its parent's tenant and user, and the parent's memo tells the child's question", async () => {
+    const { model: scripted } = w.script([
+      scriptStep.call('ask_helper', { task: 'Redeliver A-1.' }),
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), // child: no window → a question
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: 'morning' }),
+      scriptStep.text('Redelivery scheduled.'),
+      scriptStep.text('Done.'),
+    ]);
+    const run = await client.forTenant('acme', 'ann').start({ agent: 'test', prompt: 'redeliver A-1', model: scripted });
+    const parent = w.client.workflow.getHandle(run.workflowId);
+    await awaiting(parent, 'awaiting_clarification');
+    const child = await w.client.workflow.getHandle(`${run.workflowId}/1.1`).describe();
+    expect(child.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'ann' });
+    expect(child.typedSearchAttributes.get(CairnTenant)).toBe('acme');
+    expect(child.raw.workflowExecutionInfo?.priority?.fairnessKey).toBe('acme');
+    expect(await w.client.workflow.getHandle(`${run.workflowId}/1.1`).query(stateQuery)).toMatchObject({ tenant: 'acme', user: 'ann' });
+    const memo = (await parent.describe()).memo?.cairnWaiting as { clarification: { id: string }; tenant: string } | undefined;
+    expect(memo).toMatchObject({ tenant: 'acme', clarification: { id: '1.1/q1' } });
+    await expect(client.forTenant('globex').run(`${run.workflowId}/1.1`)).rejects.toBeInstanceOf(UnknownRunError);
+    await parent.terminate('test done');
+  });
 });
