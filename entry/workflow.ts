@@ -27,7 +27,7 @@ export {
   type RunState,
   type StepLogEntry,
 } from '../workflows/messages.js';
-export { CairnAgent, CairnPhase, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+export { CairnAgent, CairnPhase, CairnTenant, CairnUser, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
 export type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
 export { agentsOf } from '../shared/agent/define-agent.js';
