@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { PolicyOverrides } from '../shared/agent/agent-policy.js';
 import { untilIdleUpdate, type AgentRunInput, type AgentRunWorkflow, type RunState } from '../workflows/messages.js';
-import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { CAIRN_SEARCH_ATTRIBUTES, ownerMemo, ownerSearchAttributes, TENANT_ID, TENANT_MEMO } from '../workflows/search-attributes.js';
+import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { AgentRunHandle } from './agent-run-handle.js';
 
 /** The task queue `cairn dev` and `cairn worker` poll unless told otherwise. */
@@ -19,7 +20,13 @@ export interface CairnClientOptions {
   readonly client: Client;
   /** The task queue your Cairn workers poll. Default `cairn`. */
   readonly taskQueue?: string;
+  /** The fairness weight of each tenant's runs (a tenant not named weighs 1). */
+  readonly tenantWeights?: Readonly<Record<string, number>>;
 }
+
+/** Priority keys: a person waits on an interactive run (the HTTP handler's), nobody on a background one. */
+export const INTERACTIVE_PRIORITY = 2;
+export const BACKGROUND_PRIORITY = 4;
 
 /** A run to start. */
 export interface StartRunOptions {
@@ -41,6 +48,21 @@ export interface StartRunOptions {
   readonly searchAttributes?: boolean | 'auto';
   /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
   readonly continueAsNewAfterTurns?: number;
+  /**
+   * The tenant the run belongs to: kept in its memo (`cairnTenant`), its `CairnTenant` search
+   * attribute (when registered) and its state; child runs inherit it. It is the fairness key of
+   * the run's workflow and activity tasks (Temporal Priority and Fairness). Letters, digits and
+   * `_.@-`, up to 100 characters.
+   */
+  readonly tenant?: string;
+  /** The user who starts the run, where known (`cairnUser` memo, `CairnUser` search attribute). */
+  readonly user?: string;
+  /**
+   * How the run's tasks are dispatched: `fairnessWeight` (the tenant's share against other
+   * tenants', default 1) and `priorityKey` (1 first … 5 last; default 3). Default: the client's
+   * `tenantWeights` and `interactive` / `background` priority.
+   */
+  readonly priority?: { readonly fairnessWeight?: number; readonly priorityKey?: number };
   /** More Temporal start options (timeouts, memo, static summary…). */
   readonly temporal?: Partial<Omit<WorkflowStartOptions<AgentRunWorkflow>, 'args' | 'workflowId' | 'taskQueue'>>;
 }
@@ -49,11 +71,18 @@ export interface StartRunOptions {
 export class CairnClient {
   readonly temporal: Client;
   readonly taskQueue: string;
+  readonly tenantWeights: Readonly<Record<string, number>>;
   #searchAttributes: Promise<boolean> | undefined;
 
   constructor(options: CairnClientOptions) {
     this.temporal = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.tenantWeights = options.tenantWeights ?? {};
+  }
+
+  /** A view of this client scoped to `tenant`: it starts runs for the tenant and reaches only the tenant's runs. */
+  forTenant(tenant: string, user?: string): TenantRuns {
+    return new TenantRuns(this, tenant, user);
   }
 
   /** Starts a run and returns its handle at once. */
@@ -97,11 +126,25 @@ export class CairnClient {
       ...(options.model !== undefined && { model: options.model }),
       ...(options.policy !== undefined && { policy: options.policy }),
       ...(options.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: options.continueAsNewAfterTurns }),
+      ...(options.tenant !== undefined && { tenant: options.tenant }),
+      ...(options.user !== undefined && { user: options.user }),
       searchAttributes: wanted === 'auto' ? await this.hasSearchAttributes() : wanted,
     };
+    if (options.tenant !== undefined && !TENANT_ID.test(options.tenant)) throw new TypeError(`Invalid tenant "${options.tenant}": letters, digits and _.@- (up to 100), starting with a letter or digit.`);
+    const owned = options.tenant !== undefined || options.user !== undefined;
     const startOptions = {
       staticSummary: `${options.agent}: ${options.prompt}`.slice(0, 200),
       ...options.temporal,
+      ...(owned && { memo: { ...options.temporal?.memo, ...ownerMemo(options) } }),
+      ...(owned && input.searchAttributes && { typedSearchAttributes: [...searchAttributePairs(options.temporal?.typedSearchAttributes), ...ownerSearchAttributes(options)] }),
+      // The tenant is the fairness key of the run's tasks; its activities and child runs inherit the priority.
+      ...((options.tenant !== undefined || options.priority?.priorityKey !== undefined || options.temporal?.priority) && {
+        priority: {
+          ...(options.tenant !== undefined && { fairnessKey: options.tenant, fairnessWeight: options.priority?.fairnessWeight ?? this.tenantWeights[options.tenant] ?? 1 }),
+          ...(options.priority?.priorityKey !== undefined && { priorityKey: options.priority.priorityKey }),
+          ...options.temporal?.priority,
+        },
+      }),
       taskQueue: options.taskQueue ?? this.taskQueue,
       args: [input] as [AgentRunInput],
     };
@@ -126,4 +169,52 @@ export class CairnClient {
 export function searchAttributesHint(namespace: string): string {
   const create = CAIRN_SEARCH_ATTRIBUTES.map((key) => `temporal operator search-attribute create --namespace ${namespace} --name ${key.name} --type Keyword`).join(' && ');
   return `Namespace "${namespace}" has not registered Cairn's search attributes, so runs cannot be listed by CairnAgent or CairnPhase (they run all the same). Register them once: ${create}`;
+}
+
+function searchAttributePairs(given: SearchAttributePair[] | TypedSearchAttributes | undefined): SearchAttributePair[] {
+  if (!given) return [];
+  return Array.isArray(given) ? given : given.getAll();
+}
+
+/** A run that is not the tenant's, or none: the same error either way, so nothing leaks. */
+export class UnknownRunError extends Error {
+  override readonly name = 'UnknownRunError';
+  readonly code = 'unknown_run';
+  constructor(readonly workflowId: string) {
+    super(`No run with id "${workflowId}".`);
+  }
+}
+
+/** The tenant a run belongs to (its memo), or undefined for a run of no tenant; throws Temporal's not-found error for no run. */
+export async function tenantOf(client: Client, workflowId: string): Promise<string | undefined> {
+  const description = await client.workflow.getHandle(workflowId).describe();
+  const tenant = description.memo?.[TENANT_MEMO];
+  return typeof tenant === 'string' ? tenant : undefined;
+}
+
+/** `client.forTenant(tenant)`: starts runs for one tenant and reaches only its runs. */
+export class TenantRuns {
+  constructor(
+    readonly client: CairnClient,
+    readonly tenant: string,
+    readonly user?: string,
+  ) {}
+
+  start(options: Omit<StartRunOptions, 'tenant'>): Promise<AgentRunHandle> {
+    return this.client.start({ ...(this.user !== undefined && { user: this.user }), ...options, tenant: this.tenant });
+  }
+
+  startUntilIdle(options: Omit<StartRunOptions, 'tenant'>): Promise<{ readonly run: AgentRunHandle; readonly state: RunState }> {
+    return this.client.startUntilIdle({ ...(this.user !== undefined && { user: this.user }), ...options, tenant: this.tenant });
+  }
+
+  /** The tenant's run; `UnknownRunError` for another tenant's run and for none alike. */
+  async run(workflowId: string): Promise<AgentRunHandle> {
+    const owner = await tenantOf(this.client.temporal, workflowId).catch((error: Error) => {
+      if (error.name === 'WorkflowNotFoundError') return null;
+      throw error;
+    });
+    if (owner !== this.tenant) throw new UnknownRunError(workflowId);
+    return this.client.run(workflowId);
+  }
 }

@@ -12,7 +12,7 @@ import type { CairnClient as CairnClientInstance } from '../client/cairn-client.
 import { connectCairnClient as connectWith, type ConnectCairnClientOptions } from '../client/connect.js';
 import { dataConverterFromEnvironment } from '../runtime/payload-codec.js';
 
-export { CairnClient, type CairnClientOptions, type StartRunOptions } from '../client/cairn-client.js';
+export { CairnClient, TenantRuns, UnknownRunError, INTERACTIVE_PRIORITY, BACKGROUND_PRIORITY, type CairnClientOptions, type StartRunOptions } from '../client/cairn-client.js';
 export { AgentRunHandle } from '../client/agent-run-handle.js';
 export { NotPendingError } from '../client/not-pending-error.js';
 export { refusalCodeOf, type HumanInputRefusal } from '../shared/failures/human-input-refusal.js';

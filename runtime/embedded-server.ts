@@ -61,6 +61,9 @@ export const FAST_DEV_SERVER_CONFIG: DynamicConfig = {
   // run's Signals past this many (the sender gets an error); a run hands over after half as many
   // (workflows/run-inbox.ts), with a fresh count (docs/planner.md).
   'history.maximumSignalsPerExecution': MAX_SIGNALS_PER_RUN,
+  // Priority and Fairness: a run's tasks carry its tenant as the fairness key (CairnClient), so one
+  // tenant's backlog does not hold back another's first workflow task (docs/operations.md).
+  'matching.enableFairness': true,
 };
 
 /** `dynamicConfig` as `temporal server start-dev` arguments. */

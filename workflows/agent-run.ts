@@ -29,6 +29,7 @@ import { RunStream } from './run-stream.js';
 import { RunNarrator } from './run-narrator.js';
 import { UserMessages } from './user-messages.js';
 import { runInputProblem } from './run-input.js';
+import { INBOX_MEMO_PATCH, WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { ACTIVITY_IDS_PATCH, CANCEL_IN_FLIGHT_PATCH, SETTLE_UPDATES_PATCH, takeStep } from './take-step.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type AgentRunInput, type AgentRunResult, type RunState, type StepLogEntry } from './messages.js';
@@ -69,6 +70,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const listedPhase = input.searchAttributes && patched(RUNNING_PHASE_PATCH) ? searchPhase : (phase: string) => phase;
     const handOverAfterSignals = patched(HAND_OVER_AFTER_SIGNALS_PATCH);
     const runEnds = patched(RUN_ENDS_PATCH);
+    // Asked only by runs that upsert search attributes (the inbox lists only those).
+    const publishWaiting = input.searchAttributes === true && patched(INBOX_MEMO_PATCH);
     const agent = byName.get(input.agent);
     if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
     const model = input.model ?? agent.model;
@@ -109,8 +112,15 @@ export function defineAgentRun(agents: readonly Agent[]) {
     stream.install();
     const narrator = new RunNarrator(stream, () => state);
     if (!carried) narrator.started(agent.name, input.prompt);
+    const waitingMemo = new WaitingMemo(input.prompt, input.tenant);
+    const publish = () => {
+      if (publishWaiting) waitingMemo.publish(snapshot(), transcript.messages, Date.now());
+    };
     const children = new ChildRuns();
-    children.install((link, status) => narrator.childWaiting(link, status));
+    children.install((link, status) => {
+      narrator.childWaiting(link, status);
+      publish();
+    });
     const parent = new ParentLink();
     const inbox = new RunInbox(carried);
     inbox.install(() => state, tools, children, (kind, id, detail) => narrator.heard(kind, id, detail));
@@ -119,7 +129,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const budget = new BudgetRequests();
     budget.install(() => plan.step);
     const snapshot = () =>
-      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure, step: plan.step });
+      runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure, step: plan.step, owner: { tenant: input.tenant, user: input.user } });
     setHandler(stateQuery, snapshot);
     const idle = () => finalAnswer !== null || handingOver || inbox.holding() || inbox.awaitsPerson(state) || children.waiting() || plan.step.type === 'await_budget';
     setHandler(untilIdleUpdate, async () => (await condition(idle), snapshot()), {
@@ -188,6 +198,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           apply((plan = delivered));
         }
         setCurrentDetails(runDetails(snapshot()));
+        publish();
         const step = plan.step;
         switch (loopControl(state, step, signals())) {
           case 'finish': {
@@ -257,7 +268,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           settleUpdates,
           inbox,
           tools,
-          children: { runs: children, depth: input.depth ?? 0, searchAttributes: input.searchAttributes === true, model },
+          children: { runs: children, depth: input.depth ?? 0, searchAttributes: input.searchAttributes === true, model, tenant: input.tenant, user: input.user },
           model,
           transcript: { length: transcript.length, epoch: transcript.epoch },
           handOverDue: () => handOverDue(state, signals()),

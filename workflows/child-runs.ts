@@ -6,6 +6,7 @@
  * ids prefixed by its tool call (`2.1/q1`), and forwards answers and decisions to the child. A
  * cancel of the parent is forwarded, so children finish gracefully. Workflow code (sandbox).
  */
+import { ownerMemo, ownerSearchAttributes } from './search-attributes.js';
 import { getExternalWorkflowHandle, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import { resultAfterRetries } from '../shared/failures/after-retries.js';
 import type { Agent } from '../shared/agent/define-agent.js';
@@ -111,7 +112,7 @@ export class ChildRuns {
   async run(
     call: ToolCall,
     agent: Agent,
-    input: { readonly depth: number; readonly searchAttributes: boolean; readonly model: string },
+    input: { readonly depth: number; readonly searchAttributes: boolean; readonly model: string; readonly tenant?: string | undefined; readonly user?: string | undefined },
     cancelled: Promise<string>,
   ): Promise<ToolResult> {
     const depth = input.depth + 1;
@@ -127,8 +128,21 @@ export class ChildRuns {
       child = await startChild(workflowType, {
         workflowId,
         // The child's own model, else the parent's.
-        args: [{ agent: agent.name, prompt: String(task), depth, ...(!agent.model && { model: input.model }), ...(input.searchAttributes && { searchAttributes: true }) } satisfies AgentRunInput],
+        args: [
+          {
+            agent: agent.name,
+            prompt: String(task),
+            depth,
+            ...(!agent.model && { model: input.model }),
+            ...(input.searchAttributes && { searchAttributes: true }),
+            ...(input.tenant !== undefined && { tenant: input.tenant }),
+            ...(input.user !== undefined && { user: input.user }),
+          } satisfies AgentRunInput,
+        ],
         staticSummary: `${agent.name}: ${String(task)}`.slice(0, 200),
+        // The child belongs to the parent's tenant (and user): its memo, and its search attributes when registered.
+        // Its priority (fairness key) is the parent's: Temporal's default for a child.
+        ...ownerStartOptions(input),
       });
     } catch (err) {
       return resultAfterRetries(call, fromError(err));
@@ -192,4 +206,10 @@ function childEnded(call: ToolCall, agent: string, workflowId: string, cause: To
   if (!how) return resultAfterRetries(call, cause);
   const message = `The ${agent} run ${workflowId} was ${how} before it finished, so it has no answer; it was not retried, and ${call.name} is not at fault.`;
   return errorResult(call, toolError('cancelled', message, cause), { message });
+}
+
+/** The memo and search attributes that say who a child run belongs to (nothing for a run of no tenant). */
+function ownerStartOptions(input: { readonly searchAttributes: boolean; readonly tenant?: string | undefined; readonly user?: string | undefined }) {
+  if (input.tenant === undefined && input.user === undefined) return {};
+  return { memo: ownerMemo(input), ...(input.searchAttributes && { typedSearchAttributes: ownerSearchAttributes(input) }) };
 }

@@ -28,6 +28,10 @@ export interface AgentRunInput {
   readonly searchAttributes?: boolean;
   /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
   readonly continueAsNewAfterTurns?: number;
+  /** The tenant the run belongs to (its owner; child runs inherit it). */
+  readonly tenant?: string;
+  /** The user who started the run, where known (child runs inherit it). */
+  readonly user?: string;
   /** How many agent tools deep this run is (set for child runs; at most MAX_AGENT_DEPTH). */
   readonly depth?: number;
   /** Set by continue-as-new: where the previous run stopped. */
@@ -142,6 +146,9 @@ export interface RunState {
   readonly budget?: RunBudget;
   /** Set once the run has finished: answered, or ended with a code. */
   readonly outcome?: RunOutcome;
+  /** The tenant the run belongs to, and the user who started it, when given at start. */
+  readonly tenant?: string;
+  readonly user?: string;
 }
 
 /**

@@ -59,6 +59,8 @@ export function runState(input: {
   continuingAsNew: boolean;
   steps: readonly StepLogEntry[];
   failure?: RunState['failure'];
+  /** Who the run belongs to (its input's tenant and user). */
+  owner?: { readonly tenant?: string | undefined; readonly user?: string | undefined };
   /** Child runs in progress, and what they wait on (child-runs.ts). */
   children?: Pick<ChildRuns, 'links' | 'clarification' | 'reviews'>;
   /** The step the run is on: a pending budget request is read off it; a finish gives the outcome. */
@@ -95,6 +97,8 @@ export function runState(input: {
       pending: input.step?.type === 'await_budget' ? input.step.request : null,
     },
     ...(input.step?.type === 'finish' && input.finalAnswer !== null && { outcome: runOutcome(state, input.step) }),
+    ...(input.owner?.tenant !== undefined && { tenant: input.owner.tenant }),
+    ...(input.owner?.user !== undefined && { user: input.owner.user }),
   };
 }
 

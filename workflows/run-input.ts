@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { policyOverridesSchema } from '../shared/agent/agent-policy.js';
+import { TENANT_ID } from './search-attributes.js';
 import { summariseIssues, toFieldIssues } from '../shared/guards/zod-issues.js';
 
 /** The longest prompt a run accepts (characters); longer text belongs in a tool the agent can read. */
@@ -19,6 +20,8 @@ const runInputSchema = z.strictObject({
   policy: policyOverridesSchema.optional(),
   searchAttributes: z.boolean().optional(),
   continueAsNewAfterTurns: z.number().int().min(0).optional(),
+  tenant: z.string().regex(TENANT_ID).optional(),
+  user: z.string().min(1).max(200).optional(),
   depth: z.number().int().min(0).max(64).optional(),
   // Written by the run itself when it continues as new; only its outline is checked here.
   carried: z

@@ -5,14 +5,38 @@
  * (an event of ~100 bytes) twice a turn; the `state` Query still tells them apart.
  * Workflow-safe: `defineSearchAttributeKey` is in @temporalio/common.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 export const CairnAgent = defineSearchAttributeKey('CairnAgent', SearchAttributeType.KEYWORD);
 export const CairnPhase = defineSearchAttributeKey('CairnPhase', SearchAttributeType.KEYWORD);
 
-export const CAIRN_SEARCH_ATTRIBUTES = [CairnAgent, CairnPhase];
+/** The tenant a run belongs to, and the user who started it (set at start, inherited by child runs). */
+export const CairnTenant = defineSearchAttributeKey('CairnTenant', SearchAttributeType.KEYWORD);
+export const CairnUser = defineSearchAttributeKey('CairnUser', SearchAttributeType.KEYWORD);
+
+export const CAIRN_SEARCH_ATTRIBUTES = [CairnAgent, CairnPhase, CairnTenant, CairnUser];
+
+/** The memo keys a run's owner is kept under (readable by `describe()` whether or not search attributes are registered). */
+/** A tenant id: safe in a workflow id, a visibility query and a fairness key. */
+export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/;
+
+export const TENANT_MEMO = 'cairnTenant';
+export const USER_MEMO = 'cairnUser';
 
 /** The `CairnPhase` a phase is listed under: `model` and `tools` are both `running`. */
 export function searchPhase(phase: string): string {
   return phase === 'model' || phase === 'tools' ? 'running' : phase;
+}
+
+/** Who a run belongs to, as its memo keeps it. */
+export function ownerMemo(owner: { readonly tenant?: string | undefined; readonly user?: string | undefined }): Record<string, string> {
+  return { ...(owner.tenant !== undefined && { [TENANT_MEMO]: owner.tenant }), ...(owner.user !== undefined && { [USER_MEMO]: owner.user }) };
+}
+
+/** Who a run belongs to, as search attributes (the namespace must have them registered). */
+export function ownerSearchAttributes(owner: { readonly tenant?: string | undefined; readonly user?: string | undefined }): SearchAttributePair[] {
+  return [
+    ...(owner.tenant !== undefined ? [{ key: CairnTenant, value: owner.tenant }] : []),
+    ...(owner.user !== undefined ? [{ key: CairnUser, value: owner.user }] : []),
+  ];
 }

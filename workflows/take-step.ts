@@ -75,7 +75,7 @@ export interface StepContext {
   /** The model spec the run uses. */
   readonly model: string;
   /** Child runs, for agent tools: where they are kept, and this run's depth and search attributes. */
-  readonly children: { readonly runs: ChildRuns; readonly depth: number; readonly searchAttributes: boolean; readonly model: string };
+  readonly children: { readonly runs: ChildRuns; readonly depth: number; readonly searchAttributes: boolean; readonly model: string; readonly tenant?: string | undefined; readonly user?: string | undefined };
   /** True when the run should continue as new: long waits wake up for it. */
   readonly handOverDue: () => boolean;
   /** Let the Update that woke a wait complete before the run goes on (runs from before SETTLE_UPDATES_PATCH did not). */

@@ -14,7 +14,7 @@ import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError,
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
-import { checkAuthorized, type Authorize, type HttpAction } from '../http/authorize.js';
+import { checkAuthorizedUnscoped, type Authorize, type HttpAction } from '../http/authorize.js';
 import { agentMessage, answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, textPart, toTask } from './a2a-task.js';
 import { applyReplies, parseReply, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
@@ -257,7 +257,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const request = context.state.get(REQUEST_KEY) as Request | undefined;
     if (!request) return;
     try {
-      await checkAuthorized(this.settings.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
+      await checkAuthorizedUnscoped(this.settings.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
     } catch (error) {
       context.state.set(AUTH_ERROR_KEY, error);
       throw new UnsupportedOperationError(`Not authorized to ${action}.`);

@@ -23,7 +23,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { RunState } from '../../workflows/messages.js';
 import { agUiWindowContext, flushAgUi, toAgUiEvents, toAgUiInterrupts } from './agui-events.js';
-import { agentName, authorized, body, startThread, type HttpContext } from './http-context.js';
+import { agentName, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
 import { cancelInterrupt, resolveInterrupt } from './human-actions.js';
 import { schemaOf } from './inbox.js';
@@ -32,14 +32,12 @@ import { promptOf, textOf } from './prompt-of.js';
 import { runWindow } from './run-window.js';
 import { sseResponse } from './sse.js';
 import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type Thread, type WindowStart } from './thread.js';
-import { workflowIdOf } from './thread-ids.js';
 
 export async function agUiRun(ctx: HttpContext, request: Request): Promise<Response> {
   const parsed = RunAgentInputSchema.safeParse(await body(ctx, request));
   if (!parsed.success) throw new HttpError(422, 'invalid_input', `Not a RunAgentInput: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
   const input = parsed.data as RunAgentInput;
-  const workflowId = workflowIdOf(input.threadId, ctx.threadPrefix);
-  await authorized(ctx, request, 'agui', workflowId);
+  const { workflowId } = await authorizedThread(ctx, request, 'agui', input.threadId);
   const had = seenIn(input.messages);
   const thread = await lookupThread(ctx, workflowId);
   const start = input.resume?.length ? await resume(ctx, thread, input, had) : await begin(ctx, request, thread, input, had);

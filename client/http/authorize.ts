@@ -1,11 +1,15 @@
 /**
  * Who may do what: the handler asks `authorize(request, action, run)` before every act. Return
  * `true` (or nothing) to allow, `false` for 403, or throw an HttpError (401 with a challenge, say).
+ * Or return who is asking, `{ tenant, user }` (allowed): then the request sees only the tenant's
+ * runs (another tenant's run is 404, as one that never was), its thread ids are the tenant's own,
+ * and the runs it starts belong to the tenant and the user.
  * `bearerToken(token)` is the default `cairn serve` uses: `Authorization: Bearer <token>`,
  * compared in constant time. Node-only (client side).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpError } from './http-error.js';
+import { TENANT_ID } from '../../workflows/search-attributes.js';
 
 /** What a request asks to do. */
 export type HttpAction = 'start' | 'read' | 'events' | 'answer' | 'review' | 'message' | 'cancel' | 'inbox' | 'agui' | 'chat';
@@ -15,7 +19,17 @@ export interface HttpRunRef {
   readonly workflowId: string;
 }
 
-export type Authorize = (request: Request, action: HttpAction, run: HttpRunRef | undefined) => boolean | void | Promise<boolean | void>;
+/** Who is asking: the tenant whose runs the request may see, and the user (recorded on the runs it starts). */
+export interface Caller {
+  readonly tenant?: string;
+  readonly user?: string;
+}
+
+/**
+ * For a thread endpoint (`POST /runs` with a thread id, `/agui`, `/chat`), `run.workflowId` is the
+ * thread's workflow id before tenant scoping (`<prefix><threadId>`).
+ */
+export type Authorize = (request: Request, action: HttpAction, run: HttpRunRef | undefined) => boolean | void | Caller | Promise<boolean | void | Caller>;
 
 /** Allows requests that carry `Authorization: Bearer <token>`; 401 otherwise. */
 export function bearerToken(token: string): Authorize {
@@ -35,8 +49,24 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-export async function checkAuthorized(authorize: Authorize | undefined, request: Request, action: HttpAction, run?: HttpRunRef): Promise<void> {
-  if (!authorize) return;
+/**
+ * For servers that do not scope by tenant (A2A, MCP): asks `authorize` and refuses (403) a caller
+ * of a tenant rather than show it every tenant's runs. Give each tenant its own server meanwhile.
+ */
+export async function checkAuthorizedUnscoped(authorize: Authorize | undefined, request: Request, action: HttpAction, run?: HttpRunRef): Promise<void> {
+  const caller = await checkAuthorized(authorize, request, action, run);
+  if (caller.tenant !== undefined) throw new HttpError(403, 'forbidden', 'This server does not scope runs by tenant: authorize returned a tenant, so it refuses rather than show other tenants\' runs.');
+}
+
+/** Asks `authorize`; returns who is asking (`{}` when it does not say). */
+export async function checkAuthorized(authorize: Authorize | undefined, request: Request, action: HttpAction, run?: HttpRunRef): Promise<Caller> {
+  if (!authorize) return {};
   const verdict = await authorize(request, action, run);
   if (verdict === false) throw new HttpError(403, 'forbidden', `Not allowed to ${action}${run ? ` on run "${run.workflowId}"` : ''}.`);
+  if (verdict === true || verdict === undefined || verdict === null) return {};
+  const tenant = (verdict as Caller).tenant;
+  const user = (verdict as Caller).user;
+  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant))) throw new Error(`authorize returned an invalid tenant (${JSON.stringify(tenant)}): letters, digits and _.@-, up to 100.`);
+  if (user !== undefined && (typeof user !== 'string' || user.length === 0 || user.length > 200)) throw new Error('authorize returned an invalid user: 1-200 characters.');
+  return { ...(tenant !== undefined && { tenant }), ...(user !== undefined && { user }) };
 }

@@ -50,6 +50,14 @@ export interface CairnHttpHandlerOptions {
    * `GET /runs/:id/events` stays on the run's events. Default: none.
    */
   readonly live?: LiveSource;
+  /**
+   * Runs in flight per tenant, across every instance and worker: a request of a tenant (see
+   * `authorize`) that would start one more run than this gets 429 `tenant_runs_limit` with
+   * Retry-After. Counted through visibility (`CairnTenant`, running `agentRun`s, child runs
+   * included), so concurrent starts can overshoot by the starts in flight. A number for every
+   * tenant, or per tenant (undefined: no limit). Default: none.
+   */
+  readonly maxRunsPerTenant?: number | ((tenant: string) => number | undefined);
   /** Told of unexpected errors (500s); the client only ever gets `{ error: { code: 'internal' } }`. Default: console.error. */
   readonly onError?: (error: unknown) => void;
 }
@@ -68,6 +76,7 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
     threadPrefix: options.threadPrefix ?? 'cairn-thread-',
     temporalUiUrl: options.temporalUiUrl,
     startOptions: options.startOptions,
+    maxRunsPerTenant: options.maxRunsPerTenant,
     onError: options.onError ?? ((error) => console.error('cairn http:', error)),
   };
   const base = (options.basePath ?? '').replace(/\/$/, '');

@@ -10,23 +10,21 @@
  */
 import { createUIMessageStreamResponse, type UIMessageChunk } from 'ai';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import { agentName, authorized, body, startThread, type HttpContext } from './http-context.js';
+import { agentName, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { resolveInterrupt } from './human-actions.js';
 import { parseInterruptId, pendingInterrupts, reviewInterruptId } from './interrupts.js';
 import { promptOf, textOf } from './prompt-of.js';
 import { chatBody, parseBody, type ChatMessage } from './request-bodies.js';
 import { runWindow } from './run-window.js';
 import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type WindowStart } from './thread.js';
-import { workflowIdOf } from './thread-ids.js';
 import { streamReadQuery } from '../../workflows/run-stream.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { flushUi, toUiMessageChunks, uiWindowContext } from './ui-message-chunks.js';
 
 export async function chat(ctx: HttpContext, request: Request): Promise<Response> {
   const input = parseBody(chatBody, await body(ctx, request), '{ id, messages }');
-  const workflowId = workflowIdOf(input.id, ctx.threadPrefix);
+  const { workflowId } = await authorizedThread(ctx, request, 'chat', input.id);
   const messages = input.messages;
-  await authorized(ctx, request, 'chat', workflowId);
   const had = seenIn(messages);
   const last = messages.at(-1)!;
   const thread = await lookupThread(ctx, workflowId);
@@ -74,8 +72,7 @@ function assistantMessageId(workflowId: string, firstRunId: string | undefined, 
  * store a resumable stream needs, so any instance answers.
  */
 export async function resumeChat(ctx: HttpContext, request: Request, chatId: string): Promise<Response> {
-  const workflowId = workflowIdOf(chatId, ctx.threadPrefix);
-  await authorized(ctx, request, 'chat', workflowId);
+  const { workflowId } = await authorizedThread(ctx, request, 'chat', chatId);
   const thread = await lookupThread(ctx, workflowId);
   if (thread.status === 'NONE') return new Response(null, { status: 204 });
   const run = thread.run;

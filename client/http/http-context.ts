@@ -6,7 +6,10 @@
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import { checkAuthorized, type Authorize, type HttpAction } from './authorize.js';
+import { checkAuthorized, type Authorize, type Caller, type HttpAction } from './authorize.js';
+import { tenantOf, INTERACTIVE_PRIORITY } from '../cairn-client.js';
+import { runError } from './run-errors.js';
+import { workflowIdOf } from './thread-ids.js';
 import { HttpError } from './http-error.js';
 import { readJsonBody } from './read-json-body.js';
 import type { RequestGate } from './request-gate.js';
@@ -27,11 +30,67 @@ export interface HttpContext {
   readonly temporalUiUrl: string | undefined;
   /** More start options for a run a request starts (a model, a policy, Temporal options). */
   readonly startOptions: ((run: { readonly agent: string; readonly workflowId: string; readonly request: Request }) => Partial<StartRunOptions>) | undefined;
+  readonly maxRunsPerTenant: number | ((tenant: string) => number | undefined) | undefined;
   readonly onError: (error: unknown) => void;
 }
 
-export function authorized(ctx: HttpContext, request: Request, action: HttpAction, workflowId?: string): Promise<void> {
-  return checkAuthorized(ctx.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
+/** How long a tenant at its limit of runs is told to wait before starting another (seconds). */
+const TENANT_LIMIT_RETRY_AFTER = 5;
+
+/** 429 when the tenant already has its most runs in flight (counted through visibility, fleet-wide). */
+async function withinTenantLimit(ctx: HttpContext, tenant: string, workflowId: string): Promise<void> {
+  const limit = typeof ctx.maxRunsPerTenant === 'function' ? ctx.maxRunsPerTenant(tenant) : ctx.maxRunsPerTenant;
+  if (limit === undefined) return;
+  // The thread's run already in flight (a repeated start finds it): no new run, nothing to count.
+  const running = await ctx.client.temporal.workflow.getHandle(workflowId).describe().then((d) => d.status.name === 'RUNNING', () => false);
+  if (running) return;
+  const { count } = await ctx.client.temporal.workflow.count(`WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnTenant = '${tenant}'`);
+  if (count >= limit)
+    throw new HttpError(429, 'tenant_runs_limit', `Tenant "${tenant}" has ${count} runs in flight (at most ${limit}); start this one when one has finished.`, { 'retry-after': String(TENANT_LIMIT_RETRY_AFTER) });
+}
+
+/** Who asked each request (kept for the runs it starts). */
+const callers = new WeakMap<Request, Caller>();
+
+export function callerOf(request: Request): Caller {
+  return callers.get(request) ?? {};
+}
+
+/**
+ * Asks `authorize`; for a caller of a tenant, a run `workflowId` names must be the tenant's:
+ * another tenant's run is 404 `unknown_run`, word for word what a run that never was gets.
+ */
+export async function authorized(ctx: HttpContext, request: Request, action: HttpAction, workflowId?: string): Promise<Caller> {
+  const caller = await checkAuthorized(ctx.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
+  callers.set(request, caller);
+  if (caller.tenant !== undefined && workflowId !== undefined) await mustOwn(ctx, caller.tenant, workflowId, false);
+  return caller;
+}
+
+/**
+ * The workflow id of the caller's thread `threadId`: `<prefix><threadId>`, or, for a caller of a
+ * tenant, `<prefix><tenant>:<threadId>` (two tenants' "support-1" are two runs). Asks `authorize`.
+ */
+export async function authorizedThread(ctx: HttpContext, request: Request, action: HttpAction, threadId: unknown): Promise<{ readonly workflowId: string; readonly caller: Caller }> {
+  const unscoped = workflowIdOf(threadId, ctx.threadPrefix);
+  const caller = await checkAuthorized(ctx.authorize, request, action, { workflowId: unscoped });
+  callers.set(request, caller);
+  if (caller.tenant === undefined) return { workflowId: unscoped, caller };
+  const workflowId = workflowIdOf(threadId, `${ctx.threadPrefix}${caller.tenant}:`);
+  await mustOwn(ctx, caller.tenant, workflowId, true);
+  return { workflowId, caller };
+}
+
+/** 404 unless the run is the tenant's (`none`: a run that does not exist yet passes, for a thread). */
+async function mustOwn(ctx: HttpContext, tenant: string, workflowId: string, none: boolean): Promise<void> {
+  const owner = await tenantOf(ctx.client.temporal, workflowId).then(
+    (t) => ({ t }),
+    (error: Error) => {
+      if (error.name === 'WorkflowNotFoundError') return undefined;
+      throw runError(error, workflowId);
+    },
+  );
+  if (owner === undefined ? !none : owner.t !== tenant) throw new HttpError(404, 'unknown_run', `No run with id "${workflowId}".`);
 }
 
 export function body(ctx: HttpContext, request: Request): Promise<unknown> {
@@ -56,9 +115,15 @@ export function agentName(ctx: HttpContext, requested: unknown): string {
  * makes a repeated start a no-op, and its reuse policy lets a finished thread start a new run
  * under the same workflow id.
  */
-export function startThread(ctx: HttpContext, request: Request, workflowId: string, agent: string, prompt: string): Promise<AgentRunHandle> {
+export async function startThread(ctx: HttpContext, request: Request, workflowId: string, agent: string, prompt: string): Promise<AgentRunHandle> {
   const extra = ctx.startOptions?.({ agent, workflowId, request }) ?? {};
+  const caller = callerOf(request);
+  if (caller.tenant !== undefined) await withinTenantLimit(ctx, caller.tenant, workflowId);
   return ctx.client.start({
+    // A person waits on a run started over HTTP: it goes ahead of background runs.
+    priority: { priorityKey: INTERACTIVE_PRIORITY },
+    ...(caller.tenant !== undefined && { tenant: caller.tenant }),
+    ...(caller.user !== undefined && { user: caller.user }),
     ...extra,
     agent,
     prompt,

@@ -25,6 +25,7 @@ export type HttpErrorCode =
   | 'run_finishing'
   | 'queue_full'
   | 'busy'
+  | 'tenant_runs_limit'
   | 'outcome_unknown'
   | 'run_failed'
   | 'internal';

@@ -286,6 +286,7 @@ function render(items) {
  * and the next poll is 2 s after the last answer. Polls that overlap on a slow server would pile
  * up (each a list and a Query per run), hold the browser's few connections, and keep an answer
  * or a decision waiting behind them; an older answer arriving late would show cards decided since.
+ * While the tab is hidden the next poll is 30 s away; showing the tab again refreshes at once.
  */
 var inFlight = null;
 var again = false;
@@ -296,17 +297,18 @@ function refresh() {
   inFlight = load().then(function () {
     inFlight = null;
     if (again) { again = false; return refresh(); }
-    timer = setTimeout(refresh, 2000);
+    timer = setTimeout(refresh, document.hidden ? 30000 : 2000);
   });
   return inFlight;
 }
+document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); });
 
 function load() {
-  return fetch("inbox", { headers: headers(false) })
+  return fetch("inbox?limit=500", { headers: headers(false) })
     .then(function (r) {
       if (r.status === 401 || r.status === 403) { document.getElementById("auth").style.display = "block"; statusEl.textContent = "A token is needed."; return; }
       document.getElementById("auth").style.display = "none";
-      return r.json().then(function (j) { if (j.items) render(j.items); else statusEl.textContent = j.error ? j.error.message : "Unexpected answer"; });
+      return r.json().then(function (j) { if (j.items) { render(j.items); if (j.total > j.items.length) statusEl.textContent = "Showing the " + j.items.length + " who waited longest of " + j.total + "."; } else statusEl.textContent = j.error ? j.error.message : "Unexpected answer"; });
     })
     .catch(function (e) { statusEl.textContent = "Cannot reach the server: " + e.message; });
 }

@@ -1,7 +1,7 @@
 /**
  * The inbox: every run waiting on a person, found through Temporal visibility by the `CairnPhase`
- * search attribute (never a scan of all runs), newest first, each with what it waits for (read
- * from the run's `state` Query): the question, or each held tool call with its arguments, args
+ * search attribute (never a scan of all runs), oldest-waiting first, paged, each with what it waits for (read
+ * from the memo the run publishes; runs from before that, by its `state` Query): the question, or each held tool call with its arguments, args
  * hash, allowed decisions, reviewer description and the tool's JSON Schema for editing — and
  * what a person needs to judge it: the request that started the run, the latest exchange (both
  * cut short), and when the run began to wait (its latest `question` or `review` event).
@@ -12,6 +12,10 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient } from '../cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { streamReadQuery } from '../../workflows/run-stream.js';
+import { WAITING_MEMO, type WaitingSummary } from '../../workflows/inbox-memo.js';
+import type { RunState } from '../../workflows/messages.js';
+import { HttpError } from './http-error.js';
+import { TENANT_ID } from '../../workflows/search-attributes.js';
 import { answerSchema } from './agui-events.js';
 import { budgetDecisionSchema } from './budget-schema.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
@@ -32,52 +36,129 @@ export interface InboxItem {
   readonly temporalUrl?: string;
 }
 
-const MAX_ITEMS = 100;
 const REQUEST_CHARS = 1_000;
 const EXCHANGE_CHARS = 600;
 
 /** The visibility query for runs waiting on a person on `taskQueue`. */
-export function inboxQuery(taskQueue: string): string {
-  return `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnPhase IN ('awaiting_clarification', 'awaiting_review', 'awaiting_budget') AND TaskQueue = '${taskQueue.replaceAll("'", "\\'")}'`;
+export function inboxQuery(taskQueue: string, tenant?: string): string {
+  const query = `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnPhase IN ('awaiting_clarification', 'awaiting_review', 'awaiting_budget') AND TaskQueue = '${taskQueue.replaceAll("'", "\\'")}'`;
+  // TENANT_ID admits no quote: the tenant is safe in the query as it is.
+  return tenant === undefined ? query : `${query} AND CairnTenant = '${tenant}'`;
 }
 
-export async function readInbox(client: CairnClient, agents: readonly Agent[], temporalUiUrl: string | undefined): Promise<InboxItem[]> {
-  const found: { workflowId: string; startTime: Date }[] = [];
-  for await (const info of client.temporal.workflow.list({ query: inboxQuery(client.taskQueue), pageSize: MAX_ITEMS })) {
-    found.push({ workflowId: info.workflowId, startTime: info.startTime });
-    if (found.length >= MAX_ITEMS) break;
+/** One page of the inbox: oldest-waiting first, `total` runs waiting in all, `nextCursor` for the next page. */
+export interface InboxPage {
+  readonly items: InboxItem[];
+  readonly total: number;
+  readonly nextCursor?: string;
+}
+
+/** The most runs one inbox read lists (one visibility list, pages of 1,000). */
+const MAX_SCAN = 10_000;
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 500;
+
+/**
+ * The runs waiting on a person (`tenant`'s only, when given), oldest-waiting first, a page of
+ * `limit` after `cursor`. Answered from visibility alone: each run publishes what it waits for in
+ * its memo (workflows/inbox-memo.ts). Only a run from before that (no memo) or whose summary had to
+ * leave the arguments out is asked by Query.
+ */
+export async function readInbox(
+  client: CairnClient,
+  agents: readonly Agent[],
+  temporalUiUrl: string | undefined,
+  tenant?: string,
+  page: { readonly cursor?: string | undefined; readonly limit?: number | undefined } = {},
+): Promise<InboxPage> {
+  if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new TypeError(`Invalid tenant "${tenant}".`);
+  const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
+  const after = page.cursor === undefined ? undefined : parseCursor(page.cursor);
+  const found: { workflowId: string; startTime: Date; summary: WaitingSummary | undefined }[] = [];
+  for await (const info of client.temporal.workflow.list({ query: inboxQuery(client.taskQueue, tenant), pageSize: 1_000 })) {
+    const summary = info.memo?.[WAITING_MEMO] as WaitingSummary | null | undefined;
+    found.push({ workflowId: info.workflowId, startTime: info.startTime, summary: summary?.v === 1 ? summary : undefined });
+    if (found.length >= MAX_SCAN) break;
   }
-  found.sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+  const namespace = client.temporal.options.namespace;
+  const link = (workflowId: string) => (temporalUiUrl ? { temporalUrl: `${temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` } : {});
+  const since = (f: (typeof found)[number]) => f.summary?.since ?? f.startTime.getTime();
+  found.sort((a, b) => since(a) - since(b) || (a.workflowId < b.workflowId ? -1 : a.workflowId > b.workflowId ? 1 : 0));
+  const rest = after ? found.filter((f) => since(f) > after.since || (since(f) === after.since && f.workflowId > after.runId)) : found;
+  const chosen = rest.slice(0, limit);
   const items = await Promise.all(
-    found.map(async ({ workflowId, startTime }): Promise<InboxItem | undefined> => {
-      const state = await client.run(workflowId).state().catch(() => undefined);
-      // Visibility lags the run a little: one decided a moment ago is left out.
-      if (!state) return undefined;
-      // A review carries its tool's argument schema (to check an edit); a question the schema its answer is held to.
-      const waiting = pendingInterrupts(state).map((p) =>
-        p.kind === 'review'
-          ? { ...p, ...schemaOf(agents, state.agent, p.review.name) }
-          : p.kind === 'budget'
-            ? { ...p, schema: budgetDecisionSchema(p.request) }
-            : { ...p, schema: answerSchema(p, p.tool ? schemaOf(agents, state.agent, p.tool).schema : undefined) },
-      );
+    chosen.map(async ({ workflowId, startTime, summary }): Promise<InboxItem | undefined> => {
+      // A run waiting on its budget publishes no summary (the memo holds questions and reviews): its state says what it waits for.
+      if (!summary || summary.phase === 'awaiting_budget') return legacyItem(client, agents, workflowId, startTime, link(workflowId));
+      // A summary without the arguments (they were too large for the memo): the run's own state has them.
+      const state = summary.truncated ? await client.run(workflowId).state().catch(() => undefined) : undefined;
+      const waiting = withSchemas(agents, summary.agent, state ?? { clarification: summary.clarification, reviews: summary.reviews });
       if (waiting.length === 0) return undefined;
-      const namespace = client.temporal.options.namespace;
-      const told = await conversationOf(client.run(workflowId)).catch(() => undefined);
       return {
         runId: workflowId,
-        agent: state.agent,
-        phase: state.phase,
+        agent: summary.agent,
+        phase: summary.phase,
         startedAt: startTime.toISOString(),
-        waitingSince: new Date(told?.waitingSince ?? startTime.getTime()).toISOString(),
-        ...(told?.request && { request: told.request }),
-        exchange: told?.exchange ?? [],
+        waitingSince: new Date(summary.since).toISOString(),
+        ...(summary.request && { request: summary.request }),
+        exchange: summary.exchange,
         waiting,
-        ...(temporalUiUrl && { temporalUrl: `${temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` }),
+        ...link(workflowId),
       };
     }),
   );
-  return items.filter((i) => i !== undefined);
+  const last = chosen.at(-1);
+  return {
+    items: items.filter((i) => i !== undefined),
+    total: found.length,
+    ...(last && rest.length > chosen.length && { nextCursor: cursorOf(since(last), last.workflowId) }),
+  };
+}
+
+function cursorOf(since: number, runId: string): string {
+  return Buffer.from(JSON.stringify([since, runId])).toString('base64url');
+}
+
+function parseCursor(cursor: string): { since: number; runId: string } {
+  try {
+    const [since, runId] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
+    if (typeof since === 'number' && typeof runId === 'string') return { since, runId };
+  } catch {
+    // below
+  }
+  throw new HttpError(400, 'invalid_request', 'cursor is not one the inbox gave.');
+}
+
+/** The interrupts, each review with its tool's argument schema (to check an edit), each question the schema its answer is held to. */
+function withSchemas(agents: readonly Agent[], agent: string, state: Pick<RunState, 'clarification' | 'reviews' | 'budget'>): InboxItem['waiting'] {
+  return pendingInterrupts(state as RunState).map((p) =>
+    p.kind === 'review'
+      ? { ...p, ...schemaOf(agents, agent, p.review.name) }
+      : p.kind === 'budget'
+        ? { ...p, schema: budgetDecisionSchema(p.request) }
+        : { ...p, schema: answerSchema(p, p.tool ? schemaOf(agents, agent, p.tool).schema : undefined) },
+  );
+}
+
+/** A run from before runs published what they wait for: read by Query (its state and events). */
+async function legacyItem(client: CairnClient, agents: readonly Agent[], workflowId: string, startTime: Date, link: { temporalUrl?: string }): Promise<InboxItem | undefined> {
+  const state = await client.run(workflowId).state().catch(() => undefined);
+  // Visibility lags the run a little: one decided a moment ago is left out.
+  if (!state) return undefined;
+  const waiting = withSchemas(agents, state.agent, state);
+  if (waiting.length === 0) return undefined;
+  const told = await conversationOf(client.run(workflowId)).catch(() => undefined);
+  return {
+    runId: workflowId,
+    agent: state.agent,
+    phase: state.phase,
+    startedAt: startTime.toISOString(),
+    waitingSince: new Date(told?.waitingSince ?? startTime.getTime()).toISOString(),
+    ...(told?.request && { request: told.request }),
+    exchange: told?.exchange ?? [],
+    waiting,
+    ...link,
+  };
 }
 
 /** At most this many pages of a run's events are read for its card (each page is bounded in size). */

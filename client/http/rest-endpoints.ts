@@ -5,15 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import { agentName, authorized, body, startThread, type HttpContext } from './http-context.js';
+import { agentName, authorized, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
 import { answerOf, decisionOf } from './human-actions.js';
-import { readInbox } from './inbox.js';
+import { MAX_PAGE, readInbox } from './inbox.js';
 import { answerBody, cancelBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
 import { runError } from './run-errors.js';
 import { actOn, closedError, isOpen, lookupThread } from './thread.js';
 import { sseFrame, sseResponse } from './sse.js';
-import { workflowIdOf } from './thread-ids.js';
 import { deliverMessage } from './user-message.js';
 
 export async function startRun(ctx: HttpContext, request: Request): Promise<Response> {
@@ -21,8 +20,7 @@ export async function startRun(ctx: HttpContext, request: Request): Promise<Resp
   if (input.prompt.length > 40_000) throw new HttpError(413, 'body_too_large', 'The prompt is longer than 40,000 characters.');
   const agent = agentName(ctx, input.agent);
   const threadId = input.threadId ?? randomUUID();
-  const workflowId = workflowIdOf(threadId, ctx.threadPrefix);
-  await authorized(ctx, request, 'start', workflowId);
+  const { workflowId } = await authorizedThread(ctx, request, 'start', threadId);
   await ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, input.prompt));
   return Response.json({ runId: workflowId, threadId, agent }, { status: 201 });
 }
@@ -87,10 +85,15 @@ export async function cancel(ctx: HttpContext, request: Request, run: AgentRunHa
 }
 
 export async function inbox(ctx: HttpContext, request: Request): Promise<Response> {
-  await authorized(ctx, request, 'inbox');
-  const items = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl));
+  const caller = await authorized(ctx, request, 'inbox');
+  const url = new URL(request.url);
+  const cursor = url.searchParams.get('cursor') ?? undefined;
+  const rawLimit = url.searchParams.get('limit');
+  const limit = rawLimit === null ? undefined : Number(rawLimit);
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE)) throw new HttpError(400, 'invalid_request', `limit is a whole number from 1 to ${MAX_PAGE}.`);
+  const page = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl, caller.tenant, { cursor, limit }));
   // Never cached: a browser holds a second request for a URL until the first is answered (its cache lock).
-  return Response.json({ items }, { headers: { 'cache-control': 'no-store' } });
+  return Response.json(page, { headers: { 'cache-control': 'no-store' } });
 }
 
 /** `Last-Event-ID` + 1, else `?from=`, else 0. */

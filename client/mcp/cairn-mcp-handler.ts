@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { checkAuthorized } from '../http/authorize.js';
+import { checkAuthorizedUnscoped } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
 import { createCairnMcpServer, type CairnMcpServerOptions } from './cairn-mcp-server.js';
 
@@ -58,7 +58,7 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
     const url = new URL(request.url);
     try {
       if (url.pathname.replace(/\/$/, '') !== base) throw new HttpError(404, 'not_found', 'No such endpoint.');
-      await checkAuthorized(options.authorize, request, 'read', undefined);
+      await checkAuthorizedUnscoped(options.authorize, request, 'read', undefined);
       const id = request.headers.get('mcp-session-id');
       if (id) {
         const session = sessions.get(id);

@@ -20,7 +20,7 @@ import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { REVIEW_DECISIONS } from '../../shared/tools/review-config.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
-import { checkAuthorized, type Authorize, type HttpAction } from '../http/authorize.js';
+import { checkAuthorizedUnscoped, type Authorize, type HttpAction } from '../http/authorize.js';
 import { applyReplies, describePending, parseReply, RunInputError, runInputError, type HeldCall, type PendingInput, type PendingQuestion, type RunReply } from '../a2a/run-input.js';
 import { isTerminal, runStatus, type RunStatus } from '../a2a/run-status.js';
 
@@ -309,7 +309,7 @@ async function authorize(options: CairnMcpServerOptions, extra: Extra, action: H
     else if (typeof value === 'string') headers.set(key, value);
   }
   try {
-    await checkAuthorized(options.authorize, new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }), action, workflowId === undefined ? undefined : { workflowId });
+    await checkAuthorizedUnscoped(options.authorize, new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }), action, workflowId === undefined ? undefined : { workflowId });
   } catch (error) {
     throw new RunInputError('invalid_input', `Not allowed to ${action}: ${(error as Error).message}`);
   }

@@ -1,0 +1,108 @@
+/**
+ * The inbox is answered by visibility alone: each run publishes what it waits for in its memo, so
+ * `GET /inbox` makes one visibility list and no Query. Shown by stopping the only worker (a Query
+ * would then wait for one) and reading every page again. Oldest-waiting first, cursor paging with
+ * a total, "waiting since" on each item, scoped per tenant.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CairnClient } from '../client/cairn-client.js';
+import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import type { InboxItem, InboxPage } from '../client/http/inbox.js';
+import { scriptStep } from '../testing/script-steps.js';
+import { testAgent } from './fixtures/agents.js';
+import { serve, type Served } from './support/http.js';
+import { awaiting, waitFor } from './support/runs.js';
+import { connectClient, startTestWorker, type TestWorker } from './support/temporal.js';
+import type { Client } from '@temporalio/client';
+
+let w: TestWorker;
+let served: Served;
+let model = '';
+let stopped = false;
+/** The handler's own connection: it outlives the worker's. */
+let own: Client;
+
+beforeAll(async () => {
+  [w, own] = await Promise.all([startTestWorker(), connectClient()]);
+  const client = new CairnClient({ client: own, taskQueue: w.taskQueue });
+  served = await serve(
+    createCairnHttpHandler({
+      client,
+      agents: [testAgent],
+      authorize: (request) => ({ tenant: request.headers.get('x-tenant') ?? 'none' }),
+      startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '3m' } }),
+    }),
+  );
+});
+afterAll(async () => {
+  await served?.close();
+  if (!stopped) await w?.stop();
+  await own?.connection.close();
+});
+
+async function startAs(tenant: string, orderId: string): Promise<string> {
+  ({ model } = w.script([scriptStep.call('issue_refund', { orderId, amount: 80 }), scriptStep.text('Refunded.')]));
+  const response = await fetch(`${served.url}/runs`, { method: 'POST', headers: { 'x-tenant': tenant, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'test', prompt: `Refund ${orderId}.` }) });
+  expect(response.status).toBe(201);
+  const { runId } = (await response.json()) as { runId: string };
+  // One after the other: each waits from a later moment than the one before.
+  await awaiting(w.client.workflow.getHandle(runId), 'awaiting_review');
+  return runId;
+}
+
+async function allPages(tenant: string, limit: number): Promise<{ items: InboxItem[]; totals: number[]; pages: number }> {
+  const items: InboxItem[] = [];
+  const totals: number[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const response = await fetch(`${served.url}/inbox?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-tenant': tenant } });
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as InboxPage;
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    items.push(...page.items);
+    totals.push(page.total);
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor);
+  return { items, totals, pages };
+}
+
+describe('the inbox from visibility', () => {
+  it('pages oldest-waiting first with a total and waiting since, per tenant, and answers with no worker (no Query)', async () => {
+    const tenant = `t${randomUUID().slice(0, 8)}`;
+    const other = `o${randomUUID().slice(0, 8)}`;
+    const ids = [];
+    for (const order of ['A-1', 'A-2', 'A-3', 'A-4', 'A-5']) ids.push(await startAs(tenant, order));
+    const elsewhere = await startAs(other, 'B-1');
+
+    const read = await waitFor(async () => {
+      const got = await allPages(tenant, 2);
+      return got.items.length === ids.length ? got : undefined;
+    }, 'all five listed');
+    // Oldest-waiting first; every run reachable by paging; the total on every page.
+    expect(read.items.map((i) => i.runId)).toEqual(ids);
+    expect(read.pages).toBe(3);
+    expect(new Set(read.totals)).toEqual(new Set([5]));
+    const since = read.items.map((i) => new Date(i.waitingSince).getTime());
+    expect([...since].sort((a, b) => a - b)).toEqual(since);
+    for (const item of read.items) {
+      expect(new Date(item.waitingSince).getTime()).toBeGreaterThanOrEqual(new Date(item.startedAt).getTime());
+      expect(item.request).toMatch(/^Refund A-\d\.$/);
+      expect(item.waiting[0]).toMatchObject({ kind: 'review', review: { name: 'issue_refund' } });
+    }
+    expect(read.items.map((i) => i.runId)).not.toContain(elsewhere);
+
+    // What the run published: its memo holds what it waits for.
+    expect((await own.workflow.getHandle(ids[0]!).describe()).memo?.cairnWaiting).toMatchObject({ v: 1, agent: 'test', phase: 'awaiting_review', tenant, request: 'Refund A-1.' });
+    // No worker: a Query would wait for one. The inbox answers all the same, the same items.
+    await w.stop();
+    stopped = true;
+    const without = await allPages(tenant, 2);
+    expect(without.items).toEqual(read.items);
+    expect((await allPages(other, 50)).items.map((i) => i.runId)).toEqual([elsewhere]);
+    expect((await fetch(`${served.url}/inbox?cursor=nonsense`, { headers: { 'x-tenant': tenant } })).status).toBe(400);
+    for (const id of [...ids, elsewhere]) await own.workflow.getHandle(id).terminate('test done');
+  });
+});
