@@ -18,6 +18,7 @@
 import { REDIS_LIVE_FIELD, REDIS_LIVE_PREFIX, redisLiveKey } from '../../shared/live/redis-live-stream.js';
 import type { ModelDelta } from '../../shared/live/model-delta.js';
 import { batcher, liveEventsOf, type DeltaTransport, type LiveCall } from './delta-transport.js';
+import { redisConnection, withTimeout, type OwnedRedisClient } from '../redis-connection.js';
 
 /** What the transport calls on a node-redis client (`createClient()` of `redis` 6), so Cairn's types name none of `redis`. */
 export interface RedisWriter {
@@ -60,19 +61,7 @@ export interface RedisTransport extends DeltaTransport {
 }
 
 /** What a connection the transport opened looks like to it. */
-interface OwnedClient extends RedisWriter {
-  connect(): Promise<unknown>;
-  on(event: 'error' | 'ready', listener: (...args: unknown[]) => void): unknown;
-  unref(): void;
-  close(): Promise<void>;
-  destroy(): void;
-}
-
-const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms.`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-};
+interface OwnedClient extends RedisWriter, OwnedRedisClient {}
 
 /**
  * Live deltas through Redis Streams, writing no history: pass it as `modelActivity.streaming` of
@@ -87,51 +76,18 @@ export function redisTransport(options: RedisTransportOptions): RedisTransport {
   const maxChars = Math.max(1, options.maxBatchChars ?? 4_000);
   const timeoutMs = Math.max(1, options.timeoutMs ?? 2_000);
   const log = options.log ?? ((message: string) => console.warn(message));
-  let owned: Promise<OwnedClient | undefined> | undefined;
-  // The first connect may be waited on once; after that a connection that is not ready drops the batch at once.
-  let firstConnect: Promise<unknown> | undefined;
-  let gaveUpWaiting = false;
-  let down = false;
-  const fell = (why: string) => {
-    if (!down) log(`cairn: live deltas to Redis are dropped until it is reachable (${why}).`);
-    down = true;
-  };
-
-  const connection = (): Promise<OwnedClient | undefined> =>
-    (owned ??= (async () => {
-      let redis: { createClient(options: object): unknown };
-      try {
-        redis = (await import('redis')) as unknown as typeof redis;
-      } catch {
-        fell('the `redis` package is not installed: npm install redis');
-        return undefined;
-      }
-      const client = redis.createClient({
-        url: options.url,
-        disableOfflineQueue: true,
-        socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
-      }) as OwnedClient;
-      client.on('error', (err) => fell(err instanceof Error ? err.message : String(err)));
-      client.on('ready', () => {
-        if (down) log('cairn: Redis is reachable again; live deltas go on.');
-        down = false;
-      });
-      firstConnect = client.connect().catch(() => {});
-      // The connection never keeps the worker's process alive.
-      client.unref();
-      return client;
-    })());
-
+  const redis = redisConnection<OwnedClient>({
+    url: options.url ?? '',
+    timeoutMs,
+    log,
+    downLine: (why) => `cairn: live deltas to Redis are dropped until it is reachable (${why}).`,
+    backLine: 'cairn: Redis is reachable again; live deltas go on.',
+  });
+  // A client of the caller's is used as it is; one of the transport's own is used once ready.
   const writer = async (): Promise<RedisWriter | undefined> => {
-    if (options.client) return options.client;
-    const client = await connection();
-    if (!client || client.isReady || gaveUpWaiting) return client;
-    try {
-      await withTimeout(firstConnect!, timeoutMs);
-    } catch {
-      gaveUpWaiting = true;
-    }
-    return client;
+    if (!options.client) return redis.ready();
+    if (!options.client.isReady) return void redis.fell('not connected');
+    return options.client;
   };
 
   return {
@@ -144,31 +100,17 @@ export function redisTransport(options: RedisTransportOptions): RedisTransport {
         const events = eventsOf(deltas);
         const client = await writer();
         if (!client) return;
-        if (!client.isReady) return fell('not connected');
         const batch = client.multi();
         for (const event of events) batch.xAdd(key, '*', { [REDIS_LIVE_FIELD]: JSON.stringify(event) }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: maxLen } });
         batch.expire(key, ttl);
         try {
           await withTimeout(batch.exec(), timeoutMs);
         } catch (err) {
-          fell(err instanceof Error ? err.message : String(err));
+          redis.fell(err instanceof Error ? err.message : String(err));
         }
       };
       return batcher(send, options.batchIntervalMs ?? 50, maxChars);
     },
-    async close() {
-      const client = await owned;
-      owned = undefined;
-      if (!client) return;
-      try {
-        await withTimeout(client.close(), timeoutMs);
-      } catch {
-        try {
-          client.destroy();
-        } catch {
-          // already closed
-        }
-      }
-    },
+    close: () => redis.close(),
   };
 }

@@ -18,6 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallUsage } from '../../shared/model/model-usage.js';
+import { redisConnection, withTimeout, type OwnedRedisClient } from '../redis-connection.js';
 
 /** Limits for one provider (or one key, or one model). Any may be left out. */
 export interface ProviderLimit {
@@ -154,21 +155,9 @@ return 1
 `;
 
 /** What the limiter calls on a node-redis client (`createClient()` of `redis` 6). */
-interface RedisClient {
-  readonly isReady: boolean;
+interface RedisClient extends OwnedRedisClient {
   sendCommand(args: string[]): Promise<unknown>;
-  connect(): Promise<unknown>;
-  on(event: 'error' | 'ready', listener: (...args: unknown[]) => void): unknown;
-  unref(): void;
-  close(): Promise<void>;
-  destroy(): void;
 }
-
-const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-};
 
 /** Calls in flight that cannot get a slot come back after 100–500 ms (spread, so they do not return together). */
 const IN_FLIGHT_WAIT_MS = 100;
@@ -187,54 +176,23 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
   const prefix = options.keyPrefix ?? 'cairn:flow:';
   const timeoutMs = Math.max(1, options.timeoutMs ?? 1_000);
   const log = options.log ?? ((message: string) => console.warn(message));
-  let down = false;
-  const fell = (why: string) => {
-    if (!down) log(`cairn: model flow control is off until Redis is reachable (${why}); calls go to the provider unchecked, its rate limits are waited out.`);
-    down = true;
-  };
-  let owned: Promise<RedisClient | undefined> | undefined;
-  let firstConnect: Promise<unknown> | undefined;
-  const connection = (): Promise<RedisClient | undefined> =>
-    (owned ??= (async () => {
-      let redis: { createClient(options: object): unknown };
-      try {
-        redis = (await import('redis')) as unknown as typeof redis;
-      } catch {
-        fell('the `redis` package is not installed: npm install redis');
-        return undefined;
-      }
-      const client = redis.createClient({
-        url,
-        disableOfflineQueue: true,
-        socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
-      }) as RedisClient;
-      client.on('error', (err) => fell(err instanceof Error ? err.message : String(err)));
-      client.on('ready', () => {
-        if (down) log('cairn: Redis is reachable again; model flow control is back on.');
-        down = false;
-      });
-      firstConnect = client.connect().catch(() => {});
-      client.unref();
-      return client;
-    })());
-  // Every call waits for the first connect (bounded); after it, a connection that is not ready lets calls go unchecked at once.
-  let firstWait: Promise<void> | undefined;
-  const ready = async (): Promise<RedisClient | undefined> => {
-    const client = await connection();
-    if (!client || client.isReady) return client;
-    await (firstWait ??= withTimeout(firstConnect!, Math.max(timeoutMs, FIRST_CONNECT_MS)).then(
-      () => {},
-      () => {},
-    ));
-    return client.isReady ? client : (fell('not connected'), undefined);
-  };
+  const redis = redisConnection<RedisClient>({
+    url,
+    timeoutMs,
+    firstConnectMs: FIRST_CONNECT_MS,
+    log,
+    downLine: (why) => `cairn: model flow control is off until Redis is reachable (${why}); calls go to the provider unchecked, its rate limits are waited out.`,
+    backLine: 'cairn: Redis is reachable again; model flow control is back on.',
+  });
+  const { fell } = redis;
+  const ready = () => redis.ready();
 
   return {
     connect() {
-      void connection();
+      redis.open();
     },
     covers(spec) {
-      return !down && limitFor(options.limits, spec) !== undefined;
+      return !redis.down && limitFor(options.limits, spec) !== undefined;
     },
     async admit(spec, reservation) {
       const found = limitFor(options.limits, spec);
@@ -277,19 +235,6 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
         },
       };
     },
-    async close() {
-      const client = await owned;
-      owned = undefined;
-      if (!client) return;
-      try {
-        await withTimeout(client.close(), timeoutMs);
-      } catch {
-        try {
-          client.destroy();
-        } catch {
-          // already closed
-        }
-      }
-    },
+    close: () => redis.close(),
   };
 }

@@ -17,6 +17,7 @@ import type { Agent } from '../../shared/agent/define-agent.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
 import type { Authorize } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
+import { readBoundedText } from '../http/read-json-body.js';
 import { AUTH_ERROR_KEY, CairnA2ARequestHandler, REQUEST_KEY, SIGNAL_KEY, type A2AHandlerSettings } from './a2a-request-handler.js';
 import { agentCard, type A2AAgentDescription } from './agent-card.js';
 
@@ -128,7 +129,7 @@ function withLegacyFields(card: AgentCard): Record<string, unknown> {
 async function jsonRpc(request: Request, { handler, transport, legacy }: Endpoint, maxBodyBytes: number): Promise<Response> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/(a2a\+)?json\b/i.test(type)) return rpcError(null, -32600, 'Send JSON-RPC as application/json.', 415);
-  const text = await readBounded(request, maxBodyBytes);
+  const text = await readBoundedText(request, maxBodyBytes);
   if (text === undefined) return rpcError(null, -32600, `The request is larger than ${maxBodyBytes} bytes.`, 413);
   let body: unknown;
   try {
@@ -222,25 +223,6 @@ function rpcError(id: string | number | null, code: number, message: string, sta
 }
 
 /** The body as text, or undefined when it is larger than `max` bytes (refused as it streams in). */
-async function readBounded(request: Request, max: number): Promise<string | undefined> {
-  if (Number(request.headers.get('content-length') ?? 0) > max) return undefined;
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** The handler with unexpected errors reported to `onError` and answered without their details. */
 function guarded(handler: A2ARequestHandler, onError: (error: unknown) => void): A2ARequestHandler {
   const fix = (error: unknown) => {

@@ -12,6 +12,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { checkAuthorizedUnscoped } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
+import { readBoundedText } from '../http/read-json-body.js';
 import { createCairnMcpServer, type CairnMcpServerOptions } from './cairn-mcp-server.js';
 
 export interface CairnMcpHandlerOptions extends CairnMcpServerOptions {
@@ -100,24 +101,10 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
 
 async function readBody(request: Request, max: number): Promise<unknown> {
   if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) return rpcError(415, -32000, 'Unsupported Media Type: send application/json.');
-  if (Number(request.headers.get('content-length') ?? 0) > max) return rpcError(413, -32600, `The request is larger than ${max} bytes.`);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => undefined);
-        return rpcError(413, -32600, `The request is larger than ${max} bytes.`);
-      }
-      chunks.push(value);
-    }
-  }
+  const text = await readBoundedText(request, max);
+  if (text === undefined) return rpcError(413, -32600, `The request is larger than ${max} bytes.`);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch {
     return rpcError(400, -32700, 'Parse error: the body is not valid JSON.');
   }

@@ -1,0 +1,114 @@
+/**
+ * One lazily opened Redis connection a worker part owns (model flow control, live deltas): the
+ * optional `redis` package loaded on first use, bounded waits, and one log line when Redis goes
+ * away and one when it is back, never a crash. The part decides what "away" means for it (calls go
+ * unchecked, deltas are dropped). Node-only; not for workflows.
+ */
+
+/** What a part may call on a node-redis client (`createClient()` of `redis` 6), beyond its own commands. */
+export interface OwnedRedisClient {
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  on(event: 'error' | 'ready', listener: (...args: unknown[]) => void): unknown;
+  unref(): void;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+export interface RedisConnectionOptions {
+  readonly url: string;
+  /** Each command's and the connect's bound. */
+  readonly timeoutMs: number;
+  /** How long the first use waits for the first connect (at least `timeoutMs`). */
+  readonly firstConnectMs?: number;
+  readonly log: (message: string) => void;
+  /** The line logged once when Redis becomes unreachable, given why. */
+  readonly downLine: (why: string) => string;
+  /** The line logged when it is reachable again. */
+  readonly backLine: string;
+}
+
+export interface RedisConnection<C extends OwnedRedisClient> {
+  /** Opens the connection now (it is otherwise opened on first use). */
+  open(): void;
+  /** The client when it is ready; undefined (and logged once) while Redis is unreachable. The first call waits for the first connect, bounded. */
+  ready(): Promise<C | undefined>;
+  /** Records that Redis failed a command (logged once until it is back). */
+  fell(why: string): void;
+  /** Redis is known to be unreachable. */
+  readonly down: boolean;
+  close(): Promise<void>;
+}
+
+export const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+};
+
+export function redisConnection<C extends OwnedRedisClient>(options: RedisConnectionOptions): RedisConnection<C> {
+  const { url, timeoutMs, log } = options;
+  let down = false;
+  const fell = (why: string) => {
+    if (!down) log(options.downLine(why));
+    down = true;
+  };
+  let owned: Promise<C | undefined> | undefined;
+  let firstConnect: Promise<unknown> | undefined;
+  const connection = (): Promise<C | undefined> =>
+    (owned ??= (async () => {
+      let redis: { createClient(options: object): unknown };
+      try {
+        redis = (await import('redis')) as unknown as typeof redis;
+      } catch {
+        fell('the `redis` package is not installed: npm install redis');
+        return undefined;
+      }
+      const client = redis.createClient({
+        url,
+        disableOfflineQueue: true,
+        socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
+      }) as C;
+      client.on('error', (err) => fell(err instanceof Error ? err.message : String(err)));
+      client.on('ready', () => {
+        if (down) log(options.backLine);
+        down = false;
+      });
+      firstConnect = client.connect().catch(() => {});
+      // The connection never keeps the worker's process alive.
+      client.unref();
+      return client;
+    })());
+  // Only the first connect is waited on; after it, a connection that is not ready answers at once.
+  let firstWait: Promise<void> | undefined;
+  return {
+    open: () => void connection(),
+    async ready() {
+      const client = await connection();
+      if (!client || client.isReady) return client;
+      await (firstWait ??= withTimeout(firstConnect!, Math.max(timeoutMs, options.firstConnectMs ?? 0)).then(
+        () => {},
+        () => {},
+      ));
+      return client.isReady ? client : (fell('not connected'), undefined);
+    },
+    fell,
+    get down() {
+      return down;
+    },
+    async close() {
+      const client = await owned;
+      owned = undefined;
+      if (!client) return;
+      try {
+        await withTimeout(client.close(), timeoutMs);
+      } catch {
+        try {
+          client.destroy();
+        } catch {
+          // already closed
+        }
+      }
+    },
+  };
+}
