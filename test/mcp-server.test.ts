@@ -183,6 +183,30 @@ describe('MCP server over streamable HTTP', () => {
     await client.close();
   });
 
+  it('a session the server closes (a redeploy, an eviction) leaves the runs of its calls alone', async () => {
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1004' }), scriptStep.text('Morning it is.')]));
+    const { url, handler } = await server();
+    let runSeen: (() => void) | undefined;
+    const elicited = new Promise<void>((resolve) => (runSeen = resolve));
+    const client = await mcpClient(url, () => {
+      runSeen!();
+      return new Promise<ElicitResult>(() => undefined);
+    });
+    void client.callTool({ name: 'test', arguments: { prompt: 'Redeliver A-1004.' } }).catch(() => undefined);
+    await elicited;
+    await handler.close();
+    const cairn = clients.at(-1)!;
+    let workflowId: string | undefined;
+    for await (const info of cairn.temporal.workflow.list({ query: `TaskQueue = '${w.taskQueue}'` })) if (info.workflowId.startsWith('cairn-mcp-test-') && !workflowId) workflowId = info.workflowId;
+    const run = cairn.run(workflowId!);
+    // Still waiting on its question, not cancelled: answered, it finishes with the model's answer.
+    const state = await run.untilIdle();
+    expect(state).toMatchObject({ phase: 'awaiting_clarification', finalizing: null });
+    await run.answer({ window: 'morning' });
+    expect((await run.result()).answer).toBe('Morning it is.');
+    await client.close().catch(() => undefined);
+  });
+
   it('bad input gets MCP errors and loses nothing', async () => {
     const { url } = await server('sesame');
     const post = (body: string, headers: Record<string, string> = {}) =>

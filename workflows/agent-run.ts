@@ -127,7 +127,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const messages = new UserMessages(carried?.messages);
     messages.install(() => state, () => finalAnswer !== null || handingOver, (kind, id, detail) => narrator.heard(kind, id, detail));
     const budget = new BudgetRequests();
-    budget.install(() => plan.step);
+    budget.install(() => plan.step, () => handingOver);
     const snapshot = () =>
       runState({ agent: agent.name, state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps, children, failure, step: plan.step, owner: { tenant: input.tenant, user: input.user } });
     setHandler(stateQuery, snapshot);

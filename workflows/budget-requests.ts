@@ -55,14 +55,18 @@ export class BudgetRequests {
     return decision;
   }
 
-  install(step: () => PlanStep): void {
+  /** `handingOver`: the run is about to continue as new, and a decision taken now would not be carried: refused, to send again. */
+  install(step: () => PlanStep, handingOver: () => boolean): void {
     setHandler(
       extendBudgetUpdate,
       (input: BudgetExtensionInput) => {
         this.#decision ??= validateBudgetDecision(step(), input, undefined);
       },
       {
-        validator: (input: BudgetExtensionInput) => void validateBudgetDecision(step(), input, this.#decision),
+        validator: (input: BudgetExtensionInput) => {
+          if (handingOver()) throw new HumanInputError('The run is handing over to its continuation; send the decision again in a moment.', 'not_pending');
+          validateBudgetDecision(step(), input, this.#decision);
+        },
         description: 'Decide the pending budget request: { id, decision: { type: "extend", tokens?, costUsd? } | { type: "stop", reason? } }.',
       },
     );

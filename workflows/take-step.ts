@@ -147,7 +147,7 @@ export async function takeStep(
         const interruptible = interrupted ? () => inScope(interrupted, call) : call;
         const outcome = checkModelOutcome(await cancellable(interruptible));
         // The jitter of a wait for the provider: the sandbox's Math.random is seeded per run, so a replay draws the same.
-        const facts = runEnds ? { model, ...(outcome.status === 'error' && { random: Math.random() }) } : {};
+        const facts = runEnds ? { model, ...(outcome.status === 'error' && { random: Math.random() }) } : { legacy: true };
         return { type: 'model_outcome', outcome, ...(options.activityId && { call: options.activityId }), ...facts };
       } catch (err) {
         if (isCancellation(err)) return undefined; // the loop acts on the cancel
@@ -158,7 +158,7 @@ export async function takeStep(
         if (unusable && patched(MODEL_CONFIG_FAILS_RUN_PATCH)) throw unusable;
         // Retries exhausted (a provider down for minutes, a worker that cannot call it): the planner waits for it, up to the run's patience.
         if (runEnds) return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'unavailable' }, model, random: Math.random() };
-        return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'tool_unavailable') } };
+        return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'tool_unavailable') }, legacy: true };
       }
     }
     case 'execute_tools': {

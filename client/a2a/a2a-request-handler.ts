@@ -16,7 +16,7 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
 import { checkAuthorizedUnscoped, type Authorize, type HttpAction } from '../http/authorize.js';
 import { agentMessage, answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, textPart, toTask } from './a2a-task.js';
-import { applyReplies, parseReply, RunInputError, runInputError, type RunReply } from './run-input.js';
+import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
 
 /** What a handler instance needs; shared by the agents a server serves. */
@@ -178,7 +178,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
         replies.unshift({ kind: 'answer', answer: text, questionId: pending.question.id });
       }
       if (replies.length === 0) throw toA2AError(new RunInputError('invalid_input', 'The message answers nothing: send { answer } or { decision, toolCallId, argsHash }.'));
-      for (const action of new Set(replies.map((r) => r.kind))) await this.#authorize(context, action, run.workflowId);
+      for (const action of new Set(replies.map(replyAction))) await this.#authorize(context, action, run.workflowId);
       await applyReplies(run, replies).catch((error) => Promise.reject(toA2AError(error)));
       return run;
     }

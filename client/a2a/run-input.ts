@@ -12,7 +12,9 @@ import { NotPendingError } from '../not-pending-error.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { refusalCodeOf, type HumanInputRefusal } from '../../shared/failures/human-input-refusal.js';
 import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/tools/review-config.js';
-import type { ReviewDecisionInput, RunState } from '../../workflows/messages.js';
+import type { BudgetDecision, BudgetRequest, ReviewDecisionInput, RunState } from '../../workflows/messages.js';
+import { budgetDecisionSchema } from '../http/budget-schema.js';
+import { budgetDecisionOf } from '../http/human-actions.js';
 
 /** The question a run asks, with the schema its answer must fit. */
 export interface PendingQuestion {
@@ -36,16 +38,29 @@ export interface HeldCall {
   readonly description?: string;
 }
 
+/** The run's budget is spent: a person extends it or stops the run (policy `budget.onExhausted: 'ask'`). */
+export interface PendingBudget extends BudgetRequest {
+  /** JSON Schema of the reply's `budget` decision. */
+  readonly schema: JsonObject;
+}
+
 /** What a run needs from a person before it can go on. */
 export interface PendingInput {
   readonly question: PendingQuestion | null;
   readonly reviews: readonly HeldCall[];
+  readonly budget: PendingBudget | null;
 }
 
 /** One reply to a waiting run. */
 export type RunReply =
   | { readonly kind: 'answer'; readonly answer: JsonValue; readonly questionId?: string }
-  | { readonly kind: 'review'; readonly toolCallId: string; readonly argsHash: string; readonly decision: ReviewDecisionInput };
+  | { readonly kind: 'review'; readonly toolCallId: string; readonly argsHash: string; readonly decision: ReviewDecisionInput }
+  | { readonly kind: 'budget'; readonly decision: BudgetDecision; readonly requestId?: string };
+
+/** The `authorize` action a reply needs: a budget decision is authorized as a review, as over HTTP. */
+export function replyAction(reply: RunReply): 'answer' | 'review' {
+  return reply.kind === 'answer' ? 'answer' : 'review';
+}
 
 /** Why a reply was not taken: the run's refusal code, or what the driver found first. */
 export type RunInputCode = HumanInputRefusal | 'unknown_run' | 'closed' | 'busy';
@@ -85,8 +100,10 @@ export function answerSchema(question: { readonly missingFields?: readonly strin
 /** What `state` waits for, or undefined when it waits for nobody. */
 export function pendingInput(state: RunState): PendingInput | undefined {
   const q = state.clarification;
-  if (!q && state.reviews.length === 0) return undefined;
+  const budget = state.budget?.pending ?? null;
+  if (!q && state.reviews.length === 0 && !budget) return undefined;
   return {
+    budget: budget && { ...budget, schema: (budgetDecisionSchema(budget).properties as { decision: JsonObject }).decision },
     question: q
       ? {
           id: q.id,
@@ -112,6 +129,11 @@ export function pendingInput(state: RunState): PendingInput | undefined {
 export function describePending(pending: PendingInput): string {
   const lines: string[] = [];
   if (pending.question) lines.push(`Question ${pending.question.id}: ${pending.question.question}`);
+  const b = pending.budget;
+  if (b)
+    lines.push(
+      `Budget ${b.id}: the run spent its ${b.limit === 'tokens' ? `tokens (${b.usedTokens} of ${b.maxTokens})` : `cost (${b.usedCostUsd} of ${b.maxCostUsd} USD)`}; reply { budget: { type: "extend", ${b.limit === 'tokens' ? 'tokens' : 'costUsd'}: … } } or { budget: { type: "stop" } }.`,
+    );
   for (const r of pending.reviews)
     lines.push(`Review ${r.toolCallId}: ${r.name}(${JSON.stringify(r.args)}) awaits a decision (${r.allowed.join(', ')})${r.description ? ` — ${r.description}` : ''}; argsHash ${r.argsHash}.`);
   return lines.join('\n');
@@ -130,6 +152,16 @@ export function parseReply(value: unknown, questionPending: boolean): RunReply {
     if (typeof o.toolCallId !== 'string' || typeof o.argsHash !== 'string')
       throw new RunInputError('invalid_input', 'A review decision names the held call: { decision, toolCallId, argsHash }.');
     return { kind: 'review', toolCallId: o.toolCallId, argsHash: o.argsHash, decision: parseDecision(o.decision, o) };
+  }
+  if ('budget' in o) {
+    if (o.requestId !== undefined && typeof o.requestId !== 'string') throw new RunInputError('invalid_input', '"requestId" is text.');
+    let decision: BudgetDecision;
+    try {
+      decision = budgetDecisionOf(o.budget);
+    } catch (error) {
+      throw new RunInputError('invalid_input', (error as Error).message);
+    }
+    return { kind: 'budget', decision, ...(typeof o.requestId === 'string' && { requestId: o.requestId }) };
   }
   if ('answer' in o) {
     if (o.questionId !== undefined && typeof o.questionId !== 'string') throw new RunInputError('invalid_input', '"questionId" is text.');
@@ -169,6 +201,7 @@ export async function applyReplies(run: AgentRunHandle, replies: readonly RunRep
   for (const reply of replies) {
     try {
       if (reply.kind === 'answer') await run.answer(reply.answer, reply.questionId);
+      else if (reply.kind === 'budget') await run.extendBudget(reply.decision, reply.requestId);
       else await run.review({ toolCallId: reply.toolCallId, argsHash: reply.argsHash }, reply.decision);
     } catch (error) {
       throw runInputError(error, run.workflowId);

@@ -60,7 +60,11 @@ export async function runStatus(run: AgentRunHandle): Promise<RunStatus> {
   const state = await run.state();
   if (state.phase === 'done') {
     const answer = state.answer ?? '';
-    return isCancelReason(state.finalizing) ? { ...base, status: 'canceled', state, answer, reason: state.finalizing! } : { ...base, status: 'completed', state, answer };
+    if (isCancelReason(state.finalizing)) return { ...base, status: 'canceled', state, answer, reason: state.finalizing! };
+    // Ended without doing its job (a spent budget, a cap, a model that could not be used): not completed.
+    const outcome = state.outcome;
+    if (outcome?.status === 'ended' && outcome.code !== 'cancelled') return { ...base, status: 'failed', state, answer, reason: `${outcome.code}: ${outcome.message}` };
+    return { ...base, status: 'completed', state, answer };
   }
   if (isCancelReason(state.finalizing)) return { ...base, status: 'canceled', state, reason: state.finalizing! };
   const pending = pendingInput(state);

@@ -14,7 +14,8 @@ import { answerValue, budgetDecision, decision } from './request-bodies.js';
 export function decisionOf(value: unknown): ReviewDecisionInput {
   const parsed = decision.safeParse(value);
   if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? 'A decision is { "type": "accept" | "edit" | "respond" | "reject", ... }.');
-  return value as ReviewDecisionInput;
+  // What the schema read, not what was sent: fields beside it never reach the run's history.
+  return parsed.data as ReviewDecisionInput;
 }
 
 export function answerOf(value: unknown): JsonValue {
@@ -26,7 +27,7 @@ export function answerOf(value: unknown): JsonValue {
 export function budgetDecisionOf(value: unknown): BudgetDecision {
   const parsed = budgetDecision.safeParse(value);
   if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? 'A budget decision is { "type": "extend", tokens?, costUsd? } or { "type": "stop", reason? }.');
-  return value as BudgetDecision;
+  return parsed.data as BudgetDecision;
 }
 
 /** Sends a resolved interrupt's payload to the run: an answer, a review decision (default accept), or a budget decision (`{ decision }`). */

@@ -21,7 +21,7 @@ import { REVIEW_DECISIONS } from '../../shared/tools/review-config.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient, StartRunOptions } from '../cairn-client.js';
 import { checkAuthorizedUnscoped, type Authorize, type HttpAction } from '../http/authorize.js';
-import { applyReplies, describePending, parseReply, RunInputError, runInputError, type HeldCall, type PendingInput, type PendingQuestion, type RunReply } from '../a2a/run-input.js';
+import { applyReplies, describePending, parseReply, replyAction, RunInputError, runInputError, type HeldCall, type PendingInput, type PendingQuestion, type RunReply } from '../a2a/run-input.js';
 import { isTerminal, runStatus, type RunStatus } from '../a2a/run-status.js';
 
 export interface CairnMcpServerOptions {
@@ -72,6 +72,10 @@ const inputShape = {
     .optional()
     .describe("The answer to the run's pending question: text, or an object of the fields its schema names."),
   decisions: z.array(decisionSchema).max(32).optional().describe('Decisions on held tool calls: each names the toolCallId and argsHash the result showed.'),
+  budget: z
+    .object({ type: z.enum(['extend', 'stop']), tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional(), reason: z.string().max(2_000).optional() })
+    .optional()
+    .describe("A decision on the run's spent budget: extend it by tokens and/or costUsd, or stop the run."),
 };
 
 const outputShape = {
@@ -81,6 +85,7 @@ const outputShape = {
   reason: z.string().optional(),
   question: z.record(z.string(), z.unknown()).nullable().optional(),
   reviews: z.array(z.record(z.string(), z.unknown())).optional(),
+  budget: z.record(z.string(), z.unknown()).nullable().optional(),
   howToAnswer: z.string().optional(),
 };
 
@@ -109,12 +114,18 @@ function describeAgent(agent: Agent): string {
   return `${flat.length > 400 ? `${flat.slice(0, 399)}…` : flat}${tools ? ` (tools: ${tools})` : ''} A durable Cairn run: give a prompt to start; when the result's status is input_required, call again with its runId and an answer or decisions.`;
 }
 
-type CallArgs = { prompt?: string | undefined; runId?: string | undefined; answer?: string | Record<string, unknown> | undefined; decisions?: z.infer<typeof decisionSchema>[] | undefined };
+type CallArgs = {
+  prompt?: string | undefined;
+  runId?: string | undefined;
+  answer?: string | Record<string, unknown> | undefined;
+  decisions?: z.infer<typeof decisionSchema>[] | undefined;
+  budget?: z.infer<typeof inputShape.budget> | undefined;
+};
 
 async function callAgent(server: McpServer, options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<CallToolResult> {
   try {
     const run = await begin(options, agent, args, extra);
-    return await follow(server, options, agent, run, extra);
+    return await follow(server, options, agent, run, extra, args.runId === undefined);
   } catch (error) {
     const refused = runInputError(error, args.runId ?? '');
     if (RunInputError.isInstance(refused)) return failure(refused.code, refused.message, args.runId);
@@ -126,7 +137,7 @@ async function callAgent(server: McpServer, options: CairnMcpServerOptions, agen
 async function begin(options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<AgentRunHandle> {
   if (args.runId === undefined) {
     if (args.prompt === undefined) throw new RunInputError('invalid_input', 'Give a prompt to start a run, or the runId of a run to continue.');
-    if (args.answer !== undefined || args.decisions !== undefined) throw new RunInputError('invalid_input', 'An answer or decisions go to a run: give its runId.');
+    if (args.answer !== undefined || args.decisions !== undefined || args.budget !== undefined) throw new RunInputError('invalid_input', 'An answer or decisions go to a run: give its runId.');
     const workflowId = `${options.runPrefix ?? 'cairn-mcp-'}${agent}-${randomUUID()}`;
     await authorize(options, extra, 'start', undefined);
     const extraStart = options.startOptions?.({ agent, workflowId }) ?? {};
@@ -138,21 +149,27 @@ async function begin(options: CairnMcpServerOptions, agent: string, args: CallAr
   const replies: RunReply[] = [];
   if (args.answer !== undefined) replies.push({ kind: 'answer', answer: args.answer as JsonValue, ...(status.pending?.question && { questionId: status.pending.question.id }) });
   for (const d of args.decisions ?? []) replies.push(parseReply(d, false));
+  if (args.budget !== undefined) replies.push(parseReply({ budget: args.budget, ...(status.pending?.budget && { requestId: status.pending.budget.id }) }, false));
   if (replies.length === 0) {
     await authorize(options, extra, 'read', run.workflowId);
     return run;
   }
   if (isTerminal(status.status)) throw new RunInputError('closed', `Run "${run.workflowId}" is ${status.status}; it takes no more answers.`);
   if (status.status !== 'input_required') throw new RunInputError('not_pending', `Run "${run.workflowId}" is not waiting for an answer or a decision (it is ${status.status}).`);
-  for (const action of new Set(replies.map((r) => r.kind))) await authorize(options, extra, action, run.workflowId);
+  for (const action of new Set(replies.map(replyAction))) await authorize(options, extra, action, run.workflowId);
   await applyReplies(run, replies);
   return run;
 }
 
 /** Waits for the run, asking the person through elicitation where the client can, and says where it stands. */
-async function follow(server: McpServer, options: CairnMcpServerOptions, agent: string, run: AgentRunHandle, extra: Extra): Promise<CallToolResult> {
+async function follow(server: McpServer, options: CairnMcpServerOptions, agent: string, run: AgentRunHandle, extra: Extra, started: boolean): Promise<CallToolResult> {
   const until = Date.now() + (options.maxWaitMs ?? 45_000);
-  const onAbort = () => void run.cancel(CANCEL_REASON).catch(() => undefined);
+  // The client's cancel of the call that started the run cancels the run. The SDK aborts the same
+  // signal when a session closes (eviction, idle sweep, a redeploy), and the transport is gone by the
+  // next turn then: a closed session leaves its runs alone, as does a call that only continued one.
+  const onAbort = () => {
+    if (started) setImmediate(() => server.isConnected() && void run.cancel(CANCEL_REASON).catch(() => undefined));
+  };
   extra.signal.addEventListener('abort', onAbort, { once: true });
   // A client that asked for progress hears from a long run, so its request timeout can be reset.
   const progressToken = extra._meta?.progressToken;
@@ -182,7 +199,7 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
       const reply = await elicit(options, status.pending!, extra);
       if (!reply) return result(status);
       try {
-        await authorize(options, extra, reply.kind, run.workflowId);
+        await authorize(options, extra, replyAction(reply), run.workflowId);
         await applyReplies(run, [reply]);
       } catch (error) {
         const refused = runInputError(error, run.workflowId);
@@ -211,7 +228,9 @@ async function elicit(options: CairnMcpServerOptions, pending: PendingInput, ext
     if (answer?.action !== 'accept' || !answer.content) return undefined;
     return { kind: 'answer', answer: (flat ? answer.content.answer : answer.content) as JsonValue, questionId: pending.question.id };
   }
-  const held = pending.reviews[0]!;
+  const held = pending.reviews[0];
+  // A spent budget is not elicited (amounts of money): the result says how to decide it.
+  if (!held) return undefined;
   const decisions = held.allowed.filter((d) => d !== 'edit');
   const answer = await ask({
     mode: 'form',
@@ -276,7 +295,7 @@ function result(status: RunStatus): CallToolResult {
     case 'canceled':
       return { content: [{ type: 'text', text: `Run ${runId} was canceled (${status.reason ?? 'cancelled'}).${status.answer ? ` ${status.answer}` : ''}` }], structuredContent: { runId, status: 'canceled', ...(status.answer && { answer: status.answer }), ...(status.reason && { reason: status.reason }) } };
     case 'failed':
-      return { isError: true, content: [{ type: 'text', text: `Run ${runId} failed: ${status.reason ?? 'unknown reason'}` }], structuredContent: { runId, status: 'failed', ...(status.reason && { reason: status.reason }) } };
+      return { isError: true, content: [{ type: 'text', text: `Run ${runId} failed: ${status.reason ?? 'unknown reason'}` }], structuredContent: { runId, status: 'failed', ...(status.answer && { answer: status.answer }), ...(status.reason && { reason: status.reason }) } };
     case 'working':
       return { content: [{ type: 'text', text: `Run ${runId} is still working. Call this tool again with { "runId": "${runId}" } to wait for it.` }], structuredContent: { runId, status: 'working', howToAnswer: `Call again with { "runId": "${runId}" }.` } };
     case 'input_required': {
@@ -284,7 +303,7 @@ function result(status: RunStatus): CallToolResult {
       const how = howToAnswer(runId, pending);
       return {
         content: [{ type: 'text', text: `Run ${runId} waits for a person.\n${describePending(pending)}\n${how}` }],
-        structuredContent: JSON.parse(JSON.stringify({ runId, status: 'input_required', question: pending.question, reviews: pending.reviews, howToAnswer: how })) as Record<string, unknown>,
+        structuredContent: JSON.parse(JSON.stringify({ runId, status: 'input_required', question: pending.question, reviews: pending.reviews, budget: pending.budget, howToAnswer: how })) as Record<string, unknown>,
       };
     }
   }
@@ -293,6 +312,7 @@ function result(status: RunStatus): CallToolResult {
 function howToAnswer(runId: string, pending: PendingInput): string {
   const parts: string[] = [];
   if (pending.question) parts.push(`"answer": <text, or an object fitting the question's schema>`);
+  if (pending.budget) parts.push(`"budget": { "type": "extend", "${pending.budget.limit === 'tokens' ? 'tokens' : 'costUsd'}": <more> } or { "type": "stop" }`);
   if (pending.reviews.length > 0) parts.push(`"decisions": [{ "toolCallId", "argsHash", "decision": "accept" | "edit" | "respond" | "reject" (allowed ones only), "args"?, "content"?, "reason"? }]`);
   return `Call this tool again with { "runId": "${runId}", ${parts.join(', ')} }.`;
 }
