@@ -1,6 +1,7 @@
 /** Token and cost budgets: usage counted per model, a wrap-up turn near a limit, the end or a person's extension at it. */
 import { describe, expect, it } from 'vitest';
 import type { ModelOutcome } from '../shared/model/model-response.js';
+import { toolError } from '../shared/failures/tool-error.js';
 import { runOutcome } from './run-outcome.js';
 import { drive, ok, rawCall, stepOf, textWithUsage, toolCallsReply } from './testing.js';
 
@@ -78,5 +79,21 @@ describe('a cost budget a person may extend (onExhausted: ask)', () => {
     const trace = drive({ policy, model: [callsWithUsage(10, 1, 0.2)], tool, roundTrip: true });
     expect(trace.last.step.type).toBe('await_budget');
     expect(trace.last.state.phase).toBe('awaiting_budget');
+  });
+});
+
+describe("a tenant's spent budget window", () => {
+  const spent: ModelOutcome = {
+    status: 'error',
+    error: toolError('rate_limited', 'The call to test:model was not sent: tenant "a" has used its daily token budget (100 of 100 tokens in 2026-11-26 UTC).'),
+    failure: 'tenant_budget',
+  };
+
+  it('ends the run budget_exhausted (not failed), naming the window, without waiting', () => {
+    const trace = drive({ model: [callsWithUsage(10, 1), spent], tool });
+    const finish = stepOf(trace.last, 'finish');
+    expect(finish).toMatchObject({ end: { code: 'budget_exhausted', fail: false } });
+    expect(finish.answer).toBe('The run ended: tenant "a" has used its daily token budget (100 of 100 tokens in 2026-11-26 UTC).');
+    expect(runOutcome(trace.last.state, finish)).toMatchObject({ status: 'ended', code: 'budget_exhausted' });
   });
 });

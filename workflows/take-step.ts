@@ -137,6 +137,8 @@ export async function takeStep(
         toolNames: step.tools,
         toolChoice: step.toolChoice,
         model,
+        // The worker's per-tenant budgets check the run's tenant (runs of no tenant send none, as before).
+        ...(children.tenant !== undefined && { tenant: children.tenant }),
       };
       // What this turn reacts to (the batch's failed calls, the planner's decisions): the tool activities completed either way.
       const options = { ...MODEL_ACTIVITY_OPTIONS, summary: modelTurnSummary(state, step.toolChoice), ...activityId(`model:${state.turn + 1}`) };

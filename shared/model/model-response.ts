@@ -37,10 +37,12 @@ export interface ModelResponse {
  * (`rate_limited`: HTTP 429; `overloaded`: 529, 503, "overloaded"), the worker's flow control held
  * the call back before sending it (`throttled`, retry-after is when its permit comes), the provider
  * failed past Temporal's retries (`unavailable`: 5xx, network), or the model cannot be used as
- * configured (`misconfigured`: 404 unknown model, 401/403 credentials). The first four are waits
- * (up to the policy's `modelPatienceMs`); `misconfigured` ends the run `model_misconfigured`.
+ * configured (`misconfigured`: 404 unknown model, 401/403 credentials), or the run's tenant has
+ * spent a window of its budget (`tenant_budget`: the call was not sent; docs/operations.md,
+ * "Per-tenant limits"). The first four are waits (up to the policy's `modelPatienceMs`);
+ * `misconfigured` ends the run `model_misconfigured`; `tenant_budget` is the run's budget end.
  */
-export const MODEL_FAILURES = ['rate_limited', 'overloaded', 'throttled', 'unavailable', 'misconfigured'] as const;
+export const MODEL_FAILURES = ['rate_limited', 'overloaded', 'throttled', 'unavailable', 'misconfigured', 'tenant_budget'] as const;
 export type ModelFailure = (typeof MODEL_FAILURES)[number];
 
 /** The model activity's answer: a response (or none at all), or a typed provider failure. */
@@ -80,4 +82,6 @@ export interface ModelRequest {
   readonly toolChoice: ToolChoice;
   /** Which configured model to use (e.g. `scripted:orders-demo`, `openai:gpt-4.1-mini`). */
   readonly model: string;
+  /** The tenant the run belongs to, for the worker's per-tenant budgets; left out for runs of no tenant. */
+  readonly tenant?: string;
 }
