@@ -129,8 +129,9 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       } finally {
         // Tokens used are charged to the provider's minute; the in-flight slot is given back.
         if (admission?.go) void admission.release(usage);
-        // The tenant's day and month are charged with what the call used (tokens, and cost when priced).
-        if (tenantAdmission?.go) void tenantAdmission.charge(usage);
+        // The tenant's day and month are charged with what the call used (tokens, and cost when priced), before
+        // the reply reaches the run: the run's next call, on any worker, sees it (bounded by the Redis timeout).
+        if (tenantAdmission?.go) await tenantAdmission.charge(usage);
       }
     },
   };
