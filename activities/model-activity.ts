@@ -80,9 +80,14 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       const { model, tools } = await configured(request, () => resolve(request.model), specOf);
       const { cancellationSignal: signal, info } = Context.current();
       // The run's tenant has spent a window of its budget: the call is not sent, the planner ends the run (or asks a person).
-      const tenantAdmission: TenantAdmission | undefined = tenantBudgets && typeof sent.tenant === 'string' ? await tenantBudgets.admit(sent.tenant) : undefined;
+      const tenantAdmission: TenantAdmission | undefined = tenantBudgets && typeof sent.tenant === 'string' ? await tenantBudgets.admit(sent.tenant, allowanceOf(sent.tenantAllowance)) : undefined;
       if (tenantAdmission && !tenantAdmission.go) {
-        const spent: ModelOutcome = { status: 'error', error: toolError('rate_limited', `The call to ${request.model} was not sent: ${spentText(tenantAdmission.spent)}.`), failure: 'tenant_budget' };
+        const spent: ModelOutcome = {
+          status: 'error',
+          error: toolError('rate_limited', `The call to ${request.model} was not sent: ${spentText(tenantAdmission.spent)}.`),
+          failure: 'tenant_budget',
+          tenantWindow: tenantAdmission.spent,
+        };
         span?.setAttributes(modelSpanAttributes(spent));
         return spent;
       }
@@ -157,6 +162,14 @@ async function configured(request: ModelRequest, resolve: () => ModelClient, spe
     const details: ModelConfigDetails = { model: request.model, needs: [...err.needs] };
     throw ApplicationFailure.create({ type: 'ModelConfigError', message: err.message, nonRetryable: true, details: [details] });
   }
+}
+
+/** A run's allowance past its tenant's spent window, as its request carried it; anything else is none. */
+function allowanceOf(value: unknown): { tokens: number; costUsd: number } | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { tokens, costUsd } = value as Record<string, unknown>;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  return { tokens: n(tokens), costUsd: n(costUsd) };
 }
 
 /** The request with the run it reads named: the ids it sent (runs from before did), else the activity's own run. */

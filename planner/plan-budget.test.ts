@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelOutcome } from '../shared/model/model-response.js';
 import { toolError } from '../shared/failures/tool-error.js';
 import { runOutcome } from './run-outcome.js';
+import { tenantAllowanceLeft } from './plan-budget.js';
 import { drive, ok, rawCall, stepOf, textWithUsage, toolCallsReply } from './testing.js';
 
 const callsWithUsage = (inputTokens: number, outputTokens: number, costUsd?: number): ModelOutcome => {
@@ -83,10 +84,12 @@ describe('a cost budget a person may extend (onExhausted: ask)', () => {
 });
 
 describe("a tenant's spent budget window", () => {
+  const window = { tenant: 'a', window: 'day', id: '2026-11-26', limit: 'tokens', used: 100, max: 100 } as const;
   const spent: ModelOutcome = {
     status: 'error',
     error: toolError('rate_limited', 'The call to test:model was not sent: tenant "a" has used its daily token budget (100 of 100 tokens in 2026-11-26 UTC).'),
     failure: 'tenant_budget',
+    tenantWindow: window,
   };
 
   it('ends the run budget_exhausted (not failed), naming the window, without waiting', () => {
@@ -95,5 +98,38 @@ describe("a tenant's spent budget window", () => {
     expect(finish).toMatchObject({ end: { code: 'budget_exhausted', fail: false } });
     expect(finish.answer).toBe('The run ended: tenant "a" has used its daily token budget (100 of 100 tokens in 2026-11-26 UTC).');
     expect(runOutcome(trace.last.state, finish)).toMatchObject({ status: 'ended', code: 'budget_exhausted' });
+    expect(trace.modelCalls).toHaveLength(2);
+  });
+
+  it('ends the run from the message alone when the outcome does not name the window', () => {
+    const { tenantWindow: _, ...bare } = spent as Extract<ModelOutcome, { status: 'error' }>;
+    const trace = drive({ model: [bare], policy: { budget: { onExhausted: 'ask' } }, budget: () => expect.unreachable('no request without a window') });
+    expect(stepOf(trace.last, 'finish').answer).toBe('The run ended: tenant "a" has used its daily token budget (100 of 100 tokens in 2026-11-26 UTC).');
+  });
+
+  describe('with onExhausted: ask', () => {
+    const policy = { budget: { onExhausted: 'ask' as const } };
+    it("asks a person naming the window; an extension is this run's allowance past it, counted from then", () => {
+      const requests: unknown[] = [];
+      const trace = drive({ policy, model: [callsWithUsage(10, 1), spent, textWithUsage('Done.', 30, 5)], tool, budget: (request) => (requests.push(request), { type: 'extend', tokens: 50 }) });
+      expect(requests).toEqual([{ id: 'b1', limit: 'tokens', maxTokens: null, maxCostUsd: null, usedTokens: 11, usedCostUsd: 0, tenantWindow: window }]);
+      expect(trace.last.state.tenantAllowance).toEqual({ tokens: 50, costUsd: 0, fromTokens: 11, fromCostUsd: 0 });
+      expect(trace.last.state.budgetExtra).toBeUndefined();
+      expect(tenantAllowanceLeft(trace.last.state)).toEqual({ tokens: 15, costUsd: 0 });
+      expect(runOutcome(trace.last.state, stepOf(trace.last, 'finish'))).toEqual({ status: 'answered' });
+    });
+
+    it('stop ends the run budget_exhausted naming the window', () => {
+      const trace = drive({ policy, model: [spent], budget: () => ({ type: 'stop', reason: 'not today' }) });
+      expect(stepOf(trace.last, 'finish')).toMatchObject({
+        answer: 'The run ended: tenant "a" has used its daily token budget (100 of 100 tokens in 2026-11-26 UTC), and it was not extended (not today).',
+        end: { code: 'budget_exhausted', fail: false },
+      });
+    });
+
+    it('an allowance used up leaves none for the next request', () => {
+      const state = { tenantAllowance: { tokens: 10, costUsd: 0, fromTokens: 0, fromCostUsd: 0 }, usage: { inputTokens: 8, outputTokens: 2, costUsd: 0, calls: 1, byModel: {} } };
+      expect(tenantAllowanceLeft(state as never)).toBeUndefined();
+    });
   });
 });

@@ -8,7 +8,7 @@ import { addUsage } from '../shared/model/model-usage.js';
 import type { RunEndCode } from '../shared/agent/run-outcome.js';
 import { callModel, finalize, finish } from './plan-common.js';
 import type { Plan, PlannerState } from './plan.js';
-import { checkBudget } from './plan-budget.js';
+import { checkBudget, tenantWindowSpent } from './plan-budget.js';
 import { providerWaitDelay, unitFromKey } from './provider-wait.js';
 import { planToolCalls } from './plan-tool-calls.js';
 import { isDegenerate, validateResponse, visibleText } from './response-validator.js';
@@ -46,17 +46,6 @@ function modelEnd(state: PlannerState, code: RunEndCode, message: string): Plan 
   return finish(state, answer, [], `${code}: ${message.slice(0, 200)}`, { code, message, fail: state.policy.onModelFailure !== 'end' });
 }
 
-/**
- * The run ends at its tenant's spent window like at its own budget: `budget_exhausted`, not failed,
- * its message naming the window. A person is not asked even when the policy's `onExhausted` is
- * 'ask': extending the run's budget would not give the tenant's window room (docs/operations.md).
- */
-function tenantBudgetEnd(state: PlannerState, said: string): Plan {
-  const why = said.replace(/^The call to .*? was not sent: /, '').replace(/\.$/, '').slice(0, 300);
-  const message = `The run ended: ${why}.`;
-  return finish(state, message, [], `budget exhausted: tenant`, { code: 'budget_exhausted', message, fail: false });
-}
-
 /** Wait for the provider (a durable timer) and ask again, or end `model_unavailable` once patience is spent. */
 function waitForProvider(state: PlannerState, outcome: Extract<ModelOutcome, { status: 'error' }>, failure: ModelFailure, now: number, random: number | undefined): Plan {
   const { policy } = state;
@@ -83,7 +72,7 @@ function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, no
     const failure = failureOf(outcome);
     if (failure === 'rate_limited' || failure === 'overloaded' || failure === 'throttled' || failure === 'unavailable') return waitForProvider(state, outcome, failure, now, facts.random);
     // The run's tenant has spent a window of its budget (the worker's per-tenant budgets): the call was not sent, the run ends `budget_exhausted`.
-    if (failure === 'tenant_budget') return tenantBudgetEnd(state, outcome.error.message);
+    if (failure === 'tenant_budget') return tenantWindowSpent(state, outcome.tenantWindow, outcome.error.message, callModel(state, state.lastToolChoice).step, now);
     if (failure === 'misconfigured') return modelEnd(state, 'model_misconfigured', `the model cannot be used as configured (${outcome.error.message.slice(0, 400)})`);
     // A reply the boundary refused (a model client broke the ModelOutcome shape) is an unusable
     // response: asked again, within the same retries, then a forced final turn.

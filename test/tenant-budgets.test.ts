@@ -13,6 +13,8 @@ import { createClient } from 'redis';
 import type { Client } from '@temporalio/client';
 import { windowsAt } from '../activities/model/tenant-budgets.js';
 import { connectClient } from './support/temporal.js';
+import { waitFor } from './support/runs.js';
+import { extendBudgetUpdate, stateQuery } from '../workflows/messages.js';
 import { startWorkerProcess } from './support/worker-process.js';
 import { probeRedis, REDIS_URL } from './support/redis.js';
 
@@ -46,14 +48,17 @@ interface Result {
   readonly usage?: { readonly calls: number };
 }
 
-/** Runs the test agent for `tenant` on worker `n`'s queue to its end. */
-async function run(tenant: string, n: number): Promise<Result> {
-  const handle = await client.workflow.start('agentRun', {
+/** Starts the test agent for `tenant` on worker `n`'s queue. */
+const start = (tenant: string, n: number, policy?: object) =>
+  client.workflow.start('agentRun', {
     taskQueue: queues[n % 2]!,
     workflowId: `tenant-budget-${tenant}-${randomUUID()}`,
-    args: [{ agent: 'test', prompt: 'Say hello.', model: 'scripted:metered', tenant }],
+    args: [{ agent: 'test', prompt: 'Say hello.', model: 'scripted:metered', tenant, ...(policy && { policy }) }],
   });
-  return (await handle.result()) as Result;
+
+/** Runs the test agent for `tenant` on worker `n`'s queue to its end. */
+async function run(tenant: string, n: number): Promise<Result> {
+  return (await (await start(tenant, n)).result()) as Result;
 }
 
 describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker processes', () => {
@@ -83,5 +88,17 @@ describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker
     expect((await redis.hGetAll(`${prefix}acme:month:${day.slice(0, 7)}`)).tokens).toBe('120');
     expect(await redis.ttl(`${prefix}acme:day:${day}`)).toBeGreaterThan(86_400);
     expect(await redis.keys(`${prefix}globex:*`)).toEqual([]);
+
+    // onExhausted: 'ask': a person is asked, naming the window; extending gives this run an allowance past it (charged to the window).
+    const asking = await start('acme', 0, { budget: { onExhausted: 'ask' } });
+    const waiting = await waitFor(async () => {
+      const state = await asking.query(stateQuery).catch(() => undefined);
+      return state?.phase === 'awaiting_budget' ? state : undefined;
+    }, 'the budget request');
+    const pending = waiting.budget?.pending;
+    expect(pending).toMatchObject({ id: 'b1', limit: 'tokens', tenantWindow: { tenant: 'acme', window: 'day', id: day, limit: 'tokens', used: 120, max: 100 } });
+    await asking.executeUpdate(extendBudgetUpdate, { args: [{ id: pending!.id, decision: { type: 'extend', tokens: 50 } }] });
+    expect(((await asking.result()) as Result).outcome.status).toBe('answered');
+    expect((await redis.hGetAll(`${prefix}acme:day:${day}`)).tokens).toBe('160');
   });
 });

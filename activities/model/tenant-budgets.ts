@@ -13,6 +13,7 @@
  * the log, and again when Redis is back. Runs without a tenant are not limited. Worker side only.
  */
 import type { CallUsage } from '../../shared/model/model-usage.js';
+import { tenantWindowText, type TenantWindowSpent } from '../../shared/model/model-response.js';
 import { redisConnection, type RedisConnection } from './redis-connection.js';
 
 /** Limits of one window; either may be left out. */
@@ -74,15 +75,7 @@ export function budgetOf(options: Pick<TenantBudgetOptions, 'default' | 'tenants
 }
 
 /** A spent window: which, which limit, how much was used of how much. */
-export interface SpentWindow {
-  readonly tenant: string;
-  readonly window: BudgetWindow;
-  /** `2026-11-26` or `2026-11`. */
-  readonly id: string;
-  readonly limit: 'tokens' | 'cost';
-  readonly used: number;
-  readonly max: number;
-}
+export type SpentWindow = TenantWindowSpent;
 
 /** The first spent window of `budget` given the totals read, or undefined when every window has room. */
 export function spentWindow(
@@ -103,10 +96,7 @@ export function spentWindow(
 }
 
 /** What a run ending at a spent window says. */
-export function spentText(spent: SpentWindow): string {
-  const what = spent.limit === 'tokens' ? `${spent.used} of ${spent.max} tokens` : `${spent.used} of ${spent.max} USD`;
-  return `tenant "${spent.tenant}" has used its ${spent.window === 'day' ? 'daily' : 'monthly'} ${spent.limit === 'tokens' ? 'token' : 'cost'} budget (${what} in ${spent.id} UTC)`;
-}
+export const spentText = (spent: SpentWindow): string => tenantWindowText(spent);
 
 // KEYS: the day's hash, the month's hash. Returns { dayTokens, dayCost, monthTokens, monthCost } as strings.
 const READ = `
@@ -130,8 +120,15 @@ return 1
 /** The answer before a call: go (and charge the usage after it), or a spent window. */
 export type TenantAdmission = { readonly go: true; charge(usage?: CallUsage): Promise<void> } | { readonly go: false; readonly spent: SpentWindow };
 
+/** What a person allowed a run past a spent window (a budget request extended), still unused. */
+export interface TenantAllowance {
+  readonly tokens: number;
+  readonly costUsd: number;
+}
+
 export interface TenantBudgets {
-  admit(tenant: string | undefined): Promise<TenantAdmission>;
+  /** Asks before a call of `tenant`'s run; a spent window the run's `allowance` covers lets the call go (and charged). */
+  admit(tenant: string | undefined, allowance?: TenantAllowance): Promise<TenantAdmission>;
   connect(): void;
   close(): Promise<void>;
 }
@@ -154,7 +151,7 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
   return {
     connect: () => redis.connect(),
     close: () => redis.close(),
-    async admit(tenant) {
+    async admit(tenant, allowance) {
       if (tenant === undefined) return UNCHECKED;
       const budget = budgetOf(options, tenant);
       if (!budget || (!budget.perDay && !budget.perMonth)) return UNCHECKED;
@@ -164,7 +161,8 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
       if (answer === undefined) return UNCHECKED;
       const [dt, dc, mt, mc] = (Array.isArray(answer) ? answer : []).map((v) => Number(v) || 0);
       const spent = spentWindow(tenant, budget, spans, { day: { tokens: dt ?? 0, costUsd: dc ?? 0 }, month: { tokens: mt ?? 0, costUsd: mc ?? 0 } });
-      if (spent) return { go: false, spent };
+      const allowed = spent && allowance && (spent.limit === 'tokens' ? allowance.tokens > 0 : allowance.costUsd > 0);
+      if (spent && !allowed) return { go: false, spent };
       return {
         go: true,
         async charge(usage?: CallUsage) {

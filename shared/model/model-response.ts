@@ -45,10 +45,27 @@ export interface ModelResponse {
 export const MODEL_FAILURES = ['rate_limited', 'overloaded', 'throttled', 'unavailable', 'misconfigured', 'tenant_budget'] as const;
 export type ModelFailure = (typeof MODEL_FAILURES)[number];
 
+/** A tenant's spent budget window (failure `tenant_budget`): which, which limit, how much was used of how much. */
+export interface TenantWindowSpent {
+  readonly tenant: string;
+  readonly window: 'day' | 'month';
+  /** `2026-11-26` for a UTC day, `2026-11` for a UTC month. */
+  readonly id: string;
+  readonly limit: 'tokens' | 'cost';
+  readonly used: number;
+  readonly max: number;
+}
+
+/** What a run stopped at a tenant's spent window says. */
+export function tenantWindowText(spent: TenantWindowSpent): string {
+  const what = spent.limit === 'tokens' ? `${spent.used} of ${spent.max} tokens` : `${spent.used} of ${spent.max} USD`;
+  return `tenant "${spent.tenant}" has used its ${spent.window === 'day' ? 'daily' : 'monthly'} ${spent.limit === 'tokens' ? 'token' : 'cost'} budget (${what} in ${spent.id} UTC)`;
+}
+
 /** The model activity's answer: a response (or none at all), or a typed provider failure. */
 export type ModelOutcome =
   | { readonly status: 'ok'; readonly response: ModelResponse | null }
-  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number; readonly failure?: ModelFailure };
+  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number; readonly failure?: ModelFailure; readonly tenantWindow?: TenantWindowSpent };
 
 /** Which tools the model may call this turn. */
 export type ToolChoice = 'auto' | 'none' | { readonly tool: string };
@@ -84,4 +101,9 @@ export interface ModelRequest {
   readonly model: string;
   /** The tenant the run belongs to, for the worker's per-tenant budgets; left out for runs of no tenant. */
   readonly tenant?: string;
+  /**
+   * What a person allowed this run past its tenant's spent window (a budget request they extended),
+   * still unused: the call goes even though the window is spent, and is charged to it.
+   */
+  readonly tenantAllowance?: { readonly tokens: number; readonly costUsd: number };
 }
