@@ -1,6 +1,8 @@
 /** Per-tenant budget windows: UTC day and month ids and ends, which budget applies, which window is spent. */
 import { describe, expect, it } from 'vitest';
-import { budgetOf, spentText, spentWindow, windowsAt } from './tenant-budgets.js';
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { budgetOf, redisTenantBudgets, spentText, spentWindow, windowsAt } from './tenant-budgets.js';
 
 describe('windowsAt', () => {
   it('names the UTC day and month and when each ends', () => {
@@ -54,5 +56,62 @@ describe('spentWindow', () => {
   });
   it('ignores a window the budget does not limit', () => {
     expect(spentWindow('a', { perMonth: { maxTokens: 10 } }, spans, { day: { tokens: 1e9, costUsd: 1e9 }, month: { tokens: 9, costUsd: 0 } })).toBeUndefined();
+  });
+});
+
+describe('redisTenantBudgets', () => {
+  it('lets calls go unchecked when Redis is unreachable, saying so once', async () => {
+    const said: string[] = [];
+    // Port 1 on the loopback: nothing listens, the connection is refused at once.
+    const budgets = redisTenantBudgets({ url: 'redis://127.0.0.1:1', timeoutMs: 200, log: (m) => said.push(m), default: { perDay: { maxTokens: 1 } } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const admission = await budgets.admit('acme');
+        expect(admission.go).toBe(true);
+        if (admission.go) await admission.charge({ inputTokens: 10, outputTokens: 10 });
+      }
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatch(/^cairn: per-tenant model budgets are off until Redis is reachable \(.*\); calls go to the provider unchecked and are not counted\.$/);
+    } finally {
+      await budgets.close();
+    }
+  });
+
+  it('does not limit a run without a tenant, or a tenant without a budget', async () => {
+    const budgets = redisTenantBudgets({ url: 'redis://127.0.0.1:1', log: () => expect.unreachable('Redis is never asked'), tenants: { acme: { perDay: { maxTokens: 1 } } } });
+    expect((await budgets.admit(undefined)).go).toBe(true);
+    expect((await budgets.admit('globex')).go).toBe(true);
+    await budgets.close();
+  });
+
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  it.skipIf(process.env.CAIRN_NO_REDIS === '1')('charges both windows in Redis, stops at the day, and starts the next day afresh (the month goes on)', async () => {
+    const keyPrefix = `cairn-test:${randomUUID()}:`;
+    let now = Date.UTC(2026, 10, 26, 23, 59);
+    const said: string[] = [];
+    const budgets = redisTenantBudgets({ url: redisUrl, keyPrefix, log: (m) => said.push(m), tenants: { acme: { perDay: { maxTokens: 50 }, perMonth: { maxTokens: 120, maxCostUsd: 1 } } } }, () => now);
+    try {
+      const call = async (allowance?: { tokens: number; costUsd: number }) => {
+        const admission = await budgets.admit('acme', allowance);
+        if (admission.go) await admission.charge({ inputTokens: 20, outputTokens: 10, costUsd: 0.01 });
+        return admission.go ? 'go' : `${admission.spent.window}:${admission.spent.limit}:${admission.spent.used}`;
+      };
+      const first = await call();
+      if (said.length > 0) return void console.warn(`tenant-budgets Redis test skipped: ${said[0]}`);
+      expect([first, await call(), await call()]).toEqual(['go', 'go', 'day:tokens:60']);
+      // A run a person allowed past the window goes, and is charged.
+      expect(await call({ tokens: 5, costUsd: 0 })).toBe('go');
+      expect(await call({ tokens: 0, costUsd: 1 })).toBe('day:tokens:90');
+      now += 60_000; // 2026-11-27: a new day, the same month
+      expect([await call(), await call()]).toEqual(['go', 'month:tokens:120']);
+      const redis = createClient({ url: redisUrl });
+      await redis.connect();
+      expect(await redis.hGetAll(`${keyPrefix}acme:month:2026-11`)).toEqual({ tokens: '120', cost: '0.04' });
+      expect(await redis.expireTime(`${keyPrefix}acme:day:2026-11-26`)).toBe(Date.UTC(2026, 10, 28) / 1000);
+      for (const key of await redis.keys(`${keyPrefix}*`)) await redis.del(key);
+      await redis.quit();
+    } finally {
+      await budgets.close();
+    }
   });
 });
