@@ -120,7 +120,10 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
         }, heartbeatMs);
         // The deltas reach the stream before the reply does.
         await live?.close();
-        const checked = priced(checkModelOutcome(outcome, limits), priceOf(prices, request.model));
+        const counted = priced(checkModelOutcome(outcome, limits), priceOf(prices, request.model));
+        // Near the tenant's window: the reply says so, and the run answers in one wrap-up turn.
+        const near = tenantAdmission?.go ? tenantAdmission.near : undefined;
+        const checked: ModelOutcome = counted.status === 'ok' && near ? { ...counted, tenantWindowNear: near } : counted;
         if (checked.status === 'ok') usage = checked.response?.usage;
         if (checked.status === 'ok') pace.accepted(Date.now());
         else if (checked.failure === 'rate_limited' || checked.failure === 'overloaded') pace.refused(Date.now(), checked.retryAfterMs);

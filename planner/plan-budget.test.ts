@@ -107,6 +107,17 @@ describe("a tenant's spent budget window", () => {
     expect(stepOf(trace.last, 'finish').answer).toBe('The run ended: tenant "a" has used its daily token budget (100 of 100 tokens in 2026-11-26 UTC).');
   });
 
+  it('near the window (the worker says so), the model is asked for its final answer after the batch; the run ends budget_exhausted with it', () => {
+    const reply = callsWithUsage(10, 1);
+    const near: ModelOutcome = reply.status === 'ok' ? { ...reply, tenantWindowNear: { ...window, used: 95 } } : reply;
+    const trace = drive({ model: [near, textWithUsage('Best so far.', 10, 1)], tool });
+    expect(trace.modelCalls.map((c) => c.toolChoice)).toEqual(['auto', 'none']);
+    expect(trace.executed.map((c) => c.name)).toEqual(['lookup']);
+    const finish = stepOf(trace.last, 'finish');
+    expect(finish.answer).toBe('Best so far.');
+    expect(runOutcome(trace.last.state, finish)).toEqual({ status: 'ended', code: 'budget_exhausted', message: 'tenant "a" has nearly used its daily token budget (95 of 100 tokens in 2026-11-26 UTC)' });
+  });
+
   describe('with onExhausted: ask', () => {
     const policy = { budget: { onExhausted: 'ask' as const } };
     it("asks a person naming the window; an extension is this run's allowance past it, counted from then", () => {

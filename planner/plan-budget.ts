@@ -34,6 +34,7 @@ export function budgetExhausted(state: PlannerState): 'tokens' | 'cost' | null {
 
 /** The reason for a wrap-up turn when usage has reached `wrapUpAt` of a limit, else null. */
 export function budgetNear(state: PlannerState): string | null {
+  if (state.tenantNear) return state.tenantNear;
   const limits = budgetLimits(state);
   const { tokens, costUsd } = used(state);
   const at = state.policy.budget.wrapUpAt;

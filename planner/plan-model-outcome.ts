@@ -3,7 +3,7 @@
  * back off a rate limit, admit its tool calls (checked by the toolbox, numbered `<turn>.<n>`), or
  * finish with the text. Workflow-safe, deterministic.
  */
-import type { ModelFailure, ModelOutcome } from '../shared/model/model-response.js';
+import { tenantWindowNearText, type ModelFailure, type ModelOutcome } from '../shared/model/model-response.js';
 import { addUsage } from '../shared/model/model-usage.js';
 import type { RunEndCode } from '../shared/agent/run-outcome.js';
 import { callModel, finalize, finish } from './plan-common.js';
@@ -25,7 +25,15 @@ export interface ModelTurnFacts {
 export function planModelOutcome(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts = {}): Plan {
   // A reply ends any wait for the provider, and its usage counts (per model) whatever comes next.
   const counted: PlannerState =
-    outcome.status === 'ok' ? { ...state, providerWait: null, ...(outcome.response && { usage: addUsage(state.usage, facts.model ?? 'model', outcome.response.usage) }) } : state;
+    outcome.status === 'ok'
+      ? {
+          ...state,
+          providerWait: null,
+          ...(outcome.response && { usage: addUsage(state.usage, facts.model ?? 'model', outcome.response.usage) }),
+          // Near the tenant's budget window (the worker says so): a next model turn is the wrap-up turn.
+          ...(outcome.tenantWindowNear && !state.tenantNear && { tenantNear: tenantWindowNearText(outcome.tenantWindowNear) }),
+        }
+      : state;
   const plan = decide(counted, outcome, toolbox, now, facts);
   // The run's last word is the model's: the transcript ends with the answer it gave.
   if (outcome.status === 'ok' && plan.step.type === 'finish' && !plan.reply) return { ...plan, reply: { text: plan.step.answer, toolCalls: [] } };

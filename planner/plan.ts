@@ -154,6 +154,8 @@ export interface PlannerState {
    * What a person allowed the run past its tenant's spent window (a budget request of the tenant's
    * window they extended), counted from the run's usage when they did; absent: nothing.
    */
+  /** Why the run wraps up: its tenant's budget window was near when it last called the model; absent: it was not. */
+  readonly tenantNear?: string;
   readonly tenantAllowance?: { readonly tokens: number; readonly costUsd: number; readonly fromTokens: number; readonly fromCostUsd: number };
 }
 

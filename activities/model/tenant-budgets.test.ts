@@ -98,15 +98,27 @@ describe('redisTenantBudgets', () => {
       };
       const first = await call();
       if (said.length > 0) return void console.warn(`tenant-budgets Redis test skipped: ${said[0]}`);
-      expect([first, await call(), await call()]).toEqual(['go', 'go', 'day:tokens:60']);
+      expect([first, await call()]).toEqual(['go', 'go']);
+      // 60 of 50: spent. Before that call, 30 was under 90% of 50 (45): no wrap-up was due.
+      expect(await call()).toBe('day:tokens:60');
       // A run a person allowed past the window goes, and is charged.
       expect(await call({ tokens: 5, costUsd: 0 })).toBe('go');
       expect(await call({ tokens: 0, costUsd: 1 })).toBe('day:tokens:90');
       now += 60_000; // 2026-11-27: a new day, the same month
-      expect([await call(), await call()]).toEqual(['go', 'month:tokens:120']);
+      const next = await budgets.admit('acme');
+      // 90 of the month's 120 is not yet 90% (108): the call goes without a wrap-up.
+      expect(next).toMatchObject({ go: true });
+      expect(next).not.toHaveProperty('near');
+      if (next.go) await next.charge({ inputTokens: 10, outputTokens: 10, costUsd: 0.01 });
+      // 110 of 120: near the month's tokens.
+      const nearing = await budgets.admit('acme');
+      expect(nearing).toMatchObject({ go: true, near: { window: 'month', limit: 'tokens', used: 110, max: 120 } });
+      if (nearing.go) await nearing.charge({ inputTokens: 0, outputTokens: 0 });
+      // 140 of the month's 120 and 50 of the day's 50: the day is named first.
+      expect([await call(), await call()]).toEqual(['go', 'day:tokens:50']);
       const redis = createClient({ url: redisUrl });
       await redis.connect();
-      expect(await redis.hGetAll(`${keyPrefix}acme:month:2026-11`)).toEqual({ tokens: '120', cost: '0.04' });
+      expect(await redis.hGetAll(`${keyPrefix}acme:month:2026-11`)).toEqual({ tokens: '140', cost: '0.05' });
       expect(await redis.expireTime(`${keyPrefix}acme:day:2026-11-26`)).toBe(Date.UTC(2026, 10, 28) / 1000);
       for (const key of await redis.keys(`${keyPrefix}*`)) await redis.del(key);
       await redis.quit();

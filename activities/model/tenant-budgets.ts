@@ -40,6 +40,11 @@ export interface TenantBudgetOptions {
   readonly url?: string;
   /** Key prefix in Redis; default `cairn:tenant:`. Keys are `<prefix><tenant>:day:<yyyy-mm-dd>` and `<prefix><tenant>:month:<yyyy-mm>`. */
   readonly keyPrefix?: string;
+  /**
+   * When a window has reached this share of a limit before a call, the call goes and its reply says
+   * so (`tenantWindowNear`): the run answers in one wrap-up turn, as near its own budget. Default 0.9; 1 for none.
+   */
+  readonly wrapUpAt?: number;
   /** The longest a Redis check may take before the call goes unchecked, in ms; default 1,000. */
   readonly timeoutMs?: number;
   /** Told once when Redis is unreachable, and when it is back; default `console.warn`. */
@@ -95,6 +100,16 @@ export function spentWindow(
   return undefined;
 }
 
+/** The first window of `budget` at `at` (0.9: 90%) of a limit, or undefined. */
+export function nearWindow(tenant: string, budget: TenantBudget, spans: Parameters<typeof spentWindow>[2], totals: Parameters<typeof spentWindow>[3], at: number): SpentWindow | undefined {
+  const scaled = (limit: WindowLimit | undefined): WindowLimit | undefined =>
+    limit && { ...(limit.maxTokens !== undefined && { maxTokens: at * limit.maxTokens }), ...(limit.maxCostUsd !== undefined && { maxCostUsd: at * limit.maxCostUsd }) };
+  const found = spentWindow(tenant, { perDay: scaled(budget.perDay), perMonth: scaled(budget.perMonth) } as TenantBudget, spans, totals);
+  if (!found) return undefined;
+  const limit = found.window === 'day' ? budget.perDay! : budget.perMonth!;
+  return { ...found, max: found.limit === 'tokens' ? limit.maxTokens! : limit.maxCostUsd! };
+}
+
 /** What a run ending at a spent window says. */
 export const spentText = (spent: SpentWindow): string => tenantWindowText(spent);
 
@@ -118,7 +133,9 @@ return 1
 `;
 
 /** The answer before a call: go (and charge the usage after it), or a spent window. */
-export type TenantAdmission = { readonly go: true; charge(usage?: CallUsage): Promise<void> } | { readonly go: false; readonly spent: SpentWindow };
+export type TenantAdmission =
+  | { readonly go: true; readonly near?: SpentWindow; charge(usage?: CallUsage): Promise<void> }
+  | { readonly go: false; readonly spent: SpentWindow };
 
 /** What a person allowed a run past a spent window (a budget request extended), still unused. */
 export interface TenantAllowance {
@@ -160,11 +177,15 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
       const answer = await redis.eval(READ, keys, []);
       if (answer === undefined) return UNCHECKED;
       const [dt, dc, mt, mc] = (Array.isArray(answer) ? answer : []).map((v) => Number(v) || 0);
-      const spent = spentWindow(tenant, budget, spans, { day: { tokens: dt ?? 0, costUsd: dc ?? 0 }, month: { tokens: mt ?? 0, costUsd: mc ?? 0 } });
+      const totals = { day: { tokens: dt ?? 0, costUsd: dc ?? 0 }, month: { tokens: mt ?? 0, costUsd: mc ?? 0 } };
+      const spent = spentWindow(tenant, budget, spans, totals);
       const allowed = spent && allowance && (spent.limit === 'tokens' ? allowance.tokens > 0 : allowance.costUsd > 0);
       if (spent && !allowed) return { go: false, spent };
+      const at = options.wrapUpAt ?? 0.9;
+      const near = spent ?? (at < 1 ? nearWindow(tenant, budget, spans, totals, at) : undefined);
       return {
         go: true,
+        ...(near && { near }),
         async charge(usage?: CallUsage) {
           const tokens = Math.max(0, Math.round((usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)));
           const cost = Math.max(0, usage?.costUsd ?? 0);

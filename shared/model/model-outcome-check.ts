@@ -91,8 +91,10 @@ function readOutcome(value: unknown, bounds: ModelOutcomeLimits): ModelOutcome {
   if (status === 'error') return readError(value);
   if (status !== 'ok') throw new Malformed(`\`status\` is ${describe(status)}, not "ok" or "error"`);
   const response = read(value, 'response', 'response');
-  if (response === undefined || response === null) return { status: 'ok', response: null };
-  return { status: 'ok', response: readResponse(response, bounds) };
+  // Near the run's tenant's budget window (the worker's per-tenant budgets): the planner wraps up.
+  const near = readTenantWindow(read(value, 'tenantWindowNear', 'tenantWindowNear'));
+  if (response === undefined || response === null) return { status: 'ok', response: null, ...(near && { tenantWindowNear: near }) };
+  return { status: 'ok', response: readResponse(response, bounds), ...(near && { tenantWindowNear: near }) };
 }
 
 function readError(value: Record<string, unknown>): ModelOutcome {

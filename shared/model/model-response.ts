@@ -56,6 +56,12 @@ export interface TenantWindowSpent {
   readonly max: number;
 }
 
+/** Why a run wraps up near its tenant's window (`tenantWindowNear` of an ok outcome: the window had reached the worker's `wrapUpAt` of it). */
+export function tenantWindowNearText(near: TenantWindowSpent): string {
+  const what = near.limit === 'tokens' ? `${near.used} of ${near.max} tokens` : `${near.used} of ${near.max} USD`;
+  return `tenant "${near.tenant}" has nearly used its ${near.window === 'day' ? 'daily' : 'monthly'} ${near.limit === 'tokens' ? 'token' : 'cost'} budget (${what} in ${near.id} UTC)`;
+}
+
 /** What a run stopped at a tenant's spent window says. */
 export function tenantWindowText(spent: TenantWindowSpent): string {
   const what = spent.limit === 'tokens' ? `${spent.used} of ${spent.max} tokens` : `${spent.used} of ${spent.max} USD`;
@@ -64,7 +70,7 @@ export function tenantWindowText(spent: TenantWindowSpent): string {
 
 /** The model activity's answer: a response (or none at all), or a typed provider failure. */
 export type ModelOutcome =
-  | { readonly status: 'ok'; readonly response: ModelResponse | null }
+  | { readonly status: 'ok'; readonly response: ModelResponse | null; readonly tenantWindowNear?: TenantWindowSpent }
   | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number; readonly failure?: ModelFailure; readonly tenantWindow?: TenantWindowSpent };
 
 /** Which tools the model may call this turn. */
