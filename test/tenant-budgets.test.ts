@@ -49,16 +49,16 @@ interface Result {
 }
 
 /** Starts the test agent for `tenant` on worker `n`'s queue. */
-const start = (tenant: string, n: number, policy?: object) =>
+const start = (tenant: string, n: number, policy?: object, prompt = 'Say hello.') =>
   client.workflow.start('agentRun', {
     taskQueue: queues[n % 2]!,
     workflowId: `tenant-budget-${tenant}-${randomUUID()}`,
-    args: [{ agent: 'test', prompt: 'Say hello.', model: 'scripted:metered', tenant, ...(policy && { policy }) }],
+    args: [{ agent: 'test', prompt, model: 'scripted:metered', tenant, ...(policy && { policy }) }],
   });
 
 /** Runs the test agent for `tenant` on worker `n`'s queue to its end. */
-async function run(tenant: string, n: number): Promise<Result> {
-  return (await (await start(tenant, n)).result()) as Result;
+async function run(tenant: string, n: number, prompt?: string): Promise<Result> {
+  return (await (await start(tenant, n, undefined, prompt)).result()) as Result;
 }
 
 describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker processes', () => {
@@ -100,5 +100,16 @@ describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker
     await asking.executeUpdate(extendBudgetUpdate, { args: [{ id: pending!.id, decision: { type: 'extend', tokens: 50 } }] });
     expect(((await asking.result()) as Result).outcome.status).toBe('answered');
     expect((await redis.hGetAll(`${prefix}acme:day:${day}`)).tokens).toBe('160');
+  });
+
+  it("wrap a run up near its tenant's window: one turn without tools after the batch, budget_exhausted with that answer", { timeout: 180_000 }, async () => {
+    // initech: 200 tokens a day, wrap-up from 100 (the workers' wrapUpAt 0.5). Three runs: 120 used.
+    for (let n = 0; n < 3; n++) expect((await run('initech', n)).outcome.status).toBe('answered');
+    // The lookup's call goes at 120 (near): its batch runs, then the wrap-up turn (at 160, under 200) answers.
+    const wrapped = await run('initech', 1, 'Look up A-1.');
+    expect(wrapped.answer).toBe('Wrapped up.');
+    expect(wrapped.outcome).toMatchObject({ status: 'ended', code: 'budget_exhausted' });
+    expect((wrapped.outcome as { message?: string }).message).toMatch(/^tenant "initech" has nearly used its daily token budget \(120 of 200 tokens in \d{4}-\d{2}-\d{2} UTC\)$/);
+    expect((await redis.hGetAll(`${prefix}initech:day:${windowsAt(Date.now()).day.id}`)).tokens).toBe('200');
   });
 });
