@@ -23,6 +23,7 @@ import type { DeltaTransport } from './live/delta-transport.js';
 import { durableTransport } from './live/durable-transport.js';
 import type { FlowControl } from './model/flow-control.js';
 import { LearnedPace } from './model/learned-pace.js';
+import { spentText, type TenantAdmission, type TenantBudgets } from './model/tenant-budgets.js';
 import { costOf, priceOf, type CallUsage, type ModelPrice } from '../shared/model/model-usage.js';
 import { toolError } from '../shared/failures/tool-error.js';
 
@@ -50,9 +51,11 @@ export interface ModelActivityOptions {
   readonly prices?: Readonly<Record<string, ModelPrice>>;
   /** Fleet-wide limits per provider, checked before a call is sent (flow-control.ts, docs/operations.md). */
   readonly flowControl?: FlowControl;
+  /** Token and cost budgets per tenant per day and month, checked before a call is sent (tenant-budgets.ts, docs/operations.md). */
+  readonly tenantBudgets?: TenantBudgets;
 }
 
-export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs, streaming, transcripts = new TranscriptReader(client), prices, flowControl }: ModelActivityOptions) {
+export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs, streaming, transcripts = new TranscriptReader(client), prices, flowControl, tenantBudgets }: ModelActivityOptions) {
   const transport = streaming === true ? durableTransport(client) : streaming || undefined;
   // The worker's own pace per provider prefix, learned from its refusals (learned-pace.ts).
   const paces = new Map<string, LearnedPace>();
@@ -76,6 +79,18 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       span?.setAttributes({ 'cairn.model': request.model, 'cairn.tool_choice': typeof request.toolChoice === 'object' ? request.toolChoice.tool : request.toolChoice });
       const { model, tools } = await configured(request, () => resolve(request.model), specOf);
       const { cancellationSignal: signal, info } = Context.current();
+      // The run's tenant has spent a window of its budget: the call is not sent, the planner ends the run (or asks a person).
+      const tenantAdmission: TenantAdmission | undefined = tenantBudgets && typeof sent.tenant === 'string' ? await tenantBudgets.admit(sent.tenant, allowanceOf(sent.tenantAllowance)) : undefined;
+      if (tenantAdmission && !tenantAdmission.go) {
+        const spent: ModelOutcome = {
+          status: 'error',
+          error: toolError('rate_limited', `The call to ${request.model} was not sent: ${spentText(tenantAdmission.spent)}.`),
+          failure: 'tenant_budget',
+          tenantWindow: tenantAdmission.spent,
+        };
+        span?.setAttributes(modelSpanAttributes(spent));
+        return spent;
+      }
       // Checked before the call is sent: a call the provider would refuse waits in the workflow (a timer), holding no slot.
       // The reservation names this model turn of this run, so the slot it was given is its own when it comes back.
       const reservation = `${request.workflowId}:${info.activityId.replace(/:\d+$/, '')}`;
@@ -105,7 +120,10 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
         }, heartbeatMs);
         // The deltas reach the stream before the reply does.
         await live?.close();
-        const checked = priced(checkModelOutcome(outcome, limits), priceOf(prices, request.model));
+        const counted = priced(checkModelOutcome(outcome, limits), priceOf(prices, request.model));
+        // Near the tenant's window: the reply says so, and the run answers in one wrap-up turn.
+        const near = tenantAdmission?.go ? tenantAdmission.near : undefined;
+        const checked: ModelOutcome = counted.status === 'ok' && near ? { ...counted, tenantWindowNear: near } : counted;
         if (checked.status === 'ok') usage = checked.response?.usage;
         if (checked.status === 'ok') pace.accepted(Date.now());
         else if (checked.failure === 'rate_limited' || checked.failure === 'overloaded') pace.refused(Date.now(), checked.retryAfterMs);
@@ -119,6 +137,9 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       } finally {
         // Tokens used are charged to the provider's minute; the in-flight slot is given back.
         if (admission?.go) void admission.release(usage);
+        // The tenant's day and month are charged with what the call used (tokens, and cost when priced), before
+        // the reply reaches the run: the run's next call, on any worker, sees it (bounded by the Redis timeout).
+        if (tenantAdmission?.go) await tenantAdmission.charge(usage);
       }
     },
   };
@@ -144,6 +165,14 @@ async function configured(request: ModelRequest, resolve: () => ModelClient, spe
     const details: ModelConfigDetails = { model: request.model, needs: [...err.needs] };
     throw ApplicationFailure.create({ type: 'ModelConfigError', message: err.message, nonRetryable: true, details: [details] });
   }
+}
+
+/** A run's allowance past its tenant's spent window, as its request carried it; anything else is none. */
+function allowanceOf(value: unknown): { tokens: number; costUsd: number } | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { tokens, costUsd } = value as Record<string, unknown>;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  return { tokens: n(tokens), costUsd: n(costUsd) };
 }
 
 /** The request with the run it reads named: the ids it sent (runs from before did), else the activity's own run. */

@@ -10,6 +10,7 @@
  */
 export { checkAgentModels, createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
 export { redisFlowControl, limitFor, type Admission, type FlowControl, type FlowControlOptions, type ProviderLimit } from '../activities/model/flow-control.js';
+export { redisTenantBudgets, windowsAt, budgetOf, spentWindow, type TenantBudgets, type TenantBudgetOptions, type TenantBudget, type WindowLimit, type SpentWindow } from '../activities/model/tenant-budgets.js';
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
 export type { DeltaTransport, LiveCall, LivePublisher } from '../activities/live/delta-transport.js';

@@ -18,7 +18,7 @@ export { completeBatch, MAX_LAST_ERRORS } from './complete-batch.js';
 export { planClarificationAnswer, planClarificationTimeout, planReviewed, planCancel, planResumed, clarificationTimeLeft } from './plan-human.js';
 export { enabledTools, refusal } from './plan-common.js';
 export { deliverMessages, messageDecision, workingOn, type MessageDecision, type UserMessage, type Working } from './plan-messages.js';
-export { budgetExhausted, budgetLimits, budgetNear, checkBudget, planBudgetDecision } from './plan-budget.js';
+export { budgetExhausted, budgetLimits, budgetNear, checkBudget, planBudgetDecision, tenantAllowanceLeft, tenantWindowSpent } from './plan-budget.js';
 export { providerWaitDelay } from './provider-wait.js';
 export { runOutcome } from './run-outcome.js';
 export type { ModelTurnFacts } from './plan-model-outcome.js';

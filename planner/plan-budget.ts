@@ -6,6 +6,7 @@
  * Workflow-safe, deterministic.
  */
 import { totalTokens } from '../shared/model/model-usage.js';
+import { tenantWindowText, type TenantWindowSpent } from '../shared/model/model-response.js';
 import type { BudgetDecision, BudgetRequest, Plan, PlanStep, PlannerState } from './plan.js';
 
 /** The limits in force: the policy's plus what people added; null for none. */
@@ -33,6 +34,7 @@ export function budgetExhausted(state: PlannerState): 'tokens' | 'cost' | null {
 
 /** The reason for a wrap-up turn when usage has reached `wrapUpAt` of a limit, else null. */
 export function budgetNear(state: PlannerState): string | null {
+  if (state.tenantNear) return state.tenantNear;
   const limits = budgetLimits(state);
   const { tokens, costUsd } = used(state);
   const at = state.policy.budget.wrapUpAt;
@@ -71,28 +73,57 @@ export function checkBudget(plan: Plan, now: number): Plan {
   return plan;
 }
 
-function askForBudget(state: PlannerState, limit: 'tokens' | 'cost', next: PlanStep, now: number): Pick<Plan, 'state' | 'step'> {
+function askForBudget(state: PlannerState, limit: 'tokens' | 'cost', next: PlanStep, now: number, tenantWindow?: TenantWindowSpent): Pick<Plan, 'state' | 'step'> {
   const count = (state.budgetRequests ?? 0) + 1;
   const limits = budgetLimits(state);
   const { tokens, costUsd } = used(state);
-  const request: BudgetRequest = { id: `b${count}`, limit, ...limits, usedTokens: tokens, usedCostUsd: costUsd };
+  const request: BudgetRequest = { id: `b${count}`, limit, ...limits, usedTokens: tokens, usedCostUsd: costUsd, ...(tenantWindow && { tenantWindow }) };
   return {
     state: { ...state, phase: 'awaiting_budget', budgetRequests: count, waitingSince: state.waitingSince ?? now },
     step: { type: 'await_budget', request, next },
   };
 }
 
+/**
+ * The run's tenant has spent a window of its budget (the model call was not sent): the run ends
+ * `budget_exhausted` naming the window, or, where the policy's `onExhausted` is 'ask', a person is
+ * asked; extending gives this run an allowance past the window (`tenantAllowance`), not the tenant.
+ */
+export function tenantWindowSpent(state: PlannerState, spent: TenantWindowSpent | undefined, said: string, next: PlanStep, now: number): Plan {
+  if (spent && state.policy.budget.onExhausted === 'ask') return { ...askForBudget(state, spent.limit, next, now, spent), record: [], notes: [] };
+  const why = spent ? tenantWindowText(spent) : said.replace(/^The call to .*? was not sent: /, '').replace(/\.$/, '').slice(0, 300);
+  const message = `The run ended: ${why}.`;
+  return { state: { ...state, phase: 'done' }, step: { type: 'finish', answer: message, reason: 'budget exhausted: tenant', end: { code: 'budget_exhausted', message, fail: false } }, record: [], notes: [] };
+}
+
+/** What the run may still use past its tenant's spent window, for its next model request; undefined for none. */
+export function tenantAllowanceLeft(state: PlannerState): { readonly tokens: number; readonly costUsd: number } | undefined {
+  const allowance = state.tenantAllowance;
+  if (!allowance) return undefined;
+  const { tokens, costUsd } = used(state);
+  const left = { tokens: Math.max(0, allowance.tokens - (tokens - allowance.fromTokens)), costUsd: Math.max(0, Math.round((allowance.costUsd - (costUsd - allowance.fromCostUsd)) * 1e9) / 1e9) };
+  return left.tokens > 0 || left.costUsd > 0 ? left : undefined;
+}
+
 /** A person's decision on a budget request: extend (then the deferred step, or ask again if still short) or stop. */
 export function planBudgetDecision(state: PlannerState, step: Extract<PlanStep, { type: 'await_budget' }>, decision: BudgetDecision, now: number): Plan {
   const waited = state.waitingSince === null ? state : { ...state, humanWaitMs: state.humanWaitMs + Math.max(0, now - state.waitingSince), waitingSince: null };
+  const spent = step.request.tenantWindow;
   if (decision.type === 'stop') {
-    const message = `The run ended: ${exhaustedText(waited, step.request.limit)}, and it was not extended${decision.reason ? ` (${decision.reason})` : ''}.`;
+    const message = `The run ended: ${spent ? tenantWindowText(spent) : exhaustedText(waited, step.request.limit)}, and it was not extended${decision.reason ? ` (${decision.reason})` : ''}.`;
     return {
       state: { ...waited, phase: 'done' },
       step: { type: 'finish', answer: message, reason: `budget exhausted: ${step.request.limit}`, end: { code: 'budget_exhausted', message, fail: false } },
       record: [],
       notes: [],
     };
+  }
+  if (spent) {
+    // An allowance for this run past the tenant's window, from what it has used now; the run's own budget is unchanged.
+    const { tokens, costUsd } = used(waited);
+    const allowed: PlannerState = { ...waited, tenantAllowance: { tokens: decision.tokens ?? 0, costUsd: decision.costUsd ?? 0, fromTokens: tokens, fromCostUsd: costUsd } };
+    const phase = step.next.type === 'call_model' ? (allowed.finalizing ? 'finalizing' : 'model') : step.next.type === 'execute_tools' ? 'tools' : allowed.phase;
+    return { state: { ...allowed, phase }, step: step.next, record: [], notes: [] };
   }
   const extra = { tokens: (waited.budgetExtra?.tokens ?? 0) + (decision.tokens ?? 0), costUsd: Math.round(((waited.budgetExtra?.costUsd ?? 0) + (decision.costUsd ?? 0)) * 1e9) / 1e9 };
   const extended: PlannerState = { ...waited, budgetExtra: extra };

@@ -3,13 +3,13 @@
  * back off a rate limit, admit its tool calls (checked by the toolbox, numbered `<turn>.<n>`), or
  * finish with the text. Workflow-safe, deterministic.
  */
-import type { ModelFailure, ModelOutcome } from '../shared/model/model-response.js';
+import { tenantWindowNearText, type ModelFailure, type ModelOutcome } from '../shared/model/model-response.js';
 import { addUsage } from '../shared/model/model-usage.js';
 import type { RunEndCode } from '../shared/agent/run-outcome.js';
 import { backoffDelay } from './backoff.js';
 import { callModel, finalize, finish } from './plan-common.js';
 import type { Plan, PlannerState } from './plan.js';
-import { checkBudget } from './plan-budget.js';
+import { checkBudget, tenantWindowSpent } from './plan-budget.js';
 import { providerWaitDelay, unitFromKey } from './provider-wait.js';
 import { planToolCalls } from './plan-tool-calls.js';
 import { isDegenerate, validateResponse, visibleText } from './response-validator.js';
@@ -28,7 +28,15 @@ export interface ModelTurnFacts {
 export function planModelOutcome(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts = {}): Plan {
   // A reply ends any wait for the provider, and its usage counts (per model) whatever comes next.
   const counted: PlannerState =
-    outcome.status === 'ok' ? { ...state, providerWait: null, ...(outcome.response && { usage: addUsage(state.usage, facts.model ?? 'model', outcome.response.usage) }) } : state;
+    outcome.status === 'ok'
+      ? {
+          ...state,
+          providerWait: null,
+          ...(outcome.response && { usage: addUsage(state.usage, facts.model ?? 'model', outcome.response.usage) }),
+          // Near the tenant's budget window (the worker says so): a next model turn is the wrap-up turn.
+          ...(outcome.tenantWindowNear && !state.tenantNear && { tenantNear: tenantWindowNearText(outcome.tenantWindowNear) }),
+        }
+      : state;
   const plan = decide(counted, outcome, toolbox, now, facts);
   // The run's last word is the model's: the transcript ends with the answer it gave.
   if (outcome.status === 'ok' && plan.step.type === 'finish' && !plan.reply) return { ...plan, reply: { text: plan.step.answer, toolCalls: [] } };
@@ -97,6 +105,8 @@ function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, no
   if (outcome.status === 'error') {
     const failure = failureOf(outcome);
     if (failure === 'rate_limited' || failure === 'overloaded' || failure === 'throttled' || failure === 'unavailable') return waitForProvider(state, outcome, failure, now, facts.random);
+    // The run's tenant has spent a window of its budget (the worker's per-tenant budgets): the call was not sent, the run ends `budget_exhausted`.
+    if (failure === 'tenant_budget') return tenantWindowSpent(state, outcome.tenantWindow, outcome.error.message, callModel(state, state.lastToolChoice).step, now);
     if (failure === 'misconfigured') return modelEnd(state, 'model_misconfigured', `the model cannot be used as configured (${outcome.error.message.slice(0, 400)})`);
     // A reply the boundary refused (a model client broke the ModelOutcome shape) is an unusable
     // response: asked again, within the same retries, then a forced final turn.

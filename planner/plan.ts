@@ -7,7 +7,7 @@ import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
 import type { SideEffects } from '../shared/tools/define-tool.js';
 import type { ReviewConfig, ReviewDecisionType } from '../shared/tools/review-config.js';
 import type { OnceLedger } from '../shared/identity/once-key.js';
-import type { ToolChoice } from '../shared/model/model-response.js';
+import type { TenantWindowSpent, ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { ReconcileCall } from '../shared/tools/reconcile.js';
@@ -150,6 +150,13 @@ export interface PlannerState {
   readonly budgetExtra?: { readonly tokens: number; readonly costUsd: number };
   /** Budget requests asked so far (ids `b1`, `b2`…). */
   readonly budgetRequests?: number;
+  /**
+   * What a person allowed the run past its tenant's spent window (a budget request of the tenant's
+   * window they extended), counted from the run's usage when they did; absent: nothing.
+   */
+  /** Why the run wraps up: its tenant's budget window was near when it last called the model; absent: it was not. */
+  readonly tenantNear?: string;
+  readonly tenantAllowance?: { readonly tokens: number; readonly costUsd: number; readonly fromTokens: number; readonly fromCostUsd: number };
 }
 
 /** A request to a person to extend the run's budget (policy `budget.onExhausted: 'ask'`). */
@@ -163,6 +170,11 @@ export interface BudgetRequest {
   readonly maxCostUsd: number | null;
   readonly usedTokens: number;
   readonly usedCostUsd: number;
+  /**
+   * Set when it is the run's tenant's window that is spent (the worker's per-tenant budgets), not the
+   * run's own budget: an extension is then an allowance for this run past the window.
+   */
+  readonly tenantWindow?: TenantWindowSpent;
 }
 
 /** A person's answer to a budget request: add tokens and/or cost, or stop the run. */

@@ -20,6 +20,7 @@ import { createMcpActivities } from '../activities/mcp-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { redisFlowControl } from '../activities/model/flow-control.js';
+import { redisTenantBudgets } from '../activities/model/tenant-budgets.js';
 import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
 import { bundleWorkflows } from './workflow-bundle.js';
 import { checkWorkflowBundle } from './workflow-bundle-check.js';
@@ -153,6 +154,9 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   // Fleet-wide limits per provider (Redis); released when the worker stops.
   const flowControl = options.models?.flowControl && redisFlowControl(options.models.flowControl);
   flowControl?.connect();
+  // Per-tenant budgets per day and month (Redis); released when the worker stops.
+  const tenantBudgets = options.models?.tenantBudgets && redisTenantBudgets(options.models.tenantBudgets);
+  tenantBudgets?.connect();
   // Runs hand this worker the messages they append (TRANSCRIPT_SINK): a model turn here reads them without a Query.
   // Kept for as many runs as the workflow cache holds (characters stay bounded by the reader's own limit).
   const transcripts = new TranscriptReader(client, { maxRuns: Math.max(256, options.worker?.maxCachedWorkflows ?? 0) });
@@ -203,19 +207,20 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
         ...(mcp.size > 0 && { findSpec: (name: string) => mcp.spec(name) }),
         ...(options.models?.prices && { prices: options.models.prices }),
         ...(flowControl && { flowControl }),
+        ...(tenantBudgets && { tenantBudgets }),
       }),
       ...createMcpActivities(mcp),
     },
   });
   // A delta transport's broker connection (redisTransport) is let go of when the worker stops.
   const transport = typeof options.modelActivity?.streaming === 'object' ? options.modelActivity.streaming : undefined;
-  if (mcp.size === 0 && !tracing && !transport?.close && !flowControl) return worker;
+  if (mcp.size === 0 && !tracing && !transport?.close && !flowControl && !tenantBudgets) return worker;
   // No MCP server process outlives its worker, however `run` ends; spans buffered are flushed.
   const run = worker.run.bind(worker);
   return Object.assign(worker, {
     run: () =>
       run().finally(() =>
-        Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl && flowControl.close().catch(() => {})]),
+        Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl && flowControl.close().catch(() => {}), tenantBudgets && tenantBudgets.close().catch(() => {})]),
       ),
   });
 }

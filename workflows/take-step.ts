@@ -12,7 +12,7 @@ import { agentOf } from '../shared/tools/agent-tool.js';
 import { fromError } from '../shared/failures/tool-error.js';
 import { checkModelOutcome } from '../shared/model/model-outcome-check.js';
 import type { ChildRuns } from './child-runs.js';
-import { clarificationTimeLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
+import { clarificationTimeLeft, tenantAllowanceLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
 import type { RunInbox } from './run-inbox.js';
 import type { BudgetRequests } from './budget-requests.js';
 import { dispatch } from './tool-dispatch.js';
@@ -129,6 +129,7 @@ export async function takeStep(
     case 'call_model': {
       // The activity knows which run asks (activityInfo): only the chain's first run, once there is another.
       const { runId, firstExecutionRunId } = workflowInfo();
+      const allowance = tenantAllowanceLeft(state);
       const request: ModelRequest = {
         ...(firstExecutionRunId !== runId && { firstExecutionRunId }),
         transcriptLength: transcript.length,
@@ -137,6 +138,10 @@ export async function takeStep(
         toolNames: step.tools,
         toolChoice: step.toolChoice,
         model,
+        // The worker's per-tenant budgets check the run's tenant (runs of no tenant send none, as before).
+        ...(children.tenant !== undefined && { tenant: children.tenant }),
+        // What a person allowed this run past its tenant's spent window (a budget request extended), still unused.
+        ...(children.tenant !== undefined && allowance && { tenantAllowance: allowance }),
       };
       // What this turn reacts to (the batch's failed calls, the planner's decisions): the tool activities completed either way.
       const options = { ...MODEL_ACTIVITY_OPTIONS, summary: modelTurnSummary(state, step.toolChoice), ...activityId(`model:${state.turn + 1}`) };

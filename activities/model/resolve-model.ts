@@ -11,6 +11,7 @@ import type { ModelClient } from './model-client.js';
 import { ModelConfigError } from './model-errors.js';
 import type { ModelPrice } from '../../shared/model/model-usage.js';
 import type { FlowControlOptions } from './flow-control.js';
+import type { TenantBudgetOptions } from './tenant-budgets.js';
 
 /** Environment variables, as `process.env` holds them. */
 export type ModelEnvironment = Readonly<Record<string, string | undefined>>;
@@ -39,6 +40,8 @@ export interface ResolveModelOptions {
   readonly prices?: Readonly<Record<string, ModelPrice>>;
   /** Limits per provider shared by every worker through Redis, checked before each call (docs/operations.md). */
   readonly flowControl?: FlowControlOptions;
+  /** Token and cost budgets per tenant per UTC day and month, shared by every worker through Redis (docs/operations.md, "Per-tenant limits"). */
+  readonly tenantBudgets?: TenantBudgetOptions;
 }
 
 /** An AI SDK provider (anything with `languageModel(id)`, e.g. ProviderV4), or a model factory. */

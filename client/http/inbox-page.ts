@@ -214,7 +214,9 @@ function reviewCard(item, w) {
 function budgetCard(item, w) {
   var q = w.request, u = w.usage || {};
   var errorEl = el("div", { class: "error", role: "alert" });
-  var spent = q.limit === "tokens" ? q.usedTokens + " of " + q.maxTokens + " tokens" : q.usedCostUsd + " of " + q.maxCostUsd + " (cost)";
+  var tw = q.tenantWindow;
+  var spent = tw ? "tenant " + tw.tenant + (tw.window === "day" ? " daily" : " monthly") + " budget, " + tw.used + " of " + tw.max + (tw.limit === "tokens" ? " tokens" : " (cost)") + " in " + tw.id + " UTC"
+    : q.limit === "tokens" ? q.usedTokens + " of " + q.maxTokens + " tokens" : q.usedCostUsd + " of " + q.maxCostUsd + " (cost)";
   var tokens = el("input", { type: "number", name: "tokens", min: "1", step: "1", "aria-label": "Add tokens", placeholder: q.limit === "tokens" ? "required" : "optional" });
   var cost = el("input", { type: "number", name: "costUsd", min: "0", step: "any", "aria-label": "Add cost", placeholder: q.limit === "cost" ? "required" : "optional" });
   var reason = el("input", { type: "text", name: "reason", placeholder: "Reason to stop (optional)", "aria-label": "Reason" });

@@ -257,3 +257,19 @@ describe('checkModelOutcome: what a ModelClient author is told, field by field',
     }
   });
 });
+
+describe('checkModelOutcome: a tenant_budget outcome', () => {
+  const error = { code: 'rate_limited', kind: 'transient', message: 'The call was not sent: tenant "a" has used its daily token budget.' };
+  const window = { tenant: 'a', window: 'day', id: '2026-11-26', limit: 'tokens', used: 120, max: 100 };
+  it('keeps the spent window it names', () => {
+    expect(checkModelOutcome({ status: 'error', error, failure: 'tenant_budget', tenantWindow: window })).toMatchObject({ failure: 'tenant_budget', tenantWindow: window });
+  });
+  it('leaves out a window of the wrong shape, and one on another failure', () => {
+    for (const bad of [{ ...window, window: 'week' }, { ...window, used: '120' }, { ...window, tenant: 'x'.repeat(201) }, 'day', null]) {
+      const checked = checkModelOutcome({ status: 'error', error, failure: 'tenant_budget', tenantWindow: bad });
+      expect(checked).toMatchObject({ status: 'error', failure: 'tenant_budget' });
+      expect(checked).not.toHaveProperty('tenantWindow');
+    }
+    expect(checkModelOutcome({ status: 'error', error, failure: 'rate_limited', tenantWindow: window })).not.toHaveProperty('tenantWindow');
+  });
+});

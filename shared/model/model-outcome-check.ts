@@ -7,7 +7,7 @@
  * that says what was wrong. Runs in the model activity and again in the workflow on the
  * activity's result. Workflow-safe, deterministic, never throws, linear in the reply's size.
  */
-import { MODEL_FAILURES, type ModelFailure, type ModelOutcome, type ModelResponse, type RawToolCall } from './model-response.js';
+import { MODEL_FAILURES, type ModelFailure, type TenantWindowSpent, type ModelOutcome, type ModelResponse, type RawToolCall } from './model-response.js';
 import { MAX_CAUSE_DEPTH, fromError, isToolError, toolError, truncateChain, type ToolError } from '../failures/tool-error.js';
 import { jsonSize, utf8Bytes } from '../json/json-measure.js';
 import { boundChain } from '../tools/tool-result-size.js';
@@ -91,8 +91,10 @@ function readOutcome(value: unknown, bounds: ModelOutcomeLimits): ModelOutcome {
   if (status === 'error') return readError(value);
   if (status !== 'ok') throw new Malformed(`\`status\` is ${describe(status)}, not "ok" or "error"`);
   const response = read(value, 'response', 'response');
-  if (response === undefined || response === null) return { status: 'ok', response: null };
-  return { status: 'ok', response: readResponse(response, bounds) };
+  // Near the run's tenant's budget window (the worker's per-tenant budgets): the planner wraps up.
+  const near = readTenantWindow(read(value, 'tenantWindowNear', 'tenantWindowNear'));
+  if (response === undefined || response === null) return { status: 'ok', response: null, ...(near && { tenantWindowNear: near }) };
+  return { status: 'ok', response: readResponse(response, bounds), ...(near && { tenantWindowNear: near }) };
 }
 
 function readError(value: Record<string, unknown>): ModelOutcome {
@@ -101,11 +103,21 @@ function readError(value: Record<string, unknown>): ModelOutcome {
   const retry = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? { retryAfterMs } : {};
   const failure = read(value, 'failure', 'failure');
   const kind = (MODEL_FAILURES as readonly unknown[]).includes(failure) ? { failure: failure as ModelFailure } : {};
-  if (isToolError(error)) return { status: 'error', error: boundChain(truncateChain(error, MAX_CAUSE_DEPTH)), ...retry, ...kind };
+  const spent = failure === 'tenant_budget' ? readTenantWindow(read(value, 'tenantWindow', 'tenantWindow')) : undefined;
+  if (isToolError(error)) return { status: 'error', error: boundChain(truncateChain(error, MAX_CAUSE_DEPTH)), ...retry, ...kind, ...(spent && { tenantWindow: spent }) };
   const cause = fromError(error);
   throw new Malformed(`\`error\` is not a ToolError (${truncateText(cause.message, 300)})`);
 }
 
+/** A tenant's spent window as the worker reported it; anything else is left out (the run then ends without asking). */
+function readTenantWindow(value: unknown): TenantWindowSpent | undefined {
+  if (!isRecord(value)) return undefined;
+  const { tenant, window, id, limit, used, max } = value as Record<string, unknown>;
+  if (typeof tenant !== 'string' || tenant.length > 200 || typeof id !== 'string' || id.length > 20) return undefined;
+  if ((window !== 'day' && window !== 'month') || (limit !== 'tokens' && limit !== 'cost')) return undefined;
+  if (typeof used !== 'number' || !Number.isFinite(used) || typeof max !== 'number' || !Number.isFinite(max)) return undefined;
+  return { tenant, window, id, limit, used, max };
+}
 
 function readResponse(value: unknown, bounds: ModelOutcomeLimits): ModelResponse {
   if (!isRecord(value)) throw new Malformed(`\`response\` is ${kindOf(value)}, not an object or null`);

@@ -37,16 +37,41 @@ export interface ModelResponse {
  * (`rate_limited`: HTTP 429; `overloaded`: 529, 503, "overloaded"), the worker's flow control held
  * the call back before sending it (`throttled`, retry-after is when its permit comes), the provider
  * failed past Temporal's retries (`unavailable`: 5xx, network), or the model cannot be used as
- * configured (`misconfigured`: 404 unknown model, 401/403 credentials). The first four are waits
- * (up to the policy's `modelPatienceMs`); `misconfigured` ends the run `model_misconfigured`.
+ * configured (`misconfigured`: 404 unknown model, 401/403 credentials), or the run's tenant has
+ * spent a window of its budget (`tenant_budget`: the call was not sent; docs/operations.md,
+ * "Per-tenant limits"). The first four are waits (up to the policy's `modelPatienceMs`);
+ * `misconfigured` ends the run `model_misconfigured`; `tenant_budget` is the run's budget end.
  */
-export const MODEL_FAILURES = ['rate_limited', 'overloaded', 'throttled', 'unavailable', 'misconfigured'] as const;
+export const MODEL_FAILURES = ['rate_limited', 'overloaded', 'throttled', 'unavailable', 'misconfigured', 'tenant_budget'] as const;
 export type ModelFailure = (typeof MODEL_FAILURES)[number];
+
+/** A tenant's spent budget window (failure `tenant_budget`): which, which limit, how much was used of how much. */
+export interface TenantWindowSpent {
+  readonly tenant: string;
+  readonly window: 'day' | 'month';
+  /** `2026-11-26` for a UTC day, `2026-11` for a UTC month. */
+  readonly id: string;
+  readonly limit: 'tokens' | 'cost';
+  readonly used: number;
+  readonly max: number;
+}
+
+/** Why a run wraps up near its tenant's window (`tenantWindowNear` of an ok outcome: the window had reached the worker's `wrapUpAt` of it). */
+export function tenantWindowNearText(near: TenantWindowSpent): string {
+  const what = near.limit === 'tokens' ? `${near.used} of ${near.max} tokens` : `${near.used} of ${near.max} USD`;
+  return `tenant "${near.tenant}" has nearly used its ${near.window === 'day' ? 'daily' : 'monthly'} ${near.limit === 'tokens' ? 'token' : 'cost'} budget (${what} in ${near.id} UTC)`;
+}
+
+/** What a run stopped at a tenant's spent window says. */
+export function tenantWindowText(spent: TenantWindowSpent): string {
+  const what = spent.limit === 'tokens' ? `${spent.used} of ${spent.max} tokens` : `${spent.used} of ${spent.max} USD`;
+  return `tenant "${spent.tenant}" has used its ${spent.window === 'day' ? 'daily' : 'monthly'} ${spent.limit === 'tokens' ? 'token' : 'cost'} budget (${what} in ${spent.id} UTC)`;
+}
 
 /** The model activity's answer: a response (or none at all), or a typed provider failure. */
 export type ModelOutcome =
-  | { readonly status: 'ok'; readonly response: ModelResponse | null }
-  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number; readonly failure?: ModelFailure };
+  | { readonly status: 'ok'; readonly response: ModelResponse | null; readonly tenantWindowNear?: TenantWindowSpent }
+  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number; readonly failure?: ModelFailure; readonly tenantWindow?: TenantWindowSpent };
 
 /** Which tools the model may call this turn. */
 export type ToolChoice = 'auto' | 'none' | { readonly tool: string };
@@ -80,4 +105,11 @@ export interface ModelRequest {
   readonly toolChoice: ToolChoice;
   /** Which configured model to use (e.g. `scripted:orders-demo`, `openai:gpt-4.1-mini`). */
   readonly model: string;
+  /** The tenant the run belongs to, for the worker's per-tenant budgets; left out for runs of no tenant. */
+  readonly tenant?: string;
+  /**
+   * What a person allowed this run past its tenant's spent window (a budget request they extended),
+   * still unused: the call goes even though the window is spent, and is charged to it.
+   */
+  readonly tenantAllowance?: { readonly tokens: number; readonly costUsd: number };
 }
