@@ -14,7 +14,15 @@
  */
 import type { CallUsage } from '../../shared/model/model-usage.js';
 import { tenantWindowText, type TenantWindowSpent } from '../../shared/model/model-response.js';
-import { redisConnection, type RedisConnection } from './redis-connection.js';
+import { redisConnection, withTimeout, type OwnedRedisClient } from '../redis-connection.js';
+
+/** What the budgets call on a node-redis client (`createClient()` of `redis` 6). */
+interface RedisClient extends OwnedRedisClient {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** How long calls wait for the first connection to Redis before they go unchecked. */
+const FIRST_CONNECT_MS = 5_000;
 
 /** Limits of one window; either may be left out. */
 export interface WindowLimit {
@@ -158,13 +166,30 @@ const KEEP_AFTER_S = 86_400;
 /** Tenant budgets over Redis (see the file's comment). One per worker; `close()` when it stops. `now` is for tests. */
 export function redisTenantBudgets(options: TenantBudgetOptions, now: () => number = Date.now): TenantBudgets {
   const prefix = options.keyPrefix ?? 'cairn:tenant:';
-  const redis: RedisConnection = redisConnection({
-    url: options.url,
-    timeoutMs: options.timeoutMs,
-    log: options.log,
-    what: 'per-tenant model budgets',
-    off: 'calls go to the provider unchecked and are not counted',
+  const timeoutMs = Math.max(1, options.timeoutMs ?? 1_000);
+  const connection = redisConnection<RedisClient>({
+    url: options.url ?? 'redis://127.0.0.1:6379',
+    timeoutMs,
+    firstConnectMs: FIRST_CONNECT_MS,
+    log: options.log ?? ((message: string) => console.warn(message)),
+    downLine: (why) => `cairn: per-tenant model budgets are off until Redis is reachable (${why}); calls go to the provider unchecked and are not counted.`,
+    backLine: 'cairn: Redis is reachable again; per-tenant model budgets are back on.',
   });
+  const redis = {
+    connect: () => connection.open(),
+    close: () => connection.close(),
+    /** Runs a Lua script; undefined when Redis is unreachable or did not answer in time. */
+    async eval(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+      const client = await connection.ready();
+      if (!client) return undefined;
+      try {
+        return await withTimeout(client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]), timeoutMs);
+      } catch (err) {
+        connection.fell(err instanceof Error ? err.message : String(err));
+        return undefined;
+      }
+    },
+  };
   return {
     connect: () => redis.connect(),
     close: () => redis.close(),
