@@ -15,6 +15,7 @@ import type { ReconcileReport } from '../shared/tools/reconcile.js';
 import type { BudgetDecision, Plan, PlanStep, PlannerState, ReviewDecision } from './plan.js';
 import { planBudgetDecision } from './plan-budget.js';
 import type { Toolbox } from './toolbox.js';
+import { assertNever } from '../shared/assert-never.js';
 
 /** What happened while the driver took a step. */
 export type Happening =
@@ -87,6 +88,9 @@ export function advance(state: PlannerState, step: PlanStep, happening: Happenin
       return planReviewed(state, happening.decisions, now);
     case 'budget_decided':
       return planBudgetDecision(state, expect(step, 'await_budget', happening), happening.decision, now);
+    // Stryker disable next-line all: unreachable, tsc proves every variant handled
+    default:
+      return assertNever(happening, 'happening');
   }
 }
 
