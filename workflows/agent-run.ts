@@ -164,7 +164,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
       lastPhase = phase;
       let logged: StepLogEntry | undefined;
       if (p.reply || p.record.length > 0 || p.notes.length > 0 || p.said || p.step !== lastStep) {
-        const { action, detail } = p.said ? { action: 'message', detail: p.said.join(' | ') } : describeStep(p.step, state);
+        const { action, detail } = p.said ? { action: 'message' as const, detail: p.said.join(' | ') } : describeStep(p.step, state);
         // Clipped: the log travels with every continue-as-new and every state snapshot.
         logged = { seq: ++seq, turn: state.turn, at: transcript.length, action, detail: detail.slice(0, 300) };
         steps.push(logged);

@@ -12,6 +12,7 @@ import type { CarriedMessages } from './user-messages.js';
 import type { BudgetDecision, BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase, PlanStep, PlannerState, PolicyOverrides } from '../planner/index.js';
 import type { RunOutcome } from '../shared/agent/run-outcome.js';
 import type { RunUsage } from '../shared/model/model-usage.js';
+import type { StepAction } from '../planner/step-action.js';
 
 export { FAILING_END_CODES, RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
 export type { RunUsage, UsageTotals } from '../shared/model/model-usage.js';
@@ -108,8 +109,8 @@ export interface StepLogEntry {
   readonly turn: number;
   /** The transcript's length when the step was chosen: what it reacted to comes before it. */
   readonly at: number;
-  /** repair | model | final | run_tools | back_off | clarify | review | finish */
-  readonly action: string;
+  /** What the step is called (planner/step-action.ts). */
+  readonly action: StepAction;
   readonly detail: string;
 }
 

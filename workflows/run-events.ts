@@ -9,7 +9,7 @@ import type { JsonValue } from '../shared/json/json.js';
 import type { ModelOutcome } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
-import type { PendingClarification, PendingReview } from '../planner/index.js';
+import type { PendingClarification, PendingReview, StepAction } from '../planner/index.js';
 import type { ChildLink } from './messages.js';
 
 /** The longest value an event carries whole, in characters of JSON; longer ones become a preview. */
@@ -42,7 +42,7 @@ export type RunEvent =
       /** A call refused at the boundary (it never started): the arguments the model sent, previewed. */
       readonly args?: JsonValue;
     })
-  | (Base & { readonly type: 'decision'; readonly seq: number; readonly action: string; readonly detail: string })
+  | (Base & { readonly type: 'decision'; readonly seq: number; readonly action: StepAction; readonly detail: string })
   | (Base & { readonly type: 'question'; readonly clarification: PendingClarification; readonly child?: ChildLink })
   | (Base & { readonly type: 'review'; readonly reviews: readonly PendingReview[]; readonly child?: ChildLink })
   | (Base & { readonly type: 'human'; readonly kind: HumanKind; readonly id: string; readonly detail: JsonValue })
