@@ -11,8 +11,6 @@ import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from './messages.js';
 
 export const WAITING_MEMO = 'cairnWaiting';
-/** Runs from before they published what they wait for in their memo. */
-export const INBOX_MEMO_PATCH = 'cairn-inbox-memo';
 
 const MAX_MEMO_CHARS = 32_000;
 const REQUEST_CHARS = 1_000;

@@ -12,7 +12,7 @@
  * that finishes while a reader follows it waits, briefly, until the reader has read the end
  * (`linger`). Workflow code (sandbox).
  */
-import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
 import { isLiveTopic, STREAM_PUBLISH_SIGNAL, STREAM_PUBLISH_UPDATE, type PublishInput } from '../shared/live/model-delta.js';
 import { PublishDedup, publishedItems, validPublish } from './run-stream-publish.js';
 import type { JsonValue } from '../shared/json/json.js';
@@ -58,9 +58,6 @@ export const streamReadQuery = defineQuery<StreamPollResult, [StreamPollInput]>(
 export const streamPublishSignal = defineSignal<[PublishInput]>(STREAM_PUBLISH_SIGNAL);
 /** Cairn's durable transport publishes by Update: not capped like Signals, and refusable. */
 export const streamPublishUpdate = defineUpdate<void, [PublishInput]>(STREAM_PUBLISH_UPDATE);
-
-/** Runs from before it closed the instant they finished; replays of them must not wait for readers. */
-const READER_LINGER_PATCH = 'cairn-reader-linger';
 
 /** Events kept in memory; older ones are dropped (a poll for them fails with TruncatedOffset). */
 const MAX_KEPT_EVENTS = 1_000;
@@ -150,7 +147,6 @@ export class RunStream {
   async linger(ms: number): Promise<void> {
     const caughtUp = () => this.#readTo >= this.offset;
     if (ms <= 0 || this.#polledAt === null || Date.now() - this.#polledAt > ms || caughtUp()) return;
-    if (!patched(READER_LINGER_PATCH)) return;
     await condition(caughtUp, ms);
   }
 
