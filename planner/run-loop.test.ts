@@ -146,7 +146,10 @@ describe('runLoopInMemory', () => {
       ...moves,
       hand_over: (r) => {
         expect(r.due()).toBe(true);
-        if (r.state.turn === 3) suggested = false;
+        if (r.state.turn === 3) {
+          suggested = false;
+          expect(r.due()).toBe(false);
+        }
         return handOver(r);
       },
     });
