@@ -4,14 +4,16 @@
  * what is asked as data; the answer and the decision go in later messages of the same task, one of
  * them through an A2A server in a process of its own after the first one stopped;
  * a stale decision is refused by the run's validator; the `once` tool runs once; cancel, unknown
- * tasks, malformed and oversized requests and a wrong token get A2A's own errors.
+ * tasks, malformed and oversized requests and a wrong token get A2A's own errors. Two tenants
+ * (`authorize` says who asks) each reach only their own tasks and contexts: the other's task is
+ * TaskNotFound, word for word as one that never was.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, SendMessageRequest, TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { ClientFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
 import { INPUT_REQUIRED_MEDIA_TYPE } from '../client/a2a/a2a-task.js';
@@ -75,8 +77,14 @@ async function serverProcess(): Promise<{ url: string; close(): void }> {
   return { url, close: () => void child.kill('SIGTERM') };
 }
 
-function a2aClient(url: string): Promise<A2AClient> {
-  return new ClientFactory().createFromUrl(`${url}/test/`); // the card below the agent's path
+function a2aClient(url: string, headers: Record<string, string> = {}): Promise<A2AClient> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const merged = new Headers(init?.headers);
+    for (const [key, value] of Object.entries(headers)) merged.set(key, value);
+    return fetch(input, { ...init, headers: merged });
+  };
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] });
+  return new ClientFactory(options).createFromUrl(`${url}/test/`); // the card below the agent's path
 }
 
 function send(parts: unknown[], extra: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}): SendMessageRequest {
@@ -264,6 +272,62 @@ describe('A2A server', () => {
       expect(((await allowed.json()) as any).error.code).toBe(-32001);
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('two tenants: each starts its own tasks and reaches only them; the other tenant\'s task is TaskNotFound on every method, and its context is not shared', async () => {
+    const scoped = await serve(
+      createCairnA2AHandler({
+        client: clients[0]!,
+        agents: [testAgent],
+        authorize: (request) => ({ tenant: request.headers.get('x-tenant') ?? 'nobody', user: `${request.headers.get('x-tenant')}-person` }),
+        startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '2m' } }),
+        onError: () => undefined,
+      }),
+    );
+    try {
+      const acme = await a2aClient(scoped.url, { 'x-tenant': 'acme' });
+      const globex = await a2aClient(scoped.url, { 'x-tenant': 'globex' });
+      ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'T-1' }), scriptStep.call('schedule_redelivery', { orderId: 'T-1', window: 'morning' }), scriptStep.text('Morning for acme.')]));
+      const mine = asTask(await acme.sendMessage(send([{ text: 'Redeliver T-1.' }], { contextId: 'support-1' })));
+      expect(inputRequired(mine).question.missingFields).toEqual(['window']);
+      const described = await w.client.workflow.getHandle(mine.id).describe();
+      expect(described.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'acme-person' });
+
+      ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'T-2' }), scriptStep.text('Never reached.')]));
+      const theirs = asTask(await globex.sendMessage(send([{ text: 'Redeliver T-2.' }], { contextId: 'support-1' })));
+      expect(theirs.contextId).toBe('support-1');
+
+      // Every method on acme's task, as globex: not found, as a task that never was.
+      const never = `${mine.id.slice(0, -4)}beef`;
+      const same = async (attempt: (id: string) => Promise<unknown>) => {
+        const other = await rejects(attempt(mine.id));
+        const none = await rejects(attempt(never));
+        expect(other.name).toBe('TaskNotFoundError');
+        expect(other.message.replaceAll(mine.id, '<id>')).toBe(none.message.replaceAll(never, '<id>'));
+      };
+      await same((id) => globex.getTask({ tenant: '', id }));
+      await same((id) => globex.cancelTask({ tenant: '', id, metadata: undefined }));
+      await same((id) => globex.sendMessage(send([{ data: { answer: { window: 'afternoon' } } }], { taskId: id })));
+      await same((id) => globex.sendMessage(send([{ text: 'afternoon' }], { taskId: id })));
+      await same(async (id) => {
+        for await (const _ of globex.resubscribeTask({ tenant: '', id })) void _;
+      });
+      await same(async (id) => {
+        for await (const _ of globex.sendMessageStream(send([{ text: 'afternoon' }], { taskId: id }))) void _;
+      });
+      const list = (client: A2AClient) => client.listTasks({ tenant: '', contextId: 'support-1', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined });
+      expect((await list(globex)).tasks.map((t) => t.id)).toEqual([theirs.id]);
+      expect((await list(acme)).tasks.map((t) => t.id)).toEqual([mine.id]);
+
+      // None of it touched acme's task: still waiting on its question, and acme's answer completes it.
+      expect(inputRequired(await acme.getTask({ tenant: '', id: mine.id })).question.missingFields).toEqual(['window']);
+      const done = asTask(await acme.sendMessage(send([{ text: 'morning' }], { taskId: mine.id })));
+      expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((await rejects(acme.getTask({ tenant: '', id: theirs.id }))).name).toBe('TaskNotFoundError');
+      expect((await globex.cancelTask({ tenant: '', id: theirs.id, metadata: undefined })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    } finally {
+      await scoped.close();
     }
   });
 });

@@ -6,7 +6,8 @@
  * next call (on a new server instance after the first one stopped, or `cairn mcp` in a process of
  * its own over stdio) answers it by run id; a stale
  * decision is refused by the run; the `once` tool runs once; a cancelled request cancels the run;
- * bad input gets MCP's errors.
+ * bad input gets MCP's errors. Two tenants (`authorize` says who asks) each reach only their own
+ * runs and sessions: the other's run is `unknown_run`, word for word as one that never was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,7 +18,7 @@ import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnMcpHandler, type CairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
-import { bearerToken } from '../client/http/authorize.js';
+import { bearerToken, type Authorize } from '../client/http/authorize.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';
@@ -35,13 +36,13 @@ async function newCairnClient(): Promise<CairnClient> {
   return client;
 }
 
-async function server(token?: string): Promise<{ served: Served; handler: CairnMcpHandler; url: string }> {
+async function server(token?: string | Authorize): Promise<{ served: Served; handler: CairnMcpHandler; url: string }> {
   const handler = createCairnMcpHandler({
     client: await newCairnClient(),
     agents: [testAgent],
     basePath: '/mcp',
     maxBodyBytes: 64 * 1024,
-    ...(token && { authorize: bearerToken(token) }),
+    ...(token && { authorize: typeof token === 'string' ? bearerToken(token) : token }),
     startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '2m' } }),
     onError: () => undefined,
   });
@@ -50,10 +51,10 @@ async function server(token?: string): Promise<{ served: Served; handler: CairnM
   return { served, handler, url: `${served.url}/mcp` };
 }
 
-async function mcpClient(url: string, elicit?: (request: ElicitRequest) => Promise<ElicitResult>): Promise<Client> {
+async function mcpClient(url: string, elicit?: (request: ElicitRequest) => Promise<ElicitResult>, headers?: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
   if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), headers && { requestInit: { headers } }));
   return client;
 }
 
@@ -261,5 +262,42 @@ describe('MCP server over streamable HTTP', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('two tenants: each starts its own runs and reaches only them; the other tenant\'s run is unknown_run on every call, and its session is not found', async () => {
+    const { url } = await server((request) => ({ tenant: request.headers.get('x-tenant') ?? 'nobody', user: `${request.headers.get('x-tenant')}-person` }));
+    const acme = await mcpClient(url, undefined, { 'x-tenant': 'acme' });
+    const globex = await mcpClient(url, undefined, { 'x-tenant': 'globex' });
+    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'T-1' }), scriptStep.call('schedule_redelivery', { orderId: 'T-1', window: 'morning' }), scriptStep.text('Morning for acme.')]));
+    const asked = (await acme.callTool({ name: 'test', arguments: { prompt: 'Redeliver T-1.' } })) as CallToolResult;
+    const { runId } = asked.structuredContent as { runId: string };
+    expect(asked.structuredContent).toMatchObject({ status: 'input_required', question: { missingFields: ['window'] } });
+    expect((await clients.at(-1)!.temporal.workflow.getHandle(runId).describe()).memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'acme-person' });
+
+    // Every way of reaching acme's run, as globex: refused as a run that never was.
+    const never = `${runId.slice(0, -4)}beef`;
+    const attempts: Record<string, unknown>[] = [{}, { answer: { window: 'afternoon' } }, { answer: 'afternoon' }, { decisions: [{ toolCallId: 't', argsHash: 'h', decision: 'accept' }] }, { budget: { type: 'stop' } }];
+    for (const attempt of attempts) {
+      const other = (await globex.callTool({ name: 'test', arguments: { runId, ...attempt } })) as CallToolResult;
+      const none = (await globex.callTool({ name: 'test', arguments: { runId: never, ...attempt } })) as CallToolResult;
+      expect(other.isError).toBe(true);
+      expect(JSON.stringify(other.content)).toMatch(/unknown_run/);
+      expect(JSON.stringify(other.content).replaceAll(runId, '<id>')).toBe(JSON.stringify(none.content).replaceAll(never, '<id>'));
+    }
+    // acme's session, used by globex: not found, as a session that never was.
+    const sessionId = (acme.transport as StreamableHTTPClientTransport).sessionId!;
+    const post = (session: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-tenant': 'globex', 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const stolen = await post(sessionId);
+    const gone = await post('no-such-session');
+    expect(stolen.status).toBe(404);
+    expect(await stolen.text()).toBe(await gone.text());
+
+    // None of it touched acme's run: still waiting, and acme's answer completes it.
+    expect((await acme.callTool({ name: 'test', arguments: { runId } })).structuredContent).toMatchObject({ status: 'input_required' });
+    const done = (await acme.callTool({ name: 'test', arguments: { runId, answer: 'morning' } })) as CallToolResult;
+    expect(done.structuredContent).toMatchObject({ status: 'completed', answer: 'Morning for acme.' });
+    await acme.close();
+    await globex.close();
   });
 });

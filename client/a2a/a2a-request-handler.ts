@@ -5,6 +5,8 @@
  * in a task that waits answers its question or decides its held calls, checked by the run's own
  * Update validators; a message in a working task is delivered to the run as a user message.
  * Streaming follows the run until it waits or ends; cancel ends the run gracefully.
+ * A caller of a tenant (`authorize` returned `{ tenant, user }`) starts the tenant's runs and sees
+ * only them: another tenant's task is TaskNotFound, word for word as one that never was.
  * Node-only (client side); loads `@a2a-js/sdk` (an optional peer).
  */
 import { randomUUID } from 'node:crypto';
@@ -13,8 +15,9 @@ import { Role, TaskState, type AgentCard, type Message, type SendMessageRequest,
 import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import type { CairnClient, StartRunOptions } from '../cairn-client.js';
-import { checkAuthorizedUnscoped, type Authorize, type HttpAction } from '../http/authorize.js';
+import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
+import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
+import { TENANT_MEMO } from '../../workflows/search-attributes.js';
 import { agentMessage, answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, textPart, toTask } from './a2a-task.js';
 import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
@@ -61,39 +64,39 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    const run = await this.#deliver(params, context);
-    if (params.configuration?.returnImmediately) return toTask({ ...(await this.#status(run)), status: 'working' });
-    return toTask(await this.#settle(run, signalOf(context), Date.now() + this.settings.maxWaitMs));
+    const { run, caller } = await this.#deliver(params, context);
+    if (params.configuration?.returnImmediately) return toTask({ ...(await this.#status(run, caller)), status: 'working' });
+    return toTask(await this.#settle(run, caller, signalOf(context), Date.now() + this.settings.maxWaitMs));
   }
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    const run = await this.#deliver(params, context);
+    const { run, caller } = await this.#deliver(params, context);
     // Just delivered: the run is working on it (its state may not show that yet).
-    const first = { ...(await this.#status(run)), status: 'working' as const };
+    const first = { ...(await this.#status(run, caller)), status: 'working' as const };
     yield { payload: { $case: 'task', value: toTask(first) } };
-    yield* this.#follow(run, first, signalOf(context));
+    yield* this.#follow(run, caller, signalOf(context));
   }
 
   async *resubscribe(params: { readonly id: string }, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.#authorize(context, 'events', params.id);
+    const caller = await this.#authorize(context, 'events', params.id);
     const run = this.settings.client.run(requireId(params.id));
-    const status = await this.#status(run);
+    const status = await this.#status(run, caller);
     if (isTerminal(status.status)) throw new UnsupportedOperationError(`Task "${params.id}" is ${status.status}: there is nothing to subscribe to (GetTask reads it).`);
     yield { payload: { $case: 'task', value: toTask(status) } };
     if (status.status === 'input_required') return;
-    yield* this.#follow(run, status, signalOf(context));
+    yield* this.#follow(run, caller, signalOf(context));
   }
 
   async getTask(params: { readonly id: string; readonly historyLength?: number | undefined }, context: ServerCallContext): Promise<Task> {
-    await this.#authorize(context, 'read', params.id);
+    const caller = await this.#authorize(context, 'read', params.id);
     const run = this.settings.client.run(requireId(params.id));
-    const status = await this.#status(run);
+    const status = await this.#status(run, caller);
     const wanted = Math.min(params.historyLength ?? MAX_HISTORY, MAX_HISTORY);
     return toTask(status, wanted > 0 && status.state ? await history(run, contextIdOf(status), wanted) : []);
   }
 
   async listTasks(params: { readonly contextId: string; readonly status: TaskState; readonly pageSize?: number | undefined; readonly pageToken: string }, context: ServerCallContext): Promise<ListTasksResponse> {
-    await this.#authorize(context, 'read', undefined);
+    const caller = await this.#authorize(context, 'read', undefined);
     const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
     const offset = params.pageToken ? Number(params.pageToken) : 0;
     if (!Number.isSafeInteger(offset) || offset < 0) throw new RequestMalformedError('pageToken is not one this server gave.');
@@ -103,16 +106,21 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     let matched = 0;
     let scanned = 0;
     let more = false;
-    for await (const info of this.settings.client.temporal.workflow.list({ query: `WorkflowType = 'agentRun'` })) {
+    // A tenant's tasks only: its context ids are its own (two tenants' "support-1" are two contexts).
+    // TENANT_ID admits no quote: the tenant is safe in the query as it is.
+    const scoped = caller.tenant !== undefined && (await this.settings.client.hasSearchAttributes());
+    const query = `WorkflowType = 'agentRun'${scoped ? ` AND CairnTenant = '${caller.tenant}'` : ''}`;
+    for await (const info of this.settings.client.temporal.workflow.list({ query })) {
       if (++scanned > MAX_SCAN) break;
       if (!info.workflowId.startsWith(prefix) || seen.has(info.workflowId)) continue;
       seen.add(info.workflowId);
+      if (caller.tenant !== undefined && info.memo?.[TENANT_MEMO] !== caller.tenant) continue;
       if (params.contextId && info.memo?.[CONTEXT_MEMO_KEY] !== params.contextId) continue;
       if (tasks.length >= pageSize) {
         more = true;
         break;
       }
-      const status = await runStatus(this.settings.client.run(info.workflowId)).catch(() => undefined);
+      const status = await runStatus(this.settings.client.run(info.workflowId), caller.tenant).catch(() => undefined);
       if (!status) continue;
       if (params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED && taskState(status.status) !== params.status) continue;
       if (matched++ < offset) continue;
@@ -122,16 +130,16 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   }
 
   async cancelTask(params: { readonly id: string }, context: ServerCallContext): Promise<Task> {
-    await this.#authorize(context, 'cancel', params.id);
+    const caller = await this.#authorize(context, 'cancel', params.id);
     const run = this.settings.client.run(requireId(params.id));
-    let status = await this.#status(run);
+    let status = await this.#status(run, caller);
     if (isTerminal(status.status)) throw new TaskNotCancelableError(`Task "${params.id}" is already ${status.status}.`);
     await run.cancel(CANCEL_REASON).catch((error) => Promise.reject(toA2AError(runInputError(error, run.workflowId))));
     // The run takes the cancel at its next step: wait (bounded) until it says so.
     const until = Date.now() + 10_000;
     while (!isTerminal(status.status) && Date.now() < until) {
       await sleep(200);
-      status = await this.#status(run);
+      status = await this.#status(run, caller);
     }
     return toTask(isTerminal(status.status) ? status : { ...status, status: 'canceled', reason: CANCEL_REASON });
   }
@@ -153,7 +161,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   }
 
   /** Starts the run a new message asks for, or delivers a message to the task it names. */
-  async #deliver(params: SendMessageRequest, context: ServerCallContext): Promise<AgentRunHandle> {
+  async #deliver(params: SendMessageRequest, context: ServerCallContext): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
     const message = params.message;
     if (!message || message.parts.length === 0) throw new RequestMalformedError('SendMessage needs a message with at least one part.');
     const texts: string[] = [];
@@ -166,8 +174,10 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     }
     if (!message.taskId) return this.#start(message, texts, data, context);
 
+    // The reply is the task: reading it is asked first, so another tenant's task is not found before anything else.
+    const caller = await this.#authorize(context, 'read', message.taskId);
     const run = this.settings.client.run(message.taskId);
-    const status = await this.#status(run);
+    const status = await this.#status(run, caller);
     if (isTerminal(status.status)) throw new UnsupportedOperationError(`Task "${message.taskId}" is ${status.status} and takes no more messages; start a new task (in the same contextId).`);
     if (status.status === 'input_required') {
       const pending = status.pending!;
@@ -180,17 +190,17 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
       if (replies.length === 0) throw toA2AError(new RunInputError('invalid_input', 'The message answers nothing: send { answer } or { decision, toolCallId, argsHash }.'));
       for (const action of new Set(replies.map(replyAction))) await this.#authorize(context, action, run.workflowId);
       await applyReplies(run, replies).catch((error) => Promise.reject(toA2AError(error)));
-      return run;
+      return { run, caller };
     }
     if (data.length > 0) throw toA2AError(new RunInputError('not_pending', `Task "${message.taskId}" is not waiting for input; a data part answers a question or a held call only while the task is input-required.`));
     await this.#authorize(context, 'message', run.workflowId);
     const sent = await run.send(texts.join('\n'));
     if (sent.status !== 'accepted') throw toA2AError(new RunInputError(sent.status === 'refused' && sent.code === 'closed' ? 'closed' : 'invalid_input', `The run did not take the message (${sent.status}): ${sent.message}`));
-    return run;
+    return { run, caller };
   }
 
-  async #start(message: Message, texts: string[], data: unknown[], context: ServerCallContext): Promise<AgentRunHandle> {
-    await this.#authorize(context, 'start', undefined);
+  async #start(message: Message, texts: string[], data: unknown[], context: ServerCallContext): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
+    const caller = await this.#authorize(context, 'start', undefined);
     const prompt = [...texts, ...data.map((d) => JSON.stringify(d))].join('\n').trim();
     if (!prompt) throw new RequestMalformedError('The message is empty: say what the agent should do.');
     if (prompt.length > MAX_PROMPT_CHARS) throw new RequestMalformedError(`The message is longer than ${MAX_PROMPT_CHARS} characters.`);
@@ -199,26 +209,31 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const workflowId = `${this.settings.taskPrefix}${this.agent}-${randomUUID()}`;
     const request = context.state.get(REQUEST_KEY) as Request;
     const extra = this.settings.startOptions?.({ agent: this.agent, workflowId, contextId, request }) ?? {};
-    return this.settings.client.start({
+    const run = await this.settings.client.start({
+      // A caller waits on the task (a blocking SendMessage, a stream): it goes ahead of background runs.
+      priority: { priorityKey: INTERACTIVE_PRIORITY },
+      ...(caller.tenant !== undefined && { tenant: caller.tenant }),
+      ...(caller.user !== undefined && { user: caller.user }),
       ...extra,
       agent: this.agent,
       prompt,
       workflowId,
       temporal: { ...extra.temporal, memo: { ...extra.temporal?.memo, [CONTEXT_MEMO_KEY]: contextId } },
     });
+    return { run, caller };
   }
 
-  /** The run's status, refusing runs of other agents and unknown ids as TaskNotFound. */
-  async #status(run: AgentRunHandle): Promise<RunStatus> {
-    const status = await runStatus(run).catch((error) => Promise.reject(toA2AError(runInputError(error, run.workflowId))));
+  /** The run's status, refusing runs of other agents, of other tenants and unknown ids as TaskNotFound. */
+  async #status(run: AgentRunHandle, caller: Caller): Promise<RunStatus> {
+    const status = await runStatus(run, caller.tenant).catch((error) => Promise.reject(toA2AError(runInputError(error, run.workflowId))));
     if (status.state && status.state.agent !== this.agent) throw new TaskNotFoundError(`No task "${run.workflowId}" for agent ${this.agent}.`);
     return status;
   }
 
   /** Status updates from `from` on, until the run waits for someone or ends. */
-  async *#follow(run: AgentRunHandle, _from: RunStatus, signal: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+  async *#follow(run: AgentRunHandle, caller: Caller, signal: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
     for (;;) {
-      const status = await this.#settle(run, signal, Number.POSITIVE_INFINITY);
+      const status = await this.#settle(run, caller, signal, Number.POSITIVE_INFINITY);
       const task = toTask(status);
       if (task.artifacts[0]) yield { payload: { $case: 'artifactUpdate', value: { taskId: task.id, contextId: task.contextId, artifact: answerArtifact(status.answer ?? ''), append: false, lastChunk: true, metadata: undefined } } };
       yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } } };
@@ -227,10 +242,10 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   }
 
   /** The run's status once it is no longer working (it waits for someone or ended), or at `until`. */
-  async #settle(run: AgentRunHandle, signal: AbortSignal | undefined, until: number): Promise<RunStatus> {
+  async #settle(run: AgentRunHandle, caller: Caller, signal: AbortSignal | undefined, until: number): Promise<RunStatus> {
     for (;;) {
       await this.#waitIdle(run, signal, until - Date.now());
-      const status = await this.#status(run);
+      const status = await this.#status(run, caller);
       if (status.status !== 'working' || Date.now() >= until) return status;
       // Idle but still working: its final answer is being written, or it handed over. Look again shortly.
       await sleep(250);
@@ -253,11 +268,12 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     }
   }
 
-  async #authorize(context: ServerCallContext, action: HttpAction, workflowId: string | undefined): Promise<void> {
+  /** Asks `authorize`; returns who is asking (`{}` when it does not say, or without a request). */
+  async #authorize(context: ServerCallContext, action: HttpAction, workflowId: string | undefined): Promise<Caller> {
     const request = context.state.get(REQUEST_KEY) as Request | undefined;
-    if (!request) return;
+    if (!request) return {};
     try {
-      await checkAuthorizedUnscoped(this.settings.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
+      return await checkAuthorized(this.settings.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
     } catch (error) {
       context.state.set(AUTH_ERROR_KEY, error);
       throw new UnsupportedOperationError(`Not authorized to ${action}.`);

@@ -7,6 +7,7 @@
  */
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { RunState } from '../../workflows/messages.js';
+import { TENANT_MEMO } from '../../workflows/search-attributes.js';
 import { pendingInput, RunInputError, type PendingInput } from './run-input.js';
 
 export type RunStatusName = 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';
@@ -36,15 +37,20 @@ export function isTerminal(status: RunStatusName): boolean {
   return status === 'completed' || status === 'failed' || status === 'canceled';
 }
 
-/** The run's status; throws RunInputError('unknown_run') when there is no such run. */
-export async function runStatus(run: AgentRunHandle): Promise<RunStatus> {
+/**
+ * The run's status; throws RunInputError('unknown_run') when there is no such run — and, when
+ * `tenant` is given, when the run is not the tenant's: word for word the same, asked nothing more.
+ */
+export async function runStatus(run: AgentRunHandle, tenant?: string): Promise<RunStatus> {
+  const unknown = () => new RunInputError('unknown_run', `No task or run with id "${run.workflowId}".`);
   let description;
   try {
     description = await run.workflow.describe();
   } catch (error) {
-    if ((error as Error).name === 'WorkflowNotFoundError') throw new RunInputError('unknown_run', `No task or run with id "${run.workflowId}".`);
+    if ((error as Error).name === 'WorkflowNotFoundError') throw unknown();
     throw error;
   }
+  if (tenant !== undefined && description.memo?.[TENANT_MEMO] !== tenant) throw unknown();
   const base = {
     workflowId: run.workflowId,
     ...(description.memo && { memo: description.memo }),

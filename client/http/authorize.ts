@@ -49,15 +49,6 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/**
- * For servers that do not scope by tenant (A2A, MCP): asks `authorize` and refuses (403) a caller
- * of a tenant rather than show it every tenant's runs. Give each tenant its own server meanwhile.
- */
-export async function checkAuthorizedUnscoped(authorize: Authorize | undefined, request: Request, action: HttpAction, run?: HttpRunRef): Promise<void> {
-  const caller = await checkAuthorized(authorize, request, action, run);
-  if (caller.tenant !== undefined) throw new HttpError(403, 'forbidden', 'This server does not scope runs by tenant: authorize returned a tenant, so it refuses rather than show other tenants\' runs.');
-}
-
 /** Asks `authorize`; returns who is asking (`{}` when it does not say). */
 export async function checkAuthorized(authorize: Authorize | undefined, request: Request, action: HttpAction, run?: HttpRunRef): Promise<Caller> {
   if (!authorize) return {};

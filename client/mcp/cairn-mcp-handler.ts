@@ -4,13 +4,14 @@
  * a request from the server to the client in the middle of a tool call, whose reply comes back in
  * another HTTP request: so MCP sessions are kept in memory (a bounded number, dropped when idle).
  * A session is connection state only — every run lives in Temporal — so after a restart a client
- * starts a new session and continues its run by id. Node-only (client side).
+ * starts a new session and continues its run by id. A session is its initializer's: a caller of
+ * another tenant gets "session not found" for it, as for one that never was. Node-only (client side).
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { checkAuthorizedUnscoped } from '../http/authorize.js';
+import { checkAuthorized } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
 import { readBoundedText } from '../http/read-json-body.js';
 import { createCairnMcpServer, type CairnMcpServerOptions } from './cairn-mcp-server.js';
@@ -33,6 +34,8 @@ export type CairnMcpHandler = ((request: Request) => Promise<Response>) & { clos
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: McpServer;
+  /** The tenant of the caller that initialized it (`authorize`), if any. */
+  readonly tenant: string | undefined;
   lastUsed: number;
 }
 
@@ -59,11 +62,11 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
     const url = new URL(request.url);
     try {
       if (url.pathname.replace(/\/$/, '') !== base) throw new HttpError(404, 'not_found', 'No such endpoint.');
-      await checkAuthorizedUnscoped(options.authorize, request, 'read', undefined);
+      const { tenant } = await checkAuthorized(options.authorize, request, 'read', undefined);
       const id = request.headers.get('mcp-session-id');
       if (id) {
         const session = sessions.get(id);
-        if (!session) return rpcError(404, -32001, 'Session not found: initialize a new session (runs continue by runId).');
+        if (!session || session.tenant !== tenant) return rpcError(404, -32001, 'Session not found: initialize a new session (runs continue by runId).');
         session.lastUsed = Date.now();
         // Most recently used last: the sweep drops from the front.
         sessions.delete(id);
@@ -81,7 +84,7 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
       const server = createCairnMcpServer(options);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, lastUsed: Date.now() }),
+        onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, tenant, lastUsed: Date.now() }),
         onsessionclosed: (sessionId) => void sessions.delete(sessionId),
       });
       await server.connect(transport);

@@ -7,6 +7,8 @@
  * validators, bound to the arguments shown; to any other client (or one that declines), the tool's
  * result says what is asked and how to answer: call the tool again with the run id and the answer.
  * A cancelled request (`notifications/cancelled`, the caller's abort) cancels the run gracefully.
+ * A caller of a tenant (`authorize` returned `{ tenant, user }`) starts the tenant's runs and reaches
+ * only them: another tenant's run id is `unknown_run`, word for word as one that never was.
  * Stateless about runs: every call reads its run from Temporal. Node-only (client side).
  */
 import { randomUUID } from 'node:crypto';
@@ -19,8 +21,8 @@ import type { Agent } from '../../shared/agent/define-agent.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { REVIEW_DECISIONS } from '../../shared/tools/review-config.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import type { CairnClient, StartRunOptions } from '../cairn-client.js';
-import { checkAuthorizedUnscoped, type Authorize, type HttpAction } from '../http/authorize.js';
+import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
+import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
 import { applyReplies, describePending, parseReply, replyAction, RunInputError, runInputError, type HeldCall, type PendingInput, type PendingQuestion, type RunReply } from '../a2a/run-input.js';
 import { isTerminal, runStatus, type RunStatus } from '../a2a/run-status.js';
 
@@ -32,7 +34,8 @@ export interface CairnMcpServerOptions {
   readonly describe?: Readonly<Record<string, string>>;
   /**
    * Asked before every act, with the request's headers (over HTTP) — the HTTP handler's hook
-   * (`bearerToken`). Over stdio there is no request: not asked. Default: everything is allowed.
+   * (`bearerToken`). Return `{ tenant, user }` to scope the caller to the tenant's runs, as the HTTP
+   * handler does. Over stdio there is no request: not asked. Default: everything is allowed.
    */
   readonly authorize?: Authorize;
   /** How long one call waits for the run to need someone or finish before it returns "still working" (call again with the run id). Default 45,000 ms. */
@@ -124,8 +127,8 @@ type CallArgs = {
 
 async function callAgent(server: McpServer, options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<CallToolResult> {
   try {
-    const run = await begin(options, agent, args, extra);
-    return await follow(server, options, agent, run, extra, args.runId === undefined);
+    const { run, caller } = await begin(options, agent, args, extra);
+    return await follow(server, options, agent, run, caller, extra, args.runId === undefined);
   } catch (error) {
     const refused = runInputError(error, args.runId ?? '');
     if (RunInputError.isInstance(refused)) return failure(refused.code, refused.message, args.runId);
@@ -134,35 +137,44 @@ async function callAgent(server: McpServer, options: CairnMcpServerOptions, agen
 }
 
 /** Starts the run, or delivers the answer and decisions to the run named. */
-async function begin(options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<AgentRunHandle> {
+async function begin(options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
   if (args.runId === undefined) {
     if (args.prompt === undefined) throw new RunInputError('invalid_input', 'Give a prompt to start a run, or the runId of a run to continue.');
     if (args.answer !== undefined || args.decisions !== undefined || args.budget !== undefined) throw new RunInputError('invalid_input', 'An answer or decisions go to a run: give its runId.');
     const workflowId = `${options.runPrefix ?? 'cairn-mcp-'}${agent}-${randomUUID()}`;
-    await authorize(options, extra, 'start', undefined);
+    const caller = await authorize(options, extra, 'start', undefined);
     const extraStart = options.startOptions?.({ agent, workflowId }) ?? {};
-    return options.client.start({ ...extraStart, agent, prompt: args.prompt, workflowId });
+    const run = await options.client.start({
+      // A person waits on the call (an IDE, a desktop client): it goes ahead of background runs.
+      priority: { priorityKey: INTERACTIVE_PRIORITY },
+      ...(caller.tenant !== undefined && { tenant: caller.tenant }),
+      ...(caller.user !== undefined && { user: caller.user }),
+      ...extraStart,
+      agent,
+      prompt: args.prompt,
+      workflowId,
+    });
+    return { run, caller };
   }
   if (args.prompt !== undefined) throw new RunInputError('invalid_input', 'Give either a prompt (a new run) or a runId (continue one), not both.');
+  // The result is the run's status: reading it is asked first, so another tenant's run is unknown before anything else.
+  const caller = await authorize(options, extra, 'read', args.runId);
   const run = options.client.run(args.runId);
-  const status = await statusOf(run, agent);
+  const status = await statusOf(run, agent, caller);
   const replies: RunReply[] = [];
   if (args.answer !== undefined) replies.push({ kind: 'answer', answer: args.answer as JsonValue, ...(status.pending?.question && { questionId: status.pending.question.id }) });
   for (const d of args.decisions ?? []) replies.push(parseReply(d, false));
   if (args.budget !== undefined) replies.push(parseReply({ budget: args.budget, ...(status.pending?.budget && { requestId: status.pending.budget.id }) }, false));
-  if (replies.length === 0) {
-    await authorize(options, extra, 'read', run.workflowId);
-    return run;
-  }
+  if (replies.length === 0) return { run, caller };
   if (isTerminal(status.status)) throw new RunInputError('closed', `Run "${run.workflowId}" is ${status.status}; it takes no more answers.`);
   if (status.status !== 'input_required') throw new RunInputError('not_pending', `Run "${run.workflowId}" is not waiting for an answer or a decision (it is ${status.status}).`);
   for (const action of new Set(replies.map(replyAction))) await authorize(options, extra, action, run.workflowId);
   await applyReplies(run, replies);
-  return run;
+  return { run, caller };
 }
 
 /** Waits for the run, asking the person through elicitation where the client can, and says where it stands. */
-async function follow(server: McpServer, options: CairnMcpServerOptions, agent: string, run: AgentRunHandle, extra: Extra, started: boolean): Promise<CallToolResult> {
+async function follow(server: McpServer, options: CairnMcpServerOptions, agent: string, run: AgentRunHandle, caller: Caller, extra: Extra, started: boolean): Promise<CallToolResult> {
   const until = Date.now() + (options.maxWaitMs ?? 45_000);
   // The client's cancel of the call that started the run cancels the run. The SDK aborts the same
   // signal when a session closes (eviction, idle sweep, a redeploy), and the transport is gone by the
@@ -184,7 +196,7 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
     let elicited = 0;
     for (;;) {
       await waitIdle(run, extra.signal, until);
-      const status = await statusOf(run, agent);
+      const status = await statusOf(run, agent, caller);
       if (status.status === 'working' && Date.now() < until) {
         // Idle but still working: its final answer is being written, or it handed over. Look again shortly.
         await sleep(250, undefined, { signal: extra.signal });
@@ -264,8 +276,8 @@ function elicitationSchema(question: PendingQuestion): { schema: JsonObject; fla
   return { schema: { type: 'object', properties: { answer: { type: 'string', title: 'Answer', description: question.question } }, required: ['answer'] }, flat: true };
 }
 
-async function statusOf(run: AgentRunHandle, agent: string): Promise<RunStatus> {
-  const status = await runStatus(run);
+async function statusOf(run: AgentRunHandle, agent: string, caller: Caller): Promise<RunStatus> {
+  const status = await runStatus(run, caller.tenant);
   if (status.state && status.state.agent !== agent) throw new RunInputError('unknown_run', `No run "${run.workflowId}" of agent ${agent}.`);
   return status;
 }
@@ -321,15 +333,16 @@ function failure(code: string, message: string, runId: string | undefined): Call
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${runId ? ` (run ${runId})` : ''}` }] };
 }
 
-async function authorize(options: CairnMcpServerOptions, extra: Extra, action: HttpAction, workflowId: string | undefined): Promise<void> {
-  if (!options.authorize || !extra.requestInfo) return;
+/** Asks `authorize` with the request's headers; returns who is asking (`{}` over stdio or when it does not say). */
+async function authorize(options: CairnMcpServerOptions, extra: Extra, action: HttpAction, workflowId: string | undefined): Promise<Caller> {
+  if (!options.authorize || !extra.requestInfo) return {};
   const headers = new Headers();
   for (const [key, value] of Object.entries(extra.requestInfo.headers ?? {})) {
     if (Array.isArray(value)) for (const v of value) headers.append(key, v);
     else if (typeof value === 'string') headers.set(key, value);
   }
   try {
-    await checkAuthorizedUnscoped(options.authorize, new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }), action, workflowId === undefined ? undefined : { workflowId });
+    return await checkAuthorized(options.authorize, new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }), action, workflowId === undefined ? undefined : { workflowId });
   } catch (error) {
     throw new RunInputError('invalid_input', `Not allowed to ${action}: ${(error as Error).message}`);
   }
