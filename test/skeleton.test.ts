@@ -63,7 +63,7 @@ describe('agentRun walking skeleton', () => {
       return value ? [JSON.parse(Buffer.from(value).toString())] : [];
     });
     expect(phases).toEqual(['running', 'done']);
-    // Since the 0.2 baseline a fresh run records no `core_patch` marker but those of patches docs/upgrades.md lists (none yet).
+    // Since the 0.2 baseline a fresh run records no `core_patch` marker but those of patches docs/upgrades.md lists.
     expect(patchMarkers(history).filter((id) => !documented.includes(id))).toEqual([]);
     expect((await handle.describe()).typedSearchAttributes.get(CairnPhase)).toBe('done');
   });

@@ -90,9 +90,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
     stream.install();
     const narrator = new RunNarrator(stream, () => current.state);
     if (!carried) narrator.started(agent.name, input.prompt);
-    const waitingMemo = new WaitingMemo(input.prompt, input.tenant);
+    const waitingMemo = new WaitingMemo(input.prompt, input.tenant, carried !== undefined);
     const publish = () => {
-      if (publishWaiting) waitingMemo.publish(snapshot(), transcript.messages, Date.now());
+      if (publishWaiting) waitingMemo.publish(snapshot(), transcript.messages, Date.now(), current.state.waitingSince);
     };
     const children = new ChildRuns();
     children.install((link, status) => {

@@ -1,16 +1,21 @@
 /**
  * What a run waits for, published in its memo (`cairnWaiting`) whenever that changes, so the
- * inbox is answered from visibility alone — one list, no Query per run: the question or the held
- * calls, since when the run waits, its agent and phase, the request that started it and the latest
- * exchange (cut short). Bounded: a summary larger than MAX_MEMO_CHARS drops the held calls'
- * arguments (`truncated`; the inbox then asks that one run). Cleared (null) when nobody is awaited.
+ * inbox is answered from visibility alone — one list, no Query per run: the question, the held
+ * calls or the budget request, since when the run waits, its agent and phase, the request that
+ * started it and the latest exchange (cut short). Bounded: a summary larger than MAX_MEMO_CHARS
+ * drops the held calls' arguments (`truncated`; the inbox then asks that one run). Cleared (null) when nobody is awaited.
+ * A run that continued as new starts without what the run before it published (Temporal copies the
+ * memo it was started with, not what was upserted): it publishes its own at once, waiting since the
+ * wait began in an earlier run of the chain (the planner's `waitingSince`, carried in its state).
  * One memo upsert per change of what is awaited, never per turn. Workflow-safe, deterministic.
  */
-import { upsertMemo } from '@temporalio/workflow';
+import { patched, upsertMemo } from '@temporalio/workflow';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunState } from './messages.js';
+import type { RunBudget, RunState } from './messages.js';
 
 export const WAITING_MEMO = 'cairnWaiting';
+/** Runs from before they published a budget request too (asked when a run first waits on one). */
+export const BUDGET_MEMO_PATCH = 'cairn-inbox-memo-budget';
 
 const MAX_MEMO_CHARS = 32_000;
 const REQUEST_CHARS = 1_000;
@@ -27,6 +32,8 @@ export interface WaitingSummary {
   readonly exchange: readonly { readonly role: 'user' | 'assistant'; readonly text: string }[];
   readonly clarification: RunState['clarification'];
   readonly reviews: RunState['reviews'];
+  /** The run's spending and its pending budget request, while it waits on one. */
+  readonly budget?: RunBudget;
   /** The reviews' arguments were left out to keep the memo small. */
   readonly truncated?: true;
 }
@@ -34,24 +41,44 @@ export interface WaitingSummary {
 export class WaitingMemo {
   #key = '';
   #since = 0;
+  #budget: boolean | undefined;
+  /** A continued run that has not published yet: a wait it starts with began in an earlier run. */
+  #continued: boolean;
 
   constructor(
     private readonly request: string,
     private readonly tenant: string | undefined,
-  ) {}
+    continued = false,
+  ) {
+    this.#continued = continued;
+  }
 
-  /** Upserts the memo when what the run waits for changed since the last call. */
-  publish(state: RunState, transcript: readonly TranscriptMessage[], now: number): void {
-    const waiting = state.clarification !== null || state.reviews.length > 0;
-    const key = waiting ? JSON.stringify([state.phase, state.clarification?.id ?? null, state.reviews.map((r) => [r.toolCallId, r.argsHash])]) : '';
+  /**
+   * Upserts the memo when what the run waits for changed since the last call. `waitingSince`: the
+   * planner's (when the wait began, carried across continue-as-new), for a continued run's first wait.
+   */
+  publish(state: RunState, transcript: readonly TranscriptMessage[], now: number, waitingSince: number | null = null): void {
+    const budget = this.#budgetPending(state);
+    const waiting = state.clarification !== null || state.reviews.length > 0 || budget !== null;
+    const key = waiting ? waitingKey(state.phase, state.clarification, state.reviews, budget) : '';
+    const continued = this.#continued;
+    this.#continued = false;
     if (key === this.#key) return;
     this.#key = key;
     if (!waiting) {
       upsertMemo({ [WAITING_MEMO]: null });
       return;
     }
-    this.#since = now;
+    this.#since = continued && waitingSince !== null ? waitingSince : now;
     upsertMemo({ [WAITING_MEMO]: this.summary(state, transcript) });
+  }
+
+  /** The pending budget request's id; null for none, or for a run from before budget requests were published. */
+  #budgetPending(state: RunState): string | null {
+    const id = state.budget?.pending?.id;
+    if (id === undefined) return null;
+    this.#budget ??= patched(BUDGET_MEMO_PATCH);
+    return this.#budget ? id : null;
   }
 
   summary(state: RunState, transcript: readonly TranscriptMessage[]): WaitingSummary {
@@ -65,11 +92,17 @@ export class WaitingMemo {
       exchange: exchangeOf(transcript),
       clarification: state.clarification,
       reviews: state.reviews,
+      ...(this.#budget === true && state.budget?.pending && { budget: state.budget }),
     };
     if (JSON.stringify(full).length <= MAX_MEMO_CHARS) return full;
     const lean: WaitingSummary = { ...full, reviews: state.reviews.slice(0, 20).map((r) => ({ ...r, args: {} })), truncated: true };
     return JSON.stringify(lean).length <= MAX_MEMO_CHARS ? lean : { ...lean, reviews: [], clarification: null };
   }
+}
+
+/** What identifies a wait: the phase, the question, the held calls (with their arguments' hashes), the budget request. */
+function waitingKey(phase: string, clarification: RunState['clarification'], reviews: RunState['reviews'], budget: string | null): string {
+  return JSON.stringify([phase, clarification?.id ?? null, reviews.map((r) => [r.toolCallId, r.argsHash]), ...(budget ? [budget] : [])]);
 }
 
 /** The latest words of the person and of the agent, oldest first (at most two). */

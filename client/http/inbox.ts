@@ -88,11 +88,11 @@ export async function readInbox(
   const chosen = rest.slice(0, limit);
   const items = await Promise.all(
     chosen.map(async ({ workflowId, startTime, summary }): Promise<InboxItem | undefined> => {
-      // A run waiting on its budget publishes no summary (the memo holds questions and reviews): its state says what it waits for.
-      if (!summary || summary.phase === 'awaiting_budget') return legacyItem(client, agents, workflowId, startTime, link(workflowId));
+      // A run waiting on its budget from before runs published that (no budget in its summary): its state says what it waits for.
+      if (!summary || (summary.phase === 'awaiting_budget' && !summary.budget)) return legacyItem(client, agents, workflowId, startTime, link(workflowId));
       // A summary without the arguments (they were too large for the memo): the run's own state has them.
       const state = summary.truncated ? await client.run(workflowId).state().catch(() => undefined) : undefined;
-      const waiting = withSchemas(agents, summary.agent, state ?? { clarification: summary.clarification, reviews: summary.reviews });
+      const waiting = withSchemas(agents, summary.agent, state ?? { clarification: summary.clarification, reviews: summary.reviews, ...(summary.budget && { budget: summary.budget }) });
       if (waiting.length === 0) return undefined;
       return {
         runId: workflowId,
