@@ -3,7 +3,8 @@
  * only its own runs. Another tenant's run is a 404 word for word what a run that never was gets,
  * on every endpoint (REST, SSE, AG-UI through the real `@ag-ui/client` HttpAgent, chat, resume,
  * inbox); two tenants' "support-1" are two runs; the runs record their owner (memo, search
- * attributes, state); the typed client's `forTenant` view reaches only the tenant's runs.
+ * attributes, state); the typed client's `forTenant` view reaches only the tenant's runs; the A2A
+ * and MCP servers, from the same `authorize`, reach only the tenant's runs too.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import { CairnClient, UnknownRunError } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
 import { createCairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HttpError } from '../client/http/http-error.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { CairnTenant, CairnUser } from '../workflows/search-attributes.js';
@@ -198,27 +201,40 @@ describe('tenants over HTTP', () => {
     }
   });
 
-  it('the A2A and MCP servers, which do not scope by tenant, refuse a caller of a tenant (403) rather than show every run', async () => {
-    const tenantAuth = () => ({ tenant: 'acme' });
+  it("the A2A and MCP servers scope the same way: another tenant's run is not found in each protocol's terms, word for word as one that never was", async () => {
+    const tenantAuth = (request: Request) => ({ tenant: request.headers.get('x-tenant') ?? 'nobody' });
     const a2a = await serve(createCairnA2AHandler({ client, agents: [testAgent], authorize: tenantAuth, onError: () => undefined }));
-    const mcp = await serve(createCairnMcpHandler({ client, agents: [testAgent], basePath: '/mcp', authorize: tenantAuth, onError: () => undefined }));
+    const mcpHandler = createCairnMcpHandler({ client, agents: [testAgent], basePath: '/mcp', authorize: tenantAuth, onError: () => undefined });
+    const mcp = await serve(mcpHandler);
+    const a = await startAs('acme', `cross-${randomUUID().slice(0, 8)}`, 'Refund A-2 for acme.');
+    await awaiting(w.client.workflow.getHandle(a), 'awaiting_review');
+    const ghost = `cairn-thread-acme:${randomUUID()}`;
     try {
-      const got = await fetch(`${a2a.url}/test`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: `cairn-a2a-test-${randomUUID()}` } }),
-      });
-      expect(got.status).toBe(403);
-      expect(JSON.stringify(await got.json())).toContain('does not scope runs by tenant');
-      const init = await fetch(`${mcp.url}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-      });
-      expect(init.status).toBe(403);
+      const getTask = async (tenant: string, id: string) =>
+        (await (await fetch(`${a2a.url}/test`, { method: 'POST', headers: as(tenant), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }) })).json()) as { error?: { code: number; message: string }; result?: { id: string } };
+      expect((await getTask('acme', a)).result?.id).toBe(a);
+      const other = await getTask('globex', a);
+      expect(other.error?.code).toBe(-32001);
+      expect(JSON.stringify(other).replaceAll(a, '<id>')).toBe(JSON.stringify(await getTask('globex', ghost)).replaceAll(ghost, '<id>'));
+
+      const callAs = async (tenant: string, runId: string) => {
+        const mcpClient = new McpClient({ name: tenant, version: '1' });
+        await mcpClient.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: as(tenant) } }));
+        try {
+          return (await mcpClient.callTool({ name: 'test', arguments: { runId } })) as { isError?: boolean; content: unknown; structuredContent?: { status?: string } };
+        } finally {
+          await mcpClient.close();
+        }
+      };
+      expect((await callAs('acme', a)).structuredContent?.status).toBe('input_required');
+      const refused = await callAs('globex', a);
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content).replaceAll(a, '<id>')).toBe(JSON.stringify((await callAs('globex', ghost)).content).replaceAll(ghost, '<id>'));
     } finally {
       await a2a.close();
+      await mcpHandler.close();
       await mcp.close();
+      await w.client.workflow.getHandle(a).terminate('test done');
     }
   });
 
