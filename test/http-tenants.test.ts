@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
-import { CairnClient, UnknownRunError } from '../client/cairn-client.js';
+import { BACKGROUND_PRIORITY, CairnClient, UnknownRunError } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
 import { createCairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
@@ -96,6 +96,7 @@ describe('tenants over HTTP', () => {
       [`${path}/answer`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ answer: 'morning' }) }],
       [`${path}/reviews/${encodeURIComponent(held.toolCallId)}`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ argsHash: held.argsHash, decision: { type: 'accept' } }) }],
       [`${path}/messages`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ text: 'hello' }) }],
+      [`${path}/budget`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ decision: { type: 'stop' } }) }],
       [`${path}/cancel`, { method: 'POST', headers: as('globex'), body: JSON.stringify({}) }],
     ];
     for (const [url, init] of attempts) {
@@ -238,7 +239,7 @@ describe('tenants over HTTP', () => {
     }
   });
 
-  it("a child run belongs to its parent's tenant and user, and the parent's memo tells the child's question", async () => {
+  it("a child run belongs to its parent's tenant and user, with its weight and priority; the parent's memo tells the child's question", async () => {
     const { model: scripted } = w.script([
       scriptStep.call('ask_helper', { task: 'Redeliver A-1.' }),
       scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), // child: no window → a question
@@ -246,13 +247,16 @@ describe('tenants over HTTP', () => {
       scriptStep.text('Redelivery scheduled.'),
       scriptStep.text('Done.'),
     ]);
-    const run = await client.forTenant('acme', 'ann').start({ agent: 'test', prompt: 'redeliver A-1', model: scripted });
+    // A tenant weighs 3 against the others; a run nobody waits on goes behind interactive ones.
+    const weighted = new CairnClient({ client: w.client, taskQueue: w.taskQueue, tenantWeights: { acme: 3 } });
+    const run = await weighted.forTenant('acme', 'ann').start({ agent: 'test', prompt: 'redeliver A-1', model: scripted, priority: { priorityKey: BACKGROUND_PRIORITY } });
     const parent = w.client.workflow.getHandle(run.workflowId);
     await awaiting(parent, 'awaiting_clarification');
     const child = await w.client.workflow.getHandle(`${run.workflowId}/1.1`).describe();
     expect(child.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'ann' });
     expect(child.typedSearchAttributes.get(CairnTenant)).toBe('acme');
-    expect(child.raw.workflowExecutionInfo?.priority?.fairnessKey).toBe('acme');
+    expect((await parent.describe()).raw.workflowExecutionInfo?.priority).toMatchObject({ fairnessKey: 'acme', fairnessWeight: 3, priorityKey: BACKGROUND_PRIORITY });
+    expect(child.raw.workflowExecutionInfo?.priority).toMatchObject({ fairnessKey: 'acme', fairnessWeight: 3, priorityKey: BACKGROUND_PRIORITY });
     expect(await w.client.workflow.getHandle(`${run.workflowId}/1.1`).query(stateQuery)).toMatchObject({ tenant: 'acme', user: 'ann' });
     const memo = (await parent.describe()).memo?.cairnWaiting as { clarification: { id: string }; tenant: string } | undefined;
     expect(memo).toMatchObject({ tenant: 'acme', clarification: { id: '1.1/q1' } });
