@@ -202,10 +202,12 @@ describe('tenants over HTTP', () => {
     }
   });
 
-  it("the A2A and MCP servers scope the same way: another tenant's run is not found in each protocol's terms, word for word as one that never was", async () => {
+  it("the A2A and MCP servers scope the same way: another tenant's run is not found in each protocol's terms, word for word as one that never was; a tenant's limit of runs holds there too", async () => {
     const tenantAuth = (request: Request) => ({ tenant: request.headers.get('x-tenant') ?? 'nobody' });
-    const a2a = await serve(createCairnA2AHandler({ client, agents: [testAgent], authorize: tenantAuth, onError: () => undefined }));
-    const mcpHandler = createCairnMcpHandler({ client, agents: [testAgent], basePath: '/mcp', authorize: tenantAuth, onError: () => undefined });
+    const maxRunsPerTenant = (tenant: string) => (tenant.startsWith('small') ? 1 : undefined);
+    const startOptions = () => ({ model, temporal: { workflowExecutionTimeout: '3m' } });
+    const a2a = await serve(createCairnA2AHandler({ client, agents: [testAgent], authorize: tenantAuth, maxRunsPerTenant, startOptions, onError: () => undefined }));
+    const mcpHandler = createCairnMcpHandler({ client, agents: [testAgent], basePath: '/mcp', authorize: tenantAuth, maxRunsPerTenant, startOptions, onError: () => undefined });
     const mcp = await serve(mcpHandler);
     const a = await startAs('acme', `cross-${randomUUID().slice(0, 8)}`, 'Refund A-2 for acme.');
     await awaiting(w.client.workflow.getHandle(a), 'awaiting_review');
@@ -218,11 +220,11 @@ describe('tenants over HTTP', () => {
       expect(other.error?.code).toBe(-32001);
       expect(JSON.stringify(other).replaceAll(a, '<id>')).toBe(JSON.stringify(await getTask('globex', ghost)).replaceAll(ghost, '<id>'));
 
-      const callAs = async (tenant: string, runId: string) => {
+      const callAs = async (tenant: string, runId: string | undefined) => {
         const mcpClient = new McpClient({ name: tenant, version: '1' });
         await mcpClient.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: as(tenant) } }));
         try {
-          return (await mcpClient.callTool({ name: 'test', arguments: { runId } })) as { isError?: boolean; content: unknown; structuredContent?: { status?: string } };
+          return (await mcpClient.callTool({ name: 'test', arguments: runId === undefined ? { prompt: 'Refund A-2.' } : { runId } })) as { isError?: boolean; content: unknown; structuredContent?: { status?: string; runId?: string } };
         } finally {
           await mcpClient.close();
         }
@@ -231,6 +233,26 @@ describe('tenants over HTTP', () => {
       const refused = await callAs('globex', a);
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.content).replaceAll(a, '<id>')).toBe(JSON.stringify((await callAs('globex', ghost)).content).replaceAll(ghost, '<id>'));
+
+      // A tenant at its limit of runs in flight (1): no second run over A2A (429) nor over MCP.
+      const small = `small${randomUUID().slice(0, 6)}`;
+      ({ model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')]));
+      const first = await callAs(small, undefined);
+      expect(first.structuredContent?.status).toBe('input_required');
+      await waitFor(async () => ((await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 1 ? true : undefined), 'the run counted');
+      const send = await fetch(`${a2a.url}/test`, {
+        method: 'POST',
+        headers: as(small),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Refund A-3.' }] } } }),
+      });
+      expect(send.status).toBe(429);
+      expect(send.headers.get('retry-after')).toBe('5');
+      expect(((await send.json()) as { error: { message: string } }).error.message).toMatch(/runs in flight/);
+      const second = await callAs(small, undefined);
+      expect(second.isError).toBe(true);
+      expect(JSON.stringify(second.content)).toMatch(/tenant_runs_limit/);
+      expect((await w.client.workflow.count(`CairnTenant = '${small}'`)).count).toBe(1);
+      await w.client.workflow.getHandle(first.structuredContent!.runId!).terminate('test done');
     } finally {
       await a2a.close();
       await mcpHandler.close();

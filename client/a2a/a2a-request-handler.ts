@@ -18,6 +18,7 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
 import { TENANT_MEMO } from '../../workflows/search-attributes.js';
+import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
 import { agentMessage, answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, textPart, toTask } from './a2a-task.js';
 import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
@@ -31,12 +32,13 @@ export interface A2AHandlerSettings {
   /** How long a blocking SendMessage waits for the run to need someone or finish before it returns the working task. */
   readonly maxWaitMs: number;
   readonly startOptions: ((run: { readonly agent: string; readonly workflowId: string; readonly contextId: string; readonly request: Request }) => Partial<StartRunOptions>) | undefined;
+  readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
 }
 
 /** Keys of `ServerCallContext.state` the web handler fills in. */
 export const REQUEST_KEY = 'cairn.request';
 export const SIGNAL_KEY = 'cairn.signal';
-/** Where an authorization refusal is left for the web handler to answer with its HTTP status. */
+/** Where a refusal (by `authorize`, or a tenant's limit of runs) is left for the web handler to answer with its HTTP status. */
 export const AUTH_ERROR_KEY = 'cairn.authError';
 
 const CANCEL_REASON = 'cancelled over A2A';
@@ -209,6 +211,11 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const workflowId = `${this.settings.taskPrefix}${this.agent}-${randomUUID()}`;
     const request = context.state.get(REQUEST_KEY) as Request;
     const extra = this.settings.startOptions?.({ agent: this.agent, workflowId, contextId, request }) ?? {};
+    if (caller.tenant !== undefined)
+      await withinTenantLimit(this.settings.client, this.settings.maxRunsPerTenant, caller.tenant, workflowId).catch((error: unknown) => {
+        context.state.set(AUTH_ERROR_KEY, error);
+        throw new UnsupportedOperationError('The tenant is at its limit of runs in flight.');
+      });
     const run = await this.settings.client.start({
       // A caller waits on the task (a blocking SendMessage, a stream): it goes ahead of background runs.
       priority: { priorityKey: INTERACTIVE_PRIORITY },

@@ -18,6 +18,7 @@ import type { CairnClient, StartRunOptions } from '../cairn-client.js';
 import type { Authorize } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
 import { readBoundedText } from '../http/read-json-body.js';
+import type { MaxRunsPerTenant } from '../http/tenant-limit.js';
 import { AUTH_ERROR_KEY, CairnA2ARequestHandler, REQUEST_KEY, SIGNAL_KEY, type A2AHandlerSettings } from './a2a-request-handler.js';
 import { agentCard, type A2AAgentDescription } from './agent-card.js';
 
@@ -41,6 +42,12 @@ export interface CairnA2AHandlerOptions {
   readonly maxWaitMs?: number;
   /** More start options for the runs messages start (model, policy, Temporal options). */
   readonly startOptions?: A2AHandlerSettings['startOptions'];
+  /**
+   * Runs in flight per tenant, as the HTTP handler's option (fleet-wide, through visibility): a
+   * message of a tenant at its limit that would start a task gets HTTP 429 with Retry-After
+   * (JSON-RPC -32600, `tenant_runs_limit`). A number, or per tenant. Default: none.
+   */
+  readonly maxRunsPerTenant?: MaxRunsPerTenant;
   /** Told of unexpected errors; the caller only gets an internal error without details. Default: console.error. */
   readonly onError?: (error: unknown) => void;
 }
@@ -61,6 +68,7 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
     authorize: options.authorize,
     taskPrefix: options.taskPrefix ?? 'cairn-a2a-',
     maxWaitMs: options.maxWaitMs ?? 60_000,
+    maxRunsPerTenant: options.maxRunsPerTenant,
     startOptions: options.startOptions as ((run: { agent: string; workflowId: string; contextId: string; request: Request }) => Partial<StartRunOptions>) | undefined,
   };
   const served = new Map(options.agents.map((agent) => [agent.name, agent]));
@@ -210,7 +218,7 @@ async function jsonRpc(request: Request, { handler, transport, legacy }: Endpoin
   return new Response(stream, { headers: SSE_HEADERS });
 }
 
-/** The HTTP answer to a request `authorize` refused (401 with its challenge, 403), if it did. */
+/** The HTTP answer to a request `authorize` refused (401 with its challenge, 403), or a tenant's limit (429), if so. */
 function authRefusal(context: ServerCallContext, id: string | number | null): Response | undefined {
   const error = context.state.get(AUTH_ERROR_KEY);
   if (error === undefined) return undefined;

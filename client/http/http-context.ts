@@ -15,6 +15,7 @@ import { readJsonBody } from './read-json-body.js';
 import type { RequestGate } from './request-gate.js';
 import type { RunFeeds } from './run-feeds.js';
 import type { LiveSource } from '../redis-live-source.js';
+import { withinTenantLimit, type MaxRunsPerTenant } from './tenant-limit.js';
 
 export interface HttpContext {
   readonly client: CairnClient;
@@ -30,23 +31,8 @@ export interface HttpContext {
   readonly temporalUiUrl: string | undefined;
   /** More start options for a run a request starts (a model, a policy, Temporal options). */
   readonly startOptions: ((run: { readonly agent: string; readonly workflowId: string; readonly request: Request }) => Partial<StartRunOptions>) | undefined;
-  readonly maxRunsPerTenant: number | ((tenant: string) => number | undefined) | undefined;
+  readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
   readonly onError: (error: unknown) => void;
-}
-
-/** How long a tenant at its limit of runs is told to wait before starting another (seconds). */
-const TENANT_LIMIT_RETRY_AFTER = 5;
-
-/** 429 when the tenant already has its most runs in flight (counted through visibility, fleet-wide). */
-async function withinTenantLimit(ctx: HttpContext, tenant: string, workflowId: string): Promise<void> {
-  const limit = typeof ctx.maxRunsPerTenant === 'function' ? ctx.maxRunsPerTenant(tenant) : ctx.maxRunsPerTenant;
-  if (limit === undefined) return;
-  // The thread's run already in flight (a repeated start finds it): no new run, nothing to count.
-  const running = await ctx.client.temporal.workflow.getHandle(workflowId).describe().then((d) => d.status.name === 'RUNNING', () => false);
-  if (running) return;
-  const { count } = await ctx.client.temporal.workflow.count(`WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnTenant = '${tenant}'`);
-  if (count >= limit)
-    throw new HttpError(429, 'tenant_runs_limit', `Tenant "${tenant}" has ${count} runs in flight (at most ${limit}); start this one when one has finished.`, { 'retry-after': String(TENANT_LIMIT_RETRY_AFTER) });
 }
 
 /** Who asked each request (kept for the runs it starts). */
@@ -118,7 +104,7 @@ export function agentName(ctx: HttpContext, requested: unknown): string {
 export async function startThread(ctx: HttpContext, request: Request, workflowId: string, agent: string, prompt: string): Promise<AgentRunHandle> {
   const extra = ctx.startOptions?.({ agent, workflowId, request }) ?? {};
   const caller = callerOf(request);
-  if (caller.tenant !== undefined) await withinTenantLimit(ctx, caller.tenant, workflowId);
+  if (caller.tenant !== undefined) await withinTenantLimit(ctx.client, ctx.maxRunsPerTenant, caller.tenant, workflowId);
   return ctx.client.start({
     // A person waits on a run started over HTTP: it goes ahead of background runs.
     priority: { priorityKey: INTERACTIVE_PRIORITY },

@@ -23,6 +23,8 @@ import { REVIEW_DECISIONS } from '../../shared/tools/review-config.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
+import { HttpError } from '../http/http-error.js';
+import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
 import { applyReplies, describePending, parseReply, replyAction, RunInputError, runInputError, type HeldCall, type PendingInput, type PendingQuestion, type RunReply } from '../a2a/run-input.js';
 import { isTerminal, runStatus, type RunStatus } from '../a2a/run-status.js';
 
@@ -46,6 +48,12 @@ export interface CairnMcpServerOptions {
   readonly runPrefix?: string;
   /** More start options for the runs calls start (model, policy, Temporal options). */
   readonly startOptions?: (run: { readonly agent: string; readonly workflowId: string }) => Partial<StartRunOptions>;
+  /**
+   * Runs in flight per tenant, as the HTTP handler's option (fleet-wide, through visibility): a call
+   * of a tenant at its limit that would start a run gets `isError`, `tenant_runs_limit: …`. A number,
+   * or per tenant. Default: none.
+   */
+  readonly maxRunsPerTenant?: MaxRunsPerTenant;
   /** The server's name and version in `initialize`. Default `cairn` and the package version. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
@@ -132,6 +140,7 @@ async function callAgent(server: McpServer, options: CairnMcpServerOptions, agen
   } catch (error) {
     const refused = runInputError(error, args.runId ?? '');
     if (RunInputError.isInstance(refused)) return failure(refused.code, refused.message, args.runId);
+    if (HttpError.isInstance(error) && error.status === 429) return failure(error.code, error.message, undefined);
     throw error;
   }
 }
@@ -144,6 +153,7 @@ async function begin(options: CairnMcpServerOptions, agent: string, args: CallAr
     const workflowId = `${options.runPrefix ?? 'cairn-mcp-'}${agent}-${randomUUID()}`;
     const caller = await authorize(options, extra, 'start', undefined);
     const extraStart = options.startOptions?.({ agent, workflowId }) ?? {};
+    if (caller.tenant !== undefined) await withinTenantLimit(options.client, options.maxRunsPerTenant, caller.tenant, workflowId);
     const run = await options.client.start({
       // A person waits on the call (an IDE, a desktop client): it goes ahead of background runs.
       priority: { priorityKey: INTERACTIVE_PRIORITY },
