@@ -17,6 +17,7 @@ import {
   resumeSignal,
   reviewToolCallUpdate,
   stateQuery,
+  streamOffsetQuery,
   transcriptQuery,
   untilIdleUpdate,
   type AgentRunResult,
@@ -25,11 +26,10 @@ import {
   type ReviewDecisionInput,
   type RunState,
   type StepLogEntry,
-} from '../workflows/messages.js';
+} from '../contract/index.js';
 import { NotPendingError } from './not-pending-error.js';
 import { pollRun, type PollOptions } from './poll-run.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
-import { streamOffsetQuery } from '../workflows/run-stream.js';
 import { sendMessage, type SendOptions, type SendOutcome } from './send-message.js';
 
 export class AgentRunHandle {

@@ -8,9 +8,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { decodeJsonItem } from '../shared/stream-wire.js';
-import type { RunEvent, RunEventType } from '../workflows/run-events.js';
 import type { LiveEvent } from '../shared/live/model-delta.js';
-import { streamPollUpdate, streamReadQuery, type StreamPollResult } from '../workflows/run-stream.js';
+import { streamPollUpdate, streamReadQuery, type RunEvent, type RunEventType, type StreamPollResult } from '../contract/index.js';
 
 /**
  * One event of a run and where it sits in the run's stream: the run's own events, and the live

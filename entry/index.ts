@@ -43,7 +43,8 @@ export type { ToolFailureResult, ToolResult, ToolSuccess, ToolTelemetry, ToolVal
 export type { AgentPolicy, BackoffPolicy, BudgetPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
 export { FAILING_END_CODES, RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
 export type { CallUsage, ModelPrice, RunUsage, UsageTotals } from '../shared/model/model-usage.js';
-export { REVIEW_DECISIONS, type ReviewConfig, type ReviewDecisionType } from '../shared/tools/review-config.js';
+export type { ReviewConfig } from '../shared/tools/review-config.js';
+export { REVIEW_DECISIONS, type ReviewDecisionType } from '../shared/tools/review-decision.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from '../shared/json/json.js';
 export { readResult } from '../shared/tools/read-result.js';
 export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount } from '../shared/guards/shadow-guard.js';

@@ -20,7 +20,7 @@ import { DefinitionError } from '../shared/failures/definition-error.js';
 import type { TranscriptSlice } from '../shared/model/transcript.js';
 import { advance, deliverMessages, handOverDue, loopControl, planStart, resolvePolicy, runOutcome, toolboxOf, transcriptEntries, type LoopSignals, type Plan, type PlanStep } from '../planner/index.js';
 import { BudgetRequests } from './budget-requests.js';
-import { CairnAgent, CairnPhase, searchPhase } from './search-attributes.js';
+import { CairnAgent, CairnPhase, searchPhase } from '../contract/search-attributes.js';
 import { describeStep, runDetails, runState } from './run-details.js';
 import { TranscriptLog } from './transcript-log.js';
 import { HAND_OVER_AFTER_SIGNALS, RunInbox } from './run-inbox.js';
@@ -32,7 +32,8 @@ import { runInputProblem } from './run-input.js';
 import { INBOX_MEMO_PATCH, WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { ACTIVITY_IDS_PATCH, CANCEL_IN_FLIGHT_PATCH, SETTLE_UPDATES_PATCH, takeStep } from './take-step.js';
-import { stateQuery, transcriptQuery, untilIdleUpdate, type AgentRunInput, type AgentRunResult, type RunState, type StepLogEntry } from './messages.js';
+import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState, type StepLogEntry } from '../contract/run-state.js';
+import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
 
 export { MODEL_ACTIVITY_OPTIONS } from './take-step.js';
 

@@ -8,30 +8,15 @@
  */
 import { upsertMemo } from '@temporalio/workflow';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunState } from './messages.js';
+import type { RunState } from '../contract/run-state.js';
+import { WAITING_MEMO, type WaitingSummary } from '../contract/waiting-memo.js';
 
-export const WAITING_MEMO = 'cairnWaiting';
 /** Runs from before they published what they wait for in their memo. */
 export const INBOX_MEMO_PATCH = 'cairn-inbox-memo';
 
 const MAX_MEMO_CHARS = 32_000;
 const REQUEST_CHARS = 1_000;
 const EXCHANGE_CHARS = 600;
-
-export interface WaitingSummary {
-  readonly v: 1;
-  readonly agent: string;
-  readonly phase: string;
-  /** Epoch milliseconds (workflow time) when the run began to wait for what it waits for now. */
-  readonly since: number;
-  readonly tenant?: string;
-  readonly request: string;
-  readonly exchange: readonly { readonly role: 'user' | 'assistant'; readonly text: string }[];
-  readonly clarification: RunState['clarification'];
-  readonly reviews: RunState['reviews'];
-  /** The reviews' arguments were left out to keep the memo small. */
-  readonly truncated?: true;
-}
 
 export class WaitingMemo {
   #key = '';

@@ -6,7 +6,7 @@
  * the cancel. Node-only (client side).
  */
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import type { RunState } from '../../workflows/messages.js';
+import type { RunState } from '../../contract/index.js';
 import { pendingInput, RunInputError, type PendingInput } from './run-input.js';
 
 export type RunStatusName = 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';

@@ -6,9 +6,7 @@
  * refused before anything enters history. Workflow-safe, deterministic.
  */
 import { DefinitionError } from '../failures/definition-error.js';
-
-export const REVIEW_DECISIONS = ['accept', 'edit', 'respond', 'reject'] as const;
-export type ReviewDecisionType = (typeof REVIEW_DECISIONS)[number];
+import { REVIEW_DECISIONS, type ReviewDecisionType } from './review-decision.js';
 
 export interface ReviewConfig {
   /** The decisions a reviewer may take; all four when left out. */
