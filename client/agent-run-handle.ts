@@ -1,6 +1,6 @@
 /**
  * AgentRunHandle: one agent run, as a client sees it. Every method is one of the run's messages
- * (workflows/messages.ts) or a Temporal call on its workflow; the run, not this handle, decides
+ * (contract/) or a Temporal call on its workflow; the run, not this handle, decides
  * what it accepts (a refused answer or decision fails the Update with a `HumanInputError` and
  * leaves no trace in history). Addressed by workflow id, so it follows continue-as-new.
  * Node-only (client side).
