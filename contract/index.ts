@@ -49,6 +49,7 @@ export {
 export type { HumanKind, RunEvent, RunEventBase, RunEventType } from './run-event.js';
 export {
   REVIEW_DECISIONS,
+  allowedDecisions,
   isReviewDecisionType,
   type DecidedReview,
   type ReviewDecision,

@@ -5,8 +5,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { JsonValue } from '../shared/json/json.js';
-import { allowedDecisions } from '../shared/tools/review-config.js';
-import { isReviewDecisionType, type DecidedReview, type ReviewDecision, type ReviewDecisionInput } from '../shared/tools/review-decision.js';
+import { allowedDecisions, isReviewDecisionType, type DecidedReview, type ReviewDecision, type ReviewDecisionInput } from '../shared/tools/review-decision.js';
 import { argsHash } from '../shared/identity/hash.js';
 import { checkToolCall } from '../shared/guards/validate-arguments.js';
 import type { PendingClarification, PendingReview } from '../planner/index.js';

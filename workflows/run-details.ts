@@ -10,7 +10,7 @@ import { NO_USAGE } from '../shared/model/model-usage.js';
 import type { ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import { failureCode } from '../shared/tools/tool-result.js';
-import { allowedDecisions } from '../shared/tools/review-config.js';
+import { allowedDecisions } from '../shared/tools/review-decision.js';
 import type { RunState, StepLogEntry } from '../contract/run-state.js';
 import type { ChildRuns } from './child-runs.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DefinitionError } from '../failures/definition-error.js';
-import { MAX_REVIEW_DESCRIPTION_CHARS, allowedDecisions, checkReviewConfig, type ReviewConfig } from './review-config.js';
+import { MAX_REVIEW_DESCRIPTION_CHARS, checkReviewConfig, type ReviewConfig } from './review-config.js';
+import { allowedDecisions } from './review-decision.js';
 
 function refusal(config: unknown): string {
   try {

@@ -31,8 +31,3 @@ export function checkReviewConfig(tool: string, config: ReviewConfig | undefined
   }
   return Object.freeze({ ...(allow && { allow: Object.freeze([...new Set(allow)]) }), ...(description && { description: description.trim() }) });
 }
-
-/** The decisions a pending review allows (reviews carried from before the config existed allow all). */
-export function allowedDecisions(review: { readonly allowed?: readonly ReviewDecisionType[] }): readonly ReviewDecisionType[] {
-  return review.allowed ?? REVIEW_DECISIONS;
-}

@@ -45,6 +45,11 @@ export interface DecidedReview {
   readonly sent: string;
 }
 
+/** The decisions a pending review allows (shared/tools/review-config.ts; reviews carried from before the config existed allow all). */
+export function allowedDecisions(review: { readonly allowed?: readonly ReviewDecisionType[] }): readonly ReviewDecisionType[] {
+  return review.allowed ?? REVIEW_DECISIONS;
+}
+
 /** True for a known decision type. */
 export function isReviewDecisionType(value: unknown): value is ReviewDecisionType {
   return (REVIEW_DECISIONS as readonly unknown[]).includes(value);
