@@ -29,8 +29,6 @@ export type Happening =
       readonly model?: string;
       /** A number in [0, 1) for a provider wait's jitter (the workflow's seeded Math.random); absent: derived from the run key. */
       readonly random?: number;
-      /** A run recorded before runs ended as what they are (patch `cairn-run-ends`): its model errors are decided as they were then. */
-      readonly legacy?: boolean;
     }
   /** `execute_tools`: one result per call, in the step's order. */
   | { readonly type: 'tool_results'; readonly results: readonly ToolResult[] }
@@ -67,7 +65,6 @@ export function advance(state: PlannerState, step: PlanStep, happening: Happenin
       return planModelOutcome(state, happening.outcome, toolbox, now, {
         ...(happening.model !== undefined && { model: happening.model }),
         ...(happening.random !== undefined && { random: happening.random }),
-        ...(happening.legacy && { legacy: true }),
       });
     case 'tool_results':
       expect(step, 'execute_tools', happening);

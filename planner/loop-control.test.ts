@@ -46,14 +46,13 @@ describe('loopControl', () => {
     expect(loopControl(state, question, { ...quiet, historyEvents: maxEvents })).toBe('hand_over');
   });
 
-  it('a paused run hands over only when its history is full, and only if the run may (patched)', () => {
+  it('a paused run hands over only when its history is full, and only between whole steps', () => {
     const state = fresh();
     const paused = { ...quiet, paused: true, turnsThisRun: 5, continueAsNewAfterTurns: 1 };
-    expect(loopControl(state, question, { ...paused, handOverWhilePaused: true })).toBe('hold');
+    expect(loopControl(state, question, paused)).toBe('hold');
     const full = { ...paused, historyBytes: state.policy.history.maxBytes };
-    expect(loopControl(state, question, { ...full, handOverWhilePaused: true })).toBe('hand_over');
-    expect(loopControl(state, question, full)).toBe('hold');
-    expect(loopControl(state, tools, { ...full, handOverWhilePaused: true })).toBe('hold');
+    expect(loopControl(state, question, full)).toBe('hand_over');
+    expect(loopControl(state, tools, full)).toBe('hold');
   });
 });
 

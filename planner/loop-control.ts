@@ -18,8 +18,6 @@ export interface LoopSignals {
   /** This run's history so far (`workflowInfo().historySize`, `.historyLength`). */
   readonly historyBytes?: number;
   readonly historyEvents?: number;
-  /** A paused run may hand over when its history is full (runs from before this could not). */
-  readonly handOverWhilePaused?: boolean;
 }
 
 export type LoopControl = 'finish' | 'cancel' | 'hold' | 'hand_over' | 'take_step';
@@ -31,7 +29,7 @@ export function loopControl(state: PlannerState, step: PlanStep, signals: LoopSi
   const held = signals.paused && signals.cancelReason === null;
   // A paused run hands over only when its history is full (and stays paused in the next run):
   // a flood of Signals during a long pause must not grow one history without bound.
-  const due = held ? signals.handOverWhilePaused === true && historyFull(state, signals) : handOverDue(state, signals);
+  const due = held ? historyFull(state, signals) : handOverDue(state, signals);
   if (due && canHandOver(step)) return 'hand_over';
   if (held) return 'hold';
   return 'take_step';

@@ -6,7 +6,6 @@
 import { tenantWindowNearText, type ModelFailure, type ModelOutcome } from '../shared/model/model-response.js';
 import { addUsage } from '../shared/model/model-usage.js';
 import type { RunEndCode } from '../shared/agent/run-outcome.js';
-import { backoffDelay } from './backoff.js';
 import { callModel, finalize, finish } from './plan-common.js';
 import type { Plan, PlannerState } from './plan.js';
 import { checkBudget, tenantWindowSpent } from './plan-budget.js';
@@ -21,8 +20,6 @@ const NUDGE = 'Your last reply had no visible answer and no tool call. Reply wit
 export interface ModelTurnFacts {
   readonly model?: string;
   readonly random?: number;
-  /** A run recorded before provider waits and run end codes: its model errors are decided as they were (see `legacyModelError`). */
-  readonly legacy?: boolean;
 }
 
 export function planModelOutcome(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts = {}): Plan {
@@ -77,31 +74,8 @@ function waitForProvider(state: PlannerState, outcome: Extract<ModelOutcome, { s
   return { ...again, state: waiting, step: { type: 'back_off', delayMs, reason, next: again.step } };
 }
 
-/**
- * How runs recorded before patch `cairn-run-ends` decided a model error, so their replays issue the
- * commands they issued: a rate limit retried within `maxModelRetries` after a back-off, a malformed
- * reply asked again, anything else the end of the run.
- */
-function legacyModelError(state: PlannerState, outcome: Extract<ModelOutcome, { status: 'error' }>): Plan {
-  const { policy } = state;
-  if (outcome.error.code === 'rate_limited' && state.modelRetries < policy.maxModelRetries) {
-    const retried = { ...state, modelRetries: state.modelRetries + 1, phase: 'backing_off' as const };
-    // Stryker disable next-line StringLiteral: any fixed key gives a jitter that replays the same
-    const delayMs = backoffDelay(policy.backoff, retried.modelRetries, 'model', outcome.retryAfterMs);
-    const again = callModel(retried, state.lastToolChoice);
-    return { ...again, state: retried, step: { type: 'back_off', delayMs, reason: 'model rate-limited', next: again.step } };
-  }
-  if (outcome.error.code === 'malformed_model_output') {
-    if (state.modelRetries < policy.maxModelRetries) return callModel({ ...state, modelRetries: state.modelRetries + 1 }, state.lastToolChoice);
-    const why = `the model's reply was malformed (malformed_model_output: ${outcome.error.message.slice(0, 200)})`;
-    return state.finalizing ? finish(state, `The run ended without a final answer: ${why}.`) : finalize(state, why);
-  }
-  return finish(state, `The run ended: the model could not be reached (${outcome.error.message}).`, [], `model unreachable: ${outcome.error.code}`);
-}
-
 function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts): Plan {
   const { policy } = state;
-  if (outcome.status === 'error' && facts.legacy) return legacyModelError(state, outcome);
   if (outcome.status === 'error') {
     const failure = failureOf(outcome);
     if (failure === 'rate_limited' || failure === 'overloaded' || failure === 'throttled' || failure === 'unavailable') return waitForProvider(state, outcome, failure, now, facts.random);

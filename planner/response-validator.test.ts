@@ -128,30 +128,6 @@ describe('planModelOutcome: provider failures (more in provider-wait.test.ts)', 
   });
 });
 
-describe('planModelOutcome: runs recorded before run end codes decide model errors as they did (legacy)', () => {
-  const legacy = (state: ReturnType<typeof start>['state'], outcome: ModelOutcome) => planModelOutcome(state, outcome, toolboxOf([]), 0, { legacy: true });
-
-  it('a rate limit is retried within maxModelRetries, counted, then the run finishes, not failed', () => {
-    let state = start().state;
-    for (let retry = 1; retry <= state.policy.maxModelRetries; retry++) {
-      const plan = legacy(state, modelError('rate_limited', 1_000));
-      expect(stepOf(plan, 'back_off')).toMatchObject({ reason: 'model rate-limited' });
-      expect(plan.state.modelRetries).toBe(retry);
-      state = plan.state;
-    }
-    const end = stepOf(legacy(state, modelError('rate_limited', 1_000)), 'finish');
-    expect(end).toMatchObject({ reason: 'model unreachable: rate_limited' });
-    expect(end).not.toHaveProperty('end');
-  });
-
-  it('any other error ends the run as it did: a finish with the old reason', () => {
-    expect(stepOf(legacy(start().state, modelError('tool_unavailable')), 'finish')).toMatchObject({
-      answer: 'The run ended: the model could not be reached (model call failed: tool_unavailable).',
-      reason: 'model unreachable: tool_unavailable',
-    });
-  });
-});
-
 describe('planModelOutcome: a provider retry-after is waited out up to maxRetryAfterMs, never longer', () => {
   it.each([
     ['the default ceiling', {}, 600_000],

@@ -104,7 +104,7 @@ describe('the package, packed, installed and used as a user would', () => {
     succeeded(await run('tar', ['xzf', tarball, '-C', join(work, 'unpacked')], work), 'tar');
     const cairnBin = join(work, 'unpacked', 'package', 'bin', 'cairn.js');
     const plain = await run(node, [cairnBin, 'init', join(work, 'from-registry'), '--json'], work);
-    expect(JSON.parse(succeeded(plain, 'cairn init'))).toMatchObject({ cairnAgents: '^0.1.0' });
+    expect(JSON.parse(succeeded(plain, 'cairn init'))).toMatchObject({ cairnAgents: '^0.2.0' });
     expect(plain.stderr).toMatch(/^Note: the project depends on cairn-agents@\^0\.1\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/);
     // With --from the tarball, the starter's own `npm install` installs it: no hand-installed tarball.
     const init = await timed('init', () => run(node, [cairnBin, 'init', app, '--from', tarball, '--json'], work!));
@@ -119,7 +119,7 @@ describe('the package, packed, installed and used as a user would', () => {
 
     // What the starter's README says: `npm install` (the tarball, peers, vitest, typescript).
     succeeded(await timed('install', () => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)), 'npm install');
-    expect(JSON.parse(await readFile(join(app, 'node_modules', 'cairn-agents', 'package.json'), 'utf8'))).toMatchObject({ name: 'cairn-agents', version: '0.1.0' });
+    expect(JSON.parse(await readFile(join(app, 'node_modules', 'cairn-agents', 'package.json'), 'utf8'))).toMatchObject({ name: 'cairn-agents', version: '0.2.0' });
     // Tracing's and Redis's optional peers are not installed: the shipped types must not need them.
     for (const optional of ['@opentelemetry/sdk-trace-base', '@opentelemetry/resources', '@temporalio/interceptors-opentelemetry', 'redis']) expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
     const tree = succeeded(await run('npm', ['ls', '@temporalio/workflow', '@temporalio/worker', '--all', '--parseable'], app), 'npm ls');

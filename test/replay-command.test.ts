@@ -34,12 +34,12 @@ const lines = (text: string) => text.trimEnd().split('\n');
 
 /** Recorded runs: tool calls, a review, agent tools with a child, both ends of a continue-as-new chain, MCP tools. */
 const HISTORIES = {
-  'skeleton-tool-call': 'test-932ca167-df25-4098-8fb8-9e442edc69b9',
-  'review-accept': 'test-1347c332-8720-4322-9a17-218bcd8c0045',
-  'agent-tool-parent': 'test-034b374a-8177-42be-9929-3159a30ed23f',
-  'continue-as-new-first-run': 'test-6aca92f0-9c39-486e-8767-9ab4efb95270',
-  'continue-as-new-last-run': 'test-6aca92f0-9c39-486e-8767-9ab4efb95270',
-  'mcp-tools-run': 'mcp-e108de0e-071d-4268-9783-5aafb271091e',
+  'skeleton-tool-call': 'test-2a1bca17-e457-4e8e-ac6e-7442a34ba22e',
+  'review-accept': 'test-618c2327-5a76-47e0-ade5-2183170e4c8d',
+  'agent-tool-parent': 'test-77769073-7caf-4028-83d7-7f47e4f78e13',
+  'continue-as-new-first-run': 'test-f0814bc5-56c6-4f7f-ba04-c4041916bbc3',
+  'continue-as-new-last-run': 'test-f0814bc5-56c6-4f7f-ba04-c4041916bbc3',
+  'mcp-tools-run': 'mcp-661a4ad6-7deb-47ac-aa72-aaf004a0b3fb',
 } as const;
 const files = Object.keys(HISTORIES).map((name) => `test/histories/${name}.json`);
 
@@ -78,12 +78,33 @@ describe('cairn replay', { timeout: 120_000 }, () => {
     const outcome = await cairn(['replay', 'test/histories/skeleton-tool-call.json', 'test/histories/review-accept.json', 'test/histories/mcp-tools-run.json', '--workflows', changed]);
     expect(outcome.code, outcome.stderr).toBe(1);
     const out = lines(outcome.stdout);
-    expect(out[0]).toMatch(/^NONDETERMINISTIC test-932ca167-df25-4098-8fb8-9e442edc69b9 \(test\/histories\/skeleton-tool-call\.json\): .*Nondeterminism error: Timer machine does not handle this event: .*ActivityTaskScheduled/);
-    expect(out[1]).toMatch(/^NONDETERMINISTIC test-1347c332-8720-4322-9a17-218bcd8c0045 \(test\/histories\/review-accept\.json\): .*Timer/);
+    expect(out[0]).toMatch(/^NONDETERMINISTIC test-2a1bca17-e457-4e8e-ac6e-7442a34ba22e \(test\/histories\/skeleton-tool-call\.json\): .*Nondeterminism error: Timer machine does not handle this event: .*ActivityTaskScheduled/);
+    expect(out[1]).toMatch(/^NONDETERMINISTIC test-618c2327-5a76-47e0-ade5-2183170e4c8d \(test\/histories\/review-accept\.json\): .*Timer/);
     // One bad history hides no other: the MCP run, whose workflow is unchanged, still replays.
-    expect(out[2]).toBe('ok mcp-e108de0e-071d-4268-9783-5aafb271091e (test/histories/mcp-tools-run.json)');
+    expect(out[2]).toBe('ok mcp-661a4ad6-7deb-47ac-aa72-aaf004a0b3fb (test/histories/mcp-tools-run.json)');
     expect(out[3]).toMatch(/^Replayed 3 histories against .*workflows\.ts: 1 ok, 2 nondeterministic\.$/);
     expect(lines(outcome.stderr)).toEqual(['cairn replay: 2 of 3 histories do not replay on this build; do not deploy it over those runs (docs/upgrades.md).']);
+  });
+
+  // How Cairn's own changes to agentRun are made within a release line (docs/upgrades.md): the same timer, guarded.
+  it('replays every history against an agentRun whose new timer is guarded by patched(): the runs recorded before it replay ok', async () => {
+    const guarded = join(temp, 'guarded-workflows.ts');
+    await writeFile(
+      guarded,
+      `import { patched, sleep } from '@temporalio/workflow';\n` +
+        `import { agentRun as recordedAgentRun } from ${JSON.stringify(FIXTURE_WORKFLOWS)};\n` +
+        `export { mcpAgentRun } from ${JSON.stringify(FIXTURE_WORKFLOWS)};\n\n` +
+        `/** The same agent run, with a timer first for runs that start on this build only. */\n` +
+        `export async function agentRun(input: Parameters<typeof recordedAgentRun>[0]) {\n` +
+        `  if (patched('cairn-test-timer-first')) await sleep('1 second');\n` +
+        `  return recordedAgentRun(input);\n` +
+        `}\n`,
+    );
+    const outcome = await cairn(['replay', ...files, '--workflows', guarded]);
+    expect(outcome.code, outcome.stdout + outcome.stderr).toBe(0);
+    const out = lines(outcome.stdout);
+    expect(out.slice(0, -1)).toEqual(Object.entries(HISTORIES).map(([name, workflowId]) => `ok ${workflowId} (test/histories/${name}.json)`));
+    expect(out.at(-1)).toMatch(new RegExp(`^Replayed ${files.length} histories against .*guarded-workflows\\.ts: ${files.length} ok\\.$`));
   });
 
   it('replays the whole corpus with the command docs/upgrades.md gives for this repository: every history ok', { timeout: 180_000 }, async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
-import { HISTORY_DIR } from './support/histories.js';
+import { HISTORY_DIR, documentedPatches, patchMarkers } from './support/histories.js';
 
 interface Scheduled {
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
@@ -33,13 +33,24 @@ describe('recorded histories replay', async () => {
     expect(files.length).toBeGreaterThan(0);
   });
 
-  // Every tool call is a `runTool` activity: only its id tells calls apart (take-step.ts, ACTIVITY_IDS_PATCH).
+  // Every tool call is a `runTool` activity: only its id tells calls apart (take-step.ts, `scheduled`).
   it('catches a batch whose calls were scheduled in another order, instead of handing one call the result of another', async () => {
     const json = JSON.parse(await readFile(join(HISTORY_DIR, 'parallel-batch-failed-and-timed-out.json'), 'utf8'));
     const [first, second] = json.events.filter((e: Scheduled) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool') as Scheduled[];
     [first!.activityTaskScheduledEventAttributes, second!.activityTaskScheduledEventAttributes] = [second!.activityTaskScheduledEventAttributes, first!.activityTaskScheduledEventAttributes];
     const replay = Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, historyFromJSON(json), 'reordered');
     await expect(replay).rejects.toThrow(/[Nn]ondetermin/);
+  });
+
+  // The corpus is what runs of this release record: since the 0.2 baseline, no marker of a patch docs/upgrades.md does not list.
+  it('holds only the patch markers docs/upgrades.md lists (none since the 0.2 baseline)', async () => {
+    const documented = await documentedPatches();
+    const undocumented: string[] = [];
+    for (const file of files) {
+      const json = JSON.parse(await readFile(join(HISTORY_DIR, file), 'utf8'));
+      for (const id of patchMarkers(historyFromJSON(json))) if (!documented.includes(id)) undocumented.push(`${file}: ${id}`);
+    }
+    expect(undocumented).toEqual([]);
   });
 
   it.each(files)('%s replays deterministically', async (file) => {

@@ -9,7 +9,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -29,26 +28,13 @@ import { RunStream } from './run-stream.js';
 import { RunNarrator } from './run-narrator.js';
 import { UserMessages } from './user-messages.js';
 import { runInputProblem } from './run-input.js';
-import { INBOX_MEMO_PATCH, WaitingMemo } from './inbox-memo.js';
+import { WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
-import { ACTIVITY_IDS_PATCH, CANCEL_IN_FLIGHT_PATCH, SETTLE_UPDATES_PATCH, takeStep } from './take-step.js';
+import { takeStep } from './take-step.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState, type StepLogEntry } from '../contract/run-state.js';
 import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
 
 export { MODEL_ACTIVITY_OPTIONS } from './take-step.js';
-
-/** Runs from before it never handed over while paused; replays of them must not either. */
-const HAND_OVER_WHILE_PAUSED_PATCH = 'cairn-hand-over-while-paused';
-/** Runs from before it upserted CairnPhase at every model/tools change, twice a turn (search-attributes.ts). */
-const RUNNING_PHASE_PATCH = 'cairn-running-phase';
-/** Runs from before it did not hand over after HAND_OVER_AFTER_SIGNALS Signals. */
-const HAND_OVER_AFTER_SIGNALS_PATCH = 'cairn-hand-over-after-signals';
-/**
- * Runs from before it completed whatever their model did: since, a model that cannot be used (or
- * stays unavailable past the run's patience) fails the run with that code, and provider refusals
- * are waits that do not count against maxModelRetries.
- */
-const RUN_ENDS_PATCH = 'cairn-run-ends';
 
 /**
  * Builds the `agentRun` workflow over a fixed set of agents (bundled with the workflow code).
@@ -62,17 +48,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
   return async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
     const problem = runInputProblem(input);
     if (problem) throw ApplicationFailure.nonRetryable(problem, 'invalid_run_input');
-    // Behaviour added since older runs were recorded: asked once, so a replay of one keeps its old ways.
-    const handOverWhilePaused = patched(HAND_OVER_WHILE_PAUSED_PATCH);
-    const activityIds = patched(ACTIVITY_IDS_PATCH);
-    const cancelInFlight = patched(CANCEL_IN_FLIGHT_PATCH);
-    const settleUpdates = patched(SETTLE_UPDATES_PATCH);
-    // Asked only by runs that upsert search attributes: the others get no marker for it.
-    const listedPhase = input.searchAttributes && patched(RUNNING_PHASE_PATCH) ? searchPhase : (phase: string) => phase;
-    const handOverAfterSignals = patched(HAND_OVER_AFTER_SIGNALS_PATCH);
-    const runEnds = patched(RUN_ENDS_PATCH);
-    // Asked only by runs that upsert search attributes (the inbox lists only those).
-    const publishWaiting = input.searchAttributes === true && patched(INBOX_MEMO_PATCH);
+    // Only runs that upsert search attributes publish what they wait for (the inbox lists only those).
+    const publishWaiting = input.searchAttributes === true;
     const agent = byName.get(input.agent);
     if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
     const model = input.model ?? agent.model;
@@ -160,7 +137,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
       transcript.append(transcriptEntries(p, transcript.messages));
       transcript.fit(p.state.policy.context);
       state = p.state;
-      const phase = listedPhase(state.phase);
+      const phase = searchPhase(state.phase);
       if (input.searchAttributes && phase !== lastPhase) upsertSearchAttributes([{ key: CairnPhase, value: phase }]);
       lastPhase = phase;
       let logged: StepLogEntry | undefined;
@@ -178,10 +155,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const signals = (): LoopSignals => ({
       cancelReason: inbox.cancelReason,
       paused: inbox.paused,
-      continueAsNewSuggested: workflowInfo().continueAsNewSuggested || (handOverAfterSignals && inbox.signalsTaken >= HAND_OVER_AFTER_SIGNALS),
+      continueAsNewSuggested: workflowInfo().continueAsNewSuggested || inbox.signalsTaken >= HAND_OVER_AFTER_SIGNALS,
       historyBytes: workflowInfo().historySize,
       historyEvents: workflowInfo().historyLength,
-      handOverWhilePaused,
       turnsThisRun: state.turn - startTurn,
       ...(input.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: input.continueAsNewAfterTurns }),
     });
@@ -207,7 +183,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             const { answer, reason } = finish;
             const outcome = runOutcome(state, finish);
             // A model that cannot be used fails the run (status Failed), with its code as the failure's type.
-            const fails = runEnds && finish.end?.fail === true;
+            const fails = finish.end?.fail === true;
             if (fails) failure = { type: finish.end!.code, message: finish.end!.message };
             else finalAnswer = answer;
             setCurrentDetails(runDetails(snapshot()));
@@ -249,7 +225,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             return continueAsNew<typeof agentRun>({
               ...input,
               carried: {
-                ...{ state, step, transcript: transcript.messages, generation: generation + 1, ...inbox.carried(), steps, stream: stream.carried() },
+                ...{ state, step, transcript: transcript.messages, generation: generation + 1, ...inbox.carried(state), steps, stream: stream.carried() },
                 ...(listings.length > 0 && { mcp: listings }),
                 ...(messages.carried() && { messages: messages.carried() }),
               },
@@ -264,9 +240,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
         const happened = await takeStep(step, {
           interrupted: working.interrupted,
           state,
-          scheduled: activityIds ? scheduled : undefined,
-          cancelInFlight,
-          settleUpdates,
+          scheduled,
           inbox,
           tools,
           children: { runs: children, depth: input.depth ?? 0, searchAttributes: input.searchAttributes === true, model, tenant: input.tenant, user: input.user },
@@ -274,7 +248,6 @@ export function defineAgentRun(agents: readonly Agent[]) {
           transcript: { length: transcript.length, epoch: transcript.epoch },
           handOverDue: () => handOverDue(state, signals()),
           budget,
-          runEnds,
         });
         working.done();
         narrator.took(happened);

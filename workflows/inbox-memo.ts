@@ -11,9 +11,6 @@ import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from '../contract/run-state.js';
 import { WAITING_MEMO, type WaitingSummary } from '../contract/waiting-memo.js';
 
-/** Runs from before they published what they wait for in their memo. */
-export const INBOX_MEMO_PATCH = 'cairn-inbox-memo';
-
 const MAX_MEMO_CHARS = 32_000;
 const REQUEST_CHARS = 1_000;
 const EXCHANGE_CHARS = 600;

@@ -1,16 +1,12 @@
 /**
  * Runs the planner's `reconcile` step: one `reconcileTool` activity per call, asking the tool
  * whether the effect under the call's idempotency key happened. A reconcile that fails after its
- * retries, or a run replayed from before RECONCILE_PATCH, reports "unknown": a person is asked,
- * as before reconcile existed. Workflow code (sandbox).
+ * retries reports "unknown": a person is asked. Workflow code (sandbox).
  */
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import { fromError } from '../shared/failures/tool-error.js';
 import type { ReconcileCall, ReconcileReport, ReconcileToolInput } from '../shared/tools/reconcile.js';
 import { summaryLine } from './run-details.js';
-
-/** Runs recorded before it never reconciled: their replays must not schedule the activity. */
-export const RECONCILE_PATCH = 'cairn-reconcile';
 
 const { reconcileTool } = proxyActivities<{ reconcileTool(input: ReconcileToolInput): Promise<ReconcileReport> }>({
   // A reconcile only reads, so it may run again; it heartbeats, so a dead worker is noticed in seconds.
@@ -20,8 +16,7 @@ const { reconcileTool } = proxyActivities<{ reconcileTool(input: ReconcileToolIn
 });
 
 /** One report per call, in order; `activityId` names each activity (take-step.ts). */
-export async function reconcileCalls(calls: readonly ReconcileCall[], activityId: (stem: string) => { activityId?: string }): Promise<ReconcileReport[]> {
-  if (!patched(RECONCILE_PATCH)) return calls.map(({ call }) => ({ toolCallId: call.toolCallId, unknown: 'this run was started before tools could reconcile' }));
+export async function reconcileCalls(calls: readonly ReconcileCall[], activityId: (stem: string) => { activityId: string }): Promise<ReconcileReport[]> {
   return Promise.all(
     calls.map(async ({ call, idempotencyKey }): Promise<ReconcileReport> => {
       try {

@@ -36,6 +36,15 @@ export const HAND_OVER_AFTER_SIGNALS = 5;
 /** A cancel reason longer than this is cut: it becomes the run's finishing reason and a note to the model. */
 const MAX_CANCEL_REASON_CHARS = 500;
 
+/**
+ * Decisions on reviews already closed that the next run of a chain still knows, so a repeat sent
+ * across a hand-over is a no-op or `already_decided`, not `not_pending`: the newest ones, at most
+ * this many and this many characters of JSON (one decision may be 20,000: MAX_HUMAN_INPUT_CHARS).
+ * Without a bound every decision of the chain was carried into every continue-as-new.
+ */
+export const MAX_CARRIED_CLOSED_DECISIONS = 16;
+export const MAX_CARRIED_CLOSED_DECISION_CHARS = 20_000;
+
 export class RunInbox {
   /** An accepted answer not yet acted on; carried across continue-as-new so none is lost. */
   answer: JsonValue | undefined;
@@ -160,14 +169,34 @@ export class RunInbox {
     );
   }
 
-  /** What the next run of the chain must still act on. */
-  carried(): Pick<CarriedRun, 'answer' | 'decisions' | 'paused'> {
+  /** What the next run of the chain must still act on (`state`: the planner state it hands over with). */
+  carried(state: PlannerState): Pick<CarriedRun, 'answer' | 'decisions' | 'paused'> {
+    const decisions = carriedDecisions(this.decisions, state.reviews.map((r) => r.toolCallId));
     return {
       ...(this.paused && { paused: true }),
       ...(this.answer !== undefined && { answer: this.answer }),
-      ...(Object.keys(this.decisions).length > 0 && { decisions: this.decisions }),
+      ...(Object.keys(decisions).length > 0 && { decisions }),
     };
   }
+}
+
+/**
+ * The decisions a continue-as-new carries: every one on a review still pending (the next run acts
+ * on it), and of the others only the newest that fit MAX_CARRIED_CLOSED_DECISIONS and
+ * MAX_CARRIED_CLOSED_DECISION_CHARS (to know a repeat). In the order they were taken. Deterministic.
+ */
+export function carriedDecisions(decisions: Readonly<Record<string, DecidedReview>>, pending: readonly string[]): Record<string, DecidedReview> {
+  const open = new Set(pending);
+  const entries = Object.entries(decisions);
+  const kept = new Set(entries.filter(([id]) => open.has(id)).map(([id]) => id));
+  let count = 0;
+  let chars = 0;
+  for (const [id, decided] of entries.filter(([id]) => !open.has(id)).reverse()) {
+    chars += JSON.stringify(decided).length;
+    if (++count > MAX_CARRIED_CLOSED_DECISIONS || chars > MAX_CARRIED_CLOSED_DECISION_CHARS) break;
+    kept.add(id);
+  }
+  return Object.fromEntries(entries.filter(([id]) => kept.has(id)));
 }
 
 /** A Signal's input, taken when it passes the check that would refuse it as an Update. */

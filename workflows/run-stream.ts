@@ -13,7 +13,7 @@
  * (`linger`). Its messages and wire types are the contract's (contract/stream-protocol.ts). Workflow
  * code (sandbox).
  */
-import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { isLiveTopic } from '../shared/live/model-delta.js';
 import { PublishDedup, publishedItems, validPublish } from './run-stream-publish.js';
 import type { JsonValue } from '../shared/json/json.js';
@@ -30,9 +30,6 @@ import {
   type StreamWireItem,
 } from '../contract/stream-protocol.js';
 import type { RunEvent } from '../contract/run-event.js';
-
-/** Runs from before it closed the instant they finished; replays of them must not wait for readers. */
-const READER_LINGER_PATCH = 'cairn-reader-linger';
 
 /** Events kept in memory; older ones are dropped (a poll for them fails with TruncatedOffset). */
 const MAX_KEPT_EVENTS = 1_000;
@@ -122,7 +119,6 @@ export class RunStream {
   async linger(ms: number): Promise<void> {
     const caughtUp = () => this.#readTo >= this.offset;
     if (ms <= 0 || this.#polledAt === null || Date.now() - this.#polledAt > ms || caughtUp()) return;
-    if (!patched(READER_LINGER_PATCH)) return;
     await condition(caughtUp, ms);
   }
 

@@ -3,7 +3,7 @@
  * wait for a person. Reports what happened, or nothing when woken early (a cancel, a pause, a
  * hand-over: the loop's control deals with those). Decides nothing. Workflow code (sandbox).
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, patched, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { ModelOutcome, ModelRequest } from '../shared/model/model-response.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
@@ -32,21 +32,6 @@ const MAX_ACTIVITIES_PER_WAVE = 32;
 
 const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>(MODEL_ACTIVITY_OPTIONS);
 
-/**
- * Runs recorded before this patch let Temporal number activities; since, each activity's id names
- * what it does (`tool:2.1:search_orders:1`), so replaying a history whose calls were scheduled in
- * another order fails as nondeterministic instead of handing one call's result to another.
- */
-export const ACTIVITY_IDS_PATCH = 'cairn-activity-ids';
-export const CANCEL_IN_FLIGHT_PATCH = 'cairn-cancel-in-flight';
-/**
- * Runs from before it went on from a person's answer or decision in the same round as the Update
- * that brought it, so the Update's completion raced the run's next commands (see `updatesSettled`).
- */
-export const SETTLE_UPDATES_PATCH = 'cairn-settle-updates';
-/** Runs from before it finished "done" with a generic answer when their model could not be configured. */
-const MODEL_CONFIG_FAILS_RUN_PATCH = 'cairn-model-config-fails-run';
-
 /** Failures of the model activity that no retry, back-off or other turn can fix: the run fails with them. */
 const UNUSABLE_MODEL_TYPES = ['ModelConfigError', 'ScriptExhaustedError'];
 
@@ -55,21 +40,23 @@ const UNUSABLE_MODEL_TYPES = ['ModelConfigError', 'ScriptExhaustedError'];
  * a scripted model out of steps): its type, the provider's message and the details naming the
  * settings it needs (activities/model-activity.ts), so the client, `cairn show` and the UI say so.
  */
-function unusableModel(err: unknown, model: string, coded: boolean): ApplicationFailure | undefined {
+function unusableModel(err: unknown, model: string): ApplicationFailure | undefined {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   if (!(cause instanceof ApplicationFailure) || !UNUSABLE_MODEL_TYPES.includes(cause.type ?? '')) return undefined;
   const details = cause.details?.length ? cause.details : [{ model, needs: [] }];
-  // A configuration the worker cannot use is the run end code `model_misconfigured` (runs from before kept the activity's type).
-  const type = coded && cause.type === 'ModelConfigError' ? 'model_misconfigured' : cause.type!;
+  // A configuration the worker cannot use is the run end code `model_misconfigured`.
+  const type = cause.type === 'ModelConfigError' ? 'model_misconfigured' : cause.type!;
   return ApplicationFailure.create({ type, message: `The model "${model}" cannot be used: ${cause.message}`, nonRetryable: true, details, cause });
 }
 
 export interface StepContext {
   readonly state: PlannerState;
-  /** How many activities this run has scheduled per stem, for ids unique within the run; none for runs from before ACTIVITY_IDS_PATCH. */
-  readonly scheduled: Map<string, number> | undefined;
-  /** A cancel cuts model calls and tool calls in flight short (runs from before CANCEL_IN_FLIGHT_PATCH let them finish). */
-  readonly cancelInFlight: boolean;
+  /**
+   * How many activities this run has scheduled per stem, for ids unique within the run: each id
+   * names what it does (`tool:2.1:search_orders:1`), so replaying a history whose calls were
+   * scheduled in another order fails as nondeterministic instead of handing one call's result to another.
+   */
+  readonly scheduled: Map<string, number>;
   readonly inbox: RunInbox;
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** The model spec the run uses. */
@@ -78,16 +65,12 @@ export interface StepContext {
   readonly children: { readonly runs: ChildRuns; readonly depth: number; readonly searchAttributes: boolean; readonly model: string; readonly tenant?: string | undefined; readonly user?: string | undefined };
   /** True when the run should continue as new: long waits wake up for it. */
   readonly handOverDue: () => boolean;
-  /** Let the Update that woke a wait complete before the run goes on (runs from before SETTLE_UPDATES_PATCH did not). */
-  readonly settleUpdates: boolean;
   /** How many transcript messages the model reads this turn, and their epoch (transcript-log.ts). */
   readonly transcript: { readonly length: number; readonly epoch: number };
   /** Resolves when a person's message interrupts the model call (onMessage: 'interrupt'). */
   readonly interrupted?: Promise<void>;
   /** Where a person's decision on a budget request waits (budget-requests.ts). */
   readonly budget?: BudgetRequests;
-  /** Model failures end runs with codes, and provider waits are jittered (runs from before RUN_ENDS_PATCH did neither). */
-  readonly runEnds?: boolean;
 }
 
 /**
@@ -112,17 +95,16 @@ function inScope<T>(cancel: Promise<unknown>, fn: () => Promise<T>): Promise<T> 
 
 export async function takeStep(
   step: PlanStep,
-  { state, scheduled, cancelInFlight, inbox, tools, children, model, transcript, handOverDue, settleUpdates, interrupted, budget, runEnds }: StepContext,
+  { state, scheduled, inbox, tools, children, model, transcript, handOverDue, interrupted, budget }: StepContext,
 ): Promise<Happening | undefined> {
-  const activityId = (stem: string): { activityId?: string } => {
-    if (!scheduled) return {};
+  const activityId = (stem: string): { activityId: string } => {
     const n = (scheduled.get(stem) ?? 0) + 1;
     scheduled.set(stem, n);
     return { activityId: `${stem}:${n}` };
   };
   // Cut short by a cancel that arrives while it runs (not by one that came before: the final turn must run).
   const cancellable = <T>(fn: () => Promise<T>): Promise<T> => {
-    if (!cancelInFlight || inbox.cancelReason !== null) return fn();
+    if (inbox.cancelReason !== null) return fn();
     return inScope(inbox.cancelled, fn);
   };
   switch (step.type) {
@@ -152,18 +134,16 @@ export async function takeStep(
         const interruptible = interrupted ? () => inScope(interrupted, call) : call;
         const outcome = checkModelOutcome(await cancellable(interruptible));
         // The jitter of a wait for the provider: the sandbox's Math.random is seeded per run, so a replay draws the same.
-        const facts = runEnds ? { model, ...(outcome.status === 'error' && { random: Math.random() }) } : { legacy: true };
-        return { type: 'model_outcome', outcome, ...(options.activityId && { call: options.activityId }), ...facts };
+        return { type: 'model_outcome', outcome, call: options.activityId, model, ...(outcome.status === 'error' && { random: Math.random() }) };
       } catch (err) {
         if (isCancellation(err)) return undefined; // the loop acts on the cancel
-        const unusable = unusableModel(err, model, runEnds === true);
+        const unusable = unusableModel(err, model);
         // A soft end (policy onModelFailure: 'end'): the planner completes the run with the code instead.
-        if (unusable && runEnds && unusable.type === 'model_misconfigured' && state.policy.onModelFailure === 'end')
+        if (unusable && unusable.type === 'model_misconfigured' && state.policy.onModelFailure === 'end')
           return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'misconfigured' }, model };
-        if (unusable && patched(MODEL_CONFIG_FAILS_RUN_PATCH)) throw unusable;
+        if (unusable) throw unusable;
         // Retries exhausted (a provider down for minutes, a worker that cannot call it): the planner waits for it, up to the run's patience.
-        if (runEnds) return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'unavailable' }, model, random: Math.random() };
-        return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'tool_unavailable') }, legacy: true };
+        return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'unavailable' }, model, random: Math.random() };
       }
     }
     case 'execute_tools': {
@@ -196,7 +176,7 @@ export async function takeStep(
       const left = clarificationTimeLeft(state, Date.now());
       const summary = summaryLine(`waiting for an answer to ${step.clarification.id}: ${step.clarification.question}`);
       const woken = left === null ? (await condition(until), true) : await condition(until, left, { summary });
-      if (settleUpdates) await updatesSettled();
+      await updatesSettled();
       if (inbox.cancelReason !== null) {
         inbox.takeAnswer(); // the run is finishing; nobody will ask again
         return undefined;
@@ -208,14 +188,14 @@ export async function takeStep(
     }
     case 'await_review': {
       await condition(() => inbox.decided(state) || inbox.cancelReason !== null || handOverDue());
-      if (settleUpdates) await updatesSettled();
+      await updatesSettled();
       if (inbox.cancelReason !== null || !inbox.decided(state)) return undefined;
       return { type: 'reviewed', decisions: inbox.reviewDecisions() };
     }
     case 'await_budget': {
       // Also wakes to continue as new when due; the request is carried and asked again.
       await condition(() => budget?.decision !== undefined || inbox.cancelReason !== null || handOverDue());
-      if (settleUpdates) await updatesSettled();
+      await updatesSettled();
       if (inbox.cancelReason !== null) return undefined;
       const decision = budget?.take();
       return decision ? { type: 'budget_decided', decision } : undefined;

@@ -3,7 +3,7 @@
  * timeouts and retry policy, and a one-line summary for the Temporal UI. A failure that outlives
  * Temporal's retries becomes a ToolResult here: one failed tool never fails the run.
  */
-import { patched, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import { resultAfterRetries } from '../shared/failures/after-retries.js';
 import { fromError } from '../shared/failures/tool-error.js';
@@ -64,11 +64,8 @@ export function callSummary(call: ToolCall, note = ''): string {
   return summaryLine(`${oneLine(`${call.name} ${args}`, MAX_SUMMARY_CHARS - tail.length)}${tail}`);
 }
 
-/** A tool whose execute kept throwing is an `internal_error` with the thrown message (before: `tool_unavailable`, the tool disabled). */
-export const THROW_IS_INTERNAL_ERROR_PATCH = 'cairn-throw-is-internal-error';
-
 /**
- * Runs one call; `activityId` names the activity (see take-step.ts, ACTIVITY_IDS_PATCH) and `note`
+ * Runs one call; `activityId` names the activity (see take-step.ts, `scheduled`) and `note`
  * adds to its summary; a `once` call carries its idempotency key (planner/once-keys.ts).
  */
 export async function dispatch(call: ToolCall, tool: AnyTool, { note, ...ids }: { activityId?: string; note?: string } = {}, idempotencyKey?: string): Promise<ToolResult> {
@@ -77,9 +74,6 @@ export async function dispatch(call: ToolCall, tool: AnyTool, { note, ...ids }: 
       { name: call.name, toolCallId: call.toolCallId, args: call.args, ...(idempotencyKey && { idempotencyKey }) },
     ]);
   } catch (err) {
-    const cause = fromError(err);
-    // Asked only for a crash (internal_error), so other runs' histories gain no marker.
-    const crashDisablesTool = cause.code === 'internal_error' && tool.sideEffects !== 'once' && !patched(THROW_IS_INTERNAL_ERROR_PATCH);
-    return resultAfterRetries(call, cause, tool.sideEffects, { crashDisablesTool });
+    return resultAfterRetries(call, fromError(err), tool.sideEffects);
   }
 }

@@ -91,7 +91,7 @@ const outputShape = {
 
 /** A new MCP server with one tool per agent (connect it to a transport: stdio, streamable HTTP). */
 export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer {
-  const server = new McpServer(options.serverInfo ?? { name: 'cairn', version: '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer(options.serverInfo ?? { name: 'cairn', version: '0.2.0' }, { capabilities: { tools: {} } });
   for (const agent of options.agents) {
     server.registerTool(
       agent.name,

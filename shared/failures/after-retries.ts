@@ -16,15 +16,14 @@ import { errorResult, type ResultFor, type ToolFailureResult } from '../tools/to
 /**
  * The result to record for `call` after its activity failed with `cause` (read with `fromError`).
  * Pass the tool's `sideEffects`: for `once` tools a timeout (other than one before the attempt
- * started) or a crash becomes `outcome_unknown`. `crashDisablesTool` gives the rule of runs
- * recorded before a throw became an `internal_error` (a crash was `tool_unavailable`).
+ * started) or a crash becomes `outcome_unknown`.
  */
-export function resultAfterRetries(call: ResultFor, cause: ToolError, sideEffects: SideEffects = 'none', options: { readonly crashDisablesTool?: boolean } = {}): ToolFailureResult {
-  const { code, message } = classify(call.name, cause, sideEffects === 'once', options.crashDisablesTool === true);
+export function resultAfterRetries(call: ResultFor, cause: ToolError, sideEffects: SideEffects = 'none'): ToolFailureResult {
+  const { code, message } = classify(call.name, cause, sideEffects === 'once');
   return errorResult(call, toolError(code, message, cause), { message });
 }
 
-function classify(name: string, cause: ToolError, once: boolean, crashDisablesTool: boolean): { code: ToolErrorCode; message: string } {
+function classify(name: string, cause: ToolError, once: boolean): { code: ToolErrorCode; message: string } {
   const links = errorChain(cause);
   if (links.some((link) => link.name === 'CancelledFailure')) {
     const effect = once ? ' Whether it took effect before the cancel is unknown.' : '';
@@ -43,8 +42,6 @@ function classify(name: string, cause: ToolError, once: boolean, crashDisablesTo
   if (cause.code === 'timeout') return { code: 'timeout', message: `${name} did not answer in time.` };
   // fromError names an ApplicationFailure's link by its type: that link says what went wrong.
   if (cause.code !== 'internal_error') return { code: cause.code, message: (links.find((link) => link.name === cause.code) ?? cause).message };
-  // Runs that recorded crashes before THROW_IS_INTERNAL_ERROR_PATCH replay as they ran.
-  if (crashDisablesTool) return { code: 'tool_unavailable', message: `${name} kept failing and is unavailable, after Temporal's retries.` };
   // A throw: the activity carried the thrown message as the internal_error link's message.
   const thrown = links.find((link) => link.name === 'internal_error')?.message ?? cause.message;
   return { code: 'internal_error', message: `${name} threw: ${thrown}` };
