@@ -19,6 +19,7 @@ import { ordersAgent } from '../examples/orders/agent.js';
 import { DEMO_PROMPT, demoScripts } from '../examples/orders/demo-script.js';
 import { callsMade, formatMessage } from './format.js';
 import { installRuntime } from './worker-process.js';
+import type { StepAction } from '../planner/index.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, keep: { type: 'boolean' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
@@ -157,7 +158,7 @@ async function startDevServer(log: (line: string) => void): Promise<DemoTarget> 
 }
 
 /** The planner's decisions get a line; plain model turns and tool runs show in the transcript. */
-const DECISIONS: Record<string, string> = { repair: 'repair', back_off: 'back off', clarify: 'clarify', review: 'review', final: 'finalize', finish: 'finish' };
+const DECISIONS: Partial<Record<StepAction, string>> = { repair: 'repair', back_off: 'back off', clarify: 'clarify', review: 'review', final: 'finalize', finish: 'finish' };
 
 // `npm run demo` runs this file directly.
 if (import.meta.url === `file://${process.argv[1]}`) {

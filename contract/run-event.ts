@@ -6,7 +6,7 @@
  * run's contract (contract/index.ts): workflow-safe types.
  */
 import type { JsonValue } from '../shared/json/json.js';
-import type { PendingClarification, PendingReview } from '../planner/index.js';
+import type { PendingClarification, PendingReview, StepAction } from '../planner/index.js';
 import type { ChildLink } from './run-state.js';
 
 /** What every event carries. */
@@ -37,7 +37,7 @@ export type RunEvent =
       /** A call refused at the boundary (it never started): the arguments the model sent, previewed. */
       readonly args?: JsonValue;
     })
-  | (RunEventBase & { readonly type: 'decision'; readonly seq: number; readonly action: string; readonly detail: string })
+  | (RunEventBase & { readonly type: 'decision'; readonly seq: number; readonly action: StepAction; readonly detail: string })
   | (RunEventBase & { readonly type: 'question'; readonly clarification: PendingClarification; readonly child?: ChildLink })
   | (RunEventBase & { readonly type: 'review'; readonly reviews: readonly PendingReview[]; readonly child?: ChildLink })
   | (RunEventBase & { readonly type: 'human'; readonly kind: HumanKind; readonly id: string; readonly detail: JsonValue })

@@ -8,7 +8,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/model/transcript.js';
 import type { RunOutcome } from '../shared/agent/run-outcome.js';
 import type { RunUsage } from '../shared/model/model-usage.js';
-import type { BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
+import type { BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase, StepAction } from '../planner/index.js';
 
 /** A child run started by an agent tool, as its parent shows it. */
 export interface ChildLink {
@@ -33,8 +33,8 @@ export interface StepLogEntry {
   readonly turn: number;
   /** The transcript's length when the step was chosen: what it reacted to comes before it. */
   readonly at: number;
-  /** repair | model | final | run_tools | back_off | clarify | review | finish */
-  readonly action: string;
+  /** What the step is called (planner/step-action.ts). */
+  readonly action: StepAction;
   readonly detail: string;
 }
 

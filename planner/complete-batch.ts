@@ -7,6 +7,7 @@
 import { failureCode, failureReason, type ToolFailureResult, type ToolResult } from '../shared/tools/tool-result.js';
 import type { RetryHint } from '../shared/failures/retry-hint.js';
 import type { ToolChoice } from '../shared/model/model-response.js';
+import { assertNever } from '../shared/assert-never.js';
 import { HINT_ACTIONS } from './hint-actions.js';
 import { detectLoops } from './loop-detection.js';
 import { callModel, capReached, finalize } from './plan-common.js';
@@ -92,7 +93,8 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
     const hint: Partial<RetryHint> = (result as Partial<ToolFailureResult>).retryHint ?? {};
     const reason = failureReason(result)!;
     const asked = hint.clarifyingQuestion;
-    switch (HINT_ACTIONS[reason]) {
+    const action = HINT_ACTIONS[reason];
+    switch (action) {
       case 'repair': {
         repairStreaks[call.name] = (repairStreaks[call.name] ?? 0) + 1;
         if (repairStreaks[call.name]! > state.policy.maxRepairsPerTool)
@@ -129,6 +131,10 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
       case 'continue':
       case 'back_off':
         if (asked && !question) question = stripUndefined({ question: asked, tool: call.name, missingFields: hint.missingFields, exampleInput: hint.exampleInput });
+        break;
+      // Stryker disable next-line all: unreachable, tsc proves every variant handled
+      default:
+        assertNever(action, 'planner action');
     }
   }
   // Restricting the next turn to one tool only helps when one tool needs repair; with two, the

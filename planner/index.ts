@@ -21,4 +21,5 @@ export { deliverMessages, messageDecision, workingOn, type MessageDecision, type
 export { budgetExhausted, budgetLimits, budgetNear, checkBudget, planBudgetDecision, tenantAllowanceLeft, tenantWindowSpent } from './plan-budget.js';
 export { providerWaitDelay } from './provider-wait.js';
 export { runOutcome } from './run-outcome.js';
+export { STEP_ACTIONS, modelTurnAction, type StepAction } from './step-action.js';
 export type { ModelTurnFacts } from './plan-model-outcome.js';

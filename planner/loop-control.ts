@@ -51,7 +51,18 @@ function historyFull(state: PlannerState, signals: LoopSignals): boolean {
   return signals.continueAsNewSuggested || (signals.historyBytes ?? 0) >= maxBytes || (signals.historyEvents ?? 0) >= maxEvents;
 }
 
-/** Only between steps whose state is whole: never with tool calls running or a back-off pending. */
+/** Only between steps whose state is whole: never with tool calls running, a reconcile or a back-off pending. */
+const HANDS_OVER_BEFORE: Readonly<Record<PlanStep['type'], boolean>> = {
+  call_model: true,
+  await_clarification: true,
+  await_review: true,
+  await_budget: true,
+  execute_tools: false,
+  reconcile: false,
+  back_off: false,
+  finish: false,
+};
+
 function canHandOver(step: PlanStep): boolean {
-  return step.type === 'call_model' || step.type === 'await_clarification' || step.type === 'await_review' || step.type === 'await_budget';
+  return HANDS_OVER_BEFORE[step.type];
 }

@@ -8,6 +8,7 @@ import { toolError } from '../shared/failures/tool-error.js';
 import { errorResult, NO_TELEMETRY, type ToolResult } from '../shared/tools/tool-result.js';
 import { callKey } from '../shared/identity/call-key.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
+import { assertNever } from '../shared/assert-never.js';
 import { completeBatch } from './complete-batch.js';
 import { keyOnceCalls } from './once-keys.js';
 import { callModel, endWait, finalize, refusal } from './plan-common.js';
@@ -82,6 +83,10 @@ export function planReviewed(state: PlannerState, decisions: Readonly<Record<str
         break;
       case 'reject':
         results[call.toolCallId] = rejected(call, decision.reason);
+        break;
+      // Stryker disable next-line all: unreachable, tsc proves every variant handled
+      default:
+        assertNever(decision, 'review decision');
     }
   }
   const next: PlannerState = { ...endWait(state, now), reviews: [], waitingRuns: [], batch: { entries, results, ...(notes.length > 0 && { notes }) } };

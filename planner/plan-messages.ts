@@ -27,9 +27,19 @@ export function messageDecision(onMessage: AgentPolicy['onMessage'], working: Wo
 }
 
 /** What the step `working` names: a running tool is never cut short, so tools and back-offs only queue. */
+const WORKING_ON: Readonly<Record<PlanStep['type'], Working>> = {
+  call_model: 'model',
+  execute_tools: 'tools',
+  back_off: 'tools',
+  reconcile: null,
+  await_clarification: null,
+  await_review: null,
+  await_budget: null,
+  finish: null,
+};
+
 export function workingOn(step: PlanStep): Working {
-  if (step.type === 'call_model') return 'model';
-  return step.type === 'execute_tools' || step.type === 'back_off' ? 'tools' : null;
+  return WORKING_ON[step.type];
 }
 
 /**

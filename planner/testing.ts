@@ -20,8 +20,9 @@ import { errorResult, NO_TELEMETRY, type ToolFailureResult, type ToolResult, typ
 import type { BudgetDecision, BudgetRequest, CheckedCall, PendingClarification, PendingReview, Plan, PlanStep, PlannerState } from './plan.js';
 import type { ReviewDecision } from '../shared/tools/review-decision.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import { advance, type Happening } from './advance.js';
-import { loopControl } from './loop-control.js';
+import type { Happening } from './advance.js';
+import { assertNever } from '../shared/assert-never.js';
+import { runLoopInMemory, STOP_LOOP, type LoopDriver, type LoopMoves } from './run-loop.js';
 import { planModelOutcome } from './plan-model-outcome.js';
 import { planResume } from './plan-resume.js';
 import { planStart } from './plan-start.js';
@@ -200,7 +201,7 @@ export function afterModel(state: PlannerState, outcome: ModelOutcome, now = 0):
   return planModelOutcome(state, outcome, PLAIN_TOOLS, now);
 }
 
-/** Runs `world` as agentRun would, until finish or an unanswered human wait. */
+/** Runs `world` as agentRun would (the same loop: run-loop.ts), until finish or an unanswered human wait. */
 export function drive(world: World, maxPlans = 500): Trace {
   const plans: Plan[] = [];
   const modelCalls: Step<'call_model'>[] = [];
@@ -214,54 +215,43 @@ export function drive(world: World, maxPlans = 500): Trace {
   let handOvers = 0;
   let runStartTurn = 0;
   let cancelReason: string | null = null;
-  let plan = start(world.policy, now, world.tools);
-  const trace = (): Trace => ({
-    plans, modelCalls, executed, transcript, handOvers, records: plans.flatMap((p) => p.record), notes: plans.flatMap((p) => p.notes), last: plan, now,
-  });
+  // The pause that arrives before the step of the plan last recorded.
+  let pausedMs = 0;
 
-  while (plans.length < maxPlans) {
-    plans.push(plan);
-    transcript.push(...transcriptEntries(plan, transcript));
-    const state: PlannerState = world.roundTrip ? JSON.parse(JSON.stringify(plan.state)) : plan.state;
-    const step = plan.step;
-    let pausedMs = 0;
-    for (const signal of world.signals ?? []) {
-      if (signal.atPlan !== plans.length - 1) continue;
-      cancelReason ??= signal.cancel ?? null;
-      pausedMs += signal.pauseMs ?? 0;
-    }
-    const control = loopControl(state, step, {
+  const driver: LoopDriver = {
+    record(plan) {
+      if (plans.length >= maxPlans) throw new Error(`no finish after ${maxPlans} plans`);
+      plans.push(plan);
+      transcript.push(...transcriptEntries(plan, transcript));
+      pausedMs = 0;
+      for (const signal of world.signals ?? []) {
+        if (signal.atPlan !== plans.length - 1) continue;
+        cancelReason ??= signal.cancel ?? null;
+        pausedMs += signal.pauseMs ?? 0;
+      }
+      return world.roundTrip ? { ...plan, state: JSON.parse(JSON.stringify(plan.state)) as PlannerState } : plan;
+    },
+    signals: (state) => ({
       cancelReason,
       paused: pausedMs > 0,
       continueAsNewSuggested: false,
       turnsThisRun: state.turn - runStartTurn,
       ...(world.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: world.continueAsNewAfterTurns }),
-    });
-    const context = { now, toolbox };
-    switch (control) {
-      case 'finish':
-        return trace();
-      case 'cancel':
-        plan = advance(state, step, { type: 'cancelled', reason: cancelReason! }, context);
-        continue;
-      case 'hold':
-        now += pausedMs;
-        plan = advance(state, step, { type: 'resumed', pausedMs }, { now, toolbox });
-        continue;
-      case 'hand_over':
-        // A new run of the chain starts from the carried state and step, through JSON.
-        handOvers++;
-        runStartTurn = state.turn;
-        plan = { state: JSON.parse(JSON.stringify(state)), step: JSON.parse(JSON.stringify(step)), record: [], notes: [] };
-        continue;
-      case 'take_step':
-        break;
-    }
-    const happening = take(step);
-    if (happening === undefined) return trace();
-    plan = advance(state, step, happening, { now, toolbox });
-  }
-  throw new Error(`no finish after ${maxPlans} plans`);
+    }),
+    context: () => ({ now, toolbox }),
+  };
+  const moves: LoopMoves = {
+    hold: () => ((now += pausedMs), pausedMs),
+    hand_over: ({ state, step }) => {
+      // A new run of the chain starts from the carried state and step, through JSON.
+      handOvers++;
+      runStartTurn = state.turn;
+      return { state: JSON.parse(JSON.stringify(state)), step: JSON.parse(JSON.stringify(step)), record: [], notes: [] };
+    },
+    take_step: ({ step }) => take(step) ?? STOP_LOOP,
+  };
+  runLoopInMemory(start(world.policy, now, world.tools), driver, moves);
+  return { plans, modelCalls, executed, transcript, handOvers, records: plans.flatMap((p) => p.record), notes: plans.flatMap((p) => p.notes), last: plans.at(-1)!, now };
 
   /** What the world does for one step; undefined when a human does not answer. */
   function take(step: PlanStep): Happening | undefined {
@@ -311,6 +301,8 @@ export function drive(world: World, maxPlans = 500): Trace {
       }
       case 'finish':
         throw new Error('finish is handled by the loop control');
+      default:
+        return assertNever(step, 'step');
     }
   }
 }

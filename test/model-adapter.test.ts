@@ -246,6 +246,7 @@ describe('resolveModel', () => {
       } catch (e) {
         return e;
       }
+      return undefined;
     })();
     expect(ModelConfigError.isInstance(error)).toBe(true);
     expect((error as Error).name).toBe('ModelConfigError');

@@ -4,8 +4,9 @@
  * summaries of model turns and tool calls in the timeline. Renders only: every decision is the
  * planner's. Deterministic.
  */
-import { budgetLimits, enabledTools, runOutcome, type PlannerState, type PlanStep } from '../planner/index.js';
+import { budgetLimits, enabledTools, modelTurnAction, runOutcome, type PlannerState, type PlanStep, type StepAction } from '../planner/index.js';
 import type { ReviewDecision } from '../shared/tools/review-decision.js';
+import { assertNever } from '../shared/assert-never.js';
 import { NO_USAGE } from '../shared/model/model-usage.js';
 import type { ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
@@ -15,12 +16,14 @@ import type { RunState, StepLogEntry } from '../contract/run-state.js';
 import type { ChildRuns } from './child-runs.js';
 
 /** The planner's step in a few words: what the workflow is about to do, and why. */
-export function describeStep(step: PlanStep, state: PlannerState): Pick<StepLogEntry, 'action' | 'detail'> {
+export function describeStep(step: PlanStep, state: PlannerState): { readonly action: StepAction; readonly detail: string } {
   switch (step.type) {
-    case 'call_model':
-      if (state.finalizing) return { action: 'final', detail: `final model turn, no tools: ${state.finalizing}` };
-      if (typeof step.toolChoice === 'object') return { action: 'repair', detail: `model repairs the call, restricted to ${step.toolChoice.tool}` };
-      return { action: 'model', detail: `model turn with ${step.tools.length} tool(s)` };
+    case 'call_model': {
+      const action = modelTurnAction(Boolean(state.finalizing), step.toolChoice);
+      if (action === 'final') return { action, detail: `final model turn, no tools: ${state.finalizing}` };
+      if (typeof step.toolChoice === 'object') return { action, detail: `model repairs the call, restricted to ${step.toolChoice.tool}` };
+      return { action, detail: `model turn with ${step.tools.length} tool(s)` };
+    }
     case 'execute_tools':
       return { action: 'run_tools', detail: step.calls.map((c) => c.name).join(', ') };
     case 'reconcile':
@@ -40,6 +43,8 @@ export function describeStep(step: PlanStep, state: PlannerState): Pick<StepLogE
       const outcome = runOutcome(state, step);
       return { action: 'finish', detail: `${outcome.status === 'answered' ? 'the model answered' : `${outcome.code}: ${step.reason ?? outcome.message}`}${usageNote(state)}` };
     }
+    default:
+      return assertNever(step, 'step');
   }
 }
 
@@ -148,7 +153,7 @@ export const MAX_ERROR_CHARS = 400;
 /** How many of the planner's latest decisions the details list. */
 const MAX_DECISIONS = 4;
 /** Steps that are decisions (a plain model turn or tool run is not). */
-const DECISION_ACTIONS = new Set(['repair', 'back_off', 'reconcile', 'clarify', 'review', 'final', 'budget']);
+const DECISION_ACTIONS: ReadonlySet<StepAction> = new Set<StepAction>(['repair', 'back_off', 'reconcile', 'clarify', 'review', 'final', 'budget']);
 const NBSP = '\u00a0';
 
 /**

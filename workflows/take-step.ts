@@ -10,6 +10,7 @@ import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import { agentOf } from '../shared/tools/agent-tool.js';
 import { fromError } from '../shared/failures/tool-error.js';
+import { assertNever } from '../shared/assert-never.js';
 import { checkModelOutcome } from '../shared/model/model-outcome-check.js';
 import type { ChildRuns } from './child-runs.js';
 import { clarificationTimeLeft, tenantAllowanceLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
@@ -202,5 +203,7 @@ export async function takeStep(
     }
     case 'finish':
       return undefined;
+    default:
+      return assertNever(step, 'step');
   }
 }

@@ -22,6 +22,7 @@ import { type ActivityInput, type Next, type TimerInput, type WorkflowExecuteInp
 import type { ModelRequest } from '../shared/model/model-response.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
 import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
+import { modelTurnAction, type StepAction } from '../planner/index.js';
 
 /** A string a bundle made with these interceptors contains (runtime/tracing.ts checks prebuilt bundles for it). */
 export const TRACING_BUNDLE_MARKER = 'cairn-tracing-interceptors/1';
@@ -34,8 +35,8 @@ interface Execution {
   agentRun: boolean;
 }
 
-/** The planner's decision as an event on `span`. */
-function decision(span: Span | undefined, action: string, attributes: Attributes = {}): void {
+/** The planner's decision as an event on `span`: a step's action, or a tool it took away (`disable`). */
+function decision(span: Span | undefined, action: StepAction | 'disable', attributes: Attributes = {}): void {
   span?.addEvent('cairn.planner', { 'cairn.planner.action': action, ...attributes });
 }
 
@@ -91,7 +92,7 @@ class CairnOutbound implements WorkflowOutboundCallsInterceptor {
       const final = choice === 'none' && input.options.summary?.endsWith('(final)') === true;
       span?.setAttributes({
         ...(typeof request?.model === 'string' && { 'cairn.model': request.model }),
-        'cairn.planner.action': final ? 'final' : typeof choice === 'object' ? 'repair' : 'model',
+        'cairn.planner.action': modelTurnAction(final, choice),
         'cairn.tool_choice': typeof choice === 'object' ? choice.tool : (choice ?? 'auto'),
         'cairn.tools': [...tools],
       });
@@ -101,7 +102,7 @@ class CairnOutbound implements WorkflowOutboundCallsInterceptor {
     } else if (input.activityType === 'runTool') {
       const call = input.args[0] as Partial<RunToolInput> | undefined;
       span?.setAttributes({
-        'cairn.planner.action': 'run_tools',
+        'cairn.planner.action': 'run_tools' satisfies StepAction,
         ...(typeof call?.name === 'string' && { 'cairn.tool': call.name }),
         ...(typeof call?.toolCallId === 'string' && { 'cairn.tool_call_id': call.toolCallId }),
       });
@@ -112,7 +113,7 @@ class CairnOutbound implements WorkflowOutboundCallsInterceptor {
   startTimer(input: TimerInput, next: Next<WorkflowOutboundCallsInterceptor, 'startTimer'>): Promise<void> {
     const summary = input.options?.summary;
     // agentRun's only timers: a back-off, and a question's deadline (workflows/take-step.ts).
-    const action = !this.execution.agentRun ? undefined : summary?.startsWith('waiting for an answer') ? 'clarify' : 'back_off';
+    const action: StepAction | undefined = !this.execution.agentRun ? undefined : summary?.startsWith('waiting for an answer') ? 'clarify' : 'back_off';
     const span = trace.getTracer(TRACER).startSpan(action ? `Timer:${action}` : 'Timer', {
       attributes: {
         'cairn.timer.duration_ms': input.durationMs,

@@ -33,6 +33,7 @@ describe('a2aAgent', () => {
       } catch (e) {
         return e;
       }
+      return undefined;
     })();
     expect(DefinitionError.isInstance(error) && (error as DefinitionError).code).toBe('invalid_a2a_agent');
     expect((error as Error).message).toContain(message);
