@@ -1,6 +1,6 @@
 /**
  * AgentRunHandle: one agent run, as a client sees it. Every method is one of the run's messages
- * (workflows/messages.ts) or a Temporal call on its workflow; the run, not this handle, decides
+ * (contract/) or a Temporal call on its workflow; the run, not this handle, decides
  * what it accepts (a refused answer or decision fails the Update with a `HumanInputError` and
  * leaves no trace in history). Addressed by workflow id, so it follows continue-as-new.
  * Node-only (client side).
@@ -17,6 +17,7 @@ import {
   resumeSignal,
   reviewToolCallUpdate,
   stateQuery,
+  streamOffsetQuery,
   transcriptQuery,
   untilIdleUpdate,
   type AgentRunResult,
@@ -25,11 +26,10 @@ import {
   type ReviewDecisionInput,
   type RunState,
   type StepLogEntry,
-} from '../workflows/messages.js';
+} from '../contract/index.js';
 import { NotPendingError } from './not-pending-error.js';
 import { pollRun, type PollOptions } from './poll-run.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
-import { streamOffsetQuery } from '../workflows/run-stream.js';
 import { sendMessage, type SendOptions, type SendOutcome } from './send-message.js';
 
 export class AgentRunHandle {

@@ -7,8 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { PolicyOverrides } from '../shared/agent/agent-policy.js';
-import { untilIdleUpdate, type AgentRunInput, type AgentRunWorkflow, type RunState } from '../workflows/messages.js';
-import { CAIRN_SEARCH_ATTRIBUTES, ownerMemo, ownerSearchAttributes, TENANT_ID, TENANT_MEMO } from '../workflows/search-attributes.js';
+import {
+  CAIRN_SEARCH_ATTRIBUTES,
+  ownerMemo,
+  ownerSearchAttributes,
+  TENANT_ID,
+  TENANT_MEMO,
+  untilIdleUpdate,
+  type AgentRunInput,
+  type AgentRunWorkflow,
+  type RunState,
+} from '../contract/index.js';
 import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { AgentRunHandle } from './agent-run-handle.js';
 

@@ -11,7 +11,7 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { sendMessageUpdate } from '../workflows/user-messages.js';
+import { sendMessageUpdate } from '../contract/index.js';
 
 export type SendOutcome =
   | { readonly status: 'accepted'; readonly id: string; readonly delivery: 'queued' | 'interrupting' }

@@ -18,11 +18,12 @@ export { NotPendingError } from '../client/not-pending-error.js';
 export { refusalCodeOf, type HumanInputRefusal } from '../shared/failures/human-input-refusal.js';
 export { pollRun, type PollOptions } from '../client/poll-run.js';
 export { runEvents, type EventOptions, type RunEventItem } from '../client/run-events.js';
-export type { RunEvent, RunEventType } from '../workflows/run-events.js';
 export { redisLiveSource, type LiveSource, type RedisLiveEvent, type RedisLiveSourceOptions, type RedisReaderClient, type RedisSubscribeOptions } from '../client/redis-live-source.js';
 export { mergeLive } from '../client/merge-live.js';
 export type { LiveEvent, ToolArgsDelta } from '../shared/live/model-delta.js';
 export type {
+  RunEvent,
+  RunEventType,
   AgentRunInput,
   AgentRunResult,
   ReviewDecisionInput,
@@ -30,7 +31,7 @@ export type {
   RunState,
   StepLogEntry,
   ChildLink,
-} from '../workflows/messages.js';
+} from '../contract/index.js';
 export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
 export type { TranscriptMessage } from '../shared/model/transcript.js';
 export type { JsonValue } from '../shared/json/json.js';

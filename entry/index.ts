@@ -27,7 +27,7 @@ export { a2aAgent, a2aAgentOf, type A2AAgentConfig, type A2ACall } from '../shar
 export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/tools/from-ai-sdk-tool.js';
 export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/failures/tool-failure.js';
 export { Result, Validator, validator, RESERVED_VALIDATOR_NAMES } from '../shared/guards/validator.js';
-export type { SemanticCheck, SemanticVerdict } from '../shared/guards/output-guard.js';
+export type { SemanticCheck, SemanticVerdict } from '../shared/guards/semantic-check.js';
 export { DefinitionError, DefinitionErrorCode, ReservedValidatorNameError } from '../shared/failures/definition-error.js';
 export {
   FAILURES,
@@ -43,10 +43,12 @@ export type { ToolFailureResult, ToolResult, ToolSuccess, ToolTelemetry, ToolVal
 export type { AgentPolicy, BackoffPolicy, BudgetPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
 export { FAILING_END_CODES, RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
 export type { CallUsage, ModelPrice, RunUsage, UsageTotals } from '../shared/model/model-usage.js';
-export { REVIEW_DECISIONS, type ReviewConfig, type ReviewDecisionType } from '../shared/tools/review-config.js';
+export type { ReviewConfig } from '../shared/tools/review-config.js';
+export { REVIEW_DECISIONS, type ReviewDecisionType } from '../shared/tools/review-decision.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from '../shared/json/json.js';
 export { readResult } from '../shared/tools/read-result.js';
-export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount, type ShadowViolation } from '../shared/guards/shadow-guard.js';
+export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount } from '../shared/guards/shadow-guard.js';
+export type { ShadowViolation } from '../shared/guards/shadow-violation.js';
 export type { PayloadSlice, PayloadStore, StoredPayloadInfo } from '../shared/tools/payload-store.js';
 export { checkModelOutcome, DEFAULT_MODEL_OUTCOME_LIMITS, type ModelOutcomeLimits } from '../shared/model/model-outcome-check.js';
 export { jsonSize, measureJson, type JsonMeasure } from '../shared/json/json-measure.js';

@@ -29,8 +29,8 @@ export {
   type ReviewInput,
   type RunState,
   type StepLogEntry,
-} from '../workflows/messages.js';
-export { CairnAgent, CairnPhase, CairnTenant, CairnUser, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+} from '../contract/index.js';
+export { CairnAgent, CairnPhase, CairnTenant, CairnUser, CAIRN_SEARCH_ATTRIBUTES } from '../contract/search-attributes.js';
 export type { BudgetDecision, BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
 export { RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
 export type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';

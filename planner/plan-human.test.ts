@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { argsHash } from '../shared/identity/hash.js';
 import { clarificationTimeLeft, planCancel, planClarificationAnswer, planClarificationTimeout, planResumed, planReviewed } from './plan-human.js';
 import { planResume } from './plan-resume.js';
-import type { Plan, ReviewDecision } from './plan.js';
+import type { Plan } from './plan.js';
+import type { ReviewDecision } from '../shared/tools/review-decision.js';
 import { afterModel, checked, drive, failed, keyOf, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, turnWith, TOOLS } from './testing.js';
 
 const refund = toolCall('refund', { order_id: 'A-17', amount: 120 }, '1.1');

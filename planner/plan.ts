@@ -5,7 +5,8 @@
 import type { JsonObject, JsonValue } from '../shared/json/json.js';
 import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
 import type { SideEffects } from '../shared/tools/define-tool.js';
-import type { ReviewConfig, ReviewDecisionType } from '../shared/tools/review-config.js';
+import type { ReviewConfig } from '../shared/tools/review-config.js';
+import type { ReviewDecisionType } from '../shared/tools/review-decision.js';
 import type { OnceLedger } from '../shared/identity/once-key.js';
 import type { TenantWindowSpent, ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
@@ -48,12 +49,6 @@ export interface PendingReview {
   /** What the tool tells the reviewer to check. */
   readonly description?: string;
 }
-
-export type ReviewDecision =
-  | { readonly type: 'accept' }
-  | { readonly type: 'edit'; readonly args: JsonValue; readonly argsHash: string }
-  | { readonly type: 'respond'; readonly content: JsonValue }
-  | { readonly type: 'reject'; readonly reason?: string };
 
 /** A model tool call after the workflow parsed and validated it (shared/guards/validate-arguments). */
 export interface CheckedCall {

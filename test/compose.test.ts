@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { MODEL_SPEC_FORMS } from '../activities/model/index.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { CAIRN_SEARCH_ATTRIBUTES } from '../contract/search-attributes.js';
 import { MAX_SIGNALS_PER_RUN } from '../runtime/embedded-server.js';
 
 interface Service {
@@ -211,7 +211,7 @@ describe('Dockerfile', () => {
     const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
     for (const entry of ['node_modules', '.git', '.env', '.temporal', '.cache']) expect(ignored).toContain(entry);
     // What the worker needs is not ignored.
-    for (const needed of ['bin', 'cli', 'client', 'entry', 'examples', 'testing', 'workflows', 'activities', 'runtime', 'shared', 'planner', 'cairn.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'])
+    for (const needed of ['bin', 'cli', 'client', 'entry', 'examples', 'testing', 'contract', 'workflows', 'activities', 'runtime', 'shared', 'planner', 'cairn.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'])
       expect(ignored).not.toContain(needed);
   });
 });

@@ -1,28 +1,15 @@
 /**
- * The sandbox and dependency direction, enforced: workflows → planner → shared; activities →
- * shared. Workflow-side folders import no Node built-ins, no worker/client/activity SDK packages,
- * no activities and no provider SDKs. The planner imports nothing from Temporal at all. Production
+ * The sandbox and dependency direction, enforced: workflows → contract → planner → shared;
+ * activities → shared; client → contract (import cycles: import-cycles.contract.test.ts).
+ * Workflow-side folders import no Node built-ins, no worker/client/activity SDK packages, no
+ * activities and no provider SDKs. The planner imports nothing from Temporal at all. Production
  * code never imports testing/ or examples/ (only the demo command does); examples/ and starter/
  * use Cairn the way a user does: through the package's public entry points.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-
-async function sources(folder: string, options: { tests?: boolean } = {}): Promise<string[]> {
-  const entries = await readdir(join(PACKAGE_ROOT, folder), { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && (options.tests || !e.name.endsWith('.test.ts')))
-    .map((e) => join(e.parentPath, e.name));
-}
-
-async function importsOf(file: string): Promise<string[]> {
-  const text = await readFile(file, 'utf8');
-  const statics = [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2]!);
-  const dynamics = [...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
-  return [...statics, ...dynamics];
-}
+import { importsOf, sources } from './support/source-imports.js';
 
 const NODE_BUILTIN = /^(node:|fs|path|os|child_process|crypto|http|https|net|stream|worker_threads|process)(\/|$)/;
 const WORKER_SIDE = /^@temporalio\/(activity|worker|client|testing|envconfig)|^(ai|@ai-sdk\/)/;
@@ -43,10 +30,13 @@ interface Rule {
 const RULES: readonly Rule[] = [
   { folder: 'shared', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(planner|workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'planner', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
+  // The run's contract: Temporal's define functions, shared/ and planner/ types; never the workflow that implements it.
+  { folder: 'contract', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\/(?!(workflow|common)$)/, /\.\.\/(workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'workflows', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'runtime', forbidden: [/\.\.\/(cli|client)\//, NOT_PRODUCTION] },
-  { folder: 'client', forbidden: [/^@temporalio\/(activity|worker|testing)|^@ai-sdk\//, /\.\.\/(activities|runtime|cli)\//, NOT_PRODUCTION] },
+  // Clients speak to runs through the contract (contract/), never the workflow's own files.
+  { folder: 'client', forbidden: [/^@temporalio\/(activity|worker|testing)|^@ai-sdk\//, /\.\.\/(workflows|activities|runtime|cli)\//, NOT_PRODUCTION] },
   // The HTTP handler writes the AI SDK's UI message stream with `ai`'s own writers; nothing else in client/ loads `ai`.
   { folder: 'client', forbidden: [/^ai(\/|$)/], except: ['client/http/chat-endpoint.ts', 'client/http/ui-message-chunks.ts'] },
   // A2A is an optional peer: only the A2A server (client/a2a/) and the a2aAgent tool's activity load it.
@@ -63,36 +53,10 @@ const RULES: readonly Rule[] = [
   { folder: 'starter', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
 ];
 
-/** Import cycles among `folder`'s own files, each as the files on it. */
-async function cyclesIn(folder: string): Promise<string[][]> {
-  const files = await sources(folder);
-  const edges = new Map<string, string[]>();
-  for (const file of files) {
-    const local = (await importsOf(file)).filter((spec) => spec.startsWith('./')).map((spec) => join(file, '..', spec.replace(/\.js$/, '.ts')));
-    edges.set(file, local.filter((target) => files.includes(target)));
-  }
-  const cycles: string[][] = [];
-  const done = new Set<string>();
-  const visit = (file: string, path: string[]) => {
-    for (const next of edges.get(file) ?? []) {
-      const at = path.indexOf(next);
-      if (at >= 0) cycles.push([...path.slice(at), next].map((f) => relative(PACKAGE_ROOT, f)));
-      else if (!done.has(next)) visit(next, [...path, next]);
-    }
-    done.add(file);
-  };
-  for (const file of files) if (!done.has(file)) visit(file, [file]);
-  return cycles;
-}
-
 /** Agents and tools: the workflow bundle imports them, so they must be workflow-safe too. */
 const WORKFLOW_SAFE_FILES = ['examples/orders/agent.ts', 'examples/orders/tools.ts', 'starter/src/agents.ts'];
 
 describe('layering contract', () => {
-  it('planner/ has no import cycle', async () => {
-    expect(await cyclesIn('planner')).toEqual([]);
-  });
-
   for (const { folder, forbidden, except = [], tests } of RULES) {
     it(`${folder}/ imports only what its side may${except.length ? ` (but ${except.join(', ')})` : ''}`, async () => {
       const files = (await sources(folder, { tests })).filter((file) => !except.includes(relative(PACKAGE_ROOT, file)));

@@ -13,7 +13,7 @@ import type { RunEventItem } from '../client/run-events.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { scriptStep } from '../testing/script-steps.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import { answerClarificationUpdate, stateQuery, type AgentRunInput, type AgentRunResult, type RunState } from '../workflows/messages.js';
+import { answerClarificationUpdate, stateQuery, type AgentRunInput, type AgentRunResult, type RunState } from '../contract/index.js';
 import { helperAgent } from './fixtures/agents.js';
 import { mcpAgent } from './fixtures/mcp-agents.js';
 import { recordHistory } from './support/histories.js';

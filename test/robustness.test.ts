@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { scriptStep } from '../testing/script-steps.js';
-import { answerClarificationSignal, answerClarificationUpdate, reviewToolCallUpdate, stateQuery } from '../workflows/messages.js';
+import { answerClarificationSignal, answerClarificationUpdate, reviewToolCallUpdate, stateQuery } from '../contract/index.js';
 import { calls } from './fixtures/tools.js';
 import { events, awaiting, waitFor } from './support/runs.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';

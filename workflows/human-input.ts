@@ -5,11 +5,11 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { JsonValue } from '../shared/json/json.js';
-import { allowedDecisions, REVIEW_DECISIONS } from '../shared/tools/review-config.js';
+import { allowedDecisions, isReviewDecisionType, type DecidedReview, type ReviewDecision, type ReviewDecisionInput } from '../shared/tools/review-decision.js';
 import { argsHash } from '../shared/identity/hash.js';
 import { checkToolCall } from '../shared/guards/validate-arguments.js';
-import type { PendingClarification, PendingReview, ReviewDecision } from '../planner/index.js';
-import type { ClarificationAnswer, ReviewInput } from './messages.js';
+import type { PendingClarification, PendingReview } from '../planner/index.js';
+import type { ClarificationAnswer, ReviewInput } from '../contract/human-messages.js';
 import type { HumanInputRefusal } from '../shared/failures/human-input-refusal.js';
 
 /** The largest answer or review decision a person may send, in characters (of JSON for objects). */
@@ -90,19 +90,12 @@ function fieldSchema(input: unknown, path: string): FieldParser | undefined {
 }
 
 /**
- * Checks one review decision; returns the planner's form of it. A decision for other arguments
- * (stale hash) fails closed; once a decision counted, any other — the same decision again from
- * someone else included — is refused `already_decided`, naming the one that counted (`repeat:
- * 'ignore'` makes the same decision a no-op instead: the handler's own check, which replays older
- * histories where a repeat was taken).
+ * Checks one review decision; returns the planner's form of it, with the arguments hash it is about
+ * and the decision as sent. A decision for other arguments (stale hash) fails closed; once a
+ * decision counted, any other — the same decision again from someone else included — is refused
+ * `already_decided`, naming the one that counted (`repeat: 'ignore'` makes the same decision a no-op
+ * instead: the handler's own check, which replays older histories where a repeat was taken).
  */
-export interface DecidedReview {
-  readonly argsHash: string;
-  readonly decision: ReviewDecision;
-  /** The decision as the human sent it: a repeat is recognised even after the review closed. */
-  readonly sent: string;
-}
-
 export function validateReview(
   pending: readonly PendingReview[],
   decided: Readonly<Record<string, DecidedReview>>,
@@ -129,9 +122,9 @@ export function validateReview(
   return { argsHash: expected, decision: toDecision(review!, tools, input.decision), sent };
 }
 
-function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, d: ReviewInput['decision']): ReviewDecision {
+function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, d: ReviewDecisionInput): ReviewDecision {
   const allowed = allowedDecisions(review);
-  if ((REVIEW_DECISIONS as readonly unknown[]).includes(d.type) && !allowed.includes(d.type))
+  if (isReviewDecisionType(d.type) && !allowed.includes(d.type))
     throw new HumanInputError(`${review.name} does not allow "${d.type}" in review; allowed: ${allowed.join(', ')}.`);
   switch (d.type) {
     case 'accept':

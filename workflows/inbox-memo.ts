@@ -9,39 +9,18 @@
  * wait began in an earlier run of the chain (the planner's `waitingSince`, carried in its state).
  * One memo upsert per change of what is awaited, never per turn. Workflow-safe, deterministic.
  */
-import { patched, upsertMemo } from '@temporalio/workflow';
+import { upsertMemo } from '@temporalio/workflow';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunBudget, RunState } from './messages.js';
-
-export const WAITING_MEMO = 'cairnWaiting';
-/** Runs from before they published a budget request too (asked when a run first waits on one). */
-export const BUDGET_MEMO_PATCH = 'cairn-inbox-memo-budget';
+import type { RunState } from '../contract/run-state.js';
+import { WAITING_MEMO, type WaitingSummary } from '../contract/waiting-memo.js';
 
 const MAX_MEMO_CHARS = 32_000;
 const REQUEST_CHARS = 1_000;
 const EXCHANGE_CHARS = 600;
 
-export interface WaitingSummary {
-  readonly v: 1;
-  readonly agent: string;
-  readonly phase: string;
-  /** Epoch milliseconds (workflow time) when the run began to wait for what it waits for now. */
-  readonly since: number;
-  readonly tenant?: string;
-  readonly request: string;
-  readonly exchange: readonly { readonly role: 'user' | 'assistant'; readonly text: string }[];
-  readonly clarification: RunState['clarification'];
-  readonly reviews: RunState['reviews'];
-  /** The run's spending and its pending budget request, while it waits on one. */
-  readonly budget?: RunBudget;
-  /** The reviews' arguments were left out to keep the memo small. */
-  readonly truncated?: true;
-}
-
 export class WaitingMemo {
   #key = '';
   #since = 0;
-  #budget: boolean | undefined;
   /** A continued run that has not published yet: a wait it starts with began in an earlier run. */
   #continued: boolean;
 
@@ -73,12 +52,9 @@ export class WaitingMemo {
     upsertMemo({ [WAITING_MEMO]: this.summary(state, transcript) });
   }
 
-  /** The pending budget request's id; null for none, or for a run from before budget requests were published. */
+  /** The pending budget request's id; null for none. */
   #budgetPending(state: RunState): string | null {
-    const id = state.budget?.pending?.id;
-    if (id === undefined) return null;
-    this.#budget ??= patched(BUDGET_MEMO_PATCH);
-    return this.#budget ? id : null;
+    return state.budget?.pending?.id ?? null;
   }
 
   summary(state: RunState, transcript: readonly TranscriptMessage[]): WaitingSummary {
@@ -92,7 +68,7 @@ export class WaitingMemo {
       exchange: exchangeOf(transcript),
       clarification: state.clarification,
       reviews: state.reviews,
-      ...(this.#budget === true && state.budget?.pending && { budget: state.budget }),
+      ...(state.budget?.pending && { budget: state.budget }),
     };
     if (JSON.stringify(full).length <= MAX_MEMO_CHARS) return full;
     const lean: WaitingSummary = { ...full, reviews: state.reviews.slice(0, 20).map((r) => ({ ...r, args: {} })), truncated: true };

@@ -4,14 +4,15 @@
  * summaries of model turns and tool calls in the timeline. Renders only: every decision is the
  * planner's. Deterministic.
  */
-import { budgetLimits, enabledTools, modelTurnAction, runOutcome, type PlannerState, type PlanStep, type ReviewDecision, type StepAction } from '../planner/index.js';
+import { budgetLimits, enabledTools, modelTurnAction, runOutcome, type PlannerState, type PlanStep, type StepAction } from '../planner/index.js';
+import type { ReviewDecision } from '../shared/tools/review-decision.js';
 import { assertNever } from '../shared/assert-never.js';
 import { NO_USAGE } from '../shared/model/model-usage.js';
 import type { ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import { failureCode } from '../shared/tools/tool-result.js';
-import { allowedDecisions } from '../shared/tools/review-config.js';
-import type { RunState, StepLogEntry } from './messages.js';
+import { allowedDecisions } from '../shared/tools/review-decision.js';
+import type { RunState, StepLogEntry } from '../contract/run-state.js';
 import type { ChildRuns } from './child-runs.js';
 
 /** The planner's step in a few words: what the workflow is about to do, and why. */

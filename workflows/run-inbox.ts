@@ -7,8 +7,9 @@
 import { setHandler } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { JsonValue } from '../shared/json/json.js';
-import type { PlannerState, ReviewDecision } from '../planner/index.js';
-import { HumanInputError, validateAnswer, validateReview, type DecidedReview } from './human-input.js';
+import type { PlannerState } from '../planner/index.js';
+import type { DecidedReview, ReviewDecision } from '../shared/tools/review-decision.js';
+import { HumanInputError, validateAnswer, validateReview } from './human-input.js';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
@@ -17,12 +18,12 @@ import {
   resumeSignal,
   reviewToolCallSignal,
   reviewToolCallUpdate,
-  type CarriedRun,
   type ClarificationAnswer,
   type ReviewInput,
-} from './messages.js';
+} from '../contract/human-messages.js';
+import type { CarriedRun } from '../contract/agent-run.js';
 import type { ChildRuns } from './child-runs.js';
-import type { HumanKind } from './run-events.js';
+import type { HumanKind } from '../contract/run-event.js';
 
 /**
  * A run hands over (continue-as-new) once it has taken this many Signals, when it can: half of what

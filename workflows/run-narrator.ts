@@ -6,10 +6,10 @@
  */
 import type { JsonValue } from '../shared/json/json.js';
 import type { Happening, Plan, PlanStep, PlannerState } from '../planner/index.js';
-import { modelTurnEvent, preview, toolEndEvent, toolStartEvent, type HumanKind, type RunEvent } from './run-events.js';
-import type { ChildLink, ChildStatus } from './messages.js';
+import { modelTurnEvent, preview, toolEndEvent, toolStartEvent } from './run-events.js';
+import type { HumanKind, RunEvent } from '../contract/run-event.js';
+import type { ChildLink, ChildStatus, StepLogEntry } from '../contract/run-state.js';
 import type { RunStream } from './run-stream.js';
-import type { StepLogEntry } from './messages.js';
 
 export class RunNarrator {
   /** Calls whose result was told since the last batch was recorded. */

@@ -10,54 +10,26 @@
  * continue-as-new, so the carried log can have gaps: offsets stay as first given. The log is
  * bounded; a poll for an offset already dropped fails with `TruncatedOffset`, as there. A run
  * that finishes while a reader follows it waits, briefly, until the reader has read the end
- * (`linger`). Workflow code (sandbox).
+ * (`linger`). Its messages and wire types are the contract's (contract/stream-protocol.ts). Workflow
+ * code (sandbox).
  */
-import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
-import { isLiveTopic, STREAM_PUBLISH_SIGNAL, STREAM_PUBLISH_UPDATE, type PublishInput } from '../shared/live/model-delta.js';
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { isLiveTopic } from '../shared/live/model-delta.js';
 import { PublishDedup, publishedItems, validPublish } from './run-stream-publish.js';
 import type { JsonValue } from '../shared/json/json.js';
 import { encodeJsonItem } from '../shared/stream-wire.js';
-import type { RunEvent } from './run-events.js';
-
-/** One item as the protocol sends it. */
-export interface StreamWireItem {
-  readonly topic: string;
-  /** Base64 of a serialized JSON Payload (shared/stream-wire.ts). */
-  readonly data: string;
-  readonly offset: number;
-}
-
-export interface StreamPollInput {
-  /** Topics to read; empty for all. */
-  readonly topics: readonly string[];
-  /** The first offset wanted; 0 means from the oldest kept. */
-  readonly from_offset: number;
-}
-
-export interface StreamPollResult {
-  readonly items: readonly StreamWireItem[];
-  readonly next_offset: number;
-  /** The answer was cut to stay small: poll again at once. */
-  readonly more_ready: boolean;
-}
-
-/** What a run hands to its continuation, in the protocol's own state shape. */
-export interface StreamState {
-  readonly log: readonly StreamWireItem[];
-  readonly base_offset: number;
-  readonly publisher_sequences: Record<string, number>;
-  readonly publisher_last_seen: Record<string, number>;
-  /** The offset the next event gets, when the log ends in a gap (dropped deltas). */
-  readonly next_offset?: number;
-}
-
-export const streamPollUpdate = defineUpdate<StreamPollResult, [StreamPollInput]>('__temporal_workflow_stream_poll');
-export const streamOffsetQuery = defineQuery<number>('__temporal_workflow_stream_offset');
-/** Cairn's own addition: the same read without waiting, as a Query, so a finished run can still be read. */
-export const streamReadQuery = defineQuery<StreamPollResult, [StreamPollInput]>('cairnStreamRead');
-export const streamPublishSignal = defineSignal<[PublishInput]>(STREAM_PUBLISH_SIGNAL);
-/** Cairn's durable transport publishes by Update: not capped like Signals, and refusable. */
-export const streamPublishUpdate = defineUpdate<void, [PublishInput]>(STREAM_PUBLISH_UPDATE);
+import {
+  streamOffsetQuery,
+  streamPollUpdate,
+  streamPublishSignal,
+  streamPublishUpdate,
+  streamReadQuery,
+  type StreamPollInput,
+  type StreamPollResult,
+  type StreamState,
+  type StreamWireItem,
+} from '../contract/stream-protocol.js';
+import type { RunEvent } from '../contract/run-event.js';
 
 /** Events kept in memory; older ones are dropped (a poll for them fails with TruncatedOffset). */
 const MAX_KEPT_EVENTS = 1_000;

@@ -21,7 +21,7 @@ import { context, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { type ActivityInput, type Next, type TimerInput, type WorkflowExecuteInput, type WorkflowInterceptors, type WorkflowInboundCallsInterceptor, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
 import type { ModelRequest } from '../shared/model/model-response.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
-import type { AgentRunInput, AgentRunResult } from './messages.js';
+import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
 import { modelTurnAction, type StepAction } from '../planner/index.js';
 
 /** A string a bundle made with these interceptors contains (runtime/tracing.ts checks prebuilt bundles for it). */

@@ -1,35 +1,18 @@
 /**
  * Messages a person sends while the run works (`run.send`, `cairn say`, `POST /runs/:id/messages`):
- * the `sendMessage` Update, its validator (bounded like an answer; refused while the run is
- * finishing, when the queue is full, or while busy under `onMessage: 'reject'`, all without
- * writing history), the queue until the planner delivers it (planner/plan-messages.ts), and the
+ * the handler of the `sendMessage` Update (contract/human-messages.ts), its validator (bounded
+ * like an answer; refused while the run is finishing, when the queue is full, or while busy under
+ * `onMessage: 'reject'`, all without writing history), the queue until the planner delivers it (planner/plan-messages.ts), and the
  * interrupt that cuts a model call short under `onMessage: 'interrupt'`. Carried across
  * continue-as-new. Workflow code (sandbox), deterministic.
  */
-import { ApplicationFailure, defineUpdate, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { JsonValue } from '../shared/json/json.js';
 import { messageDecision, workingOn, type PlannerState, type PlanStep, type UserMessage, type Working } from '../planner/index.js';
 import { HumanInputError, MAX_HUMAN_INPUT_CHARS } from './human-input.js';
-import type { HumanKind } from './run-events.js';
-
-export interface UserMessageInput {
-  readonly text: string;
-}
-
-/** A message the run took: its id, and whether it waits for the next model turn or cuts the current one short. */
-export interface SentMessage {
-  readonly id: string;
-  readonly delivery: 'queued' | 'interrupting';
-}
-
-/** What the next run of the chain keeps: messages not yet delivered, and the count ids continue from. */
-export interface CarriedMessages {
-  readonly queued: readonly UserMessage[];
-  readonly count: number;
-}
-
-/** Send the run a message; refused (no history written) with a `HumanInputError`, `RunBusy`, `MessageQueueFull` or `RunFinishing`. */
-export const sendMessageUpdate = defineUpdate<SentMessage, [UserMessageInput]>('sendMessage');
+import type { CarriedMessages } from '../contract/agent-run.js';
+import { sendMessageUpdate, type UserMessageInput } from '../contract/human-messages.js';
+import type { HumanKind } from '../contract/run-event.js';
 
 /** Messages waiting for the next model turn; more are refused until they are delivered. */
 export const MAX_QUEUED_MESSAGES = 32;

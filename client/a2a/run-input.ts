@@ -11,8 +11,8 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import { NotPendingError } from '../not-pending-error.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { refusalCodeOf, type HumanInputRefusal } from '../../shared/failures/human-input-refusal.js';
-import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/tools/review-config.js';
-import type { BudgetDecision, BudgetRequest, ReviewDecisionInput, RunState } from '../../workflows/messages.js';
+import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/tools/review-decision.js';
+import type { BudgetDecision, BudgetRequest, ReviewDecisionInput, RunState } from '../../contract/index.js';
 import { budgetDecisionSchema } from '../http/budget-schema.js';
 import { budgetDecisionOf } from '../http/human-actions.js';
 

@@ -23,6 +23,7 @@ import { toAgUiEvents as liveAgUiEvents, type LiveOp } from '../live-deltas.js';
 import type { RunEventItem } from '../run-events.js';
 import type { LiveEvent } from '../../shared/live/model-delta.js';
 import type { PendingInterrupt } from './interrupts.js';
+import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../contract/index.js';
 import { budgetDecisionSchema } from './budget-schema.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 
@@ -126,7 +127,7 @@ export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseS
       return { id: p.id, reason: 'input_required', message: p.question, responseSchema: answerSchema(p, p.tool ? responseSchemaOf(p.tool) : undefined), metadata: { questionId: p.questionId } };
     if (p.kind === 'budget') return budgetInterrupt(p);
     const { review } = p;
-    const allowed = review.allowed ?? ['accept', 'edit', 'respond', 'reject'];
+    const allowed = allowedDecisions(review);
     const argsSchema = responseSchemaOf(review.name);
     return {
       id: p.id,
@@ -211,13 +212,18 @@ function exampleOf(example: Readonly<Record<string, unknown>> | undefined, path:
   return at;
 }
 
-function decisionSchema(allowed: readonly string[], argsSchema: Record<string, unknown> | undefined): Record<string, unknown> {
-  const variants: Record<string, unknown>[] = [];
-  const variant = (type: string, extra: Record<string, unknown> = {}, required: string[] = []) =>
-    variants.push({ type: 'object', properties: { type: { const: type }, ...extra }, required: ['type', ...required] });
-  if (allowed.includes('accept')) variant('accept');
-  if (allowed.includes('edit')) variant('edit', { args: argsSchema ?? { type: 'object' } }, ['args']);
-  if (allowed.includes('respond')) variant('respond', { content: {} }, ['content']);
-  if (allowed.includes('reject')) variant('reject', { reason: { type: 'string' } });
-  return { oneOf: variants };
+/** The JSON Schema of the decisions a review allows: one variant per type, in REVIEW_DECISIONS' order. */
+function decisionSchema(allowed: readonly ReviewDecisionType[], argsSchema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const fields: Record<ReviewDecisionType, { readonly properties?: Record<string, unknown>; readonly required?: readonly string[] }> = {
+    accept: {},
+    edit: { properties: { args: argsSchema ?? { type: 'object' } }, required: ['args'] },
+    respond: { properties: { content: {} }, required: ['content'] },
+    reject: { properties: { reason: { type: 'string' } } },
+  };
+  const variant = (type: ReviewDecisionType) => ({
+    type: 'object',
+    properties: { type: { const: type }, ...fields[type].properties },
+    required: ['type', ...(fields[type].required ?? [])],
+  });
+  return { oneOf: REVIEW_DECISIONS.filter((type) => allowed.includes(type)).map(variant) };
 }

@@ -9,7 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpError } from './http-error.js';
-import { TENANT_ID } from '../../workflows/search-attributes.js';
+import { TENANT_ID } from '../../contract/index.js';
 
 /** What a request asks to do. */
 export type HttpAction = 'start' | 'read' | 'events' | 'answer' | 'review' | 'message' | 'cancel' | 'inbox' | 'agui' | 'chat';

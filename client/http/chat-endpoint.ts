@@ -17,7 +17,7 @@ import { promptOf, textOf } from './prompt-of.js';
 import { chatBody, parseBody, type ChatMessage } from './request-bodies.js';
 import { runWindow } from './run-window.js';
 import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type WindowStart } from './thread.js';
-import { streamReadQuery } from '../../workflows/run-stream.js';
+import { streamReadQuery } from '../../contract/index.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { flushUi, toUiMessageChunks, uiWindowContext } from './ui-message-chunks.js';
 

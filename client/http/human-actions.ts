@@ -5,17 +5,17 @@
  * run. Used by the REST endpoints, AG-UI resumes and AI SDK approval responses alike. Node-only.
  */
 import type { JsonValue } from '../../shared/json/json.js';
-import type { BudgetDecision, ReviewDecisionInput } from '../../workflows/messages.js';
+import type { BudgetDecision, ReviewDecisionInput } from '../../contract/index.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { HttpError } from './http-error.js';
 import type { InterruptTarget } from './interrupts.js';
-import { answerValue, budgetDecision, decision } from './request-bodies.js';
+import { answerValue, budgetDecision, decision, DECISION_HINT } from './request-bodies.js';
 
 export function decisionOf(value: unknown): ReviewDecisionInput {
   const parsed = decision.safeParse(value);
-  if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? 'A decision is { "type": "accept" | "edit" | "respond" | "reject", ... }.');
+  if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? DECISION_HINT);
   // What the schema read, not what was sent: fields beside it never reach the run's history.
-  return parsed.data as ReviewDecisionInput;
+  return parsed.data;
 }
 
 export function answerOf(value: unknown): JsonValue {

@@ -5,6 +5,8 @@
  * shape only. AG-UI's body is `@ag-ui/core`'s own `RunAgentInputSchema`. Node-only.
  */
 import { z } from 'zod';
+import type { JsonValue } from '../../shared/json/json.js';
+import { REVIEW_DECISIONS, type ReviewDecisionInput, type ReviewDecisionType } from '../../contract/index.js';
 import { HttpError } from './http-error.js';
 
 const text = (what: string) => z.string({ error: `${what} is text.` });
@@ -21,15 +23,25 @@ export const answerValue = z.union([z.string(), z.record(z.string(), z.unknown()
 
 export const answerBody = z.object({ answer: answerValue, questionId: text('"questionId"').optional() });
 
-export const decision = z.discriminatedUnion(
+/** A JSON value of the body (the run checks what it must be). */
+const json = () => z.unknown().transform((value) => value as JsonValue);
+
+/** One shape per review decision (shared/tools/review-decision.ts): a new decision type fails `tsc` here until it has one. */
+const DECISION_SHAPES = {
+  accept: z.object({ type: z.literal('accept') }),
+  edit: z.object({ type: z.literal('edit'), args: json() }),
+  respond: z.object({ type: z.literal('respond'), content: json() }),
+  reject: z.object({ type: z.literal('reject'), reason: text('A rejection reason').optional() }),
+} satisfies { readonly [T in ReviewDecisionType]: z.ZodType<Extract<ReviewDecisionInput, { type: T }>> };
+
+/** What a decision looks like, for error messages. */
+export const DECISION_HINT = `A decision is { "type": ${REVIEW_DECISIONS.map((type) => `"${type}"`).join(' | ')}, ... }.`;
+
+/** A review decision as a person sends it; parses to the contract's `ReviewDecisionInput`. */
+export const decision: z.ZodType<ReviewDecisionInput> = z.discriminatedUnion(
   'type',
-  [
-    z.object({ type: z.literal('accept') }),
-    z.object({ type: z.literal('reject'), reason: text('A rejection reason').optional() }),
-    z.object({ type: z.literal('edit'), args: z.unknown() }),
-    z.object({ type: z.literal('respond'), content: z.unknown() }),
-  ],
-  { error: 'A decision is { "type": "accept" | "edit" | "respond" | "reject", ... }.' },
+  [DECISION_SHAPES.accept, DECISION_SHAPES.edit, DECISION_SHAPES.respond, DECISION_SHAPES.reject],
+  { error: DECISION_HINT },
 );
 
 /** A decision on a budget request: the run checks the amounts (whole tokens, cost above 0, the used-up limit named). */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { agentName, authorized, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
-import { answerOf, decisionOf } from './human-actions.js';
+import { answerOf } from './human-actions.js';
 import { MAX_PAGE, readInbox } from './inbox.js';
 import { answerBody, cancelBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
 import { runError } from './run-errors.js';
@@ -59,7 +59,8 @@ export async function answer(ctx: HttpContext, request: Request, run: AgentRunHa
 export async function review(ctx: HttpContext, request: Request, run: AgentRunHandle, toolCallId: string): Promise<Response> {
   await authorized(ctx, request, 'review', run.workflowId);
   const input = parseBody(reviewBody, await body(ctx, request), '{ argsHash, decision }');
-  const decision = decisionOf(input.decision);
+  // Parsed by reviewBody's decision schema: what it read, never fields beside it.
+  const decision = input.decision;
   const target = input.argsHash !== undefined ? { toolCallId, argsHash: input.argsHash } : toolCallId;
   const decided = await actOn(ctx, run, () => run.review(target, decision));
   return Response.json({ runId: run.workflowId, toolCallId, argsHash: decided.argsHash, decision: decision.type });

@@ -19,7 +19,7 @@ import { ElicitResultSchema, type CallToolResult, type ElicitRequest, type Serve
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
-import { REVIEW_DECISIONS } from '../../shared/tools/review-config.js';
+import { REVIEW_DECISIONS } from '../../shared/tools/review-decision.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';

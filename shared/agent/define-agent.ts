@@ -6,7 +6,6 @@ import { policyOverridesSchema, type PolicyOverrides } from './agent-policy.js';
 import { summariseIssues, toFieldIssues } from '../guards/zod-issues.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { DefinitionError } from '../failures/definition-error.js';
-import { agentOf } from '../tools/agent-tool.js';
 import type { McpServer } from '../mcp/mcp-server.js';
 
 export interface AgentConfig {
@@ -23,6 +22,8 @@ export interface AgentConfig {
 }
 
 const AGENT = Symbol.for('cairn.Agent');
+/** Where an agent tool (shared/tools/agent-tool.ts) keeps the agent it runs; here, so agents are found without importing tools back. */
+export const AGENT_TOOL = Symbol.for('cairn.AgentTool');
 
 export interface Agent extends AgentConfig {
   readonly policy: PolicyOverrides;
@@ -84,6 +85,11 @@ export function agentsOf(moduleExports: Readonly<Record<string, unknown>>, where
   if (found.size === 0)
     throw new DefinitionError('invalid_agent', `${where} exports no agent: export the values defineAgent returns (e.g. export const agents = [supportAgent]).`);
   return [...found];
+}
+
+/** The agent a tool runs, when it is an agent tool (from any copy of this module). */
+export function agentOf(tool: AnyTool): Agent | undefined {
+  return (tool as { [AGENT_TOOL]?: Agent })[AGENT_TOOL];
 }
 
 /**

@@ -15,28 +15,10 @@ import { MAX_JSON_DEPTH, toJsonValue } from '../json/json-safe.js';
 import { measureJson } from '../json/json-measure.js';
 import { isJsonObject } from '../json/json.js';
 import { countFieldIssues, summariseIssues, toFieldIssues } from './zod-issues.js';
-import { ShadowRecorder, guardMode, type GuardName, type ShadowViolation } from './shadow-guard.js';
+import { ShadowRecorder, guardMode } from './shadow-guard.js';
+import type { GuardName, ShadowViolation } from './shadow-violation.js';
+import type { SemanticVerdict } from './semantic-check.js';
 import { MAX_FIELD_ISSUES } from '../size-limits.js';
-
-/** What a semantic check says about an output that passed the schema. */
-export interface SemanticVerdict {
-  /** `semantic_error`: rethink the call. `partial_data`: keep what came, fetch the rest. */
-  readonly code: 'semantic_error' | 'partial_data';
-  /** Plain advice for the model, e.g. "Page 1 of several; call again with page=2." */
-  readonly message: string;
-  /** Arguments to merge into the prior input for the next call, e.g. `{ page: 2 }`. */
-  readonly nextInput?: JsonObject;
-  /** For partial data: what to keep; defaults to the whole output. */
-  readonly partial?: JsonValue;
-}
-
-/**
- * A tool's semantic check: `undefined` when the output makes sense. Must be pure. Declared as a
- * method type so a tool with specific types still fits `AnyTool`.
- */
-export type SemanticCheck<Output = unknown, Args = unknown> = {
-  check(output: Output, args: Args): SemanticVerdict | undefined;
-}['check'];
 
 export type GuardOutcome =
   | { readonly ok: true; readonly value: JsonValue; readonly shadow?: readonly ShadowViolation[] }

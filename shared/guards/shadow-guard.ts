@@ -7,6 +7,7 @@
  */
 import type { ToolErrorCode } from '../failures/failure-taxonomy.js';
 import type { ToolResult } from '../tools/tool-result.js';
+import type { GuardName, ShadowViolation } from './shadow-violation.js';
 import { boundText } from '../json/bounded-text.js';
 import { MAX_SHADOW_VIOLATIONS } from '../size-limits.js';
 
@@ -15,24 +16,6 @@ export type GuardMode = 'enforce' | 'shadow';
 
 /** A tool's guard modes: one for both guards, or one per guard. */
 export type GuardModes = GuardMode | { readonly output?: GuardMode; readonly check?: GuardMode };
-
-/** Which guard: the output schema (with JSON parsing of text), or the semantic check. */
-export type GuardName = 'output' | 'check';
-
-/** What a shadow guard would have refused, aggregated per rule and field within one result. */
-export interface ShadowViolation {
-  readonly guard: GuardName;
-  /** The failure it would have been: `output_not_json`, `output_schema_violation`, `semantic_error`, `partial_data`, `internal_error`. */
-  readonly code: ToolErrorCode;
-  /** The rule that fired: a zod issue code (`invalid_value`, `invalid_type`…), `json_syntax`, the verdict's code, or `check_threw`. */
-  readonly rule: string;
-  /** Dotted field path, array indices as `*` (`orders.*.status`); empty for the whole output. */
-  readonly path: string;
-  /** How many times it fired in this result (e.g. once per order with a bad status). */
-  readonly count: number;
-  /** The first message, bounded. */
-  readonly message: string;
-}
 
 /** The mode of one guard of a tool (`enforce` unless set). */
 export function guardMode(modes: GuardModes | undefined, guard: GuardName): GuardMode {

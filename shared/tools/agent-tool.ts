@@ -6,7 +6,7 @@
  * errors. Workflow-safe, deterministic: the contract only; workflows/child-agents.ts runs it.
  */
 import { z } from 'zod';
-import type { Agent } from '../agent/define-agent.js';
+import { AGENT_TOOL, type Agent } from '../agent/define-agent.js';
 import { defineTool, type AnyTool, type SideEffects, type ApprovalRule } from './define-tool.js';
 import type { ReviewConfig } from './review-config.js';
 
@@ -27,8 +27,6 @@ export interface AgentToolOptions {
   readonly review?: ReviewConfig;
 }
 
-const AGENT_TOOL = Symbol.for('cairn.AgentTool');
-
 /** A tool whose calls run `agent` as a child run. */
 export function agentTool(agent: Agent, options: AgentToolOptions): AnyTool {
   const tool = defineTool({
@@ -45,7 +43,4 @@ export function agentTool(agent: Agent, options: AgentToolOptions): AnyTool {
   return Object.freeze({ ...tool, [AGENT_TOOL]: agent });
 }
 
-/** The agent a tool runs, when it is an agent tool (from any copy of this module). */
-export function agentOf(tool: AnyTool): Agent | undefined {
-  return (tool as { [AGENT_TOOL]?: Agent })[AGENT_TOOL];
-}
+export { agentOf } from '../agent/define-agent.js';

@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../json/json.js';
 import { assertValidatorName, type Validator } from '../guards/validator.js';
-import type { SemanticCheck } from '../guards/output-guard.js';
+import type { SemanticCheck } from '../guards/semantic-check.js';
 import type { GuardModes } from '../guards/shadow-guard.js';
 import type { PayloadStore } from './payload-store.js';
 import { DefinitionError } from '../failures/definition-error.js';

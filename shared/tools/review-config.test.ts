@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DefinitionError } from '../failures/definition-error.js';
-import { MAX_REVIEW_DESCRIPTION_CHARS, allowedDecisions, checkReviewConfig, type ReviewConfig } from './review-config.js';
+import { MAX_REVIEW_DESCRIPTION_CHARS, checkReviewConfig, type ReviewConfig } from './review-config.js';
 
 function refusal(config: unknown): string {
   try {
@@ -31,12 +31,5 @@ describe('checkReviewConfig', () => {
     expect(checkReviewConfig('refund', { description: max })).toEqual({ description: max });
     const message = `The review description of refund must be text of at most ${MAX_REVIEW_DESCRIPTION_CHARS} characters.`;
     for (const description of [`${max}d`, '   ', 5]) expect(refusal({ description })).toBe(message);
-  });
-});
-
-describe('allowedDecisions', () => {
-  it('is what the review allows, or all four for a review carried from before configs existed', () => {
-    expect(allowedDecisions({ allowed: ['accept'] })).toEqual(['accept']);
-    expect(allowedDecisions({})).toEqual(['accept', 'edit', 'respond', 'reject']);
   });
 });

@@ -6,9 +6,7 @@
  * refused before anything enters history. Workflow-safe, deterministic.
  */
 import { DefinitionError } from '../failures/definition-error.js';
-
-export const REVIEW_DECISIONS = ['accept', 'edit', 'respond', 'reject'] as const;
-export type ReviewDecisionType = (typeof REVIEW_DECISIONS)[number];
+import { REVIEW_DECISIONS, type ReviewDecisionType } from './review-decision.js';
 
 export interface ReviewConfig {
   /** The decisions a reviewer may take; all four when left out. */
@@ -32,9 +30,4 @@ export function checkReviewConfig(tool: string, config: ReviewConfig | undefined
     throw new DefinitionError('invalid_review_config', `The review description of ${tool} must be text of at most ${MAX_REVIEW_DESCRIPTION_CHARS} characters.`);
   }
   return Object.freeze({ ...(allow && { allow: Object.freeze([...new Set(allow)]) }), ...(description && { description: description.trim() }) });
-}
-
-/** The decisions a pending review allows (reviews carried from before the config existed allow all). */
-export function allowedDecisions(review: { readonly allowed?: readonly ReviewDecisionType[] }): readonly ReviewDecisionType[] {
-  return review.allowed ?? REVIEW_DECISIONS;
 }

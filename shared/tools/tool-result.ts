@@ -5,7 +5,7 @@
 import type { JsonValue } from '../json/json.js';
 import type { RetryHint } from '../failures/retry-hint.js';
 import type { ToolError } from '../failures/tool-error.js';
-import type { ShadowViolation } from '../guards/shadow-guard.js';
+import type { ShadowViolation } from '../guards/shadow-violation.js';
 import { FAILURES, type RetryReason, type ToolErrorCode } from '../failures/failure-taxonomy.js';
 
 export interface ToolTelemetry {

@@ -3,7 +3,8 @@
  * and by what they wait for (e.g. `CairnPhase = "awaiting_review"`). A working run is `running`:
  * its phase alternates between `model` and `tools` every turn, and each change would be an upsert
  * (an event of ~100 bytes) twice a turn; the `state` Query still tells them apart.
- * Workflow-safe: `defineSearchAttributeKey` is in @temporalio/common.
+ * Part of the run's contract (contract/index.ts): clients list runs by them. Workflow-safe:
+ * `defineSearchAttributeKey` is in @temporalio/common.
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
@@ -16,10 +17,10 @@ export const CairnUser = defineSearchAttributeKey('CairnUser', SearchAttributeTy
 
 export const CAIRN_SEARCH_ATTRIBUTES = [CairnAgent, CairnPhase, CairnTenant, CairnUser];
 
-/** The memo keys a run's owner is kept under (readable by `describe()` whether or not search attributes are registered). */
 /** A tenant id: safe in a workflow id, a visibility query and a fairness key. */
 export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/;
 
+/** The memo keys a run's owner is kept under (readable by `describe()` whether or not search attributes are registered). */
 export const TENANT_MEMO = 'cairnTenant';
 export const USER_MEMO = 'cairnUser';
 
