@@ -15,7 +15,7 @@ import { createReconcileActivities } from '../activities/reconcile-activity.js';
 import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
 import { TranscriptReader } from '../activities/transcript-reader.js';
 import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls } from '../shared/model/transcript.js';
-import { McpConnections } from '../activities/mcp-connections.js';
+import { loadMcpSdk, McpConnections } from '../activities/mcp-connections.js';
 import { createMcpActivities } from '../activities/mcp-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
@@ -144,6 +144,8 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   const tools = await withRemoteAgents(workerTools(agents));
   // One connection per MCP server per worker, shared by every call and run; closed when the worker stops.
   const mcp = new McpConnections(agents.flatMap((agent) => agent.mcpServers ?? []));
+  // The MCP SDK is an optional peer: without it, say so now rather than in every run's tool calls.
+  if (mcp.size > 0) await loadMcpSdk();
   const namespace = options.namespace ?? 'default';
   // The model activity reads transcripts through `client` (Queries): it decodes with the worker's codecs (encryption).
   const client = options.client ?? new Client({ connection: options.connection, namespace, ...(options.worker?.dataConverter && { dataConverter: options.worker.dataConverter }) });
