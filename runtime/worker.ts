@@ -16,6 +16,7 @@ import { createModelActivities, type ModelActivityOptions } from '../activities/
 import { TranscriptReader } from '../activities/transcript-reader.js';
 import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls } from '../shared/model/transcript.js';
 import { loadMcpSdk, McpConnections } from '../activities/mcp-connections.js';
+import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
 import { createMcpActivities } from '../activities/mcp-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
@@ -109,9 +110,7 @@ async function shortBuildId(tuning: WorkerTuning, bundle: WorkflowBundleOption):
 /** a2aAgent tools call their remote agents through activities/a2a-activity.ts, loaded (with the optional `@a2a-js/sdk`) only when there are some. */
 async function withRemoteAgents(tools: AnyTool[]): Promise<AnyTool[]> {
   if (!tools.some((tool) => a2aAgentOf(tool))) return tools;
-  const { withA2AAgents } = await import('../activities/a2a-activity.js').catch((error: unknown) => {
-    throw new Error('An agent has an a2aAgent tool: install the optional peer dependency @a2a-js/sdk (npm install @a2a-js/sdk).', { cause: error });
-  });
+  const { withA2AAgents } = await requirePeers('a2aAgent tools', FEATURE_PEERS.a2a, () => import('../activities/a2a-activity.js'));
   return withA2AAgents(tools);
 }
 

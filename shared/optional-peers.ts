@@ -25,7 +25,7 @@ export const FEATURE_PEERS = {
   http: ['@ag-ui/core', '@ag-ui/encoder', 'ai'],
   /** `cairn-agents/mcp`, `cairn mcp`, and MCP tools on a worker (`mcpServer`). */
   mcp: ['@modelcontextprotocol/sdk'],
-  /** `cairn-agents/a2a`. */
+  /** `cairn-agents/a2a`, and a2aAgent tools on a worker. */
   a2a: ['@a2a-js/sdk'],
 } as const satisfies Record<string, readonly OptionalPeer[]>;
 
