@@ -107,7 +107,7 @@ describe('the package, packed, installed and used as a user would', () => {
     const cairnBin = join(work, 'unpacked', 'package', 'bin', 'cairn.js');
     const plain = await run(node, [cairnBin, 'init', join(work, 'from-registry'), '--json'], work);
     expect(JSON.parse(succeeded(plain, 'cairn init'))).toMatchObject({ cairnAgents: '^0.2.0' });
-    expect(plain.stderr).toMatch(/^Note: the project depends on cairn-agents@\^0\.1\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/);
+    expect(plain.stderr).toMatch(/^Note: the project depends on cairn-agents@\^0\.2\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/);
     // With --from the tarball, the starter's own `npm install` installs it: no hand-installed tarball.
     const init = await timed('init', () => run(node, [cairnBin, 'init', app, '--from', tarball, '--json'], work!));
     expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({ dir: app, cairnAgents: `file:../${pack.filename}` });
