@@ -5,12 +5,12 @@
  * (bounded, for the run's history) and calls them, mapping every failure into Cairn's taxonomy:
  * an `isError` result → `semantic_error` with the server's text (or `invalid_arguments` when the
  * server refused the arguments), JSON-RPC invalid params → `invalid_arguments`, a server that will
- * not start or drops the connection → `tool_unavailable`, a timeout → `timeout`. Worker side only.
+ * not start or drops the connection → `tool_unavailable`, a timeout → `timeout`. The MCP SDK is an
+ * optional peer: `loadMcpSdk()` loads it (the worker does, before it serves an agent with MCP tools).
+ * Worker side only.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
 import type { AnyTool, ToolContext, ToolSpec } from '../shared/tools/define-tool.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json/json.js';
 import { toJsonValue } from '../shared/json/json-safe.js';
@@ -28,6 +28,32 @@ const MAX_DESCRIPTION_CHARS = 2_000;
 /** A server's whole listing: tools past it are left out (the run's history and Temporal's 2 MB payload limit). */
 const MAX_LISTING_BYTES = 256 * 1024;
 const CONNECT_TIMEOUT_MS = 20_000;
+
+/** The parts of the MCP SDK a worker uses. */
+export type McpSdk = Awaited<ReturnType<typeof importSdk>>;
+
+async function importSdk() {
+  const [client, stdio, http, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const { Client } = client;
+  const { getDefaultEnvironment, StdioClientTransport } = stdio;
+  const { StreamableHTTPClientTransport } = http;
+  const { ErrorCode, McpError } = types;
+  return { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport, ErrorCode, McpError };
+}
+
+let sdk: Promise<McpSdk> | undefined;
+/** The MCP SDK, loaded once; a `MissingPeerError` naming `@modelcontextprotocol/sdk` when it is not installed. */
+export function loadMcpSdk(): Promise<McpSdk> {
+  const loading = (sdk ??= requirePeers('MCP tools (mcpServer)', FEATURE_PEERS.mcp, importSdk));
+  // A failed load is not kept: installing the package and retrying needs no restart of a long-lived process.
+  loading.catch(() => sdk === loading && (sdk = undefined));
+  return loading;
+}
 
 export class McpConnections {
   private readonly servers: ReadonlyMap<string, McpServer>;
@@ -90,7 +116,7 @@ export class McpConnections {
       result = await client.callTool({ name: ref.tool, arguments: isJsonObject(args) ? args : {} }, undefined, { timeout: server.timeoutMs, signal: context.signal });
     } catch (err) {
       if (context.signal.aborted) throw err;
-      throw this.failure(server, ref, err);
+      throw this.failure(server, ref, err, await loadMcpSdk());
     }
     return outputOf(ref, result as CallResult);
   };
@@ -103,7 +129,7 @@ export class McpConnections {
     await Promise.all(clients.map((c) => c.then((client) => client.close()).catch(() => undefined)));
   }
 
-  private failure(server: McpServer, ref: McpToolRef, err: unknown): ToolFailure {
+  private failure(server: McpServer, ref: McpToolRef, err: unknown, { ErrorCode, McpError }: McpSdk): ToolFailure {
     const message = fromError(err).message;
     const code = err instanceof McpError ? err.code : undefined;
     if (code === ErrorCode.RequestTimeout)
@@ -156,6 +182,7 @@ export class McpConnections {
 }
 
 async function open(server: McpServer, onClose: () => void): Promise<Client> {
+  const { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
   const client = new Client({ name: 'cairn', version: '1' });
   const transport = server.url
     ? new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } })

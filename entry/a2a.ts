@@ -7,21 +7,21 @@
  * Needs `@a2a-js/sdk` 1.3 (an optional peer dependency: `npm install @a2a-js/sdk`), loaded here
  * and nowhere else. Who imports it: your server (Node). Not workflow code.
  */
-import { requirePeer } from '../client/a2a/require-peer.js';
+import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
 
-const a2a = await requirePeer('@a2a-js/sdk', 'cairn-agents/a2a', () => import('../client/a2a/index.js'));
+const a2a = await requirePeers('cairn-agents/a2a', FEATURE_PEERS.a2a, () => import('../client/a2a/index.js'));
 
 /** One `Request → Response` handler serving the agents' cards and A2A JSON-RPC endpoints (docs/a2a.md). */
 export const createCairnA2AHandler: typeof a2a.createCairnA2AHandler = a2a.createCairnA2AHandler;
 /** `@a2a-js/sdk`'s `A2ARequestHandler` for one agent, to mount with the SDK's own transports (Express, gRPC). */
 export const CairnA2ARequestHandler: typeof a2a.CairnA2ARequestHandler = a2a.CairnA2ARequestHandler;
 export type CairnA2ARequestHandler = InstanceType<typeof a2a.CairnA2ARequestHandler>;
+/** An agent's A2A card, as the handler serves it. */
 export const agentCard: typeof a2a.agentCard = a2a.agentCard;
-export const toTask: typeof a2a.toTask = a2a.toTask;
-export const CONTEXT_MEMO_KEY: typeof a2a.CONTEXT_MEMO_KEY = a2a.CONTEXT_MEMO_KEY;
+/** The media type of the data part a task's input-required status carries for programs (docs/a2a.md). */
 export const INPUT_REQUIRED_MEDIA_TYPE: typeof a2a.INPUT_REQUIRED_MEDIA_TYPE = a2a.INPUT_REQUIRED_MEDIA_TYPE;
 export type { CairnA2AHandler, CairnA2AHandlerOptions, A2AHandlerSettings, A2AAgentDescription } from '../client/a2a/index.js';
-export { pendingInput, answerSchema, parseReply, applyReplies, RunInputError, type PendingInput, type PendingQuestion, type HeldCall, type RunReply, type RunInputCode } from '../client/a2a/run-input.js';
-export { runStatus, type RunStatus, type RunStatusName } from '../client/a2a/run-status.js';
+export type { PendingInput, PendingQuestion, HeldCall, RunReply, RunInputCode } from '../client/a2a/run-input.js';
+export type { RunStatus, RunStatusName } from '../client/a2a/run-status.js';
 export { toNodeListener } from '../client/http/node-listener.js';
 export { bearerToken, type Authorize } from '../client/http/authorize.js';

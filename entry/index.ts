@@ -19,14 +19,13 @@ export {
   type ToolTimeouts,
 } from '../shared/tools/define-tool.js';
 export type { ReconcileInput, ReconcileOutcome } from '../shared/tools/reconcile.js';
-export { defineAgent, isAgent, agentsOf, reachableAgents, type Agent, type AgentConfig } from '../shared/agent/define-agent.js';
+export { defineAgent, agentsOf, type Agent, type AgentConfig } from '../shared/agent/define-agent.js';
 export { mcpServer, type McpServer, type McpServerConfig, type McpToolOverrides, type McpListing, type McpToolInfo } from '../shared/mcp/mcp-server.js';
-export { mcpToolOf, mcpToolName, type McpToolRef } from '../shared/mcp/mcp-tools.js';
-export { agentTool, agentOf, type AgentTask, type AgentToolOptions } from '../shared/tools/agent-tool.js';
-export { a2aAgent, a2aAgentOf, type A2AAgentConfig, type A2ACall } from '../shared/tools/a2a-agent.js';
+export { agentTool, type AgentTask, type AgentToolOptions } from '../shared/tools/agent-tool.js';
+export { a2aAgent, type A2AAgentConfig, type A2ACall } from '../shared/tools/a2a-agent.js';
 export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/tools/from-ai-sdk-tool.js';
 export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/failures/tool-failure.js';
-export { Result, Validator, validator, RESERVED_VALIDATOR_NAMES } from '../shared/guards/validator.js';
+export { Result, Validator, validator } from '../shared/guards/validator.js';
 export type { SemanticCheck, SemanticVerdict } from '../shared/guards/semantic-check.js';
 export { DefinitionError, DefinitionErrorCode, ReservedValidatorNameError } from '../shared/failures/definition-error.js';
 export {
@@ -50,13 +49,3 @@ export { readResult } from '../shared/tools/read-result.js';
 export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount } from '../shared/guards/shadow-guard.js';
 export type { ShadowViolation } from '../shared/guards/shadow-violation.js';
 export type { PayloadSlice, PayloadStore, StoredPayloadInfo } from '../shared/tools/payload-store.js';
-export { checkModelOutcome, DEFAULT_MODEL_OUTCOME_LIMITS, type ModelOutcomeLimits } from '../shared/model/model-outcome-check.js';
-export { jsonSize, measureJson, type JsonMeasure } from '../shared/json/json-measure.js';
-export {
-  DEFAULT_MAX_RESULT_BYTES,
-  HARD_MAX_RESULT_BYTES,
-  MAX_ARGUMENT_BYTES,
-  MAX_ARGUMENT_DEPTH,
-  MAX_MODEL_REPLY_BYTES,
-  MAX_TOOL_CALLS_PER_REPLY,
-} from '../shared/size-limits.js';

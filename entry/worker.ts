@@ -8,9 +8,9 @@
  * Who imports it: your worker process and your cairn.config.ts. Node-only; never workflow code
  * (it loads @temporalio/worker and the model providers).
  */
-export { checkAgentModels, createCairnWorker, workerTools, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
-export { redisFlowControl, limitFor, type Admission, type FlowControl, type FlowControlOptions, type ProviderLimit } from '../activities/model/flow-control.js';
-export { redisTenantBudgets, windowsAt, budgetOf, spentWindow, type TenantBudgets, type TenantBudgetOptions, type TenantBudget, type WindowLimit, type SpentWindow } from '../activities/model/tenant-budgets.js';
+export { createCairnWorker, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
+export { redisFlowControl, type Admission, type FlowControl, type FlowControlOptions, type ProviderLimit } from '../activities/model/flow-control.js';
+export { redisTenantBudgets, type TenantBudgets, type TenantBudgetOptions, type TenantBudget, type WindowLimit, type SpentWindow } from '../activities/model/tenant-budgets.js';
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
 export type { DeltaTransport, LiveCall, LivePublisher } from '../activities/live/delta-transport.js';
@@ -36,8 +36,6 @@ export { connectFromEnvironment, type Connected } from '../runtime/connection.js
 export { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 export {
   aiSdkModel,
-  classifyProviderFailure,
-  MODEL_SPEC_FORMS,
   ModelConfigError,
   ModelNetworkError,
   ModelServerError,

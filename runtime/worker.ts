@@ -15,7 +15,8 @@ import { createReconcileActivities } from '../activities/reconcile-activity.js';
 import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
 import { TranscriptReader } from '../activities/transcript-reader.js';
 import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls } from '../shared/model/transcript.js';
-import { McpConnections } from '../activities/mcp-connections.js';
+import { loadMcpSdk, McpConnections } from '../activities/mcp-connections.js';
+import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
 import { createMcpActivities } from '../activities/mcp-activity.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { resolveModel, type ResolveModelOptions } from '../activities/model/resolve-model.js';
@@ -109,9 +110,7 @@ async function shortBuildId(tuning: WorkerTuning, bundle: WorkflowBundleOption):
 /** a2aAgent tools call their remote agents through activities/a2a-activity.ts, loaded (with the optional `@a2a-js/sdk`) only when there are some. */
 async function withRemoteAgents(tools: AnyTool[]): Promise<AnyTool[]> {
   if (!tools.some((tool) => a2aAgentOf(tool))) return tools;
-  const { withA2AAgents } = await import('../activities/a2a-activity.js').catch((error: unknown) => {
-    throw new Error('An agent has an a2aAgent tool: install the optional peer dependency @a2a-js/sdk (npm install @a2a-js/sdk).', { cause: error });
-  });
+  const { withA2AAgents } = await requirePeers('a2aAgent tools', FEATURE_PEERS.a2a, () => import('../activities/a2a-activity.js'));
   return withA2AAgents(tools);
 }
 
@@ -144,6 +143,8 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   const tools = await withRemoteAgents(workerTools(agents));
   // One connection per MCP server per worker, shared by every call and run; closed when the worker stops.
   const mcp = new McpConnections(agents.flatMap((agent) => agent.mcpServers ?? []));
+  // The MCP SDK is an optional peer: without it, say so now rather than in every run's tool calls.
+  if (mcp.size > 0) await loadMcpSdk();
   const namespace = options.namespace ?? 'default';
   // The model activity reads transcripts through `client` (Queries): it decodes with the worker's codecs (encryption).
   const client = options.client ?? new Client({ connection: options.connection, namespace, ...(options.worker?.dataConverter && { dataConverter: options.worker.dataConverter }) });

@@ -3,7 +3,8 @@
  * unpacked tarball with nothing installed, then the tarball and the starter's dependencies
  * installed from the npm registry (through the npm cache) by the starter's own `npm install`
  * (`cairn init --from <tgz>`). In the new project: the starter type-checks against the shipped
- * .d.ts with skipLibCheck off and without the optional OpenTelemetry peers, its own test runs the agent end to end on an embedded
+ * .d.ts with skipLibCheck off and without any optional peer (the root, `/workflow`, `/worker` and
+ * `/client` entry points load; `/http` says in one line what to install), its own test runs the agent end to end on an embedded
  * dev server (a question answered and a refund reviewed through cairn-agents/client, the refund
  * made once), and `cairn worker` serves its cairn.config.ts (Node runs the TypeScript) to
  * `cairn run`. Each step's wall time is printed.
@@ -16,6 +17,7 @@ import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { resolveTemporalCli, TEMPORAL_CLI_VERSION } from '../runtime/temporal-cli.js';
+import { OPTIONAL_PEERS } from '../shared/optional-peers.js';
 import { serverAddress } from './support/temporal.js';
 
 interface Outcome {
@@ -105,7 +107,7 @@ describe('the package, packed, installed and used as a user would', () => {
     const cairnBin = join(work, 'unpacked', 'package', 'bin', 'cairn.js');
     const plain = await run(node, [cairnBin, 'init', join(work, 'from-registry'), '--json'], work);
     expect(JSON.parse(succeeded(plain, 'cairn init'))).toMatchObject({ cairnAgents: '^0.2.0' });
-    expect(plain.stderr).toMatch(/^Note: the project depends on cairn-agents@\^0\.1\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/);
+    expect(plain.stderr).toMatch(/^Note: the project depends on cairn-agents@\^0\.2\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/);
     // With --from the tarball, the starter's own `npm install` installs it: no hand-installed tarball.
     const init = await timed('init', () => run(node, [cairnBin, 'init', app, '--from', tarball, '--json'], work!));
     expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({ dir: app, cairnAgents: `file:../${pack.filename}` });
@@ -120,8 +122,21 @@ describe('the package, packed, installed and used as a user would', () => {
     // What the starter's README says: `npm install` (the tarball, peers, vitest, typescript).
     succeeded(await timed('install', () => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)), 'npm install');
     expect(JSON.parse(await readFile(join(app, 'node_modules', 'cairn-agents', 'package.json'), 'utf8'))).toMatchObject({ name: 'cairn-agents', version: '0.2.0' });
-    // Tracing's and Redis's optional peers are not installed: the shipped types must not need them.
-    for (const optional of ['@opentelemetry/sdk-trace-base', '@opentelemetry/resources', '@temporalio/interceptors-opentelemetry', 'redis']) expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
+    // No optional peer is installed (tracing, Redis, HTTP's protocols, MCP, A2A, the model providers):
+    // the shipped types must not need them, and the root, /workflow, /worker and /client entry points load without them.
+    for (const optional of ['@opentelemetry/sdk-trace-base', '@opentelemetry/resources', '@temporalio/interceptors-opentelemetry', 'redis', ...Object.keys(OPTIONAL_PEERS)])
+      expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
+    const imported = await run(node, ['--input-type=module', '-e', "for (const e of ['', '/workflow', '/worker', '/client']) console.log(`cairn-agents${e}`, Object.keys(await import(`cairn-agents${e}`)).length > 0);"], app);
+    expect(succeeded(imported, 'importing the entry points').trim().split('\n')).toEqual(['cairn-agents true', 'cairn-agents/workflow true', 'cairn-agents/worker true', 'cairn-agents/client true']);
+    // An entry point whose peers are missing says in one line which to install: no module-resolution stack.
+    const http = await run(node, ['--input-type=module', '-e', "import 'cairn-agents/http';"], app);
+    expect(http.code).toBe(1);
+    expect(http.stderr.split('\n').filter((line) => /cairn-agents\/http/.test(line)), http.stderr).toEqual([
+      `[MissingPeerError: cairn-agents/http needs @ag-ui/core: npm install @ag-ui/core@${OPTIONAL_PEERS['@ag-ui/core']} @ag-ui/encoder@${OPTIONAL_PEERS['@ag-ui/encoder']} ai@${OPTIONAL_PEERS.ai}]`,
+    ]);
+    expect(http.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find package|\n\s+at /);
+    const megabytes = await run('du', ['-sm', join(app, 'node_modules')], app);
+    timings.push(`node_modules ${succeeded(megabytes, 'du').split('\t')[0]} MB`);
     const tree = succeeded(await run('npm', ['ls', '@temporalio/workflow', '@temporalio/worker', '--all', '--parseable'], app), 'npm ls');
     // One copy of each: peers, not dependencies of their own.
     expect(new Set(tree.trim().split('\n').filter((line) => /@temporalio\/(workflow|worker)$/.test(line))).size).toBe(2);

@@ -1,11 +1,14 @@
 /**
  * resolveModel: a model spec string (`openai:gpt-4.1-mini`, `scripted:orders-demo`…) to a
  * ModelClient. API keys are read from the environment only and never appear in messages.
+ * The built-in providers' packages are optional peers, loaded when a spec first needs one.
  * Worker-side only.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createRequire } from 'node:module';
+import type * as AnthropicSdk from '@ai-sdk/anthropic';
+import type * as OpenAiCompatibleSdk from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { MissingPeerError, requirePeersSync, type OptionalPeer } from '../../shared/optional-peers.js';
 import { aiSdkModel } from './ai-sdk-model.js';
 import type { ModelClient } from './model-client.js';
 import { ModelConfigError } from './model-errors.js';
@@ -78,22 +81,23 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
   if (custom) return aiSdkModel(customModel(custom, name, spec));
   switch (prefix) {
     case 'openai':
-      return openAiCompatible('openai', name, {
+      return openAiCompatible('openai', spec, name, {
         baseURL: setting(env, 'OPENAI_BASE_URL') ?? DEFAULT_OPENAI_BASE_URL,
         apiKey: setting(env, 'OPENAI_API_KEY') ?? fail(`Model spec "${spec}" needs OPENAI_API_KEY in the environment.`, ['OPENAI_API_KEY']),
       }, options.fetch);
     case 'anthropic': {
       const apiKey = setting(env, 'ANTHROPIC_API_KEY') ?? fail(`Model spec "${spec}" needs ANTHROPIC_API_KEY in the environment.`, ['ANTHROPIC_API_KEY']);
       const baseURL = setting(env, 'ANTHROPIC_BASE_URL');
+      const { createAnthropic } = builtInProvider<typeof AnthropicSdk>('@ai-sdk/anthropic', spec);
       const provider = createAnthropic({ apiKey, ...(baseURL !== undefined && { baseURL }), ...(options.fetch !== undefined && { fetch: options.fetch }) });
       return aiSdkModel(provider.languageModel(name), { secrets: [apiKey] });
     }
     case 'ollama':
-      return openAiCompatible('ollama', name, {
+      return openAiCompatible('ollama', spec, name, {
         baseURL: setting(env, 'OLLAMA_BASE_URL') ?? DEFAULT_OLLAMA_BASE_URL,
       }, options.fetch);
     case 'openai-compatible':
-      return openAiCompatible('openai-compatible', name, {
+      return openAiCompatible('openai-compatible', spec, name, {
         baseURL: setting(env, 'CAIRN_MODEL_BASE_URL') ?? fail(`Model spec "${spec}" needs CAIRN_MODEL_BASE_URL in the environment.`, ['CAIRN_MODEL_BASE_URL']),
         apiKey: setting(env, 'CAIRN_MODEL_API_KEY'),
       }, options.fetch);
@@ -110,11 +114,13 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
 
 function openAiCompatible(
   provider: string,
+  spec: string,
   model: string,
   settings: { readonly baseURL: string; readonly apiKey?: string | undefined },
   fetch: typeof globalThis.fetch | undefined,
 ): ModelClient {
   const { apiKey } = settings;
+  const { createOpenAICompatible } = builtInProvider<typeof OpenAiCompatibleSdk>('@ai-sdk/openai-compatible', spec);
   const factory = createOpenAICompatible({
     name: provider,
     baseURL: settings.baseURL.replace(/\/+$/, ''),
@@ -130,6 +136,18 @@ function customModel(provider: ModelProvider, name: string, spec: string): Langu
     return typeof provider === 'function' ? provider(name) : provider.languageModel(name);
   } catch (error) {
     throw new ModelConfigError(`Model spec "${spec}": ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const load = createRequire(import.meta.url);
+
+/** A built-in provider's package (an optional peer); a `ModelConfigError` naming it when it is not installed. */
+function builtInProvider<T>(peer: OptionalPeer, spec: string): T {
+  try {
+    return requirePeersSync(`Model spec "${spec}"`, [peer], () => load(peer) as T);
+  } catch (error) {
+    if (MissingPeerError.isInstance(error)) throw new ModelConfigError(error.message);
+    throw error;
   }
 }
 

@@ -4,6 +4,7 @@ import type { CairnHttpServer } from '../http-server.js';
 import { DEFAULT_TASK_QUEUE } from '../../runtime/temporal-target.js';
 import { parseCommandLine, parsePort, type Command } from '../command.js';
 import { CliError } from '../errors.js';
+import { FEATURE_PEERS, MissingPeerError, requirePeers } from '../../shared/optional-peers.js';
 import { DEFAULT_HTTP_PORT, HTTP_TOKEN_ENV } from '../http-settings.js';
 import { TUNING_HELP, TUNING_OPTIONS, tuningFlags } from '../worker-flags.js';
 
@@ -69,10 +70,15 @@ Then, in another terminal (the line it prints names the server when it is not th
     let http: CairnHttpServer | undefined;
     try {
       if (!values['no-http']) {
-        const { startCairnHttpServer } = await import('../http-server.js');
+        // Without the HTTP entry's optional peers, the worker runs without HTTP, and says what to install.
+        const loaded = await requirePeers('cairn dev', FEATURE_PEERS.http, () => import('../http-server.js')).catch((error: unknown) => {
+          if (!MissingPeerError.isInstance(error)) throw error;
+          io.error(`Not serving HTTP: ${error.message} (or --no-http)`);
+          return undefined;
+        });
         const token = process.env[HTTP_TOKEN_ENV] || undefined;
         // A busy port must not stop development: the worker runs, without HTTP.
-        const server = await startCairnHttpServer({ client: connected.client, taskQueue, agents: project.agents, port: httpPort, ...(token && { token }), ...(connected.uiUrl && { temporalUiUrl: connected.uiUrl }), log: (line) => io.error(line) }).catch((error) => {
+        const server = await loaded?.startCairnHttpServer({ client: connected.client, taskQueue, agents: project.agents, port: httpPort, ...(token && { token }), ...(connected.uiUrl && { temporalUiUrl: connected.uiUrl }), log: (line) => io.error(line) }).catch((error) => {
           io.error(`Not serving HTTP: port ${httpPort}: ${(error as Error).message} (--http-port <port>, or --no-http)`);
           return undefined;
         });

@@ -6,6 +6,7 @@
 import { DEFAULT_TASK_QUEUE } from '../../runtime/temporal-target.js';
 import { parseCommandLine, type Command } from '../command.js';
 import { CliError } from '../errors.js';
+import { FEATURE_PEERS, requirePeers } from '../../shared/optional-peers.js';
 
 export const mcpCommand: Command = {
   name: 'mcp',
@@ -31,8 +32,10 @@ In an MCP client's configuration: { "command": "npx", "args": ["cairn", "mcp"], 
     const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
     const { Client } = await import('@temporalio/client');
     const { CairnClient } = await import('../../client/cairn-client.js');
-    const { createCairnMcpServer } = await import('../../client/mcp/cairn-mcp-server.js');
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { createCairnMcpServer, StdioServerTransport } = await requirePeers('cairn mcp', FEATURE_PEERS.mcp, async () => ({
+      ...(await import('../../client/mcp/cairn-mcp-server.js')),
+      ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
+    }));
     const project = await loadCliProject(values.config, { deps: false });
     if (project.agents.length === 0) throw new CliError('The config names no agents to serve.');
     const taskQueue = values['task-queue'] ?? project.taskQueue ?? DEFAULT_TASK_QUEUE;

@@ -2,6 +2,7 @@
 import { DEFAULT_TASK_QUEUE } from '../../runtime/temporal-target.js';
 import { parseCommandLine, parsePort, type Command } from '../command.js';
 import { CliError } from '../errors.js';
+import { FEATURE_PEERS, requirePeers } from '../../shared/optional-peers.js';
 import { DEFAULT_HTTP_PORT, HTTP_TOKEN_ENV, isLoopback } from '../http-settings.js';
 
 export const serveCommand: Command = {
@@ -40,7 +41,7 @@ Environment:
     if (!token && !isLoopback(host)) throw new CliError(`${HTTP_TOKEN_ENV} is not set: a server reachable from other machines needs a bearer token (or put it behind your own auth with createCairnHttpHandler).`);
     const { connectFromEnvironment, loadCliProject } = await import('../worker-process.js');
     const hasConfig = async () => (await import('../../runtime/project-config.js')).findConfig() !== undefined;
-    const { startCairnHttpServer } = await import('../http-server.js');
+    const { startCairnHttpServer } = await requirePeers('cairn serve', FEATURE_PEERS.http, () => import('../http-server.js'));
     const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
     const { Client } = await import('@temporalio/client');
     // The agents only (no deps): which ones requests may start, and their tools' schemas. None: any agent.

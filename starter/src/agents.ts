@@ -50,7 +50,8 @@ export const supportAgent = defineAgent({
     'orders in full. Tell the customer plainly what you did.',
   tools: [findOrder, issueRefund],
   // A scripted model (src/scripted-model.ts), so it runs with no API key. A real one instead:
-  // model: 'openai:gpt-4.1-mini', with OPENAI_API_KEY set (or anthropic:…, ollama:…; Cairn's docs/models.md).
+  // model: 'openai:gpt-4.1-mini', with OPENAI_API_KEY set and @ai-sdk/openai-compatible installed
+  // (or anthropic:…, ollama:…; Cairn's docs/models.md).
   model: 'scripted:support',
   policy: { missingFieldsFrom: 'user' },
 });
