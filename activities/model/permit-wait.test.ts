@@ -27,6 +27,8 @@ describe('PermitWait', () => {
     expect(permits.hold(10)).toBe(false);
     permits.done();
     expect(permits.hold(10)).toBe(true);
+    // One that found no place is told its whole wait, not asked back at once.
+    expect(permits.backIn('c', 200, 0)).toBe(200);
   });
 
   it('pause ends early when the activity is cancelled', async () => {

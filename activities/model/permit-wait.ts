@@ -32,9 +32,13 @@ export class PermitWait {
     return Math.round(Math.min(MAX_LEAD_MS, Math.max(MIN_LEAD_MS, 1.5 * this.#late + 100)));
   }
 
-  /** The wait a held call is told in its reply: back `lead` ms early; noted, to learn the lateness when it returns. */
+  /**
+   * The wait a held call is told in its reply: back `lead` ms early (a slot nearer than that, which found no
+   * place here, is waited in full: no quick round trips); noted, to learn the lateness when it returns.
+   */
   backIn(key: string, waitMs: number, now: number): number {
-    const back = Math.max(1, Math.ceil(waitMs - this.lead()));
+    const lead = this.lead();
+    const back = Math.max(1, Math.ceil(waitMs > lead ? waitMs - lead : waitMs));
     if (this.#due.size > 10_000) for (const [k, at] of this.#due) if (at < now - STALE_MS) this.#due.delete(k);
     this.#due.set(key, now + back);
     return back;
