@@ -12,7 +12,8 @@
  *   policy doing the waiting (1 s, doubling, up to 100 s).
  *
  * Prints, per N and way: runs answered, requests the provider accepted and refused, refused ÷
- * accepted, the wall time and the ideal (accepted ÷ R), and their ratio. Nothing asserts.
+ * accepted, the wall time and the ideal (accepted ÷ R), and their ratio; on stderr, per way, where
+ * the wall time went (`timeline`: the start, idle seconds, the tail, calls per second). Nothing asserts.
  *
  *   npx tsx bench/provider-limits.ts                          # N = 200 and 1,000, R = 10 (about 45 minutes)
  *   npx tsx bench/provider-limits.ts --runs 200 --ways cairn,flow
