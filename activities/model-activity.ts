@@ -107,8 +107,15 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
         return { paced, admission, heldMs };
       };
       let admitted = await admit();
+      // The transcript of a call waiting here is read meanwhile, so it is sent the moment its permit comes: a read
+      // (a Query) between the permit and the provider would let calls reach it bunched, past its limit.
+      let reading: Promise<Awaited<ReturnType<TranscriptReader['read']>>> | undefined;
       // A slot this near is waited here, to the millisecond, then asked again (the slot is this call's own).
       for (let tries = 0; admitted.heldMs !== undefined && tries < 3 && permits.hold(admitted.heldMs); tries++) {
+        if (!reading) {
+          reading = transcripts.read(request);
+          reading.catch(() => {}); // read again below if it failed
+        }
         try {
           await pause(admitted.heldMs, signal);
         } catch {
@@ -135,7 +142,7 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       const live = transport?.open({ workflowId: request.workflowId, runId: request.runId, call: info.activityId, attempt: info.attempt });
       try {
         const outcome: unknown = await withHeartbeats(async () => {
-          const messages = await transcripts.read(request);
+          const messages = await (reading?.catch(() => transcripts.read(request)) ?? transcripts.read(request));
           const runKey = `${request.workflowId}/${request.firstExecutionRunId}`;
           return model.generate({ messages, tools, toolChoice: request.toolChoice, signal, runKey, ...(live && { onDelta: (delta) => live.push(delta) }) });
         }, heartbeatMs);
