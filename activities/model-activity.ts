@@ -23,6 +23,7 @@ import type { DeltaTransport } from './live/delta-transport.js';
 import { durableTransport } from './live/durable-transport.js';
 import type { FlowControl } from './model/flow-control.js';
 import { LearnedPace } from './model/learned-pace.js';
+import { pause, PermitWait } from './model/permit-wait.js';
 import { spentText, type TenantAdmission, type TenantBudgets } from './model/tenant-budgets.js';
 import { costOf, priceOf, type CallUsage, type ModelPrice } from '../shared/model/model-usage.js';
 import { toolError } from '../shared/failures/tool-error.js';
@@ -59,6 +60,8 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
   const transport = streaming === true ? durableTransport(client) : streaming || undefined;
   // The worker's own pace per provider prefix, learned from its refusals (learned-pace.ts).
   const paces = new Map<string, LearnedPace>();
+  // The last stretch of held calls' waits, here rather than on timers (permit-wait.ts).
+  const permits = new PermitWait();
   const paceOf = (spec: string) => {
     const prefix = spec.slice(0, Math.max(0, spec.indexOf(':'))) || spec;
     let pace = paces.get(prefix);
@@ -95,16 +98,41 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       // The reservation names this model turn of this run, so the slot it was given is its own when it comes back.
       const reservation = `${request.workflowId}:${info.activityId.replace(/:\d+$/, '')}`;
       const pace = paceOf(request.model);
-      // The fleet's limits pace a provider they cover; the worker's own pace is for the others (and for Redis down).
-      const paced = flowControl?.covers(request.model) ? ({ go: true } as const) : pace.admit(reservation, Date.now());
-      const admission = paced.go ? flowControl && (await flowControl.admit(request.model, reservation)) : undefined;
-      const heldMs = !paced.go ? paced.waitMs : admission && !admission.go ? admission.waitMs : undefined;
+      permits.returned(reservation, Date.now());
+      const admit = async () => {
+        // The fleet's limits pace a provider they cover; the worker's own pace is for the others (and for Redis down).
+        const paced = flowControl?.covers(request.model) ? ({ go: true } as const) : pace.admit(reservation, Date.now());
+        const admission = paced.go ? flowControl && (await flowControl.admit(request.model, reservation)) : undefined;
+        const heldMs = !paced.go ? paced.waitMs : admission && !admission.go ? admission.waitMs : undefined;
+        return { paced, admission, heldMs };
+      };
+      let admitted = await admit();
+      // The transcript of a call waiting here is read meanwhile, so it is sent the moment its permit comes: a read
+      // (a Query) between the permit and the provider would let calls reach it bunched, past its limit.
+      let reading: Promise<Awaited<ReturnType<TranscriptReader['read']>>> | undefined;
+      // A slot this near is waited here, to the millisecond, then asked again (the slot is this call's own).
+      for (let tries = 0; admitted.heldMs !== undefined && tries < 3 && permits.hold(admitted.heldMs); tries++) {
+        if (!reading) {
+          reading = transcripts.read(request);
+          reading.catch(() => {}); // read again below if it failed
+        }
+        try {
+          await pause(admitted.heldMs, signal);
+        } catch {
+          throw cancellation(signal);
+        } finally {
+          permits.done();
+        }
+        admitted = await admit();
+      }
+      const { paced, admission, heldMs } = admitted;
       if (heldMs !== undefined) {
         const why = !paced.go ? 'the provider refused this worker lately; paced' : `${(admission as { why: string }).why.replace('_', ' ')} limit`;
         const held: ModelOutcome = {
           status: 'error',
           error: toolError('rate_limited', `Flow control held the call to ${request.model} back (${why}); next permit in ${heldMs} ms.`),
-          retryAfterMs: heldMs,
+          // Back a little before the slot, the rest waited here (permit-wait.ts): a late timer does not leave the provider idle.
+          retryAfterMs: permits.backIn(reservation, heldMs, Date.now()),
           failure: 'throttled',
         };
         span?.setAttributes(modelSpanAttributes(held));
@@ -114,7 +142,7 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       const live = transport?.open({ workflowId: request.workflowId, runId: request.runId, call: info.activityId, attempt: info.attempt });
       try {
         const outcome: unknown = await withHeartbeats(async () => {
-          const messages = await transcripts.read(request);
+          const messages = await (reading?.catch(() => transcripts.read(request)) ?? transcripts.read(request));
           const runKey = `${request.workflowId}/${request.firstExecutionRunId}`;
           return model.generate({ messages, tools, toolChoice: request.toolChoice, signal, runKey, ...(live && { onDelta: (delta) => live.push(delta) }) });
         }, heartbeatMs);

@@ -12,7 +12,8 @@
  *   policy doing the waiting (1 s, doubling, up to 100 s).
  *
  * Prints, per N and way: runs answered, requests the provider accepted and refused, refused ÷
- * accepted, the wall time and the ideal (accepted ÷ R), and their ratio. Nothing asserts.
+ * accepted, the wall time and the ideal (accepted ÷ R), and their ratio; on stderr, per way, where
+ * the wall time went (`timeline`: the start, idle seconds, the tail, calls per second). Nothing asserts.
  *
  *   npx tsx bench/provider-limits.ts                          # N = 200 and 1,000, R = 10 (about 45 minutes)
  *   npx tsx bench/provider-limits.ts --runs 200 --ways cairn,flow
@@ -42,6 +43,8 @@ class LimitedProvider {
   refused = 0;
   firstAt = 0;
   lastAt = 0;
+  /** Every call the provider saw: when, whether it took it, and which model turn of its run it was (0-based). */
+  readonly calls: { at: number; ok: boolean; turn: number }[] = [];
   readonly #requests: number[] = [];
   readonly #tokens: { at: number; n: number }[] = [];
   readonly #server: Server;
@@ -59,8 +62,11 @@ class LimitedProvider {
         while (this.#requests.length > 0 && this.#requests[0]! <= now - 1_000) this.#requests.shift();
         while (this.#tokens.length > 0 && this.#tokens[0]!.at <= now - 60_000) this.#tokens.shift();
         const tokensUsed = this.#tokens.reduce((sum, t) => sum + t.n, 0);
+        const body = JSON.parse(text) as { messages: { role: string }[] };
+        const done = body.messages.filter((m) => m.role === 'tool').length;
         if (this.#requests.length >= this.perSecond || tokensUsed >= this.tokensPerMinute) {
           this.refused++;
+          this.calls.push({ at: now, ok: false, turn: done });
           response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
           response.end(JSON.stringify({ error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }));
           return;
@@ -69,8 +75,7 @@ class LimitedProvider {
         this.firstAt ||= now;
         this.lastAt = now;
         this.#requests.push(now);
-        const body = JSON.parse(text) as { messages: { role: string }[] };
-        const done = body.messages.filter((m) => m.role === 'tool').length;
+        this.calls.push({ at: now, ok: true, turn: done });
         const promptTokens = Math.ceil(text.length / 4);
         this.#tokens.push({ at: now, n: promptTokens + 20 });
         const message =
@@ -204,8 +209,38 @@ async function main(): Promise<void> {
     worker.shutdown();
     await running;
     await provider.close();
+    log(timeline(provider, startedAt, startedAt + wallMs, rate));
     return { way, runs, answered, accepted: provider.accepted, refused: provider.refused, wallMs, idealMs: (provider.accepted / rate) * 1_000, busyMs: provider.lastAt - provider.firstAt, firstMs: provider.firstAt - startedAt };
   }
+}
+
+/**
+ * Where the wall time went: the start until the provider's first accepted call, the busy span's
+ * idle capacity (seconds it could have taken R and took fewer), the tail (from the last second at
+ * 90% of R or more to the last accepted call), and the end (last call to the last result). Then the
+ * accepted calls per second (`+` for R or more) and, below, the refused ones.
+ */
+function timeline(provider: LimitedProvider, startedAt: number, endAt: number, rate: number): string {
+  const seconds = Math.ceil((endAt - startedAt) / 1_000);
+  const ok = new Array<number>(seconds).fill(0);
+  const no = new Array<number>(seconds).fill(0);
+  const lastTurnFirst: number[] = [];
+  for (const c of provider.calls) {
+    const i = Math.min(seconds - 1, Math.max(0, Math.floor((c.at - startedAt) / 1_000)));
+    (c.ok ? ok : no)[i]!++;
+    if (c.ok && c.turn === TOOL_TURNS) lastTurnFirst.push(c.at);
+  }
+  const full = ok.reduce((last, n, i) => (n >= 0.9 * rate ? i : last), -1);
+  const busy = (provider.lastAt - provider.firstAt) / 1_000;
+  const idle = busy - provider.accepted / rate;
+  const tail = (provider.lastAt - startedAt) / 1_000 - (full + 1);
+  const end = (endAt - provider.lastAt) / 1_000;
+  const digit = (n: number) => (n >= rate ? '+' : String(n));
+  return [
+    `  start → first call ${((provider.firstAt - startedAt) / 1_000).toFixed(1)} s; busy ${busy.toFixed(1)} s of which idle capacity ${idle.toFixed(1)} s; tail after the last full second (${full + 1} s) ${tail.toFixed(1)} s; last call → last result ${end.toFixed(1)} s; first final turn at ${lastTurnFirst.length ? ((Math.min(...lastTurnFirst) - startedAt) / 1_000).toFixed(1) : '-'} s`,
+    `  accepted/s ${ok.map(digit).join('')}`,
+    `  refused/s  ${no.map((n) => (n === 0 ? '.' : n > 9 ? '+' : String(n))).join('')}`,
+  ].join('\n');
 }
 
 await main();

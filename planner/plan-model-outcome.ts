@@ -59,6 +59,9 @@ function waitForProvider(state: PlannerState, outcome: Extract<ModelOutcome, { s
   const { policy } = state;
   const since = state.providerWait?.since ?? now;
   const attempts = (state.providerWait?.attempts ?? 0) + 1;
+  // Flow control's holds are not refusals: the back-off grows with the provider's refusals only, so a run held
+  // for its permit and then refused once waits a second or two, not the jitter of its fifth attempt.
+  const refusals = (state.providerWait?.refusals ?? state.providerWait?.attempts ?? 0) + (failure === 'throttled' ? 0 : 1);
   const patienceLeft = since + policy.modelPatienceMs - now;
   const timeLeft = policy.timeBudgetMs === null ? Number.POSITIVE_INFINITY : policy.timeBudgetMs - (now - state.startedAt - state.humanWaitMs);
   const left = Math.min(patienceLeft, timeLeft);
@@ -67,8 +70,8 @@ function waitForProvider(state: PlannerState, outcome: Extract<ModelOutcome, { s
     return modelEnd(state, 'model_unavailable', `the model provider did not take the call for ${Math.round(waited / 1000)} s (${attempts - 1} waits; ${outcome.error.message.slice(0, 300)})`);
   }
   const unit = random ?? unitFromKey(state.runKey ?? 'run', state.turn * 1_000 + attempts);
-  const delayMs = Math.max(1, Math.min(providerWaitDelay(policy.backoff, attempts, unit, failure, outcome.retryAfterMs), Math.ceil(left)));
-  const waiting: PlannerState = { ...state, providerWait: { since, attempts }, phase: 'backing_off' };
+  const delayMs = Math.max(1, Math.min(providerWaitDelay(policy.backoff, Math.max(1, refusals), unit, failure, outcome.retryAfterMs), Math.ceil(left)));
+  const waiting: PlannerState = { ...state, providerWait: { since, attempts, refusals }, phase: 'backing_off' };
   const again = callModel(waiting, state.lastToolChoice);
   const reason = failure === 'throttled' ? 'model call held by flow control' : failure === 'unavailable' ? 'model provider unavailable' : failure === 'overloaded' ? 'model provider overloaded' : 'model rate-limited';
   return { ...again, state: waiting, step: { type: 'back_off', delayMs, reason, next: again.step } };

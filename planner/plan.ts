@@ -139,8 +139,12 @@ export interface PlannerState {
   readonly finalizingCode?: RunEndCode;
   /** Tokens and cost of the run's model calls so far, per model too (absent: none yet). */
   readonly usage?: RunUsage;
-  /** The model provider has refused or failed this turn since `since`, `attempts` times (absent or null: it has not). */
-  readonly providerWait?: { readonly since: number; readonly attempts: number } | null;
+  /**
+   * The model provider has refused or failed this turn since `since`, `attempts` times, `refusals` of them
+   * by the provider itself rather than flow control's holds (absent: states from before, every wait a refusal;
+   * absent or null: it has not).
+   */
+  readonly providerWait?: { readonly since: number; readonly attempts: number; readonly refusals?: number } | null;
   /** What people added to the budget (`extendBudgetUpdate`); absent: nothing. */
   readonly budgetExtra?: { readonly tokens: number; readonly costUsd: number };
   /** Budget requests asked so far (ids `b1`, `b2`…). */

@@ -44,6 +44,24 @@ describe('a rate-limited or overloaded model is waited for, up to the patience',
     expect(runOutcome(trace.last.state, stepOf(trace.last, 'finish'))).toEqual({ status: 'answered' });
   });
 
+  it("flow control's holds are waited exactly and do not grow the back-off of the provider's own refusals", () => {
+    const holds = Array.from({ length: 4 }, () => modelFailure('throttled', 700));
+    const trace = drive({ model: [...holds, modelFailure('rate_limited', 1_000), modelFailure('rate_limited', 1_000), textReply('Done.')], random: () => 0.5 });
+    const waits = trace.plans.flatMap((p) => (p.step.type === 'back_off' ? [p.step.delayMs] : []));
+    // The first refusal after four holds jitters over the first window (1 s), the second over the next (2 s).
+    expect(waits).toEqual([700, 700, 700, 700, 1_500, 2_000]);
+    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Done.', reason: null });
+  });
+
+  it('a wait carried from before refusals were counted apart grows with every attempt, as it did', () => {
+    const state = { ...start().state, providerWait: { since: 0, attempts: 2 } };
+    const plan = afterModel(state, modelFailure('rate_limited', 1_000), 0);
+    // Its third refusal: 1 s and a share of 4 s.
+    expect(plan.state.providerWait).toEqual({ since: 0, attempts: 3, refusals: 3 });
+    expect(stepOf(plan, 'back_off').delayMs).toBeGreaterThanOrEqual(1_000);
+    expect(stepOf(plan, 'back_off').delayMs).toBeLessThan(5_000);
+  });
+
   it('past modelPatienceMs the run ends model_unavailable, failing unless the policy asks for a soft end', () => {
     const storm = Array.from({ length: 50 }, () => modelFailure('rate_limited', 1_000));
     const trace = drive({ policy: { modelPatienceMs: 10_000 }, model: storm, random: () => 0 });
