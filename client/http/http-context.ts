@@ -15,6 +15,8 @@ import { readJsonBody } from './read-json-body.js';
 import type { RequestGate } from './request-gate.js';
 import type { RunFeeds } from './run-feeds.js';
 import type { LiveSource } from '../redis-live-source.js';
+import type { InboxListings } from './inbox-listings.js';
+import type { WaitingRun } from './inbox.js';
 
 export interface HttpContext {
   readonly client: CairnClient;
@@ -31,6 +33,8 @@ export interface HttpContext {
   /** More start options for a run a request starts (a model, a policy, Temporal options). */
   readonly startOptions: ((run: { readonly agent: string; readonly workflowId: string; readonly request: Request }) => Partial<StartRunOptions>) | undefined;
   readonly maxRunsPerTenant: number | ((tenant: string) => number | undefined) | undefined;
+  /** Each tenant's listing of waiting runs, shared by the inbox reads of a short window. */
+  readonly inboxListings: InboxListings<readonly WaitingRun[]>;
   readonly onError: (error: unknown) => void;
 }
 
