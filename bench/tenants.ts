@@ -1,13 +1,19 @@
 /**
  * `npx tsx bench/tenants.ts [waiting=300] [reads=30]`: the inbox of many waiting runs, answered
- * by visibility alone (issue 28). Starts `waiting` runs, each held on a review, for one tenant
+ * by visibility alone (issue 28); `npx tsx bench/tenants.ts fairness [backlog=1000] [runs=5] [workflowSlots]`: one
+ * tenant's backlog against another's few runs (below). Starts `waiting` runs, each held on a review, for one tenant
  * (and a few for another), then reads `GET /inbox?limit=50` `reads` times (p50 / p90), pages
  * through every run, and reads again with the worker stopped: a read that made a Query would wait
  * for a worker that is gone, so equal answers mean no Query. On the embedded dev server with
- * FAST_DEV_SERVER_CONFIG (fairness on). The fairness half of the issue's bench (tenant B behind
- * A's backlog) is not here yet.
+ * FAST_DEV_SERVER_CONFIG (fairness on).
+ *
+ * Fairness: tenant B's `runs` runs alone (each: one model turn, a tool that takes 1 s, a final
+ * answer), then tenant A starts `backlog` such runs and B its `runs` again as soon as A's are
+ * started; B's run times (start to result) behind the backlog against alone. Each run's tasks
+ * carry its tenant as the fairness key (CairnClient).
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { join } from 'node:path';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
@@ -16,16 +22,31 @@ import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { startTestEnvironment } from '../testing/test-environment.js';
 import { testAgent } from '../test/fixtures/agents.js';
+import { tenantsAgent } from './tenants-agent.js';
 
-const waiting = Number(process.argv[2] ?? 300);
-const reads = Number(process.argv[3] ?? 30);
+const fairnessMode = process.argv[2] === 'fairness';
+const args = fairnessMode ? process.argv.slice(3) : process.argv.slice(2);
+const waiting = Number(args[0] ?? (fairnessMode ? 1_000 : 300));
+const reads = Number(args[1] ?? (fairnessMode ? 5 : 30));
+// Fairness: the worker's workflow task slots (SDK default 40); tasks a worker holds are served first come first served.
+const workflowSlots = args[2] === undefined ? undefined : Number(args[2]);
 
-const env = await startTestEnvironment({ agents: [testAgent], workflowsPath: join(PACKAGE_ROOT, 'test', 'fixtures', 'workflows.ts') });
+const env = await startTestEnvironment({ agents: [testAgent, tenantsAgent], workflowsPath: join(PACKAGE_ROOT, 'bench', 'tenants-workflows.ts'),
+  ...(workflowSlots !== undefined && { worker: { maxConcurrentWorkflowTaskExecutions: workflowSlots } }),
+});
 const client = new CairnClient({ client: env.temporal, taskQueue: env.taskQueue });
-const handler = createCairnHttpHandler({ client, agents: [testAgent], authorize: (r) => ({ tenant: r.headers.get('x-tenant')! }) });
-const get = async (tenant: string, query: string): Promise<{ ms: number; page: InboxPage }> => {
+const authorize = (r: Request) => ({ tenant: r.headers.get('x-tenant')! });
+// Reads share a tenant's listing for a second (the default); `cold` lists afresh for every read.
+const handler = createCairnHttpHandler({ client, agents: [testAgent], authorize });
+const cold = createCairnHttpHandler({ client, agents: [testAgent], authorize, inboxReuseMs: 0 });
+// Counts visibility listings (each page of a list is one call).
+let listings = 0;
+const service = client.temporal.workflowService;
+const list = service.listWorkflowExecutions.bind(service);
+service.listWorkflowExecutions = ((request: Parameters<typeof list>[0]) => (listings++, list(request))) as typeof service.listWorkflowExecutions;
+const get = async (tenant: string, query: string, via = handler): Promise<{ ms: number; page: InboxPage }> => {
   const t = performance.now();
-  const response = await handler(new Request(`http://bench/inbox?${query}`, { headers: { 'x-tenant': tenant } }));
+  const response = await via(new Request(`http://bench/inbox?${query}`, { headers: { 'x-tenant': tenant } }));
   if (response.status !== 200) throw new Error(`GET /inbox: ${response.status} ${await response.text()}`);
   const page = (await response.json()) as InboxPage;
   return { ms: performance.now() - t, page };
@@ -33,6 +54,13 @@ const get = async (tenant: string, query: string): Promise<{ ms: number; page: I
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 try {
+  if (fairnessMode) await fairness(waiting, reads);
+  else await inbox();
+} finally {
+  await env.close();
+}
+
+async function inbox(): Promise<void> {
   const tenant = `a${randomUUID().slice(0, 6)}`;
   const startedAt = performance.now();
   const ids: string[] = [];
@@ -56,7 +84,7 @@ try {
 
   const measure = async () => {
     const ms: number[] = [];
-    for (let i = 0; i < reads; i++) ms.push((await get(tenant, 'limit=50')).ms);
+    for (let i = 0; i < reads; i++) ms.push((await get(tenant, 'limit=50', cold)).ms);
     let cursor: string | undefined;
     const seen = new Set<string>();
     let pages = 0;
@@ -68,15 +96,74 @@ try {
     } while (cursor);
     return { p50: pct(ms, 50), p90: pct(ms, 90), reachable: seen.size, pages };
   };
+  // 10 reviewers with the page open, each polling every 2 s (never two polls of one page at once), for 20 s.
+  const reviewers = async () => {
+    const ms: number[] = [];
+    const before = listings;
+    const until = performance.now() + 20_000;
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, r) => {
+        await new Promise((ok) => setTimeout(ok, r * 200));
+        while (performance.now() < until) {
+          const { ms: took } = await get(tenant, 'limit=50');
+          ms.push(took);
+          await new Promise((ok) => setTimeout(ok, Math.max(0, 2_000 - took)));
+        }
+      }),
+    );
+    return { p50: pct(ms, 50), p90: pct(ms, 90), polls: ms.length, listings: listings - before };
+  };
   const withWorker = await measure();
+  const polling = await reviewers();
   env.worker.shutdown();
   while (env.worker.getState() !== 'STOPPED') await new Promise((r) => setTimeout(r, 100));
   const withoutWorker = await measure();
   const fmt = (m: typeof withWorker) => `p50 ${m.p50.toFixed(0)} ms, p90 ${m.p90.toFixed(0)} ms; ${m.reachable} of ${waiting} runs reachable in ${m.pages} pages`;
-  console.log(`Inbox of ${waiting} waiting runs (set up in ${setupS.toFixed(0)} s), GET /inbox?limit=50 x ${reads}:`);
-  console.log(`  worker running: ${fmt(withWorker)}`);
-  console.log(`  worker stopped (a Query would wait for it): ${fmt(withoutWorker)}`);
+  console.log(`Inbox of ${waiting} waiting runs (set up in ${setupS.toFixed(0)} s), GET /inbox?limit=50 x ${reads}, each a fresh listing (inboxReuseMs 0):`);
+  console.log(`  worker running: ${fmt(withWorker)}   (load ${loadavg()})`);
+  console.log(`  worker stopped (a Query would wait for it): ${fmt(withoutWorker)}   (load ${loadavg()})`);
+  console.log(`  10 reviewers polling every 2 s for 20 s (inboxReuseMs 1,000): ${polling.polls} polls, p50 ${polling.p50.toFixed(0)} ms, p90 ${polling.p90.toFixed(0)} ms, ${polling.listings} visibility listings   (load ${loadavg()})`);
   for (const id of ids) await env.temporal.workflow.getHandle(id).terminate('bench done').catch(() => undefined);
-} finally {
-  await env.close();
+}
+
+/** Starts a run of `tenant` that calls the one-second tool once, then answers; resolves with its time from start to result (ms). */
+async function oneRun(tenant: string, job: string, timed: boolean): Promise<{ workflowId: string; done: Promise<number> }> {
+  const { model } = env.script([scriptStep.call('one_second', { job }), scriptStep.text('Done.')]);
+  const t = performance.now();
+  const run = await client.start({ agent: 'tenants', prompt: `Do ${job}.`, model, tenant });
+  return { workflowId: run.workflowId, done: timed ? run.workflow.result().then(() => performance.now() - t) : Promise.resolve(0) };
+}
+
+async function fairness(backlog: number, runs: number): Promise<void> {
+  const id = randomUUID().slice(0, 6);
+  const [a, b] = [`a${id}`, `b${id}`];
+  const timesOf = async (label: string) => {
+    const started = await Promise.all(Array.from({ length: runs }, (_, i) => oneRun(b, `${label}-${i}`, true)));
+    return Promise.all(started.map((s) => s.done));
+  };
+  const fmt = (ms: number[]) => ms.map((m) => (m / 1000).toFixed(1)).join(', ') + ' s';
+  const alone = await timesOf('alone');
+  console.log(`Worker workflow task slots: ${workflowSlots ?? 'SDK default (40)'}`);
+  console.log(`Tenant B alone, ${runs} runs: ${fmt(alone)}   (load ${loadavg()})`);
+  const t = performance.now();
+  let aDone = 0;
+  const aRuns: Promise<unknown>[] = [];
+  for (let i = 0; i < backlog; i += 100) {
+    const batch = await Promise.all(Array.from({ length: Math.min(100, backlog - i) }, (_, j) => oneRun(a, `A-${i + j}`, false)));
+    for (const s of batch) aRuns.push(env.temporal.workflow.getHandle(s.workflowId).result().then(() => aDone++));
+  }
+  const startedS = (performance.now() - t) / 1000;
+  const atB = aDone;
+  const behind = await timesOf('behind');
+  const bDoneS = (performance.now() - t) / 1000;
+  console.log(`Tenant A started ${backlog} runs in ${startedS.toFixed(0)} s (${atB} finished by then); then B's ${runs} runs: ${fmt(behind)}   (load ${loadavg()})`);
+  const ratio = Math.max(...behind) / Math.max(...alone);
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  console.log(`  B behind A / B alone: slowest ${ratio.toFixed(2)}x, median ${(median(behind) / median(alone)).toFixed(2)}x; A had ${aDone} of ${backlog} finished when B's last ended (${bDoneS.toFixed(0)} s after A's first start)`);
+  await Promise.all(aRuns);
+  console.log(`  A's backlog drained ${((performance.now() - t) / 1000).toFixed(0)} s after its first start   (load ${loadavg()})`);
+}
+
+function loadavg(): string {
+  return os.loadavg().map((l) => l.toFixed(1)).join(' ');
 }

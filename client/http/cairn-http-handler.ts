@@ -11,10 +11,11 @@ import type { LiveSource } from '../redis-live-source.js';
 import { agUiRun } from './agui-endpoint.js';
 import type { Authorize } from './authorize.js';
 import { chat, resumeChat } from './chat-endpoint.js';
-import type { HttpContext } from './http-context.js';
+import { callerOf, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
 import { INBOX_PAGE } from './inbox-page.js';
 import { RequestGate } from './request-gate.js';
+import { InboxListings } from './inbox-listings.js';
 import { RunFeeds } from './run-feeds.js';
 import { answer, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
 import { budget } from './budget-endpoint.js';
@@ -58,6 +59,14 @@ export interface CairnHttpHandlerOptions {
    * tenant, or per tenant (undefined: no limit). Default: none.
    */
   readonly maxRunsPerTenant?: number | ((tenant: string) => number | undefined);
+  /**
+   * How long one visibility listing of a tenant's waiting runs answers the inbox reads that follow
+   * it (ms): concurrent reads share the listing in flight, and reads within this window reuse it;
+   * the handler's own acts (any POST of the tenant's) forget it. An inbox answer is then at most
+   * this old, plus visibility's own lag. 0: every read lists afresh (reads in flight still share).
+   * Default 1,000.
+   */
+  readonly inboxReuseMs?: number;
   /** Told of unexpected errors (500s); the client only ever gets `{ error: { code: 'internal' } }`. Default: console.error. */
   readonly onError?: (error: unknown) => void;
 }
@@ -77,6 +86,7 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
     temporalUiUrl: options.temporalUiUrl,
     startOptions: options.startOptions,
     maxRunsPerTenant: options.maxRunsPerTenant,
+    inboxListings: new InboxListings(options.inboxReuseMs ?? 1_000),
     onError: options.onError ?? ((error) => console.error('cairn http:', error)),
   };
   const base = (options.basePath ?? '').replace(/\/$/, '');
@@ -140,9 +150,13 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
         default:
           throw new HttpError(404, 'not_found', `No endpoint ${request.method} ${url.pathname}.`);
       }
+      // An act (an answer, a decision, a start, a cancel) may change who waits: the next inbox read lists afresh.
+      if (request.method === 'POST') ctx.inboxListings.forget(callerOf(request).tenant);
       for (const [key, value] of Object.entries(cors)) response.headers.set(key, value);
       return response;
     } catch (error) {
+      // A refused or failed act may still have acted (an Update accepted, then a lost answer).
+      if (request.method === 'POST') ctx.inboxListings.forget(callerOf(request).tenant);
       const e = runError(error, workflowId ?? '');
       if (e.status >= 500) ctx.onError(error);
       return e.toResponse(cors);

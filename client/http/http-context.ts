@@ -16,6 +16,8 @@ import type { RequestGate } from './request-gate.js';
 import type { RunFeeds } from './run-feeds.js';
 import type { LiveSource } from '../redis-live-source.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from './tenant-limit.js';
+import type { InboxListings } from './inbox-listings.js';
+import type { WaitingRun } from './inbox.js';
 
 export interface HttpContext {
   readonly client: CairnClient;
@@ -32,6 +34,8 @@ export interface HttpContext {
   /** More start options for a run a request starts (a model, a policy, Temporal options). */
   readonly startOptions: ((run: { readonly agent: string; readonly workflowId: string; readonly request: Request }) => Partial<StartRunOptions>) | undefined;
   readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
+  /** Each tenant's listing of waiting runs, shared by the inbox reads of a short window. */
+  readonly inboxListings: InboxListings<readonly WaitingRun[]>;
   readonly onError: (error: unknown) => void;
 }
 

@@ -13,6 +13,7 @@ import type { CairnClient } from '../cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { streamReadQuery, TENANT_ID, WAITING_MEMO, type RunState, type WaitingSummary } from '../../contract/index.js';
 import { HttpError } from './http-error.js';
+import type { InboxListings } from './inbox-listings.js';
 import { answerSchema } from './agui-events.js';
 import { budgetDecisionSchema } from './budget-schema.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
@@ -50,16 +51,40 @@ export interface InboxPage {
   readonly nextCursor?: string;
 }
 
-/** The most runs one inbox read lists (one visibility list, pages of 1,000). */
+/** The most runs one inbox listing reads (one visibility list, pages of 1,000). */
 const MAX_SCAN = 10_000;
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 500;
+
+/** A waiting run as the listing found it; `since` is when it began to wait (its start when unknown). */
+export interface WaitingRun {
+  readonly workflowId: string;
+  readonly startTime: Date;
+  readonly since: number;
+  readonly summary: WaitingSummary | undefined;
+}
+
+/**
+ * Every run waiting on a person (`tenant`'s only, when given), oldest-waiting first: one
+ * visibility list (memos included), no Query. Each page of the inbox is a slice of this.
+ */
+export async function listWaiting(client: CairnClient, tenant?: string): Promise<readonly WaitingRun[]> {
+  const found: WaitingRun[] = [];
+  for await (const info of client.temporal.workflow.list({ query: inboxQuery(client.taskQueue, tenant), pageSize: 1_000 })) {
+    const memo = info.memo?.[WAITING_MEMO] as WaitingSummary | null | undefined;
+    const summary = memo?.v === 1 ? memo : undefined;
+    found.push({ workflowId: info.workflowId, startTime: info.startTime, since: summary?.since ?? info.startTime.getTime(), summary });
+    if (found.length >= MAX_SCAN) break;
+  }
+  return found.sort((a, b) => a.since - b.since || (a.workflowId < b.workflowId ? -1 : a.workflowId > b.workflowId ? 1 : 0));
+}
 
 /**
  * The runs waiting on a person (`tenant`'s only, when given), oldest-waiting first, a page of
  * `limit` after `cursor`. Answered from visibility alone: each run publishes what it waits for in
  * its memo (workflows/inbox-memo.ts). Only a run from before that (no memo) or whose summary had to
- * leave the arguments out is asked by Query.
+ * leave the arguments out is asked by Query. With `listings`, concurrent and closely following
+ * reads of a tenant share one listing (client/http/inbox-listings.ts).
  */
 export async function readInbox(
   client: CairnClient,
@@ -67,22 +92,17 @@ export async function readInbox(
   temporalUiUrl: string | undefined,
   tenant?: string,
   page: { readonly cursor?: string | undefined; readonly limit?: number | undefined } = {},
+  listings?: InboxListings<readonly WaitingRun[]>,
 ): Promise<InboxPage> {
   if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new TypeError(`Invalid tenant "${tenant}".`);
   const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
   const after = page.cursor === undefined ? undefined : parseCursor(page.cursor);
-  const found: { workflowId: string; startTime: Date; summary: WaitingSummary | undefined }[] = [];
-  for await (const info of client.temporal.workflow.list({ query: inboxQuery(client.taskQueue, tenant), pageSize: 1_000 })) {
-    const summary = info.memo?.[WAITING_MEMO] as WaitingSummary | null | undefined;
-    found.push({ workflowId: info.workflowId, startTime: info.startTime, summary: summary?.v === 1 ? summary : undefined });
-    if (found.length >= MAX_SCAN) break;
-  }
+  const found = listings ? await listings.get(tenant ?? '', () => listWaiting(client, tenant)) : await listWaiting(client, tenant);
   const namespace = client.temporal.options.namespace;
   const link = (workflowId: string) => (temporalUiUrl ? { temporalUrl: `${temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` } : {});
-  const since = (f: (typeof found)[number]) => f.summary?.since ?? f.startTime.getTime();
-  found.sort((a, b) => since(a) - since(b) || (a.workflowId < b.workflowId ? -1 : a.workflowId > b.workflowId ? 1 : 0));
-  const rest = after ? found.filter((f) => since(f) > after.since || (since(f) === after.since && f.workflowId > after.runId)) : found;
-  const chosen = rest.slice(0, limit);
+  // The cursor is a key (waiting since, run id), not a position: a page stays right however the list changed since the last one.
+  const from = after ? firstAfter(found, after) : 0;
+  const chosen = found.slice(from, from + limit);
   const items = await Promise.all(
     chosen.map(async ({ workflowId, startTime, summary }): Promise<InboxItem | undefined> => {
       // A run waiting on its budget from before runs published that (no budget in its summary): its state says what it waits for.
@@ -108,8 +128,21 @@ export async function readInbox(
   return {
     items: items.filter((i) => i !== undefined),
     total: found.length,
-    ...(last && rest.length > chosen.length && { nextCursor: cursorOf(since(last), last.workflowId) }),
+    ...(last && from + chosen.length < found.length && { nextCursor: cursorOf(last.since, last.workflowId) }),
   };
+}
+
+/** The index of the first run after the cursor's key (binary search: the list is sorted by that key). */
+function firstAfter(found: readonly WaitingRun[], after: { since: number; runId: string }): number {
+  let lo = 0;
+  let hi = found.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const f = found[mid]!;
+    if (f.since < after.since || (f.since === after.since && f.workflowId <= after.runId)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function cursorOf(since: number, runId: string): string {

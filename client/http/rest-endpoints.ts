@@ -92,7 +92,7 @@ export async function inbox(ctx: HttpContext, request: Request): Promise<Respons
   const rawLimit = url.searchParams.get('limit');
   const limit = rawLimit === null ? undefined : Number(rawLimit);
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE)) throw new HttpError(400, 'invalid_request', `limit is a whole number from 1 to ${MAX_PAGE}.`);
-  const page = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl, caller.tenant, { cursor, limit }));
+  const page = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl, caller.tenant, { cursor, limit }, ctx.inboxListings));
   // Never cached: a browser holds a second request for a URL until the first is answered (its cache lock).
   return Response.json(page, { headers: { 'cache-control': 'no-store' } });
 }
