@@ -183,6 +183,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     ...tuning,
+    ...pollerBehaviors(tuning),
     ...(tracing && { plugins: [...(tuning.plugins ?? []), tracing.plugin] }),
     sinks: {
       ...tuning.sinks,
