@@ -29,6 +29,7 @@ export interface Caller {
  * For a thread endpoint (`POST /runs` with a thread id, `/agui`, `/chat`), `run.workflowId` is the
  * thread's workflow id before tenant scoping (`<prefix><threadId>`).
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a function that returns nothing allows; `undefined` would refuse one declared without a return
 export type Authorize = (request: Request, action: HttpAction, run: HttpRunRef | undefined) => boolean | void | Caller | Promise<boolean | void | Caller>;
 
 /** Allows requests that carry `Authorization: Bearer <token>`; 401 otherwise. */
