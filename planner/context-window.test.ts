@@ -64,7 +64,7 @@ describe('fitContext', () => {
     // Every tool result still follows its call.
     const calls = new Set<string>();
     for (const m of fitted.messages) {
-      if (m.role === 'assistant') m.toolCalls.forEach((c) => calls.add(c.toolCallId));
+      if (m.role === 'assistant') for (const c of m.toolCalls) calls.add(c.toolCallId);
       if (m.role === 'tool') expect(calls.has(m.toolCallId)).toBe(true);
     }
     expect(fitted.messages.at(-1)).toEqual(messages.at(-1));

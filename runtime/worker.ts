@@ -221,7 +221,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   return Object.assign(worker, {
     run: () =>
       run().finally(() =>
-        Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl && flowControl.close().catch(() => {}), tenantBudgets && tenantBudgets.close().catch(() => {})]),
+        Promise.all([mcp.size > 0 && mcp.close(), tracing?.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl?.close().catch(() => {}), tenantBudgets?.close().catch(() => {})]),
       ),
   });
 }
