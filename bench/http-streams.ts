@@ -24,7 +24,7 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 /** Reads an SSE response, calling `each` with every event's JSON, until `event: end` or `each` says stop. */
-async function readSse(response: Response, each: (event: { at: number; type: string; offset: number }) => boolean | void): Promise<void> {
+async function readSse(response: Response, each: (event: { at: number; type: string; offset: number }) => unknown): Promise<void> {
   for await (const message of sseMessages(response)) if (message.event === 'end' || each(JSON.parse(message.data)) === true) return;
 }
 

@@ -7,7 +7,7 @@
 import { isGrpcDeadlineError } from '@temporalio/client';
 import { CairnClient, type StartRunOptions } from '../client/cairn-client.js';
 import type { AgentRunHandle } from '../client/agent-run-handle.js';
-import { pollRun, type PollOptions } from '../client/poll-run.js';
+import { pollRun } from '../client/poll-run.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from '../contract/index.js';
 import type { ClientConnection } from './connect.js';

@@ -43,8 +43,14 @@ describe('LiveDeltas', () => {
     const live = new LiveDeltas('wf');
     const chunks: UIMessageChunk[] = [{ type: 'start' }, ...events.flatMap((e) => live.ops(e)).flatMap(toUiMessageChunks), ...live.endTurn(2).ops.flatMap(toUiMessageChunks), { type: 'finish' }];
     expect(chunks.filter((c) => c.type === 'data-cairn-reset')).toEqual([{ type: 'data-cairn-reset', data: { messageId: 'wf:model:2:1#1' }, transient: true }]);
+    const stream = new ReadableStream<UIMessageChunk>({
+      start: (c) => {
+        for (const x of chunks) c.enqueue(x);
+        c.close();
+      },
+    });
     let last;
-    for await (const message of readUIMessageStream({ stream: new ReadableStream({ start: (c) => (chunks.forEach((x) => c.enqueue(x)), c.close()) }) })) last = message;
+    for await (const message of readUIMessageStream({ stream })) last = message;
     // The UI message holds the stale attempt's part and the retry's; the retry's is whole and unrepeated.
     const texts = last!.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
     expect(texts).toEqual(['The ord', 'The order shipped.']);

@@ -56,10 +56,10 @@ describe('escalation', () => {
 
 describe('a call whose outcome nobody knows', () => {
   const refund = toolCall('refund', { order_id: 'A-17', amount: 120 }, '1.1');
-  const after = (policy = {}, call = refund) => planResume(turnWith(start(policy).state, [checked(call, { sideEffects: 'once' })]).state, [failed(call, 'outcome_unknown')], 5_000);
+  const resumed = (policy = {}, call = refund) => planResume(turnWith(start(policy).state, [checked(call, { sideEffects: 'once' })]).state, [failed(call, 'outcome_unknown')], 5_000);
 
   it('asks a person whether it took effect, naming the call and its arguments', () => {
-    const plan = after();
+    const plan = resumed();
     expect(stepOf(plan, 'await_clarification').clarification).toEqual({
       id: 'q1',
       question: 'refund (call 1.1, {"order_id":"A-17","amount":120}) stopped before it reported a result, so nobody knows whether it took effect. Did it?',
@@ -71,15 +71,15 @@ describe('a call whose outcome nobody knows', () => {
 
   it('cuts long arguments in the question to 200 characters', () => {
     const big = { ...refund, args: { note: 'n'.repeat(300) } };
-    const question = stepOf(after({}, big), 'await_clarification').clarification.question;
+    const question = stepOf(resumed({}, big), 'await_clarification').clarification.question;
     expect(question).toContain(`${JSON.stringify(big.args).slice(0, 200)}…)`);
     const exact = { ...refund, args: { note: 'n'.repeat(189) } };
     expect(JSON.stringify(exact.args)).toHaveLength(200);
-    expect(stepOf(after({}, exact), 'await_clarification').clarification.question).toContain(`${JSON.stringify(exact.args)})`);
+    expect(stepOf(resumed({}, exact), 'await_clarification').clarification.question).toContain(`${JSON.stringify(exact.args)})`);
   });
 
   it("with onOutcomeUnknown: 'inform', tells the model instead of asking", () => {
-    const plan = after({ onOutcomeUnknown: 'inform' });
+    const plan = resumed({ onOutcomeUnknown: 'inform' });
     expect(stepOf(plan, 'call_model').toolChoice).toBe('auto');
     expect(plan.state.clarification).toBeNull();
   });

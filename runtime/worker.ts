@@ -184,6 +184,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     defaultHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     ...tuning,
+    ...pollerBehaviors(tuning),
     ...(tracing && { plugins: [...(tuning.plugins ?? []), tracing.plugin] }),
     sinks: {
       ...tuning.sinks,
@@ -221,7 +222,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   return Object.assign(worker, {
     run: () =>
       run().finally(() =>
-        Promise.all([mcp.size > 0 && mcp.close(), tracing && tracing.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl && flowControl.close().catch(() => {}), tenantBudgets && tenantBudgets.close().catch(() => {})]),
+        Promise.all([mcp.size > 0 && mcp.close(), tracing?.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl?.close().catch(() => {}), tenantBudgets?.close().catch(() => {})]),
       ),
   });
 }

@@ -165,7 +165,7 @@ describe('A2A server', () => {
       expect(cases).toContain('artifactUpdate');
       const last = events.at(-1)!.payload;
       expect(last?.$case).toBe('statusUpdate');
-      expect((last?.value as { status: { state: TaskState } }).status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((last!.value as { status: { state: TaskState } }).status.state).toBe(TaskState.TASK_STATE_COMPLETED);
 
       const done = await second.getTask({ tenant: '', id: asked.id });
       expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);

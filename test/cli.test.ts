@@ -76,7 +76,6 @@ function expectWaiting(outcome: Outcome): string {
 }
 
 /** `cairn watch --json`: one event a line; the watch ended at the answer (0) or at a person (3). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function eventLines(outcome: Outcome): Record<string, any>[] {
   expect([0, 3], outcome.stderr).toContain(outcome.code);
   return outcome.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));

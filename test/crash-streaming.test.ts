@@ -19,7 +19,7 @@ import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import type { LiveEvent } from '../shared/live/model-delta.js';
 import { testAgent } from './fixtures/agents.js';
-import { serve, type Served } from './support/http.js';
+import { serve } from './support/http.js';
 import { connectClient } from './support/temporal.js';
 import { startWorkerProcess } from './support/worker-process.js';
 

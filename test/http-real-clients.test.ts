@@ -184,7 +184,7 @@ describe('one AG-UI HttpAgent through every interrupt', () => {
     // Each tool call once in the conversation, with the model's arguments as valid JSON.
     const toolCalls = agent.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
     expect(new Set(toolCalls.map((c) => c.id)).size).toBe(toolCalls.length);
-    const args = Object.fromEntries(toolCalls.map((c) => [c.function.name + ':' + c.id, JSON.parse(c.function.arguments) as unknown]));
+    const args = Object.fromEntries(toolCalls.map((c) => [`${c.function.name}:${c.id}`, JSON.parse(c.function.arguments) as unknown]));
     expect(Object.entries(args).find(([k]) => k.startsWith('lookup_order:'))?.[1]).toEqual({ orderId: 'nope' });
     expect(Object.entries(args).find(([k]) => k.startsWith('issue_refund:'))?.[1]).toEqual({ orderId: 'A-41', amount: 80 });
     const windowEvents = [asked, reviewed, done].map((r) => r.events.filter((e) => e.type === 'TOOL_CALL_START').map((e) => (e as unknown as { toolCallId: string }).toolCallId));

@@ -72,7 +72,7 @@ describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker
     const day = windowsAt(Date.now()).day.id;
     for (const ended of acme.slice(3)) {
       expect(ended.outcome).toMatchObject({ status: 'ended', code: 'budget_exhausted' });
-      expect(ended.answer).toMatch(new RegExp(`^The run ended: tenant "acme" has used its daily token budget \\(120 of 100 tokens in \\d{4}-\\d{2}-\\d{2} UTC\\)\\.$`));
+      expect(ended.answer).toMatch(/^The run ended: tenant "acme" has used its daily token budget \(120 of 100 tokens in \d{4}-\d{2}-\d{2} UTC\)\.$/);
       expect(ended.usage?.calls ?? 0).toBe(0); // no model call was sent
     }
 

@@ -18,7 +18,7 @@
  * same with tracing on or off. Workflow code (sandbox), deterministic.
  */
 import { context, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { type ActivityInput, type Next, type TimerInput, type WorkflowExecuteInput, type WorkflowInterceptors, type WorkflowInboundCallsInterceptor, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import type { ActivityInput, Next, TimerInput, WorkflowExecuteInput, WorkflowInterceptors, WorkflowInboundCallsInterceptor, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
 import type { ModelRequest } from '../shared/model/model-response.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
 import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';

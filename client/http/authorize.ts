@@ -25,11 +25,15 @@ export interface Caller {
   readonly user?: string;
 }
 
+/** `true` or nothing allows, `false` is 403, a `Caller` allows and scopes the request to its tenant. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a function that returns nothing allows; `undefined` would refuse one declared without a return
+type Verdict = boolean | void | Caller;
+
 /**
  * For a thread endpoint (`POST /runs` with a thread id, `/agui`, `/chat`), `run.workflowId` is the
  * thread's workflow id before tenant scoping (`<prefix><threadId>`).
  */
-export type Authorize = (request: Request, action: HttpAction, run: HttpRunRef | undefined) => boolean | void | Caller | Promise<boolean | void | Caller>;
+export type Authorize = (request: Request, action: HttpAction, run: HttpRunRef | undefined) => Verdict | Promise<Verdict>;
 
 /** Allows requests that carry `Authorization: Bearer <token>`; 401 otherwise. */
 export function bearerToken(token: string): Authorize {

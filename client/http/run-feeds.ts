@@ -77,7 +77,9 @@ export class RunFeeds {
   #open(run: AgentRunHandle, from: number): Feed {
     const feed: Feed = { log: [], keptFrom: from, subscribers: 0, ended: false, wake: new Set(), abort: new AbortController() };
     this.#feeds.set(run.workflowId, feed);
-    const wake = () => [...feed.wake].forEach((w) => w());
+    const wake = () => {
+      for (const w of [...feed.wake]) w();
+    };
     void (async () => {
       try {
         for await (const event of run.events({ from, signal: feed.abort.signal })) {

@@ -66,24 +66,24 @@ describe('resultAfterRetries for once tools', () => {
 });
 
 describe('what the model is told after the retries', () => {
-  const after = (cause: Error, sideEffects?: 'once') =>
+  const told = (cause: Error, sideEffects?: 'once') =>
     resultAfterRetries(call, fromError(new ActivityFailure('Activity task failed', 'runTool', '2', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'worker', cause)), sideEffects);
   const startToClose = () => new TimeoutFailure('timed out', undefined, TimeoutType.START_TO_CLOSE);
   const crash = () => ApplicationFailure.create({ message: 'socket hang up', type: 'internal_error' });
 
   it.each([
-    ['a cancel', () => after(new CancelledFailure('Activity cancelled')), 'issue_refund was cancelled before it finished; the tool is not at fault.'],
-    ['a cancel of a once tool', () => after(new CancelledFailure('Activity cancelled'), 'once'), 'issue_refund was cancelled before it finished; the tool is not at fault. Whether it took effect before the cancel is unknown.'],
-    ['a timeout', () => after(startToClose()), 'issue_refund did not answer in time.'],
-    ['a crash', () => after(crash()), 'issue_refund threw: socket hang up'],
+    ['a cancel', () => told(new CancelledFailure('Activity cancelled')), 'issue_refund was cancelled before it finished; the tool is not at fault.'],
+    ['a cancel of a once tool', () => told(new CancelledFailure('Activity cancelled'), 'once'), 'issue_refund was cancelled before it finished; the tool is not at fault. Whether it took effect before the cancel is unknown.'],
+    ['a timeout', () => told(startToClose()), 'issue_refund did not answer in time.'],
+    ['a crash', () => told(crash()), 'issue_refund threw: socket hang up'],
     [
       'a timeout of a once tool',
-      () => after(startToClose(), 'once'),
+      () => told(startToClose(), 'once'),
       'issue_refund timed out (its worker may have died) before reporting a result, so whether it took effect is unknown. Do not call it again to find out: check its effect another way, or ask the user.',
     ],
     [
       'a crash of a once tool',
-      () => after(crash(), 'once'),
+      () => told(crash(), 'once'),
       'issue_refund crashed before reporting a result, so whether it took effect is unknown. Do not call it again to find out: check its effect another way, or ask the user.',
     ],
   ])('%s: one plain sentence, in the error and in the retry hint', (_label, result, message) => {

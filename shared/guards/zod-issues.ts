@@ -67,6 +67,7 @@ function convert(issue: ZodIssue, input: unknown): FieldIssue[] {
         const keyPath = dottedPath([...issue.path, key]);
         return { path: keyPath, message: `\`${keyPath}\` is not an accepted field; remove it`, received: renderValue(lookup(input, [...issue.path, key]).value) };
       });
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: on purpose, below
     case 'invalid_union':
       if (!base.expected) return [{ ...base, message: `${label} matches none of the accepted forms${closest(issue)}`, received }];
     // falls through: a union of simple types or literals reads like one expected value

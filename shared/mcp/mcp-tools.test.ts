@@ -58,7 +58,7 @@ describe('mcpTools', () => {
     const garbage = [null, 42, { name: 42, inputSchema: {} }, { name: 'no_schema' }, { name: 'str_schema', inputSchema: 'x' }, { name: 'ok', inputSchema: { type: 'object' } }];
     expect(mcpTools(server(), { server: 'everything', tools: garbage } as never).map((t) => t.name)).toEqual(['everything_ok']);
     expect(mcpTools(server(), { server: 'everything', tools: 'nope' } as never)).toEqual([]);
-    const deep = { type: 'object', properties: { x: JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40)) } };
+    const deep = { type: 'object', properties: { x: JSON.parse(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`) } };
     expect(mcpTools(server(), { server: 'everything', tools: [{ name: 'deep', inputSchema: deep }] }).map((t) => t.name)).toEqual(['everything_deep']);
   });
 
@@ -173,7 +173,7 @@ describe('mcpTools: what the model and the run get of each listed tool', () => {
   });
 
   it('a schema for something other than an object, or too deep for zod, takes any JSON object', () => {
-    for (const inputSchema of [{ type: 'string' }, { type: 'object', properties: { x: JSON.parse('{"a":'.repeat(20) + '1' + '}'.repeat(20)) } }]) {
+    for (const inputSchema of [{ type: 'string' }, { type: 'object', properties: { x: JSON.parse(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`) } }]) {
       const tool = one({ name: 't', inputSchema })!;
       expect(tool.input.safeParse({ anything: [1, 'two'] }).success).toBe(true);
       expect(tool.input.safeParse('text').success).toBe(false);

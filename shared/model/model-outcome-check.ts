@@ -8,7 +8,7 @@
  * activity's result. Workflow-safe, deterministic, never throws, linear in the reply's size.
  */
 import { MODEL_FAILURES, type ModelFailure, type TenantWindowSpent, type ModelOutcome, type ModelResponse, type RawToolCall } from './model-response.js';
-import { MAX_CAUSE_DEPTH, fromError, isToolError, toolError, truncateChain, type ToolError } from '../failures/tool-error.js';
+import { MAX_CAUSE_DEPTH, fromError, isToolError, toolError, truncateChain } from '../failures/tool-error.js';
 import { jsonSize, utf8Bytes } from '../json/json-measure.js';
 import { boundChain } from '../tools/tool-result-size.js';
 import { truncateText } from '../json/bounded-text.js';

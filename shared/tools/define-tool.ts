@@ -145,7 +145,7 @@ export interface Tool<Input extends z.ZodType = z.ZodType, Output = unknown, Dep
 }
 
 /** Any tool, whatever its types; what agents and registries hold. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a tool of any input and output; unknown would make every typed tool unassignable
 export type AnyTool = Tool<z.ZodType, any, any>;
 
 /** snake_case, starting with a letter; what every model provider accepts as a function name. */
@@ -170,7 +170,7 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
     throw new DefinitionError('invalid_tool_description', `Tool ${name} needs a description: it is what the model reads.`);
   }
   const spec: ToolSpec = { name, description: description.trim(), args_schema: argsSchema(name, input) };
-  (config.examples ?? []).forEach((example, index) => checkExample(name, input, example, index));
+  for (const [index, example] of (config.examples ?? []).entries()) checkExample(name, input, example, index);
   const review = checkReviewConfig(name, config.review);
   if (config.reconcile !== undefined && (typeof config.reconcile !== 'function' || config.sideEffects !== 'once')) {
     throw new DefinitionError('invalid_reconcile', `Tool ${name} has a reconcile: only a function, and only for sideEffects: 'once' (other tools are simply run again).`);

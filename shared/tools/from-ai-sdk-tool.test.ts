@@ -136,8 +136,10 @@ describe('fromAiSdkTool: the fields it reads', () => {
     expect(needsApproval(rule(0), { n: 1 })).toBe(false);
     expect(asked).toEqual([{ n: 1 }, { toolCallId: '', messages: [], context: undefined }]);
     expect(needsApproval(rule('yes'), { n: 1 })).toBe(true);
+    // biome-ignore lint/suspicious/noThenProperty: a needsApproval answer that only looks like a promise
     expect(needsApproval(rule({ then: 'not a function' }), { n: 1 })).toBe(true);
     expect(needsApproval(rule(null), { n: 1 })).toBe(false);
+    // biome-ignore lint/suspicious/noThenProperty: a thenable answer, not a real promise
     expect(needsApproval(rule({ then: () => undefined }), { n: 1 })).toBe(true);
     // needsApproval false or absent: the extras may still set approval; the default never asks.
     expect(fromAiSdkTool('t', { description: 'd', inputSchema: input, needsApproval: false, execute: () => 1 }).approval).toBe('never');

@@ -72,7 +72,7 @@ describe('toModelView on deep and large values', () => {
   slowIt('bounds strings in a partial result nested 100,000 levels deep, keeping __proto__ as data', () => {
     let partial: JsonValue = { __proto__x: 'y'.repeat(5_000) };
     for (let i = 0; i < 100_000; i++) partial = [partial];
-    const proto = JSON.parse('{"__proto__": {"s": "' + 'z'.repeat(3_000) + '"}}') as JsonValue;
+    const proto = JSON.parse(`{"__proto__": {"s": "${'z'.repeat(3_000)}"}}`) as JsonValue;
     const result = errorResult({ name: 't', toolCallId: '1.1' }, toolError('partial_data', 'half'), {}, { partialResult: [partial, proto] });
     const view = toModelView(result) as { partial: [JsonValue, { __proto__: { s: string } }] };
     let inner = view.partial[0];

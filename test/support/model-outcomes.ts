@@ -109,7 +109,8 @@ const MALFORMED: Record<string, Maker> = {
   tool_calls_object: (next, names) => ok({ text: '', toolCalls: { 0: call(next, names), length: 1 } }),
   tool_calls_string: () => ok({ text: '', toolCalls: '[]' }),
   call_null: () => ok({ text: '', toolCalls: [null] }),
-  call_sparse: (next, names) => ok({ text: '', toolCalls: [call(next, names), , call(next, names)] }), // eslint-disable-line no-sparse-arrays
+  // biome-ignore lint/suspicious/noSparseArray: the hole is the malformed output this case feeds the check
+  call_sparse: (next, names) => ok({ text: '', toolCalls: [call(next, names), , call(next, names)] }),
   call_array: () => ok({ text: '', toolCalls: [['search_orders', '{}']] }),
   arguments_object: (next, names) => ok({ text: '', toolCalls: [{ name: pick(next, names), arguments: { customer_id: 'C-1' } }] }),
   arguments_number: (next, names) => ok({ text: '', toolCalls: [{ name: pick(next, names), arguments: 12 }] }),
