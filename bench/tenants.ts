@@ -141,7 +141,7 @@ async function fairness(backlog: number, runs: number): Promise<void> {
     const started = await Promise.all(Array.from({ length: runs }, (_, i) => oneRun(b, `${label}-${i}`, true)));
     return Promise.all(started.map((s) => s.done));
   };
-  const fmt = (ms: number[]) => ms.map((m) => (m / 1000).toFixed(1)).join(', ') + ' s';
+  const fmt = (ms: number[]) => `${ms.map((m) => (m / 1000).toFixed(1)).join(', ')} s`;
   const alone = await timesOf('alone');
   console.log(`Worker workflow task slots: ${workflowSlots ?? 'SDK default (40)'}`);
   console.log(`Tenant B alone, ${runs} runs: ${fmt(alone)}   (load ${loadavg()})`);

@@ -26,6 +26,7 @@ export interface LoopDriver {
    * Records a plan, once: the transcript, the step log, the UI. Returns the plan to go on from
    * (the harness may pass its state through JSON), or nothing for the plan itself.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: the workflow's driver records and returns nothing
   record(plan: Plan): Plan | void;
   /** Messages people sent that wait for the model, and word once they are delivered (none when absent). */
   readonly messages?: { queued(): readonly UserMessage[]; delivered(): void };

@@ -16,7 +16,7 @@ function staticImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const found = [...text.matchAll(/^\s*(import|export)\s+(?!type\s)([^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)];
   // `import { type A, type B } from 'x'` loads nothing either (verbatimModuleSyntax would keep it; tsc elides it).
-  return found.filter(([, , clause]) => !clause || !/^\{\s*(type\s+\w+(\s+as\s+\w+)?\s*,?\s*)+\}\s*from\s+$/.test(clause.trim() + ' ')).map((m) => m[3]!);
+  return found.filter(([, , clause]) => !clause || !/^\{\s*(type\s+\w+(\s+as\s+\w+)?\s*,?\s*)+\}\s*from\s+$/.test(`${clause.trim()} `)).map((m) => m[3]!);
 }
 
 const peerOf = (spec: string) => Object.keys(OPTIONAL_PEERS).find((peer) => spec === peer || spec.startsWith(`${peer}/`));

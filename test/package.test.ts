@@ -126,6 +126,7 @@ describe('the package, packed, installed and used as a user would', () => {
     // the shipped types must not need them, and the root, /workflow, /worker and /client entry points load without them.
     for (const optional of ['@opentelemetry/sdk-trace-base', '@opentelemetry/resources', '@temporalio/interceptors-opentelemetry', 'redis', ...Object.keys(OPTIONAL_PEERS)])
       expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the template is the child process's code
     const imported = await run(node, ['--input-type=module', '-e', "for (const e of ['', '/workflow', '/worker', '/client']) console.log(`cairn-agents${e}`, Object.keys(await import(`cairn-agents${e}`)).length > 0);"], app);
     expect(succeeded(imported, 'importing the entry points').trim().split('\n')).toEqual(['cairn-agents true', 'cairn-agents/workflow true', 'cairn-agents/worker true', 'cairn-agents/client true']);
     // An entry point whose peers are missing says in one line which to install: no module-resolution stack.
