@@ -12,7 +12,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageRequest, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { ToolFailure } from '../shared/failures/tool-failure.js';
 import type { JsonObject, JsonValue } from '../shared/json/json.js';
 import { a2aAgentOf, type A2ACall, type A2AAgentSettings } from '../shared/tools/a2a-agent.js';
@@ -38,19 +44,34 @@ export function withA2AAgents(tools: readonly AnyTool[]): AnyTool[] {
       }
       return found;
     };
-    return { ...tool, execute: (args: unknown, context: ToolContext) => callRemote(settings, client, args as A2ACall, context) } as AnyTool;
+    return {
+      ...tool,
+      execute: (args: unknown, context: ToolContext) => callRemote(settings, client, args as A2ACall, context),
+    } as AnyTool;
   });
 }
 
 function connect(settings: A2AAgentSettings): Promise<Client> {
   const headers = settings.headers ?? {};
-  const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })] }));
+  const fetchImpl: typeof fetch = (input, init) =>
+    fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+    }),
+  );
   // The card path resolves against the URL: with a trailing slash it is read below the agent's path, not beside it.
-  return factory.createFromUrl(settings.url.endsWith('/') ? settings.url : `${settings.url}/`).catch((error: unknown) => Promise.reject(unreachable(settings, error)));
+  return factory
+    .createFromUrl(settings.url.endsWith('/') ? settings.url : `${settings.url}/`)
+    .catch((error: unknown) => Promise.reject(unreachable(settings, error)));
 }
 
-async function callRemote(settings: A2AAgentSettings, client: () => Promise<Client>, call: A2ACall, context: ToolContext): Promise<JsonValue> {
+async function callRemote(
+  settings: A2AAgentSettings,
+  client: () => Promise<Client>,
+  call: A2ACall,
+  context: ToolContext,
+): Promise<JsonValue> {
   const remote = await client();
   const parts: JsonObject[] = [];
   if (call.message) parts.push({ text: call.message });
@@ -61,7 +82,12 @@ async function callRemote(settings: A2AAgentSettings, client: () => Promise<Clie
     if (parts.length > 0) {
       // The message id is the call's idempotency key: a retried attempt resends the same message.
       const request = SendMessageRequest.fromJSON({
-        message: { messageId: call.taskId ? `${context.idempotencyKey}:${randomUUID()}` : context.idempotencyKey, role: 'ROLE_USER', parts, ...(call.taskId && { taskId: call.taskId }) },
+        message: {
+          messageId: call.taskId ? `${context.idempotencyKey}:${randomUUID()}` : context.idempotencyKey,
+          role: 'ROLE_USER',
+          parts,
+          ...(call.taskId && { taskId: call.taskId }),
+        },
         configuration: { returnImmediately: true },
       });
       const sent = await remote.sendMessage(request, { signal: context.signal });
@@ -70,7 +96,9 @@ async function callRemote(settings: A2AAgentSettings, client: () => Promise<Clie
     } else task = await remote.getTask({ tenant: '', id: call.taskId! }, { signal: context.signal });
     while (!settled(task)) {
       if (Date.now() >= until)
-        throw ToolFailure.timeout(`${settings.name}: the remote task ${task.id} did not finish within ${settings.timeoutMs} ms; it goes on — call again with { "taskId": "${task.id}" } to follow it.`);
+        throw ToolFailure.timeout(
+          `${settings.name}: the remote task ${task.id} did not finish within ${settings.timeoutMs} ms; it goes on — call again with { "taskId": "${task.id}" } to follow it.`,
+        );
       await sleep(POLL_MS, undefined, { signal: context.signal });
       task = await remote.getTask({ tenant: '', id: task.id }, { signal: context.signal });
     }
@@ -82,7 +110,11 @@ async function callRemote(settings: A2AAgentSettings, client: () => Promise<Clie
 
 function settled(task: Task): boolean {
   const state = task.status?.state;
-  return state !== TaskState.TASK_STATE_WORKING && state !== TaskState.TASK_STATE_SUBMITTED && state !== TaskState.TASK_STATE_UNSPECIFIED;
+  return (
+    state !== TaskState.TASK_STATE_WORKING &&
+    state !== TaskState.TASK_STATE_SUBMITTED &&
+    state !== TaskState.TASK_STATE_UNSPECIFIED
+  );
 }
 
 /** What a settled task means for the calling run. */
@@ -91,7 +123,15 @@ function outcome(settings: A2AAgentSettings, task: Task, call: A2ACall): JsonVal
   const said = textOf(task.status?.message?.parts ?? []);
   switch (state) {
     case TaskState.TASK_STATE_COMPLETED:
-      return { status: 'completed', taskId: task.id, answer: task.artifacts.map((a) => textOf(a.parts)).filter(Boolean).join('\n') || said };
+      return {
+        status: 'completed',
+        taskId: task.id,
+        answer:
+          task.artifacts
+            .map((a) => textOf(a.parts))
+            .filter(Boolean)
+            .join('\n') || said,
+      };
     case TaskState.TASK_STATE_INPUT_REQUIRED:
       return inputRequired(settings, task, said);
     case TaskState.TASK_STATE_REJECTED:
@@ -101,9 +141,14 @@ function outcome(settings: A2AAgentSettings, task: Task, call: A2ACall): JsonVal
     case TaskState.TASK_STATE_CANCELED:
       throw ToolFailure.semantic(`${settings.name}'s task ${task.id} was canceled${said ? `: ${said}` : ''}.`);
     case TaskState.TASK_STATE_AUTH_REQUIRED:
-      throw ToolFailure.unavailable(`${settings.name} needs credentials this worker does not have (task ${task.id} is auth-required).`);
+      throw ToolFailure.unavailable(
+        `${settings.name} needs credentials this worker does not have (task ${task.id} is auth-required).`,
+      );
     default:
-      throw new ToolFailure('output_schema_violation', `${settings.name} answered with a task in an unknown state (${String(state)}${call.taskId ? `, task ${call.taskId}` : ''}).`);
+      throw new ToolFailure(
+        'output_schema_violation',
+        `${settings.name} answered with a task in an unknown state (${String(state)}${call.taskId ? `, task ${call.taskId}` : ''}).`,
+      );
   }
 }
 
@@ -111,7 +156,10 @@ function outcome(settings: A2AAgentSettings, task: Task, call: A2ACall): JsonVal
 function inputRequired(settings: A2AAgentSettings, task: Task, said: string): JsonValue {
   const data = dataOf(task.status?.message?.parts ?? []);
   const question = data?.question as { question?: string; missingFields?: string[] } | null | undefined;
-  const reviews = (data?.reviews as { toolCallId: string; name: string; args: JsonValue; argsHash: string; allowed: string[] }[] | undefined) ?? [];
+  const reviews =
+    (data?.reviews as
+      | { toolCallId: string; name: string; args: JsonValue; argsHash: string; allowed: string[] }[]
+      | undefined) ?? [];
   if (settings.onInputRequired === 'model')
     return JSON.parse(
       JSON.stringify({
@@ -133,7 +181,10 @@ function inputRequired(settings: A2AAgentSettings, task: Task, said: string): Js
   throw ToolFailure.invalidArguments(`${settings.name} holds ${held.name} for review (task ${task.id}).`, {
     clarifyingQuestion: `${settings.name} wants to run ${held.name} with ${JSON.stringify(held.args)}. Allow it (${held.allowed.join(', ')})?`,
     missingFields: ['reply'],
-    exampleInput: { taskId: task.id, reply: { decision: 'accept', toolCallId: held.toolCallId, argsHash: held.argsHash } },
+    exampleInput: {
+      taskId: task.id,
+      reply: { decision: 'accept', toolCallId: held.toolCallId, argsHash: held.argsHash },
+    },
   });
 }
 
@@ -145,7 +196,12 @@ function textOf(parts: readonly Part[]): string {
 }
 
 function dataOf(parts: readonly Part[]): Record<string, unknown> | undefined {
-  const found = parts.find((p) => p.content?.$case === 'data' && (p.mediaType === INPUT_REQUIRED_MEDIA_TYPE || (p.content.value as { kind?: unknown })?.kind === 'cairn.input-required'));
+  const found = parts.find(
+    (p) =>
+      p.content?.$case === 'data' &&
+      (p.mediaType === INPUT_REQUIRED_MEDIA_TYPE ||
+        (p.content.value as { kind?: unknown })?.kind === 'cairn.input-required'),
+  );
   return found?.content?.$case === 'data' ? (found.content.value as Record<string, unknown>) : undefined;
 }
 
@@ -156,7 +212,9 @@ function failureOf(settings: A2AAgentSettings, error: unknown, call: A2ACall): u
   if (e?.name === 'AbortError' || e?.name === 'CancelledFailure') return error;
   switch (e?.name) {
     case 'TaskNotFoundError':
-      return ToolFailure.invalidArguments(`${settings.name} has no task ${call.taskId ?? ''}: ${e.message}`, { message: 'Start a new task (leave taskId out) or use a taskId an earlier result gave.' });
+      return ToolFailure.invalidArguments(`${settings.name} has no task ${call.taskId ?? ''}: ${e.message}`, {
+        message: 'Start a new task (leave taskId out) or use a taskId an earlier result gave.',
+      });
     case 'RequestMalformedError':
     case 'ContentTypeNotSupportedError':
       return ToolFailure.invalidArguments(`${settings.name} refused the message: ${e.message}`);
@@ -164,18 +222,28 @@ function failureOf(settings: A2AAgentSettings, error: unknown, call: A2ACall): u
     case 'TaskNotCancelableError':
       return ToolFailure.semantic(`${settings.name} refused: ${e.message}`);
     case 'InvalidAgentResponseError':
-      return new ToolFailure('output_schema_violation', `${settings.name} answered something that is not A2A: ${e.message}`);
+      return new ToolFailure(
+        'output_schema_violation',
+        `${settings.name} answered something that is not A2A: ${e.message}`,
+      );
   }
   const message = e?.message ?? '';
   // An HTTP status, or no connection at all: the remote is not there for us.
-  if (/^HTTP error for /.test(message) || (error instanceof TypeError && /fetch failed/i.test(message))) return unreachable(settings, error);
+  if (/^HTTP error for /.test(message) || (error instanceof TypeError && /fetch failed/i.test(message)))
+    return unreachable(settings, error);
   if (error instanceof SyntaxError || /invalid response|missing|mismatch|unexpected/i.test(message))
-    return new ToolFailure('output_schema_violation', `${settings.name} answered something that is not A2A: ${message}`);
+    return new ToolFailure(
+      'output_schema_violation',
+      `${settings.name} answered something that is not A2A: ${message}`,
+    );
   // A JSON-RPC error the remote chose (an internal error, a code of its own): it failed the request.
-  if (e?.name && /Error$/.test(e.name) && e.name !== 'Error' && e.name !== 'TypeError') return ToolFailure.semantic(`${settings.name} failed the request: ${message}`);
+  if (e?.name && /Error$/.test(e.name) && e.name !== 'Error' && e.name !== 'TypeError')
+    return ToolFailure.semantic(`${settings.name} failed the request: ${message}`);
   return unreachable(settings, error);
 }
 
 function unreachable(settings: A2AAgentSettings, error: unknown): ToolFailure {
-  return ToolFailure.unavailable(`${settings.name} (${settings.url}) cannot be reached: ${(error as Error)?.message ?? String(error)}`);
+  return ToolFailure.unavailable(
+    `${settings.name} (${settings.url}) cannot be reached: ${(error as Error)?.message ?? String(error)}`,
+  );
 }

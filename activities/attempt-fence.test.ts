@@ -14,7 +14,10 @@ function serverAnswering(...answers: (object | { code: number })[]): { client: C
     if ('code' in answer) throw Object.assign(new Error('grpc'), answer);
     return answer;
   };
-  const client = { workflowService: { recordActivityTaskHeartbeat }, withAbortSignal: <T>(_signal: AbortSignal, fn: () => Promise<T>) => fn() };
+  const client = {
+    workflowService: { recordActivityTaskHeartbeat },
+    withAbortSignal: <T>(_signal: AbortSignal, fn: () => Promise<T>) => fn(),
+  };
   return { client: client as unknown as Client, asked: () => asked };
 }
 
@@ -27,7 +30,11 @@ const pay = defineTool({
   execute: ({ amount }, { signal }) => (signal.throwIfAborted(), effects.push(`paid ${amount}`), { paid: amount }),
 });
 const input = { name: 'pay', toolCallId: '1.1', args: { amount: 5 }, idempotencyKey: 'wf/pay#h/1' };
-const run = (client: Client) => new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf', runId: 'r' } }, { logger: new DefaultLogger('ERROR'), client }).run(createToolActivities([pay]).runTool, input);
+const run = (client: Client) =>
+  new MockActivityEnvironment(
+    { workflowExecution: { workflowId: 'wf', runId: 'r' } },
+    { logger: new DefaultLogger('ERROR'), client },
+  ).run(createToolActivities([pay]).runTool, input);
 
 describe('the attempt fence before a once tool runs', () => {
   it('runs the tool when the server confirms the attempt', async () => {
@@ -40,7 +47,10 @@ describe('the attempt fence before a once tool runs', () => {
 
   it('does not run it once the server no longer knows the attempt (timed out, taken over)', async () => {
     effects.length = 0;
-    await expect(run(serverAnswering({ code: 5 }).client)).rejects.toMatchObject({ name: 'CancelledFailure', message: expect.stringMatching(/timed out/) });
+    await expect(run(serverAnswering({ code: 5 }).client)).rejects.toMatchObject({
+      name: 'CancelledFailure',
+      message: expect.stringMatching(/timed out/),
+    });
     expect(effects).toEqual([]);
   });
 

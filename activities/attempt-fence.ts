@@ -15,7 +15,10 @@ const NOT_FOUND = 5;
  * An AbortSignal that follows the activity's cancellation and also fires when `confirmAttempt`
  * finds the attempt gone, and the `confirmAttempt` that does so.
  */
-export function attemptFence(context: Context = Context.current()): { signal: AbortSignal; confirmAttempt: () => Promise<void> } {
+export function attemptFence(context: Context = Context.current()): {
+  signal: AbortSignal;
+  confirmAttempt: () => Promise<void>;
+} {
   const controller = new AbortController();
   const cancelled = context.cancellationSignal;
   const follow = () => controller.abort(cancelled.reason);
@@ -42,13 +45,19 @@ export function attemptFence(context: Context = Context.current()): { signal: Ab
     for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
       if (controller.signal.aborted) fail('the attempt was cancelled');
       try {
-        const answer = await client.workflowService.recordActivityTaskHeartbeat({ taskToken, namespace: activityNamespace, identity: 'cairn-attempt-fence' });
+        const answer = await client.workflowService.recordActivityTaskHeartbeat({
+          taskToken,
+          namespace: activityNamespace,
+          identity: 'cairn-attempt-fence',
+        });
         if (answer.cancelRequested) fail('the attempt was cancelled');
         return;
       } catch (err) {
         if (err instanceof CancelledFailure) throw err;
-        if ((err as { code?: unknown }).code === NOT_FOUND) fail('the attempt timed out: the server no longer runs it, so it must not take effect');
-        if (Date.now() + wait > giveUpAt) fail('the server could not confirm the attempt before its start-to-close timeout');
+        if ((err as { code?: unknown }).code === NOT_FOUND)
+          fail('the attempt timed out: the server no longer runs it, so it must not take effect');
+        if (Date.now() + wait > giveUpAt)
+          fail('the server could not confirm the attempt before its start-to-close timeout');
         await Promise.race([new Promise((resolve) => setTimeout(resolve, wait)), context.cancelled.catch(() => {})]);
       }
     }

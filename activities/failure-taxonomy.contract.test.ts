@@ -29,7 +29,11 @@ const Order = z.object({ id: z.string(), status: z.enum(STATUSES) });
 const searchOrders = defineTool({
   name: 'search_orders',
   description: 'Search orders.',
-  input: z.object({ customer_id: z.string(), status: z.enum(STATUSES).optional(), page: z.number().int().min(1).default(1) }),
+  input: z.object({
+    customer_id: z.string(),
+    status: z.enum(STATUSES).optional(),
+    page: z.number().int().min(1).default(1),
+  }),
   output: z.object({ orders: z.array(Order), page: z.number(), has_more: z.boolean() }),
   examples: [{ customer_id: 'C-9921' }],
   check: (r) =>
@@ -40,9 +44,11 @@ const searchOrders = defineTool({
         : undefined,
   execute: ({ customer_id }) => {
     if (customer_id === 'truncated') return '{"orders": [{"id": "O-1", "status"';
-    if (customer_id === 'shipping') return JSON.stringify({ orders: [{ id: 'O-1', status: 'shipping' }], page: 1, has_more: false });
+    if (customer_id === 'shipping')
+      return JSON.stringify({ orders: [{ id: 'O-1', status: 'shipping' }], page: 1, has_more: false });
     if (customer_id === 'empty') return { orders: [], page: 1, has_more: true };
-    if (customer_id === 'paged') return { orders: [{ id: 'O-1', status: 'shipped' as const }], page: 1, has_more: true };
+    if (customer_id === 'paged')
+      return { orders: [{ id: 'O-1', status: 'shipped' as const }], page: 1, has_more: true };
     if (customer_id === 'slow') throw ToolFailure.timeout('The order index did not answer within 5 s.');
     if (customer_id === 'busy') throw ToolFailure.rateLimited('Order API: 429 Too Many Requests.', 2_000);
     if (customer_id === 'down') throw ToolFailure.unavailable('Order API: 503 Service Unavailable.');
@@ -56,7 +62,9 @@ const findBook = defineTool({
   input: z.object({ title: z.string() }),
   postHook: [
     validator('isbn_13', (book: { isbn: string }) =>
-      book.isbn.length === 13 ? Result.success() : Result.failure(`An ISBN must be 13 digits; only ${book.isbn.length} are present.`),
+      book.isbn.length === 13
+        ? Result.success()
+        : Result.failure(`An ISBN must be 13 digits; only ${book.isbn.length} are present.`),
     ),
     validator('needs_isbn_table', () => {
       throw new RangeError('checksum table missing');
@@ -66,29 +74,56 @@ const findBook = defineTool({
 });
 const tools = [searchOrders, findBook];
 const { runTool } = createToolActivities(tools);
-const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf', runId: 'r' } }, { logger: new DefaultLogger('ERROR') });
+const env = new MockActivityEnvironment(
+  { workflowExecution: { workflowId: 'wf', runId: 'r' } },
+  { logger: new DefaultLogger('ERROR') },
+);
 
-const check = (name: string, args: string): ToolResult => checkToolCall({ name, arguments: args }, tools, { toolCallId: '1.1' }).failure!;
-const run = (name: string, args: Record<string, string>): Promise<ToolResult> => env.run(runTool, { name, toolCallId: '1.1', args });
+const check = (name: string, args: string): ToolResult =>
+  checkToolCall({ name, arguments: args }, tools, { toolCallId: '1.1' }).failure!;
+const run = (name: string, args: Record<string, string>): Promise<ToolResult> =>
+  env.run(runTool, { name, toolCallId: '1.1', args });
 
 /** A crash as the workflow sees it once retries are exhausted: ActivityFailure around the converted failure. */
 async function exhausted(args: Record<string, string>): Promise<ToolResult> {
-  const thrown = await run('search_orders', args).then(() => new Error('expected a throw'), (err: unknown) => err as Error);
-  const received = defaultFailureConverter.failureToError(defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter), defaultPayloadConverter);
-  return resultAfterRetries({ name: 'search_orders', toolCallId: '1.1' }, fromError(new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', received)));
+  const thrown = await run('search_orders', args).then(
+    () => new Error('expected a throw'),
+    (err: unknown) => err as Error,
+  );
+  const received = defaultFailureConverter.failureToError(
+    defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter),
+    defaultPayloadConverter,
+  );
+  return resultAfterRetries(
+    { name: 'search_orders', toolCallId: '1.1' },
+    fromError(
+      new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', received),
+    ),
+  );
 }
 
 /** A crash of a `once` tool as the workflow records it once its single attempt failed. */
 async function onceCrashed(): Promise<ToolResult> {
-  const thrown = await run('search_orders', { customer_id: 'crash' }).then(() => new Error('expected a throw'), (err: unknown) => err as Error);
-  const received = defaultFailureConverter.failureToError(defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter), defaultPayloadConverter);
-  const cause = fromError(new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', received));
+  const thrown = await run('search_orders', { customer_id: 'crash' }).then(
+    () => new Error('expected a throw'),
+    (err: unknown) => err as Error,
+  );
+  const received = defaultFailureConverter.failureToError(
+    defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter),
+    defaultPayloadConverter,
+  );
+  const cause = fromError(
+    new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', received),
+  );
   return resultAfterRetries({ name: 'issue_refund', toolCallId: '1.1' }, cause, 'once');
 }
 
 /** A model client's reply whose tool-call arguments are an object, as the boundary check reports it. */
 function malformedModelReply(): ToolResult {
-  const outcome = checkModelOutcome({ status: 'ok', response: { text: '', toolCalls: [{ name: 'search_orders', arguments: { customer_id: 'C-1' } }] } });
+  const outcome = checkModelOutcome({
+    status: 'ok',
+    response: { text: '', toolCalls: [{ name: 'search_orders', arguments: { customer_id: 'C-1' } }] },
+  });
   if (outcome.status !== 'error') throw new Error('expected a malformed_model_output');
   return errorResult({ name: 'model', toolCallId: '3' }, outcome.error);
 }
@@ -122,7 +157,13 @@ const PRODUCERS: Record<ToolErrorCode, (() => ToolResult | Promise<ToolResult>) 
 describe('failure taxonomy contract', () => {
   it('a plain throw from execute, once Temporal\'s retries are over, is an internal_error naming what it threw (docs/tools.md, "When execute throws")', async () => {
     const result = await exhausted({ customer_id: 'crash' });
-    expect(result).toMatchObject({ status: 'error', error: { code: 'internal_error', message: `search_orders threw: Cannot read properties of undefined (reading 'rows')` } });
+    expect(result).toMatchObject({
+      status: 'error',
+      error: {
+        code: 'internal_error',
+        message: `search_orders threw: Cannot read properties of undefined (reading 'rows')`,
+      },
+    });
     // The model is told, the tool stays in its list: only ToolFailure.unavailable disables a tool.
     expect(HINT_ACTIONS[failureReason(result)!]).toBe('inform');
   });
@@ -133,19 +174,22 @@ describe('failure taxonomy contract', () => {
     expect(planner).toEqual(TOOL_ERROR_CODES.filter((code) => FAILURES[code].kind === 'policy'));
   });
 
-  it.each(TOOL_ERROR_CODES.filter((code) => PRODUCERS[code] !== 'planner'))('%s comes out of its real code path', async (code) => {
-    const produce = PRODUCERS[code] as () => ToolResult | Promise<ToolResult>;
-    const result = await produce();
-    expect(failureCode(result)).toBe(code);
-    expect(failureReason(result)).toBe(FAILURES[code].reason);
-    if (result.status === 'error') {
-      expect(result.error.kind).toBe(FAILURES[code].kind);
-      if (result.retryHint) expect(result.retryHint.reason).toBe(FAILURES[code].reason);
-    }
-    const view = toModelView(result) as { error: { code: string; kind: string } };
-    expect(view.error).toMatchObject({ code, kind: FAILURES[code].kind });
-    expect(JSON.parse(JSON.stringify(result))).toStrictEqual(result);
-  });
+  it.each(TOOL_ERROR_CODES.filter((code) => PRODUCERS[code] !== 'planner'))(
+    '%s comes out of its real code path',
+    async (code) => {
+      const produce = PRODUCERS[code] as () => ToolResult | Promise<ToolResult>;
+      const result = await produce();
+      expect(failureCode(result)).toBe(code);
+      expect(failureReason(result)).toBe(FAILURES[code].reason);
+      if (result.status === 'error') {
+        expect(result.error.kind).toBe(FAILURES[code].kind);
+        if (result.retryHint) expect(result.retryHint.reason).toBe(FAILURES[code].reason);
+      }
+      const view = toModelView(result) as { error: { code: string; kind: string } };
+      expect(view.error).toMatchObject({ code, kind: FAILURES[code].kind });
+      expect(JSON.parse(JSON.stringify(result))).toStrictEqual(result);
+    },
+  );
 });
 
 describe('docs match the table', () => {
@@ -168,7 +212,10 @@ describe('docs match the table', () => {
 
   it('docs/model-view.md shows an example for every code, the real output where the code is ours', async () => {
     const sections = new Map(
-      [...docs('model-view.md').matchAll(/^## `([a-z_]+)`\n[\s\S]*?```json\n([\s\S]*?)\n```/gm)].map((m) => [m[1]!, JSON.parse(m[2]!) as unknown]),
+      [...docs('model-view.md').matchAll(/^## `([a-z_]+)`\n[\s\S]*?```json\n([\s\S]*?)\n```/gm)].map((m) => [
+        m[1]!,
+        JSON.parse(m[2]!) as unknown,
+      ]),
     );
     expect([...sections.keys()]).toEqual(TOOL_ERROR_CODES);
     for (const code of TOOL_ERROR_CODES) {

@@ -28,7 +28,8 @@ export class FilePayloadStore implements PayloadStore {
   }
 
   async put(text: string, info: StoredPayloadInfo): Promise<string> {
-    if (text.length > this.#maxChars) throw new Error(`A result of ${text.length} characters is over this store's limit of ${this.#maxChars}.`);
+    if (text.length > this.#maxChars)
+      throw new Error(`A result of ${text.length} characters is over this store's limit of ${this.#maxChars}.`);
     const ref = randomUUID();
     await mkdir(this.directory, { recursive: true });
     // The metadata line first, so an operator can tell what a file is; the text follows it.

@@ -19,7 +19,10 @@ export const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
  * a CancelledFailure as soon as Temporal cancels the activity (pass the activity's
  * `cancellationSignal` on to whatever `work` waits for, so it stops too).
  */
-export async function withHeartbeats<T>(work: () => Promise<T> | T, intervalMs: number = DEFAULT_HEARTBEAT_INTERVAL_MS): Promise<T> {
+export async function withHeartbeats<T>(
+  work: () => Promise<T> | T,
+  intervalMs: number = DEFAULT_HEARTBEAT_INTERVAL_MS,
+): Promise<T> {
   const context = Context.current();
   context.heartbeat();
   const timer = setInterval(() => context.heartbeat(), Math.max(10, intervalMs));
@@ -37,6 +40,7 @@ export async function withHeartbeats<T>(work: () => Promise<T> | T, intervalMs: 
  */
 export function cancellation(signal: AbortSignal): CancelledFailure {
   const reason: unknown = signal.reason;
-  if (typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'CancelledFailure') return reason as CancelledFailure;
+  if (typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'CancelledFailure')
+    return reason as CancelledFailure;
   return new CancelledFailure(typeof reason === 'string' ? reason : 'Activity cancelled');
 }

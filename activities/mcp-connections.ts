@@ -66,7 +66,9 @@ export class McpConnections {
     for (const server of servers) {
       const seen = byName.get(server.name);
       if (seen && seen !== server && JSON.stringify(seen) !== JSON.stringify(server))
-        throw new Error(`Two different MCP servers are named "${server.name}"; a worker connects to servers by name: rename one.`);
+        throw new Error(
+          `Two different MCP servers are named "${server.name}"; a worker connects to servers by name: rename one.`,
+        );
       byName.set(server.name, server);
     }
     this.servers = byName;
@@ -83,7 +85,9 @@ export class McpConnections {
       listing = this.fetchListing(name);
       this.listings.set(name, listing);
       // A failed listing is not kept: the next run tries again.
-      void listing.then((l) => l.error !== undefined && this.listings.get(name) === listing && this.listings.delete(name));
+      void listing.then(
+        (l) => l.error !== undefined && this.listings.get(name) === listing && this.listings.delete(name),
+      );
     }
     return listing;
   }
@@ -113,7 +117,10 @@ export class McpConnections {
     }
     let result: Awaited<ReturnType<Client['callTool']>>;
     try {
-      result = await client.callTool({ name: ref.tool, arguments: isJsonObject(args) ? args : {} }, undefined, { timeout: server.timeoutMs, signal: context.signal });
+      result = await client.callTool({ name: ref.tool, arguments: isJsonObject(args) ? args : {} }, undefined, {
+        timeout: server.timeoutMs,
+        signal: context.signal,
+      });
     } catch (err) {
       if (context.signal.aborted) throw err;
       throw this.failure(server, ref, err, await loadMcpSdk());
@@ -133,13 +140,21 @@ export class McpConnections {
     const message = fromError(err).message;
     const code = err instanceof McpError ? err.code : undefined;
     if (code === ErrorCode.RequestTimeout)
-      return new ToolFailure('timeout', `${ref.tool} on the MCP server ${server.name} did not answer within ${server.timeoutMs} ms.`);
-    if (code === ErrorCode.InvalidParams) return ToolFailure.invalidArguments(`The MCP server ${server.name} refused the arguments of ${ref.tool}: ${message}`);
+      return new ToolFailure(
+        'timeout',
+        `${ref.tool} on the MCP server ${server.name} did not answer within ${server.timeoutMs} ms.`,
+      );
+    if (code === ErrorCode.InvalidParams)
+      return ToolFailure.invalidArguments(
+        `The MCP server ${server.name} refused the arguments of ${ref.tool}: ${message}`,
+      );
     if (code !== undefined && code !== ErrorCode.ConnectionClosed)
       return new ToolFailure('internal_error', `The MCP server ${server.name} failed ${ref.tool}: ${message}`);
     // The connection is gone (the server crashed or hung up): the next use starts it again.
     this.clients.delete(server.name);
-    return ToolFailure.unavailable(`The MCP server ${server.name} dropped the connection during ${ref.tool}: ${message}`);
+    return ToolFailure.unavailable(
+      `The MCP server ${server.name} dropped the connection during ${ref.tool}: ${message}`,
+    );
   }
 
   private connect(server: McpServer): Promise<Client> {
@@ -176,7 +191,10 @@ export class McpConnections {
       } while (cursor);
       return { server: name, tools };
     } catch (err) {
-      return { server: name, error: `The MCP server ${name} could not be listed: ${fromError(err).message}`.slice(0, 1_000) };
+      return {
+        server: name,
+        error: `The MCP server ${name} could not be listed: ${fromError(err).message}`.slice(0, 1_000),
+      };
     }
   }
 }
@@ -186,7 +204,13 @@ async function open(server: McpServer, onClose: () => void): Promise<Client> {
   const client = new Client({ name: 'cairn', version: '1' });
   const transport = server.url
     ? new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } })
-    : new StdioClientTransport({ command: server.command!, args: [...(server.args ?? [])], env: { ...getDefaultEnvironment(), ...server.env }, ...(server.cwd && { cwd: server.cwd }), stderr: 'ignore' });
+    : new StdioClientTransport({
+        command: server.command!,
+        args: [...(server.args ?? [])],
+        env: { ...getDefaultEnvironment(), ...server.env },
+        ...(server.cwd && { cwd: server.cwd }),
+        stderr: 'ignore',
+      });
   client.onclose = onClose;
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -198,12 +222,23 @@ async function open(server: McpServer, onClose: () => void): Promise<Client> {
 }
 
 /** A listed tool with a bounded description and schema: an oversize or too-deep schema takes any object. */
-function boundedInfo(tool: { name: string; description?: string; inputSchema: unknown; annotations?: Record<string, unknown> }): McpToolInfo {
+function boundedInfo(tool: {
+  name: string;
+  description?: string;
+  inputSchema: unknown;
+  annotations?: Record<string, unknown>;
+}): McpToolInfo {
   const json = toJsonValue(tool.inputSchema);
   const schema = json.ok && isJsonObject(json.value) ? json.value : {};
-  const fits = measureJson(schema, { maxDepth: MAX_SCHEMA_DEPTH }).stopped === undefined && utf8Bytes(JSON.stringify(schema)) <= MAX_SCHEMA_BYTES;
+  const fits =
+    measureJson(schema, { maxDepth: MAX_SCHEMA_DEPTH }).stopped === undefined &&
+    utf8Bytes(JSON.stringify(schema)) <= MAX_SCHEMA_BYTES;
   const a = tool.annotations ?? {};
-  const annotations = Object.fromEntries(['readOnlyHint', 'destructiveHint', 'idempotentHint'].filter((k) => typeof a[k] === 'boolean').map((k) => [k, a[k] as boolean]));
+  const annotations = Object.fromEntries(
+    ['readOnlyHint', 'destructiveHint', 'idempotentHint']
+      .filter((k) => typeof a[k] === 'boolean')
+      .map((k) => [k, a[k] as boolean]),
+  );
   return {
     name: String(tool.name).slice(0, 128),
     ...(typeof tool.description === 'string' && { description: tool.description.slice(0, MAX_DESCRIPTION_CHARS) }),
@@ -218,8 +253,13 @@ type CallResult = { content?: unknown; structuredContent?: unknown; isError?: un
 function outputOf(ref: McpToolRef, result: CallResult): unknown {
   const items = (Array.isArray(result.content) ? result.content : []).map(contentItem);
   if (result.isError === true) {
-    const text = items.map((i) => (typeof i.text === 'string' ? i.text : '')).join('\n').trim() || 'no details given';
-    if (/-32602|invalid arguments|input validation/i.test(text)) throw ToolFailure.invalidArguments(`${ref.tool} refused its arguments: ${text}`);
+    const text =
+      items
+        .map((i) => (typeof i.text === 'string' ? i.text : ''))
+        .join('\n')
+        .trim() || 'no details given';
+    if (/-32602|invalid arguments|input validation/i.test(text))
+      throw ToolFailure.invalidArguments(`${ref.tool} refused its arguments: ${text}`);
     throw new ToolFailure('semantic_error', `${ref.tool} reported an error: ${text}`);
   }
   if (isJsonObject(result.structuredContent as JsonValue)) return result.structuredContent;
@@ -234,7 +274,11 @@ function contentItem(item: unknown): JsonObject {
       return { type: 'text', text: String(i.text ?? '') };
     case 'image':
     case 'audio':
-      return { type: String(i.type), mimeType: String(i.mimeType ?? ''), note: `${String(i.data ?? '').length} characters of base64, not shown` };
+      return {
+        type: String(i.type),
+        mimeType: String(i.mimeType ?? ''),
+        note: `${String(i.data ?? '').length} characters of base64, not shown`,
+      };
     case 'resource': {
       const r = (i.resource ?? {}) as Record<string, unknown>;
       return { type: 'resource', uri: String(r.uri ?? ''), ...(typeof r.text === 'string' && { text: r.text }) };

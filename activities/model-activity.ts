@@ -56,7 +56,19 @@ export interface ModelActivityOptions {
   readonly tenantBudgets?: TenantBudgets;
 }
 
-export function createModelActivities({ client, resolve, tools, findSpec, limits, heartbeatMs, streaming, transcripts = new TranscriptReader(client), prices, flowControl, tenantBudgets }: ModelActivityOptions) {
+export function createModelActivities({
+  client,
+  resolve,
+  tools,
+  findSpec,
+  limits,
+  heartbeatMs,
+  streaming,
+  transcripts = new TranscriptReader(client),
+  prices,
+  flowControl,
+  tenantBudgets,
+}: ModelActivityOptions) {
   const transport = streaming === true ? durableTransport(client) : streaming || undefined;
   // The worker's own pace per provider prefix, learned from its refusals (learned-pace.ts).
   const paces = new Map<string, LearnedPace>();
@@ -71,7 +83,10 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
   const specs = new Map(tools.map((t) => [t.name, t.spec]));
   const specOf = async (name: string): Promise<ToolSpec> => {
     const spec = specs.get(name) ?? (await findSpec?.(name));
-    if (!spec) throw new ModelConfigError(`The run offers tool "${name}", which this worker does not have; deploy workers and workflows together.`);
+    if (!spec)
+      throw new ModelConfigError(
+        `The run offers tool "${name}", which this worker does not have; deploy workers and workflows together.`,
+      );
     return spec;
   };
   return {
@@ -79,15 +94,24 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       const request = ofRun(sent);
       // The RunActivity:callModel span when the worker traces (docs/tracing.md); no-ops otherwise.
       const span = trace.getActiveSpan();
-      span?.setAttributes({ 'cairn.model': request.model, 'cairn.tool_choice': typeof request.toolChoice === 'object' ? request.toolChoice.tool : request.toolChoice });
+      span?.setAttributes({
+        'cairn.model': request.model,
+        'cairn.tool_choice': typeof request.toolChoice === 'object' ? request.toolChoice.tool : request.toolChoice,
+      });
       const { model, tools } = await configured(request, () => resolve(request.model), specOf);
       const { cancellationSignal: signal, info } = Context.current();
       // The run's tenant has spent a window of its budget: the call is not sent, the planner ends the run (or asks a person).
-      const tenantAdmission: TenantAdmission | undefined = tenantBudgets && typeof sent.tenant === 'string' ? await tenantBudgets.admit(sent.tenant, allowanceOf(sent.tenantAllowance)) : undefined;
+      const tenantAdmission: TenantAdmission | undefined =
+        tenantBudgets && typeof sent.tenant === 'string'
+          ? await tenantBudgets.admit(sent.tenant, allowanceOf(sent.tenantAllowance))
+          : undefined;
       if (tenantAdmission && !tenantAdmission.go) {
         const spent: ModelOutcome = {
           status: 'error',
-          error: toolError('rate_limited', `The call to ${request.model} was not sent: ${spentText(tenantAdmission.spent)}.`),
+          error: toolError(
+            'rate_limited',
+            `The call to ${request.model} was not sent: ${spentText(tenantAdmission.spent)}.`,
+          ),
           failure: 'tenant_budget',
           tenantWindow: tenantAdmission.spent,
         };
@@ -101,7 +125,9 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       permits.returned(reservation, Date.now());
       const admit = async () => {
         // The fleet's limits pace a provider they cover; the worker's own pace is for the others (and for Redis down).
-        const paced = flowControl?.covers(request.model) ? ({ go: true } as const) : pace.admit(reservation, Date.now());
+        const paced = flowControl?.covers(request.model)
+          ? ({ go: true } as const)
+          : pace.admit(reservation, Date.now());
         const admission = paced.go ? flowControl && (await flowControl.admit(request.model, reservation)) : undefined;
         const heldMs = !paced.go ? paced.waitMs : admission && !admission.go ? admission.waitMs : undefined;
         return { paced, admission, heldMs };
@@ -127,10 +153,15 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
       }
       const { paced, admission, heldMs } = admitted;
       if (heldMs !== undefined) {
-        const why = !paced.go ? 'the provider refused this worker lately; paced' : `${(admission as { why: string }).why.replace('_', ' ')} limit`;
+        const why = !paced.go
+          ? 'the provider refused this worker lately; paced'
+          : `${(admission as { why: string }).why.replace('_', ' ')} limit`;
         const held: ModelOutcome = {
           status: 'error',
-          error: toolError('rate_limited', `Flow control held the call to ${request.model} back (${why}); next permit in ${heldMs} ms.`),
+          error: toolError(
+            'rate_limited',
+            `Flow control held the call to ${request.model} back (${why}); next permit in ${heldMs} ms.`,
+          ),
           // Back a little before the slot, the rest waited here (permit-wait.ts): a late timer does not leave the provider idle.
           retryAfterMs: permits.backIn(reservation, heldMs, Date.now()),
           failure: 'throttled',
@@ -139,22 +170,36 @@ export function createModelActivities({ client, resolve, tools, findSpec, limits
         return held;
       }
       let usage: CallUsage | undefined;
-      const live = transport?.open({ workflowId: request.workflowId, runId: request.runId, call: info.activityId, attempt: info.attempt });
+      const live = transport?.open({
+        workflowId: request.workflowId,
+        runId: request.runId,
+        call: info.activityId,
+        attempt: info.attempt,
+      });
       try {
         const outcome: unknown = await withHeartbeats(async () => {
           const messages = await (reading?.catch(() => transcripts.read(request)) ?? transcripts.read(request));
           const runKey = `${request.workflowId}/${request.firstExecutionRunId}`;
-          return model.generate({ messages, tools, toolChoice: request.toolChoice, signal, runKey, ...(live && { onDelta: (delta) => live.push(delta) }) });
+          return model.generate({
+            messages,
+            tools,
+            toolChoice: request.toolChoice,
+            signal,
+            runKey,
+            ...(live && { onDelta: (delta) => live.push(delta) }),
+          });
         }, heartbeatMs);
         // The deltas reach the stream before the reply does.
         await live?.close();
         const counted = priced(checkModelOutcome(outcome, limits), priceOf(prices, request.model));
         // Near the tenant's window: the reply says so, and the run answers in one wrap-up turn.
         const near = tenantAdmission?.go ? tenantAdmission.near : undefined;
-        const checked: ModelOutcome = counted.status === 'ok' && near ? { ...counted, tenantWindowNear: near } : counted;
+        const checked: ModelOutcome =
+          counted.status === 'ok' && near ? { ...counted, tenantWindowNear: near } : counted;
         if (checked.status === 'ok') usage = checked.response?.usage;
         if (checked.status === 'ok') pace.accepted(Date.now());
-        else if (checked.failure === 'rate_limited' || checked.failure === 'overloaded') pace.refused(Date.now(), checked.retryAfterMs);
+        else if (checked.failure === 'rate_limited' || checked.failure === 'overloaded')
+          pace.refused(Date.now(), checked.retryAfterMs);
         span?.setAttributes(modelSpanAttributes(checked));
         return checked;
       } catch (err) {
@@ -185,13 +230,22 @@ export interface ModelConfigDetails {
  * ApplicationFailure (type `ModelConfigError`) whose details name what is missing, so the workflow
  * can fail the run saying so (workflows/take-step.ts).
  */
-async function configured(request: ModelRequest, resolve: () => ModelClient, specOf: (name: string) => Promise<ToolSpec>): Promise<{ model: ModelClient; tools: ToolSpec[] }> {
+async function configured(
+  request: ModelRequest,
+  resolve: () => ModelClient,
+  specOf: (name: string) => Promise<ToolSpec>,
+): Promise<{ model: ModelClient; tools: ToolSpec[] }> {
   try {
     return { model: resolve(), tools: await Promise.all(request.toolNames.map(specOf)) };
   } catch (err) {
     if (!ModelConfigError.isInstance(err)) throw err;
     const details: ModelConfigDetails = { model: request.model, needs: [...err.needs] };
-    throw ApplicationFailure.create({ type: 'ModelConfigError', message: err.message, nonRetryable: true, details: [details] });
+    throw ApplicationFailure.create({
+      type: 'ModelConfigError',
+      message: err.message,
+      nonRetryable: true,
+      details: [details],
+    });
   }
 }
 
@@ -208,7 +262,10 @@ function ofRun(request: ModelRequest): RunModelRequest {
   const own = activityInfo().workflowExecution;
   const workflowId = request.workflowId ?? own?.workflowId;
   const runId = request.runId ?? own?.runId;
-  if (!workflowId || !runId) throw new ModelConfigError('callModel reads the transcript of the run that calls it: called outside a workflow, the request must name workflowId and runId.');
+  if (!workflowId || !runId)
+    throw new ModelConfigError(
+      'callModel reads the transcript of the run that calls it: called outside a workflow, the request must name workflowId and runId.',
+    );
   return { ...request, workflowId, runId, firstExecutionRunId: request.firstExecutionRunId ?? runId };
 }
 
@@ -216,7 +273,9 @@ function ofRun(request: ModelRequest): RunModelRequest {
 function priced(outcome: ModelOutcome, price: ModelPrice | undefined): ModelOutcome {
   if (outcome.status !== 'ok' || !outcome.response?.usage || !price) return outcome;
   const costUsd = costOf(price, outcome.response.usage);
-  return costUsd === undefined ? outcome : { status: 'ok', response: { ...outcome.response, usage: { ...outcome.response.usage, costUsd } } };
+  return costUsd === undefined
+    ? outcome
+    : { status: 'ok', response: { ...outcome.response, usage: { ...outcome.response.usage, costUsd } } };
 }
 
 /** What a model call came to, as span attributes. */

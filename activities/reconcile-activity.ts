@@ -19,7 +19,11 @@ export interface ReconcileActivities {
 }
 
 /** The reconcile activity for `tools` (and the worker's MCP tools, which never reconcile); `deps` as for `runTool`. */
-export function createReconcileActivities(tools: readonly AnyTool[], deps?: unknown, options: ToolActivityOptions = {}): ReconcileActivities {
+export function createReconcileActivities(
+  tools: readonly AnyTool[],
+  deps?: unknown,
+  options: ToolActivityOptions = {},
+): ReconcileActivities {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
     async reconcileTool({ name, toolCallId, args, idempotencyKey }: ReconcileToolInput): Promise<ReconcileReport> {
@@ -27,15 +31,31 @@ export function createReconcileActivities(tools: readonly AnyTool[], deps?: unkn
       if (!tool?.reconcile) return { toolCallId, unknown: `this worker has no reconcile for ${name}` };
       const started = Date.now();
       const info = activityInfo();
-      const context: ToolContext = { toolCallId, idempotencyKey, attempt: info.attempt, deps, ...attemptFence(), ...(options.payloadStore && { payloads: options.payloadStore }) };
-      const outcome: unknown = await withHeartbeats(() => tool.reconcile!({ idempotencyKey, args }, context), options.heartbeatMs);
-      if (!isOutcome(outcome)) return { toolCallId, unknown: `${name}'s reconcile answered neither { happened } nor { unknown }` };
+      const context: ToolContext = {
+        toolCallId,
+        idempotencyKey,
+        attempt: info.attempt,
+        deps,
+        ...attemptFence(),
+        ...(options.payloadStore && { payloads: options.payloadStore }),
+      };
+      const outcome: unknown = await withHeartbeats(
+        () => tool.reconcile!({ idempotencyKey, args }, context),
+        options.heartbeatMs,
+      );
+      if (!isOutcome(outcome))
+        return { toolCallId, unknown: `${name}'s reconcile answered neither { happened } nor { unknown }` };
       if ('unknown' in outcome) return { toolCallId, unknown: String(outcome.unknown) };
       if (!outcome.happened) return { toolCallId, happened: false };
       const telemetry = (): ToolTelemetry => ({ durationMs: Date.now() - started, attempt: info.attempt });
-      const failed: Failed = (error, hint, partialResult) => errorResult({ name, toolCallId }, error, hint, { partialResult, telemetry: telemetry() });
+      const failed: Failed = (error, hint, partialResult) =>
+        errorResult({ name, toolCallId }, error, hint, { partialResult, telemetry: telemetry() });
       const result = await runGuarded(tool, args, context, failed, telemetry, () => outcome.result);
-      return { toolCallId, happened: true, result: boundToolResult(result, resultLimit(tool.maxResultBytes, options.maxResultBytes)) };
+      return {
+        toolCallId,
+        happened: true,
+        result: boundToolResult(result, resultLimit(tool.maxResultBytes, options.maxResultBytes)),
+      };
     },
   };
 }

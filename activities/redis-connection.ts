@@ -42,7 +42,9 @@ export interface RedisConnection<C extends OwnedRedisClient> {
 
 export const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 };
 
@@ -67,7 +69,10 @@ export function redisConnection<C extends OwnedRedisClient>(options: RedisConnec
       const client = redis.createClient({
         url,
         disableOfflineQueue: true,
-        socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
+        socket: {
+          connectTimeout: timeoutMs,
+          reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000),
+        },
       }) as C;
       client.on('error', (err) => fell(err instanceof Error ? err.message : String(err)));
       client.on('ready', () => {

@@ -32,20 +32,33 @@ const big = defineTool({
     return as === 'text' ? 't'.repeat(bytes) : { orders: orders(Math.ceil(bytes / 220)), page: 1 };
   },
 });
-const small = defineTool({ name: 'small', description: 'Small limit.', input: z.object({}), maxResultBytes: 8_192, execute: () => ({ text: 'x'.repeat(20_000) }) });
+const small = defineTool({
+  name: 'small',
+  description: 'Small limit.',
+  input: z.object({}),
+  maxResultBytes: 8_192,
+  execute: () => ({ text: 'x'.repeat(20_000) }),
+});
 const loud = defineTool({
   name: 'loud',
   description: 'Fails with huge text.',
   input: z.object({}),
   execute: () => {
-    throw new ToolFailure('partial_data', 'M'.repeat(5 * MB), { partialResult: { rows: orders(20_000) }, hint: { message: 'H'.repeat(MB), nextInput: { page: 2, junk: 'j'.repeat(MB) } } });
+    throw new ToolFailure('partial_data', 'M'.repeat(5 * MB), {
+      partialResult: { rows: orders(20_000) },
+      hint: { message: 'H'.repeat(MB), nextInput: { page: 2, junk: 'j'.repeat(MB) } },
+    });
   },
 });
 let started = 0;
 const slow = defineTool({
   name: 'slow',
   description: 'Takes its time; honours the signal or not.',
-  input: z.object({ ms: z.number(), honour: z.boolean().default(false), throwAs: z.enum(['abort', 'type']).default('abort') }),
+  input: z.object({
+    ms: z.number(),
+    honour: z.boolean().default(false),
+    throwAs: z.enum(['abort', 'type']).default('abort'),
+  }),
   execute: ({ ms, honour, throwAs }, { signal }: ToolContext) =>
     new Promise<{ done: boolean }>((resolve, reject) => {
       started++;
@@ -53,7 +66,11 @@ const slow = defineTool({
       if (honour) {
         signal.addEventListener('abort', () => {
           clearTimeout(timer);
-          reject(throwAs === 'abort' ? Object.assign(new Error('aborted'), { name: 'AbortError' }) : new TypeError('socket closed'));
+          reject(
+            throwAs === 'abort'
+              ? Object.assign(new Error('aborted'), { name: 'AbortError' })
+              : new TypeError('socket closed'),
+          );
         });
       }
     }),
@@ -68,23 +85,43 @@ const shadowed = defineTool({
 });
 const TOOLS = [big, small, loud, slow, shadowed, readResult];
 const logger = new DefaultLogger('ERROR');
-const env = () => new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-7', runId: 'r' }, activityId: 'a' }, { logger });
-const input = (name: string, args: RunToolInput['args'], extra: Partial<RunToolInput> = {}): RunToolInput => ({ name, toolCallId: '2.1', args, ...extra });
+const env = () =>
+  new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-7', runId: 'r' }, activityId: 'a' }, { logger });
+const input = (name: string, args: RunToolInput['args'], extra: Partial<RunToolInput> = {}): RunToolInput => ({
+  name,
+  toolCallId: '2.1',
+  args,
+  ...extra,
+});
 type Run = (input: RunToolInput) => Promise<ToolResult>;
-const run = (fn: Run, runInput: RunToolInput, environment = env()): Promise<ToolResult> => environment.run(fn, runInput);
+const run = (fn: Run, runInput: RunToolInput, environment = env()): Promise<ToolResult> =>
+  environment.run(fn, runInput);
 
 describe('tool result size', () => {
   const { runTool } = createToolActivities(TOOLS);
 
-  it.each([3, 10])('a %i MB output keeps what fits as partial_data, under the default limit, saying what was cut', async (mb) => {
-    const result = await run(runTool, input('big', { bytes: mb * MB }));
-    expect(result).toMatchObject({ status: 'error', error: { code: 'partial_data' }, retryHint: { reason: 'partial_data' } });
-    expect(jsonSize(result)).toBeLessThanOrEqual(DEFAULT_MAX_RESULT_BYTES);
-    const failure = result as Extract<ToolResult, { status: 'error' }>;
-    expect(failure.error.message).toMatch(new RegExp(`^big returned \\d+ bytes of JSON, over its limit of ${DEFAULT_MAX_RESULT_BYTES}; only the start is kept \\(the result keeps 1 of 2 keys; \`orders\` keeps \\d+ of \\d+ items\\)\\.$`));
-    expect(failure.retryHint!.message).toBe('Use the part kept, or call big again asking for less (a narrower query, a smaller page).');
-    expect((failure.partialResult as { orders: unknown[] }).orders.length).toBeGreaterThan(1_000);
-  });
+  it.each([3, 10])(
+    'a %i MB output keeps what fits as partial_data, under the default limit, saying what was cut',
+    async (mb) => {
+      const result = await run(runTool, input('big', { bytes: mb * MB }));
+      expect(result).toMatchObject({
+        status: 'error',
+        error: { code: 'partial_data' },
+        retryHint: { reason: 'partial_data' },
+      });
+      expect(jsonSize(result)).toBeLessThanOrEqual(DEFAULT_MAX_RESULT_BYTES);
+      const failure = result as Extract<ToolResult, { status: 'error' }>;
+      expect(failure.error.message).toMatch(
+        new RegExp(
+          `^big returned \\d+ bytes of JSON, over its limit of ${DEFAULT_MAX_RESULT_BYTES}; only the start is kept \\(the result keeps 1 of 2 keys; \`orders\` keeps \\d+ of \\d+ items\\)\\.$`,
+        ),
+      );
+      expect(failure.retryHint!.message).toBe(
+        'Use the part kept, or call big again asking for less (a narrower query, a smaller page).',
+      );
+      expect((failure.partialResult as { orders: unknown[] }).orders.length).toBeGreaterThan(1_000);
+    },
+  );
 
   it('a tool limit wins over the worker limit; no limit goes above the hard maximum', async () => {
     const result = await run(runTool, input('small', {}));
@@ -144,10 +181,15 @@ describe('offloading to a PayloadStore', () => {
     dirs.push(directory);
     const { runTool } = createToolActivities(TOOLS, undefined, { payloadStore: new FilePayloadStore({ directory }) });
     for (const ref of ['00000000-0000-0000-0000-000000000000', '../../etc/passwd']) {
-      expect(await run(runTool, input('read_result', { ref, offset: 0, length: 10 }))).toMatchObject({ status: 'error', error: { code: 'invalid_arguments' } });
+      expect(await run(runTool, input('read_result', { ref, offset: 0, length: 10 }))).toMatchObject({
+        status: 'error',
+        error: { code: 'invalid_arguments' },
+      });
     }
     const { runTool: storeless } = createToolActivities(TOOLS);
-    expect(await run(storeless, input('read_result', { ref: 'x', offset: 0, length: 10 }))).toMatchObject({ error: { code: 'tool_unavailable' } });
+    expect(await run(storeless, input('read_result', { ref: 'x', offset: 0, length: 10 }))).toMatchObject({
+      error: { code: 'tool_unavailable' },
+    });
   });
 
   it('prunes old files', async () => {
@@ -191,7 +233,10 @@ describe('heartbeats and cancellation', () => {
     const running = run(runTool, input('slow', { ms: 30_000, ...how }), environment);
     while (started === before) await new Promise((r) => setTimeout(r, 5));
     environment.cancel('CANCELLED');
-    const error = await running.then(() => undefined, (err: unknown) => err as Error);
+    const error = await running.then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
     expect(error).toMatchObject({ name: 'CancelledFailure' });
   });
 });
@@ -200,6 +245,10 @@ describe('shadow records', () => {
   it('travel in the result; the result passes on', async () => {
     const { runTool } = createToolActivities(TOOLS);
     const result = await run(runTool, input('shadowed', {}));
-    expect(result).toMatchObject({ status: 'ok', result: { status: 'shipping' }, shadow: [{ guard: 'output', code: 'output_schema_violation', rule: 'invalid_value', path: 'status', count: 1 }] });
+    expect(result).toMatchObject({
+      status: 'ok',
+      result: { status: 'shipping' },
+      shadow: [{ guard: 'output', code: 'output_schema_violation', rule: 'invalid_value', path: 'status', count: 1 }],
+    });
   });
 });

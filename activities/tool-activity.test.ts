@@ -20,13 +20,20 @@ const echo = defineTool({
   execute: ({ text }, context: ToolContext<{ db: string }>) => {
     contexts.push(context);
     if (text === 'throttle') throw ToolFailure.rateLimited('Too many requests', 1_500);
-    if (text === 'page') throw ToolFailure.partialData({ echoed: 'pa' }, { message: 'Only half came back.', nextInput: { offset: 2 } });
-    if (text === 'unusable') throw ToolFailure.invalidArguments('That text is reserved.', { message: 'Pick another text.', nextInput: undefined });
+    if (text === 'page')
+      throw ToolFailure.partialData({ echoed: 'pa' }, { message: 'Only half came back.', nextInput: { offset: 2 } });
+    if (text === 'unusable')
+      throw ToolFailure.invalidArguments('That text is reserved.', {
+        message: 'Pick another text.',
+        nextInput: undefined,
+      });
     if (text === 'crash') throw new TypeError('Cannot read properties of undefined');
     if (text === 'string crash') throw 'plain string';
     if (text === 'typed') throw ApplicationFailure.nonRetryable('do not retry', 'CustomType');
-    if (text === 'typed code') throw ApplicationFailure.create({ message: 'no such record', type: 'semantic_error', details: [{ id: 7 }] });
-    if (text === 'typed retryable code') throw ApplicationFailure.create({ message: 'try later', type: 'rate_limited' });
+    if (text === 'typed code')
+      throw ApplicationFailure.create({ message: 'no such record', type: 'semantic_error', details: [{ id: 7 }] });
+    if (text === 'typed retryable code')
+      throw ApplicationFailure.create({ message: 'try later', type: 'rate_limited' });
     if (text === 'truncated') return '{"echoed": "tru';
     return { echoed: text };
   },
@@ -37,7 +44,9 @@ const judged = defineTool({
   input: z.object({ isbn: z.string() }),
   postHook: [
     validator('isbn_13', (book: { isbn: string }) =>
-      book.isbn.length === 13 ? Result.success() : Result.failure(`An ISBN must be 13 digits; only ${book.isbn.length} are present.`),
+      book.isbn.length === 13
+        ? Result.success()
+        : Result.failure(`An ISBN must be 13 digits; only ${book.isbn.length} are present.`),
     ),
     validator('explode', (book: { isbn: string }) => {
       if (book.isbn === '0000000000000') throw new RangeError('checksum table missing');
@@ -49,16 +58,31 @@ const judged = defineTool({
 
 const { runTool } = createToolActivities([echo, judged], { db: 'primary' });
 // The worker logs every failed attempt; the expected crashes below need not fill the test output.
-const env = new MockActivityEnvironment({ attempt: 2, workflowExecution: { workflowId: 'wf-42', runId: 'run-1' } }, { logger: new DefaultLogger('ERROR') });
-const run = (name: string, args: RunToolInput['args'], toolCallId = '4.1'): Promise<ToolResult> => env.run(runTool, { name, toolCallId, args });
+const env = new MockActivityEnvironment(
+  { attempt: 2, workflowExecution: { workflowId: 'wf-42', runId: 'run-1' } },
+  { logger: new DefaultLogger('ERROR') },
+);
+const run = (name: string, args: RunToolInput['args'], toolCallId = '4.1'): Promise<ToolResult> =>
+  env.run(runTool, { name, toolCallId, args });
 
 describe('runTool', () => {
   it('returns ok with the guarded result, and hands the tool its context', async () => {
     const result = await run('echo', { text: 'hi' });
-    expect(result).toMatchObject({ status: 'ok', name: 'echo', toolCallId: '4.1', result: { echoed: 'hi' }, telemetry: { attempt: 2 } });
+    expect(result).toMatchObject({
+      status: 'ok',
+      name: 'echo',
+      toolCallId: '4.1',
+      result: { echoed: 'hi' },
+      telemetry: { attempt: 2 },
+    });
     expect(result.telemetry.durationMs).toBeGreaterThanOrEqual(0);
     const context = contexts.at(-1)!;
-    expect(context).toMatchObject({ toolCallId: '4.1', idempotencyKey: 'wf-42/4.1', attempt: 2, deps: { db: 'primary' } });
+    expect(context).toMatchObject({
+      toolCallId: '4.1',
+      idempotencyKey: 'wf-42/4.1',
+      attempt: 2,
+      deps: { db: 'primary' },
+    });
     expect(context.signal).toBeInstanceOf(AbortSignal);
   });
 
@@ -79,7 +103,13 @@ describe('runTool', () => {
     const result = await run('echo', { text: 'unusable' });
     expect(result).toMatchObject({
       error: { code: 'invalid_arguments' },
-      retryHint: { reason: 'invalid_arguments', tool: 'echo', restrictToTool: true, exampleInput: { text: 'hello' }, message: 'Pick another text.' },
+      retryHint: {
+        reason: 'invalid_arguments',
+        tool: 'echo',
+        restrictToTool: true,
+        exampleInput: { text: 'hello' },
+        message: 'Pick another text.',
+      },
     });
     expect(result.status === 'error' && result.retryHint).not.toHaveProperty('nextInput');
   });
@@ -95,31 +125,54 @@ describe('runTool', () => {
     expect(app.nonRetryable).toBe(false);
     expect(app.message).toBe('Cannot read properties of undefined');
     expect(app.cause).toBeInstanceOf(TypeError);
-    await expect(run('echo', { text: 'string crash' })).rejects.toMatchObject({ type: 'internal_error', message: 'plain string' });
+    await expect(run('echo', { text: 'string crash' })).rejects.toMatchObject({
+      type: 'internal_error',
+      message: 'plain string',
+    });
   });
 
   it('lets an ApplicationFailure the tool typed itself through unchanged', async () => {
     await expect(run('echo', { text: 'typed' })).rejects.toMatchObject({ type: 'CustomType', nonRetryable: true });
-    await expect(run('echo', { text: 'typed retryable code' })).rejects.toMatchObject({ type: 'rate_limited', nonRetryable: false });
+    await expect(run('echo', { text: 'typed retryable code' })).rejects.toMatchObject({
+      type: 'rate_limited',
+      nonRetryable: false,
+    });
   });
 
   // The tool activity's retry policy lists no types (history economy): the activity says it.
   it('marks an ApplicationFailure typed with a Cairn code no retry can fix as non-retryable, keeping its message and details', async () => {
-    await expect(run('echo', { text: 'typed code' })).rejects.toMatchObject({ type: 'semantic_error', nonRetryable: true, message: 'no such record', details: [{ id: 7 }] });
+    await expect(run('echo', { text: 'typed code' })).rejects.toMatchObject({
+      type: 'semantic_error',
+      nonRetryable: true,
+      message: 'no such record',
+      details: [{ id: 7 }],
+    });
   });
 
   it('guards the output: truncated JSON is output_not_json, not a crash', async () => {
-    expect(await run('echo', { text: 'truncated' })).toMatchObject({ status: 'error', error: { code: 'output_not_json' }, retryHint: { reason: 'malformed_response' } });
+    expect(await run('echo', { text: 'truncated' })).toMatchObject({
+      status: 'error',
+      error: { code: 'output_not_json' },
+      retryHint: { reason: 'malformed_response' },
+    });
   });
 
   it('runs post-hooks: a refusal is validator_failed with name and feedback', async () => {
     const result = await run('judged', { isbn: '0441013597' });
-    expect(result).toMatchObject({ status: 'validator_failed', validator: 'isbn_13', feedback: 'An ISBN must be 13 digits; only 10 are present.', name: 'judged' });
+    expect(result).toMatchObject({
+      status: 'validator_failed',
+      validator: 'isbn_13',
+      feedback: 'An ISBN must be 13 digits; only 10 are present.',
+      name: 'judged',
+    });
     expect(result).not.toHaveProperty('result');
   });
 
   it('runs post-hooks: a non-Result return becomes the result', async () => {
-    expect(await run('judged', { isbn: '9780441013593' })).toMatchObject({ status: 'ok', result: { isbn: '9780441013593', checked: true } });
+    expect(await run('judged', { isbn: '9780441013593' })).toMatchObject({
+      status: 'ok',
+      result: { isbn: '9780441013593', checked: true },
+    });
   });
 
   it('runs post-hooks: a throw is post_hook_error', async () => {
@@ -131,7 +184,11 @@ describe('runTool', () => {
   });
 
   it('answers an unknown tool with unknown_tool', async () => {
-    expect(await run('nope', {})).toMatchObject({ status: 'error', error: { code: 'unknown_tool' }, retryHint: { availableTools: ['echo', 'judged'] } });
+    expect(await run('nope', {})).toMatchObject({
+      status: 'error',
+      error: { code: 'unknown_tool' },
+      retryHint: { availableTools: ['echo', 'judged'] },
+    });
   });
 
   it('returns results that survive JSON (the activity boundary)', async () => {

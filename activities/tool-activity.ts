@@ -15,7 +15,13 @@ import { isJsonObject, type JsonValue } from '../shared/json/json.js';
 import type { PayloadStore } from '../shared/tools/payload-store.js';
 import type { RetryHint } from '../shared/failures/retry-hint.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
-import { errorResult, failureCode, failureReason, type ToolResult, type ToolTelemetry } from '../shared/tools/tool-result.js';
+import {
+  errorResult,
+  failureCode,
+  failureReason,
+  type ToolResult,
+  type ToolTelemetry,
+} from '../shared/tools/tool-result.js';
 import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
 import { NON_RETRYABLE_FAILURE_TYPES, failureType } from '../shared/failures/failure-type.js';
 import { guardOutput } from '../shared/guards/output-guard.js';
@@ -47,7 +53,11 @@ export interface ToolActivityOptions {
 }
 
 /** The tool activity for `tools`; `deps` reaches each `execute` as `context.deps`. */
-export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, options: ToolActivityOptions = {}): ToolActivities {
+export function createToolActivities(
+  tools: readonly AnyTool[],
+  deps?: unknown,
+  options: ToolActivityOptions = {},
+): ToolActivities {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const store = options.payloadStore;
   const untraced: ToolActivities = {
@@ -69,7 +79,8 @@ export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, 
         toolCallId,
         // The workflow's key when it sent one; else the key runs in flight were started with.
         // Outside a workflow (a standalone activity) the activity id stands in for the workflow id.
-        idempotencyKey: typeof idempotencyKey === 'string' && idempotencyKey !== '' ? idempotencyKey : `${workflowId}/${toolCallId}`,
+        idempotencyKey:
+          typeof idempotencyKey === 'string' && idempotencyKey !== '' ? idempotencyKey : `${workflowId}/${toolCallId}`,
         attempt: info.attempt,
         deps,
         ...attemptFence(),
@@ -79,7 +90,10 @@ export function createToolActivities(tools: readonly AnyTool[], deps?: unknown, 
       try {
         // A `once` tool's effect runs only while this attempt is still the server's current one:
         // a worker that wakes after its attempt timed out (and the call was taken over) stops here.
-        const fenced = tool.sideEffects === 'once' ? () => context.confirmAttempt().then(() => runGuarded(tool, args, context, failed, telemetry)) : () => runGuarded(tool, args, context, failed, telemetry);
+        const fenced =
+          tool.sideEffects === 'once'
+            ? () => context.confirmAttempt().then(() => runGuarded(tool, args, context, failed, telemetry))
+            : () => runGuarded(tool, args, context, failed, telemetry);
         result = await withHeartbeats(fenced, options.heartbeatMs);
       } catch (err) {
         throw asActivityFailure(err, context.signal);
@@ -137,7 +151,11 @@ export async function runGuarded(
     if (!ToolFailure.isInstance(err)) throw err;
     const partial = err.partialResult === undefined ? undefined : toJsonValue(err.partialResult);
     const cause = err.cause === undefined ? undefined : fromError(err.cause);
-    return failed(toolError(err.code, err.message, cause), failureHint(err, tool, args), partial?.ok ? partial.value : undefined);
+    return failed(
+      toolError(err.code, err.message, cause),
+      failureHint(err, tool, args),
+      partial?.ok ? partial.value : undefined,
+    );
   }
   const guarded = guardOutput(tool, output, args);
   const shadow = guarded.shadow === undefined ? {} : { shadow: guarded.shadow };
@@ -149,12 +167,19 @@ export async function runGuarded(
 }
 
 /** Writes the whole result to the store; a store that fails leaves the result cut, not lost. */
-async function offload(store: PayloadStore, value: JsonValue, info: { workflowId: string; toolCallId: string; tool: string }): Promise<StoredResult | undefined> {
+async function offload(
+  store: PayloadStore,
+  value: JsonValue,
+  info: { workflowId: string; toolCallId: string; tool: string },
+): Promise<StoredResult | undefined> {
   try {
     const text = JSON.stringify(value);
     return { ref: await store.put(text, info), chars: text.length };
   } catch (err) {
-    Context.current().log.warn('Could not offload an oversize tool result; keeping what fits', { tool: info.tool, error: fromError(err).message });
+    Context.current().log.warn('Could not offload an oversize tool result; keeping what fits', {
+      tool: info.tool,
+      error: fromError(err).message,
+    });
     return undefined;
   }
 }
@@ -164,7 +189,8 @@ function failureHint(failure: ToolFailure, tool: AnyTool, args: JsonValue): Part
   const own = toJsonValue(failure.hint ?? {});
   const fields = own.ok && isJsonObject(own.value) ? own.value : {};
   const repair: ToolErrorCode[] = ['invalid_arguments', 'missing_fields', 'semantic_error'];
-  const example = repair.includes(failure.code) && tool.examples?.[0] !== undefined ? toJsonValue(tool.examples[0]) : undefined;
+  const example =
+    repair.includes(failure.code) && tool.examples?.[0] !== undefined ? toJsonValue(tool.examples[0]) : undefined;
   return {
     message: failure.message,
     priorInput: args,
@@ -197,7 +223,15 @@ function asActivityFailure(err: unknown, signal: AbortSignal): unknown {
 
 function nonRetryableWhenCairnSaysSo(failure: ApplicationFailure): ApplicationFailure {
   if (failure.nonRetryable || !failure.type || !NON_RETRYABLE_FAILURE_TYPES.includes(failure.type)) return failure;
-  const copy = new ApplicationFailure(failure.message, failure.type, true, failure.details, failure.cause, failure.nextRetryDelay, failure.category);
+  const copy = new ApplicationFailure(
+    failure.message,
+    failure.type,
+    true,
+    failure.details,
+    failure.cause,
+    failure.nextRetryDelay,
+    failure.category,
+  );
   copy.stack = failure.stack;
   return copy;
 }

@@ -46,13 +46,21 @@ export class TranscriptReader {
     const key = `${request.workflowId}/${request.runId}`;
     const epoch = request.transcriptEpoch ?? 0;
     let cached = this.#take(key);
-    if (!cached || cached.epoch !== epoch || cached.messages.length > request.transcriptLength) cached = { epoch, messages: [], chars: 0 };
+    if (!cached || cached.epoch !== epoch || cached.messages.length > request.transcriptLength)
+      cached = { epoch, messages: [], chars: 0 };
     const handle = this.client.workflow.getHandle(request.workflowId, request.runId);
     while (cached.messages.length < request.transcriptLength) {
-      const slice: TranscriptSlice = { from: cached.messages.length, length: request.transcriptLength, maxChars: PAGE_CHARS };
+      const slice: TranscriptSlice = {
+        from: cached.messages.length,
+        length: request.transcriptLength,
+        maxChars: PAGE_CHARS,
+      };
       this.queries++;
       const page = await handle.query<TranscriptMessage[], [TranscriptSlice]>(TRANSCRIPT_QUERY, slice);
-      if (page.length === 0) throw new Error(`The transcript of ${key} has fewer than ${request.transcriptLength} messages (epoch ${epoch}).`);
+      if (page.length === 0)
+        throw new Error(
+          `The transcript of ${key} has fewer than ${request.transcriptLength} messages (epoch ${epoch}).`,
+        );
       cached.messages.push(...page);
       cached.chars += page.reduce((sum, m) => sum + JSON.stringify(m).length, 0);
     }
@@ -65,7 +73,12 @@ export class TranscriptReader {
    * index: kept when they continue what is kept of that run at that epoch (or start it), so its
    * next model turn reads them without a Query. Anything else is ignored: the Query reads it then.
    */
-  offer(run: { readonly workflowId: string; readonly runId: string }, epoch: number, from: number, messages: readonly TranscriptMessage[]): void {
+  offer(
+    run: { readonly workflowId: string; readonly runId: string },
+    epoch: number,
+    from: number,
+    messages: readonly TranscriptMessage[],
+  ): void {
     const key = `${run.workflowId}/${run.runId}`;
     let cached = this.#take(key);
     if (from === 0) cached = { epoch, messages: [], chars: 0 };

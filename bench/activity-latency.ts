@@ -12,7 +12,12 @@ import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
 import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
 import { startBenchEnv, runAlone, type BenchEnv, type BenchWorker } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';
-import { TIMER_MS, type ActivityLatencyInput, type ActivityLatencyResult, type LatencyKind } from './latency-workflow.js';
+import {
+  TIMER_MS,
+  type ActivityLatencyInput,
+  type ActivityLatencyResult,
+  type LatencyKind,
+} from './latency-workflow.js';
 import { figure, median, table } from './report.js';
 
 /** Activities per run (agentRun: tool turns, so 2 × CALLS + 1 activities). */
@@ -34,8 +39,17 @@ interface Measure {
   run(env: BenchWorker, client: BenchEnv['client']): Promise<number>;
 }
 
-async function latencyRun(env: BenchWorker, kind: LatencyKind, calls: number, untimed = 0): Promise<{ ms: number; workflowMs: number }> {
-  const { ms, result } = await env.execute<ActivityLatencyResult>('activityLatency', null, (): ActivityLatencyInput => ({ kind, calls, untimed }));
+async function latencyRun(
+  env: BenchWorker,
+  kind: LatencyKind,
+  calls: number,
+  untimed = 0,
+): Promise<{ ms: number; workflowMs: number }> {
+  const { ms, result } = await env.execute<ActivityLatencyResult>(
+    'activityLatency',
+    null,
+    (): ActivityLatencyInput => ({ kind, calls, untimed }),
+  );
   if (result.calls !== calls) throw new Error(`${kind}: ${result.calls} of ${calls} calls succeeded`);
   return { ms, workflowMs: result.ms };
 }
@@ -65,9 +79,12 @@ const AGENT_RUN: Measure = {
   async run(env, client) {
     const input = (model: string): AgentRunInput => ({ agent: benchAgent.name, prompt: BENCH_PROMPT, model });
     const { workflowId, result } = await env.execute<AgentRunResult>('agentRun', toolTurnsScript(CALLS), input);
-    if (result.reason !== null || result.toolCalls !== CALLS) throw new Error(`agentRun did not make ${CALLS} tool calls: ${JSON.stringify(result)}`);
+    if (result.reason !== null || result.toolCalls !== CALLS)
+      throw new Error(`agentRun did not make ${CALLS} tool calls: ${JSON.stringify(result)}`);
     const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-    const started = events.filter((e) => Number(e.eventType) === WORKFLOW_TASK_STARTED).map((e) => eventMs(e.eventTime));
+    const started = events
+      .filter((e) => Number(e.eventType) === WORKFLOW_TASK_STARTED)
+      .map((e) => eventMs(e.eventTime));
     const activities = events.filter((e) => Number(e.eventType) === ACTIVITY_TASK_SCHEDULED).length;
     return (Math.max(...started) - Math.min(...started)) / activities;
   },
@@ -90,7 +107,12 @@ export interface LatencyRow {
   readonly ms: number;
 }
 
-async function measure(env: BenchEnv, server: string, measures: readonly Measure[], iterations: number): Promise<LatencyRow[]> {
+async function measure(
+  env: BenchEnv,
+  server: string,
+  measures: readonly Measure[],
+  iterations: number,
+): Promise<LatencyRow[]> {
   const samples = measures.map(() => [] as number[]);
   // Interleaved, so a slow spell of a shared machine hits every kind alike.
   for (let i = 0; i < WARMUPS + iterations; i++)
@@ -123,7 +145,13 @@ export function activityLatencyReport(rows: readonly LatencyRow[]): string {
   const header = ['dynamic config', 'round trip', 'ms', '× bare', 'default / Cairn'];
   const lines = rows.map((r) => {
     const fast = r.server === 'Temporal default' ? cairn(r.what) : undefined;
-    return [r.server, r.what, figure(r.ms), `${(r.ms / bare(r.server)).toFixed(2)}×`, fast ? `${(r.ms / fast).toFixed(1)}×` : ''];
+    return [
+      r.server,
+      r.what,
+      figure(r.ms),
+      `${(r.ms / bare(r.server)).toFixed(2)}×`,
+      fast ? `${(r.ms / fast).toFixed(1)}×` : '',
+    ];
   });
   return [
     `Activity latency (issue #12): ${CALLS} activities one after the other per run after ${UNTIMED} untimed ones, ms per round trip in workflow time; median of ${ITERATIONS} runs after ${WARMUPS} warm-up (${DEFAULT_SERVER_ITERATIONS} on the default server).`,
@@ -133,4 +161,6 @@ export function activityLatencyReport(rows: readonly LatencyRow[]): string {
   ].join('\n');
 }
 
-await runAlone(import.meta.url, async (env) => activityLatencyReport([...(await measureActivityLatency(env)), ...(await measureDefaultServerLatency())]));
+await runAlone(import.meta.url, async (env) =>
+  activityLatencyReport([...(await measureActivityLatency(env)), ...(await measureDefaultServerLatency())]),
+);

@@ -47,9 +47,19 @@ export interface BenchWorker {
    * (or is a model client of its own) whose spec (`scripted:<name>`) `input` receives; null for a
    * workflow with no model turns.
    */
-  run<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>>;
+  run<T>(
+    workflowType: string,
+    script: Script | ModelClient | null,
+    input: (model: string) => unknown,
+    options?: RunOptions,
+  ): Promise<BenchRun<T>>;
   /** The same without the history figures (no history fetched): for many runs at once. */
-  execute<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<Pick<BenchRun<T>, 'workflowId' | 'firstRunId' | 'ms' | 'result'>>;
+  execute<T>(
+    workflowType: string,
+    script: Script | ModelClient | null,
+    input: (model: string) => unknown,
+    options?: RunOptions,
+  ): Promise<Pick<BenchRun<T>, 'workflowId' | 'firstRunId' | 'ms' | 'result'>>;
 }
 
 export interface BenchEnv extends BenchWorker {
@@ -99,14 +109,27 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
       worker: tuning,
     });
     const running = worker.run();
-    const execute = async <T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options: RunOptions = {}) => {
+    const execute = async <T>(
+      workflowType: string,
+      script: Script | ModelClient | null,
+      input: (model: string) => unknown,
+      options: RunOptions = {},
+    ) => {
       const name = `bench-${randomUUID().slice(0, 8)}`;
       // No copies of requests: a long run's transcripts would add up.
-      if (script) scripts[name] = Array.isArray(script) ? new ScriptedModel(name, script, { record: false }) : (script as ModelClient);
+      if (script)
+        scripts[name] = Array.isArray(script)
+          ? new ScriptedModel(name, script, { record: false })
+          : (script as ModelClient);
       const workflowId = `${workflowType}-${name}`;
       try {
         const started = performance.now();
-        const handle = await client.workflow.start(workflowType, { taskQueue, workflowId, args: [input(`scripted:${name}`)], workflowExecutionTimeout: options.timeoutMs ?? 600_000 });
+        const handle = await client.workflow.start(workflowType, {
+          taskQueue,
+          workflowId,
+          args: [input(`scripted:${name}`)],
+          workflowExecutionTimeout: options.timeoutMs ?? 600_000,
+        });
         options.started?.(workflowId);
         const result = (await handle.result()) as T;
         return { workflowId, ms: performance.now() - started, result, firstRunId: handle.firstExecutionRunId };
@@ -115,11 +138,21 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
       }
     };
     return {
-      async run<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions): Promise<BenchRun<T>> {
+      async run<T>(
+        workflowType: string,
+        script: Script | ModelClient | null,
+        input: (model: string) => unknown,
+        options?: RunOptions,
+      ): Promise<BenchRun<T>> {
         const run = await execute<T>(workflowType, script, input, options);
         return { ...run, ...(await historyStats(client, run.workflowId, run.firstRunId)) };
       },
-      async execute<T>(workflowType: string, script: Script | ModelClient | null, input: (model: string) => unknown, options?: RunOptions) {
+      async execute<T>(
+        workflowType: string,
+        script: Script | ModelClient | null,
+        input: (model: string) => unknown,
+        options?: RunOptions,
+      ) {
         return execute<T>(workflowType, script, input, options);
       },
       async close() {

@@ -8,6 +8,11 @@ import { fetchRecord, recordId } from './bench-agent.js';
 
 export function toolTurnsScript(turns: number, callsPerTurn = 1): Script {
   const turn = (t: number) =>
-    scriptStep.calls(Array.from({ length: callsPerTurn }, (_, i) => ({ name: fetchRecord.name, arguments: { id: recordId(t, i + 1) } })));
+    scriptStep.calls(
+      Array.from({ length: callsPerTurn }, (_, i) => ({
+        name: fetchRecord.name,
+        arguments: { id: recordId(t, i + 1) },
+      })),
+    );
   return [...Array.from({ length: turns }, (_, t) => turn(t + 1)), scriptStep.text('Done: every record fetched.')];
 }

@@ -89,7 +89,12 @@ export interface MemoryRow {
   readonly timedOut: number;
 }
 
-async function batch(env: BenchEnv, worker: BenchWorker, workflow: 'agentRun' | 'plainAgentLoop', runs: number): Promise<MemoryRow> {
+async function batch(
+  env: BenchEnv,
+  worker: BenchWorker,
+  workflow: 'agentRun' | 'plainAgentLoop',
+  runs: number,
+): Promise<MemoryRow> {
   const before = await settled();
   const gate = new Gate(runs);
   const input =
@@ -112,19 +117,35 @@ async function batch(env: BenchEnv, worker: BenchWorker, workflow: 'agentRun' | 
   const ms = performance.now() - started;
   let timedOut = 0;
   for (let i = 0; i < done.length; i += 50)
-    for (const { events } of await Promise.all(done.slice(i, i + 50).map(({ workflowId }) => env.client.workflow.getHandle(workflowId).fetchHistory())))
+    for (const { events } of await Promise.all(
+      done.slice(i, i + 50).map(({ workflowId }) => env.client.workflow.getHandle(workflowId).fetchHistory()),
+    ))
       timedOut += (events ?? []).filter((e) => Number(e.eventType) === WORKFLOW_TASK_TIMED_OUT).length;
-  return { workflow, runs, rssPerRun: (held.rss - before.rss) / runs, heapPerRun: (held.heap - before.heap) / runs, ms, timedOut };
+  return {
+    workflow,
+    runs,
+    rssPerRun: (held.rss - before.rss) / runs,
+    heapPerRun: (held.heap - before.heap) / runs,
+    ms,
+    timedOut,
+  };
 }
 
-export async function measureCachedRunMemory(env: BenchEnv, counts: readonly number[] = RUN_COUNTS): Promise<MemoryRow[]> {
+export async function measureCachedRunMemory(
+  env: BenchEnv,
+  counts: readonly number[] = RUN_COUNTS,
+): Promise<MemoryRow[]> {
   const rows: MemoryRow[] = [];
   for (const runs of counts) {
     // Every run cached and every model call of the batch in flight at once.
-    const worker = await env.startWorker({ maxCachedWorkflows: runs + 100, maxConcurrentActivityTaskExecutions: runs + 100 });
+    const worker = await env.startWorker({
+      maxCachedWorkflows: runs + 100,
+      maxConcurrentActivityTaskExecutions: runs + 100,
+    });
     try {
       for (const workflow of ['plainAgentLoop', 'agentRun'] as const) await batch(env, worker, workflow, 20); // warm-up: bundle loaded, code compiled
-      for (const workflow of ['plainAgentLoop', 'agentRun'] as const) rows.push(await batch(env, worker, workflow, runs));
+      for (const workflow of ['plainAgentLoop', 'agentRun'] as const)
+        rows.push(await batch(env, worker, workflow, runs));
     } finally {
       await worker.close();
     }
@@ -134,7 +155,16 @@ export async function measureCachedRunMemory(env: BenchEnv, counts: readonly num
 
 export function cachedRunMemoryReport(rows: readonly MemoryRow[]): string {
   const plain = (runs: number) => rows.find((r) => r.runs === runs && r.workflow === 'plainAgentLoop')!;
-  const header = ['runs', 'workflow', 'RSS MiB/run', 'heap MiB/run', '× plain (RSS)', 'wall s', '× plain (wall)', 'workflow task timeouts'];
+  const header = [
+    'runs',
+    'workflow',
+    'RSS MiB/run',
+    'heap MiB/run',
+    '× plain (RSS)',
+    'wall s',
+    '× plain (wall)',
+    'workflow task timeouts',
+  ];
   const lines = rows.map((r) => [
     figure(r.runs),
     r.workflow,
@@ -147,12 +177,15 @@ export function cachedRunMemoryReport(rows: readonly MemoryRow[]): string {
   ]);
   return [
     `Memory per cached run (issue #18): N runs of ${TURNS} tool turns at once on one worker caching them all; memory read (after a GC) when every run waits in its second model call, less the worker's before.`,
-    'Heap = the main thread\'s V8 heap (transcripts read, activity state); RSS adds the workflow threads\' contexts. Wall time: first start to last result.',
+    "Heap = the main thread's V8 heap (transcripts read, activity state); RSS adds the workflow threads' contexts. Wall time: first start to last result.",
     table(header, lines),
   ].join('\n');
 }
 
 await runAlone(import.meta.url, async (env) => {
-  const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const counts = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   return cachedRunMemoryReport(await measureCachedRunMemory(env, counts.length > 0 ? counts : RUN_COUNTS));
 });

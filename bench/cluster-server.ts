@@ -55,7 +55,10 @@ async function goBinary(pkg: string, built: string, name: string, log: (line: st
   const staging = await mkdtemp(join(CACHE, 'build-'));
   log(`Building ${pkg}@${TEMPORAL_SERVER_VERSION} with Go into ${CACHE} (first run only; many minutes on 2 cores)…`);
   try {
-    await run('go', ['install', `${MODULE}/${pkg}@${TEMPORAL_SERVER_VERSION}`], { env: { ...process.env, GOBIN: staging }, maxBuffer: 64 * 1024 * 1024 });
+    await run('go', ['install', `${MODULE}/${pkg}@${TEMPORAL_SERVER_VERSION}`], {
+      env: { ...process.env, GOBIN: staging },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     await rename(join(staging, built), target);
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -80,7 +83,18 @@ const postgres = {
 /** Fresh databases with Temporal's schemas, as auto-setup makes them. */
 async function setUpDatabases(sqlTool: string, log: (line: string) => void): Promise<void> {
   const schemas = await schemaDir();
-  const base = ['--plugin', 'postgres12', '--ep', postgres.host, '-p', String(postgres.port), '-u', postgres.user, '--pw', postgres.password];
+  const base = [
+    '--plugin',
+    'postgres12',
+    '--ep',
+    postgres.host,
+    '-p',
+    String(postgres.port),
+    '-u',
+    postgres.user,
+    '--pw',
+    postgres.password,
+  ];
   for (const db of DATABASES) {
     const tool = (...args: string[]) => run(sqlTool, [...base, '--db', db, ...args], { maxBuffer: 16 * 1024 * 1024 });
     await tool('drop-database', '--force');
@@ -92,7 +106,10 @@ async function setUpDatabases(sqlTool: string, log: (line: string) => void): Pro
 }
 
 /** The server's config: development-postgres12.yaml's shape, on free ports, without archival, metrics or pprof. */
-function serverConfig(ports: Record<'frontend' | 'http' | 'history' | 'matching' | 'worker', number>, membership: Record<string, number>): string {
+function serverConfig(
+  ports: Record<'frontend' | 'http' | 'history' | 'matching' | 'worker', number>,
+  membership: Record<string, number>,
+): string {
   const datastore = (db: string, conns: number) => `
       sql:
         pluginName: postgres12
@@ -167,7 +184,8 @@ async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<
       return await attempt();
     } catch (error) {
       if ((error as { fatal?: boolean }).fatal) throw error;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s (${(error as Error).message})`);
+      if (Date.now() > deadline)
+        throw new Error(`${what}: not within ${timeoutMs / 1000} s (${(error as Error).message})`);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
@@ -182,33 +200,59 @@ export async function prepareNamespace(connection: ConnectionLike, namespace: st
     () => true,
     () => false,
   );
-  if (!registered) await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  const { customAttributes } = await until(`namespace ${namespace}`, 60_000, () => connection.operatorService.listSearchAttributes({ namespace }));
+  if (!registered)
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
+    });
+  const { customAttributes } = await until(`namespace ${namespace}`, 60_000, () =>
+    connection.operatorService.listSearchAttributes({ namespace }),
+  );
   const missing = CAIRN_SEARCH_ATTRIBUTES.filter((key) => !Object.hasOwn(customAttributes ?? {}, key.name));
   if (missing.length > 0)
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+      searchAttributes: Object.fromEntries(
+        missing.map((key) => [key.name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      ),
     });
   // The frontend learns of a new namespace on its next refresh (~10 s): wait until a query of it works.
   const client = new Client({ connection, namespace });
-  await until(`namespace ${namespace} usable`, 60_000, () => client.workflow.count(`${CAIRN_SEARCH_ATTRIBUTES[0]!.name} = "probe"`));
+  await until(`namespace ${namespace} usable`, 60_000, () =>
+    client.workflow.count(`${CAIRN_SEARCH_ATTRIBUTES[0]!.name} = "probe"`),
+  );
 }
 
 /** Builds (or finds) the server and its SQL tool, recreates the databases, starts the server, prepares the namespace. */
 export async function startClusterServer(log: (line: string) => void): Promise<ClusterServer> {
   const server = process.env.TEMPORAL_SERVER_PATH ?? (await goBinary('cmd/server', 'server', 'temporal-server', log));
-  const sqlTool = process.env.TEMPORAL_SQL_TOOL_PATH ?? (await goBinary('cmd/tools/sql', 'sql', 'temporal-sql-tool', log));
+  const sqlTool =
+    process.env.TEMPORAL_SQL_TOOL_PATH ?? (await goBinary('cmd/tools/sql', 'sql', 'temporal-sql-tool', log));
   await setUpDatabases(sqlTool, log);
 
-  const ports = { frontend: await freePort(), http: await freePort(), history: await freePort(), matching: await freePort(), worker: await freePort() };
-  const membership = { frontend: await freePort(), history: await freePort(), matching: await freePort(), worker: await freePort() };
+  const ports = {
+    frontend: await freePort(),
+    http: await freePort(),
+    history: await freePort(),
+    matching: await freePort(),
+    worker: await freePort(),
+  };
+  const membership = {
+    frontend: await freePort(),
+    history: await freePort(),
+    matching: await freePort(),
+    worker: await freePort(),
+  };
   const root = join(PACKAGE_ROOT, '.cache', 'temporal-server', 'cluster');
   await mkdir(join(root, 'config'), { recursive: true });
   await writeFile(join(root, 'config', 'cluster.yaml'), serverConfig(ports, membership));
   const logPath = join(root, 'server.log');
   const logFile = createWriteStream(logPath);
-  const child: ChildProcess = spawn(server, ['--root', root, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    server,
+    ['--root', root, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   child.stdout!.pipe(logFile);
   child.stderr!.pipe(logFile);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -221,13 +265,16 @@ export async function startClusterServer(log: (line: string) => void): Promise<C
   try {
     const address = `127.0.0.1:${ports.frontend}`;
     const connection = await until('Temporal server up', 120_000, async () => {
-      if (child.exitCode !== null) throw Object.assign(new Error(`the server exited (${child.exitCode}); see ${logPath}`), { fatal: true });
+      if (child.exitCode !== null)
+        throw Object.assign(new Error(`the server exited (${child.exitCode}); see ${logPath}`), { fatal: true });
       const connection = await Connection.connect({ address, connectTimeout: 2_000 });
       await connection.workflowService.getSystemInfo({});
       return connection;
     });
     await prepareNamespace(connection, 'default');
-    log(`Temporal server ${TEMPORAL_SERVER_VERSION} on ${address} (PostgreSQL, ${HISTORY_SHARDS} history shards); its log: ${logPath}`);
+    log(
+      `Temporal server ${TEMPORAL_SERVER_VERSION} on ${address} (PostgreSQL, ${HISTORY_SHARDS} history shards); its log: ${logPath}`,
+    );
     return {
       address,
       namespace: 'default',

@@ -70,6 +70,16 @@ const worker = await createCairnWorker({
   workflowBundle: { codePath: env('BUNDLE') },
   worker: { identity: env('WORKER_IDENTITY'), maxCachedWorkflows: Number(env('MAX_CACHED_WORKFLOWS')) },
 });
-setInterval(() => process.send?.({ rss: process.memoryUsage.rss(), cached: worker.getStatus().numCachedWorkflows, modelCalls, queries, failedQueries } satisfies WorkerStats), 1_000).unref();
+setInterval(
+  () =>
+    process.send?.({
+      rss: process.memoryUsage.rss(),
+      cached: worker.getStatus().numCachedWorkflows,
+      modelCalls,
+      queries,
+      failedQueries,
+    } satisfies WorkerStats),
+  1_000,
+).unref();
 console.log('worker ready');
 await worker.run();

@@ -53,8 +53,14 @@ const IN_FLIGHT = Math.min(Number(flags['in-flight']), RUNS);
 const CACHE = Number(flags.cache ?? Math.ceil(IN_FLIGHT / Math.max(WORKERS - 1, 1)) + 50);
 const KILL_AT = Number(flags['kill-at']);
 const DEADLINE_MS = Number(flags['deadline-minutes']) * 60_000;
-if (![RUNS, WORKERS, TURNS, IN_FLIGHT, CACHE, DEADLINE_MS].every((n) => Number.isInteger(n) && n > 0) || !(KILL_AT > 0 && KILL_AT < 1) || WORKERS < 2) {
-  console.error('bench/cluster.ts: --runs, --turns, --in-flight, --cache, --deadline-minutes are positive integers, --workers at least 2 (one is killed), --kill-at between 0 and 1.');
+if (
+  ![RUNS, WORKERS, TURNS, IN_FLIGHT, CACHE, DEADLINE_MS].every((n) => Number.isInteger(n) && n > 0) ||
+  !(KILL_AT > 0 && KILL_AT < 1) ||
+  WORKERS < 2
+) {
+  console.error(
+    'bench/cluster.ts: --runs, --turns, --in-flight, --cache, --deadline-minutes are positive integers, --workers at least 2 (one is killed), --kill-at between 0 and 1.',
+  );
   process.exit(2);
 }
 /** Start requests at once: a burst of hundreds times out on a loaded server. */
@@ -83,7 +89,15 @@ function startWorker(index: number, settings: Record<string, string>): Promise<W
     env: { ...process.env, ...settings, WORKER_IDENTITY: identity },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  const worker: WorkerProcess = { identity, child, peakRss: 0, peakCached: 0, modelCalls: 0, queries: 0, failedQueries: 0 };
+  const worker: WorkerProcess = {
+    identity,
+    child,
+    peakRss: 0,
+    peakCached: 0,
+    modelCalls: 0,
+    queries: 0,
+    failedQueries: 0,
+  };
   child.on('message', (stats: WorkerStats) => {
     worker.peakRss = Math.max(worker.peakRss, stats.rss);
     worker.peakCached = Math.max(worker.peakCached, stats.cached);
@@ -154,10 +168,19 @@ function readHistory(events: readonly Event[]): RunHistory {
       if ((event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1) activityRetries++;
     } else if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT) {
       workflowTaskTimeouts++;
-      if (Number(event.workflowTaskTimedOutEventAttributes?.timeoutType) === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START) stickyTimeouts++;
+      if (Number(event.workflowTaskTimedOutEventAttributes?.timeoutType) === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START)
+        stickyTimeouts++;
     }
   }
-  return { events: events.length, completedBy, workflowTasks, activities, workflowTaskTimeouts, stickyTimeouts, activityRetries };
+  return {
+    events: events.length,
+    completedBy,
+    workflowTasks,
+    activities,
+    workflowTaskTimeouts,
+    stickyTimeouts,
+    activityRetries,
+  };
 }
 
 async function mapLimited<T, R>(items: readonly T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -169,8 +192,16 @@ async function externalServer(): Promise<ClusterServer> {
   const connected = await connectFromEnvironment();
   await connected.workerConnection.close(); // the workers connect on their own
   // A server of yours may refuse operator calls (Temporal Cloud): runs go on without the attributes.
-  await prepareNamespace(connected.client.connection, connected.namespace).catch((error) => log(`Could not prepare namespace ${connected.namespace}: ${error.message}`));
-  return { address: connected.address, namespace: connected.namespace, client: connected.client, description: `your Temporal server at ${connected.address}`, close: () => connected.client.connection.close() };
+  await prepareNamespace(connected.client.connection, connected.namespace).catch((error) =>
+    log(`Could not prepare namespace ${connected.namespace}: ${error.message}`),
+  );
+  return {
+    address: connected.address,
+    namespace: connected.namespace,
+    client: connected.client,
+    description: `your Temporal server at ${connected.address}`,
+    close: () => connected.client.connection.close(),
+  };
 }
 
 /** A run's result; a failed read (a loaded server times out long polls) is read again, a failed run is not. */
@@ -186,7 +217,8 @@ async function resultOf(run: { result(): Promise<AgentRunResult> }): Promise<Age
   }
 }
 
-const percentile = (values: readonly number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] ?? NaN;
+const percentile = (values: readonly number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] ?? NaN;
 const seconds = (ms: number) => figure(ms / 1000, 1);
 
 async function main(): Promise<void> {
@@ -208,7 +240,9 @@ async function main(): Promise<void> {
     };
     workers.push(...(await Promise.all(Array.from({ length: WORKERS }, (_, i) => startWorker(i + 1, settings)))));
     const victim = workers.at(-1)!;
-    log(`${WORKERS} workers ready on ${taskQueue} (cache ${CACHE} runs each); starting ${RUNS} runs, ${IN_FLIGHT} in flight at most.`);
+    log(
+      `${WORKERS} workers ready on ${taskQueue} (cache ${CACHE} runs each); starting ${RUNS} runs, ${IN_FLIGHT} in flight at most.`,
+    );
 
     const cairn = new CairnClient({ client: server.client, taskQueue });
     const records: RunRecord[] = [];
@@ -223,7 +257,13 @@ async function main(): Promise<void> {
         resolve();
       }, DEADLINE_MS).unref(),
     );
-    const progress = setInterval(() => log(`${completed} of ${RUNS} runs completed, ${records.length} started; ${workers.map((w) => `${w.identity} ${(w.peakRss / MiB).toFixed(0)} MiB, ${w.modelCalls} model calls`).join('; ')}`), 30_000);
+    const progress = setInterval(
+      () =>
+        log(
+          `${completed} of ${RUNS} runs completed, ${records.length} started; ${workers.map((w) => `${w.identity} ${(w.peakRss / MiB).toFixed(0)} MiB, ${w.modelCalls} model calls`).join('; ')}`,
+        ),
+      30_000,
+    );
 
     // IN_FLIGHT lanes, each starting a run and waiting for its result, then the next.
     const lane = async () => {
@@ -232,7 +272,14 @@ async function main(): Promise<void> {
         const record: RunRecord = { workflowId: `cluster-${index + 1}-${taskQueue.slice(-8)}`, startedAt: Date.now() };
         records.push(record);
         try {
-          const run = await startLimit(() => cairn.start({ agent: benchAgent.name, prompt: BENCH_PROMPT, model: 'scripted:cluster', workflowId: record.workflowId }));
+          const run = await startLimit(() =>
+            cairn.start({
+              agent: benchAgent.name,
+              prompt: BENCH_PROMPT,
+              model: 'scripted:cluster',
+              workflowId: record.workflowId,
+            }),
+          );
           record.result = await Promise.race([resultOf(run), deadline.then(() => undefined)]);
           if (record.result) record.doneAt = Date.now();
         } catch (error) {
@@ -243,7 +290,9 @@ async function main(): Promise<void> {
         if (victim.killedAt === undefined && completed >= KILL_AT * RUNS) {
           victim.child.kill('SIGKILL');
           victim.killedAt = Date.now();
-          log(`SIGKILLed ${victim.identity} (pid ${victim.child.pid}) after ${completed} completed runs; nothing restarted.`);
+          log(
+            `SIGKILLed ${victim.identity} (pid ${victim.child.pid}) after ${completed} completed runs; nothing restarted.`,
+          );
         }
       }
     };
@@ -253,13 +302,27 @@ async function main(): Promise<void> {
     log(`Runs done (${completed} completed); reading histories.`);
 
     const done = records.filter((r) => r.doneAt !== undefined);
-    const histories = await mapLimited(done, 16, async (r) => readHistory((await server.client.workflow.getHandle(r.workflowId).fetchHistory()).events ?? []));
-    const sampled = done.filter((_, i) => i % Math.max(1, Math.floor(done.length / SIZE_SAMPLE)) === 0).slice(0, SIZE_SAMPLE);
-    const sizes = await mapLimited(sampled, 16, async (r) => ({ record: r, bytes: (await server.client.workflow.getHandle(r.workflowId).describe()).historySize ?? NaN }));
+    const histories = await mapLimited(done, 16, async (r) =>
+      readHistory((await server.client.workflow.getHandle(r.workflowId).fetchHistory()).events ?? []),
+    );
+    const sampled = done
+      .filter((_, i) => i % Math.max(1, Math.floor(done.length / SIZE_SAMPLE)) === 0)
+      .slice(0, SIZE_SAMPLE);
+    const sizes = await mapLimited(sampled, 16, async (r) => ({
+      record: r,
+      bytes: (await server.client.workflow.getHandle(r.workflowId).describe()).historySize ?? NaN,
+    }));
     console.log(report({ server, workers, victim, records, done, histories, sizes, wallMs, taskQueue }));
   } finally {
-    for (const worker of workers) if (worker.child.exitCode === null && worker.killedAt === undefined) worker.child.kill('SIGTERM');
-    await Promise.all(workers.map((w) => (w.child.exitCode === null && w.child.signalCode === null ? new Promise((resolve) => w.child.once('exit', resolve)) : undefined)));
+    for (const worker of workers)
+      if (worker.child.exitCode === null && worker.killedAt === undefined) worker.child.kill('SIGTERM');
+    await Promise.all(
+      workers.map((w) =>
+        w.child.exitCode === null && w.child.signalCode === null
+          ? new Promise((resolve) => w.child.once('exit', resolve))
+          : undefined,
+      ),
+    );
     await server.close();
   }
 }
@@ -279,9 +342,16 @@ interface Outcome {
 function report({ server, workers, victim, records, done, histories, sizes, wallMs }: Outcome): string {
   const began = Math.min(...records.map((r) => r.startedAt));
   const asScripted = done.filter((r) => r.result?.reason === null && r.result.toolCalls === TURNS).length;
-  const touched = new Set(done.filter((_, i) => histories[i]!.workflowTasks.has(victim.identity) || histories[i]!.activities.has(victim.identity)).map((r) => r.workflowId));
+  const touched = new Set(
+    done
+      .filter(
+        (_, i) => histories[i]!.workflowTasks.has(victim.identity) || histories[i]!.activities.has(victim.identity),
+      )
+      .map((r) => r.workflowId),
+  );
   const sum = (pick: (h: RunHistory) => number) => histories.reduce((total, h) => total + pick(h), 0);
-  const count = (identity: string, pick: (h: RunHistory) => Map<string, number>) => histories.reduce((total, h) => total + (pick(h).get(identity) ?? 0), 0);
+  const count = (identity: string, pick: (h: RunHistory) => Map<string, number>) =>
+    histories.reduce((total, h) => total + (pick(h).get(identity) ?? 0), 0);
 
   const workerRows = workers.map((w) => {
     const aliveMs = (w.killedAt ?? began + wallMs) - began;
@@ -304,12 +374,30 @@ function report({ server, workers, victim, records, done, histories, sizes, wall
   });
   const latency = (rs: readonly RunRecord[]) => rs.map((r) => r.doneAt! - r.startedAt);
   const latencyRow = (what: string, rs: readonly RunRecord[]) =>
-    rs.length === 0 ? [what, '0', '', '', ''] : [what, figure(rs.length), seconds(median(latency(rs))), seconds(percentile(latency(rs), 0.95)), seconds(Math.max(...latency(rs)))];
+    rs.length === 0
+      ? [what, '0', '', '', '']
+      : [
+          what,
+          figure(rs.length),
+          seconds(median(latency(rs))),
+          seconds(percentile(latency(rs), 0.95)),
+          seconds(Math.max(...latency(rs))),
+        ];
   const sizeRow = (what: string, rows: readonly { bytes: number }[], events: readonly number[]) =>
-    rows.length === 0 ? [what, '0', '', '', ''] : [what, figure(rows.length), figure(median(rows.map((s) => s.bytes))), figure(Math.max(...rows.map((s) => s.bytes))), figure(median(events), 1)];
-  const eventsOf = (ids: Set<string>, inside: boolean) => histories.filter((_, i) => ids.has(done[i]!.workflowId) === inside).map((h) => h.events);
+    rows.length === 0
+      ? [what, '0', '', '', '']
+      : [
+          what,
+          figure(rows.length),
+          figure(median(rows.map((s) => s.bytes))),
+          figure(Math.max(...rows.map((s) => s.bytes))),
+          figure(median(events), 1),
+        ];
+  const eventsOf = (ids: Set<string>, inside: boolean) =>
+    histories.filter((_, i) => ids.has(done[i]!.workflowId) === inside).map((h) => h.events);
   const missing = records.filter((r) => r.doneAt === undefined);
-  const killedAfter = victim.killedAt === undefined ? 'never (too few runs)' : `${seconds(victim.killedAt - began)} s in`;
+  const killedAfter =
+    victim.killedAt === undefined ? 'never (too few runs)' : `${seconds(victim.killedAt - began)} s in`;
 
   return [
     `Scale out (issue #18): Node ${process.version}, ${cpus().length} cores, ${server.description}.`,
@@ -320,26 +408,68 @@ function report({ server, workers, victim, records, done, histories, sizes, wall
     `wall time: ${seconds(wallMs)} s, first start to last result; ${figure(done.length / (wallMs / 1000), 2)} runs/s`,
     `workflow task timeouts: ${figure(sum((h) => h.workflowTaskTimeouts))} (${figure(sum((h) => h.stickyTimeouts))} on a sticky queue, schedule-to-start) in ${figure(histories.filter((h) => h.workflowTaskTimeouts > 0).length)} runs; activity retries: ${figure(sum((h) => h.activityRetries))}`,
     ...(missing.length > 0
-      ? [`MISSING: ${missing.length} runs did not complete before the deadline or failed, e.g. ${missing.slice(0, 5).map((r) => `${r.workflowId}${r.error ? ` (${r.error})` : ''}`).join(', ')}`]
+      ? [
+          `MISSING: ${missing.length} runs did not complete before the deadline or failed, e.g. ${missing
+            .slice(0, 5)
+            .map((r) => `${r.workflowId}${r.error ? ` (${r.error})` : ''}`)
+            .join(', ')}`,
+        ]
       : []),
     '',
-    'Per worker (from the runs\' histories: the identity on each WorkflowTaskCompleted and ActivityTaskStarted; a run is counted for the worker whose workflow task completed it):',
-    'Model calls and transcript Queries as each worker counted them (a killed worker\'s as of its last report, at most a second before).',
-    table(['worker', 'alive s', 'runs completed', 'runs/s', 'workflow tasks', 'activities', 'activities/s', 'model calls', 'transcript Queries (failed)', 'peak cached runs', 'peak RSS MiB'], workerRows),
+    "Per worker (from the runs' histories: the identity on each WorkflowTaskCompleted and ActivityTaskStarted; a run is counted for the worker whose workflow task completed it):",
+    "Model calls and transcript Queries as each worker counted them (a killed worker's as of its last report, at most a second before).",
+    table(
+      [
+        'worker',
+        'alive s',
+        'runs completed',
+        'runs/s',
+        'workflow tasks',
+        'activities',
+        'activities/s',
+        'model calls',
+        'transcript Queries (failed)',
+        'peak cached runs',
+        'peak RSS MiB',
+      ],
+      workerRows,
+    ),
     '',
     `Latency, start request to result (runs that ${victim.identity} worked on wait out its timeouts):`,
     table(
       ['runs', 'count', 'median s', 'p95 s', 'max s'],
-      [latencyRow('all', done), latencyRow(`touched by ${victim.identity}`, done.filter((r) => touched.has(r.workflowId))), latencyRow('untouched', done.filter((r) => !touched.has(r.workflowId)))],
+      [
+        latencyRow('all', done),
+        latencyRow(
+          `touched by ${victim.identity}`,
+          done.filter((r) => touched.has(r.workflowId)),
+        ),
+        latencyRow(
+          'untouched',
+          done.filter((r) => !touched.has(r.workflowId)),
+        ),
+      ],
     ),
     '',
     `History per run: bytes as the server counts them (describe().historySize) for ${sizes.length} runs spread over all of them; events for every run.`,
     table(
       ['runs', 'sampled', 'median bytes', 'max bytes', 'median events'],
       [
-        sizeRow('all', sizes, histories.map((h) => h.events)),
-        sizeRow(`touched by ${victim.identity}`, sizes.filter((s) => touched.has(s.record.workflowId)), eventsOf(touched, true)),
-        sizeRow('untouched', sizes.filter((s) => !touched.has(s.record.workflowId)), eventsOf(touched, false)),
+        sizeRow(
+          'all',
+          sizes,
+          histories.map((h) => h.events),
+        ),
+        sizeRow(
+          `touched by ${victim.identity}`,
+          sizes.filter((s) => touched.has(s.record.workflowId)),
+          eventsOf(touched, true),
+        ),
+        sizeRow(
+          'untouched',
+          sizes.filter((s) => !touched.has(s.record.workflowId)),
+          eventsOf(touched, false),
+        ),
       ],
     ),
   ].join('\n');

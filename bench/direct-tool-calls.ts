@@ -9,7 +9,9 @@ import type { ToolResult } from '../shared/tools/tool-result.js';
 import { activityOptions } from '../workflows/tool-dispatch.js';
 import { fetchRecord, recordId } from './bench-agent.js';
 
-const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(activityOptions(fetchRecord));
+const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(
+  activityOptions(fetchRecord),
+);
 
 export interface DirectToolCallsInput {
   readonly calls: number;

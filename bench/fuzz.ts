@@ -16,14 +16,36 @@ import { figure } from './report.js';
 const WAVE = 16;
 const TURNS_PER_RUN = 30;
 
-export async function fuzzReport(env: BenchEnv, turns = Number(process.argv[2] ?? 20_000), seed = Number(process.argv[3] ?? 20261123)): Promise<string> {
-  const fuzz = fuzzModel(seed, { toolNames: [...benchAgent.tools.map((t) => t.name), 'no_such_tool'], turnsPerRun: TURNS_PER_RUN });
-  const policy = { maxTurns: 60, maxToolCalls: 1_000, maxModelRetries: 60, maxNudges: 60, maxConsecutiveFailedBatches: 60, onLoop: 'finalize' as const, maxRepairsPerTool: 60 };
+export async function fuzzReport(
+  env: BenchEnv,
+  turns = Number(process.argv[2] ?? 20_000),
+  seed = Number(process.argv[3] ?? 20261123),
+): Promise<string> {
+  const fuzz = fuzzModel(seed, {
+    toolNames: [...benchAgent.tools.map((t) => t.name), 'no_such_tool'],
+    turnsPerRun: TURNS_PER_RUN,
+  });
+  const policy = {
+    maxTurns: 60,
+    maxToolCalls: 1_000,
+    maxModelRetries: 60,
+    maxNudges: 60,
+    maxConsecutiveFailedBatches: 60,
+    onLoop: 'finalize' as const,
+    maxRepairsPerTool: 60,
+  };
   const started = performance.now();
   const runs: string[] = [];
   while (fuzz.generated.length < turns) {
     const wave = await Promise.all(
-      Array.from({ length: WAVE }, () => env.execute('agentRun', fuzz.client, (model) => ({ agent: benchAgent.name, prompt: BENCH_PROMPT, model, policy }))),
+      Array.from({ length: WAVE }, () =>
+        env.execute('agentRun', fuzz.client, (model) => ({
+          agent: benchAgent.name,
+          prompt: BENCH_PROMPT,
+          model,
+          policy,
+        })),
+      ),
     );
     runs.push(...wave.map((r) => r.workflowId));
   }

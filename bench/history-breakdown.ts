@@ -68,49 +68,129 @@ export function historyBreakdown(events: readonly Event[]): HistoryBreakdown {
     const n = size(e);
     bytes += n;
     add(byType, typeName(e), n);
-    add(parts, 'summaries (userMetadata)', partBytes(e, (c) => (c.userMetadata = null)));
+    add(
+      parts,
+      'summaries (userMetadata)',
+      partBytes(e, (c) => (c.userMetadata = null)),
+    );
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled) {
       const type = scheduled.activityType?.name ?? '?';
-      add(parts, `${type} input`, partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.input = null)));
-      add(parts, 'activity retry policies', partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.retryPolicy = null)));
-      add(parts, 'activity ids', partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.activityId = '')));
-      add(parts, 'activity task queue names', partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.taskQueue = null)));
-      add(parts, 'activity timeouts', partBytes(e, (c) => {
-        const a = c.activityTaskScheduledEventAttributes!;
-        a.scheduleToCloseTimeout = a.scheduleToStartTimeout = a.startToCloseTimeout = a.heartbeatTimeout = null;
-      }));
+      add(
+        parts,
+        `${type} input`,
+        partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.input = null)),
+      );
+      add(
+        parts,
+        'activity retry policies',
+        partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.retryPolicy = null)),
+      );
+      add(
+        parts,
+        'activity ids',
+        partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.activityId = '')),
+      );
+      add(
+        parts,
+        'activity task queue names',
+        partBytes(e, (c) => (c.activityTaskScheduledEventAttributes!.taskQueue = null)),
+      );
+      add(
+        parts,
+        'activity timeouts',
+        partBytes(e, (c) => {
+          const a = c.activityTaskScheduledEventAttributes!;
+          a.scheduleToCloseTimeout = a.scheduleToStartTimeout = a.startToCloseTimeout = a.heartbeatTimeout = null;
+        }),
+      );
     }
     const completed = e.activityTaskCompletedEventAttributes;
-    if (completed) add(parts, `${types.get(String(completed.scheduledEventId)) ?? '?'} result`, partBytes(e, (c) => (c.activityTaskCompletedEventAttributes!.result = null)));
+    if (completed)
+      add(
+        parts,
+        `${types.get(String(completed.scheduledEventId)) ?? '?'} result`,
+        partBytes(e, (c) => (c.activityTaskCompletedEventAttributes!.result = null)),
+      );
     const failed = e.activityTaskFailedEventAttributes;
-    if (failed) add(parts, `${types.get(String(failed.scheduledEventId)) ?? '?'} failure`, partBytes(e, (c) => (c.activityTaskFailedEventAttributes!.failure = null)));
-    if (e.workflowTaskCompletedEventAttributes) add(parts, 'SDK metadata', partBytes(e, (c) => (c.workflowTaskCompletedEventAttributes!.sdkMetadata = null)));
-    for (const key of ['workflowTaskCompletedEventAttributes', 'workflowTaskStartedEventAttributes', 'activityTaskStartedEventAttributes'] as const)
-      if (e[key]?.workerVersion) add(parts, 'worker build ids', partBytes(e, (c) => (c[key]!.workerVersion = null)));
-    if (e.workflowTaskScheduledEventAttributes) add(parts, 'workflow task queue names', partBytes(e, (c) => (c.workflowTaskScheduledEventAttributes!.taskQueue = null)));
-    for (const attrs of [e.workflowTaskCompletedEventAttributes, e.workflowTaskStartedEventAttributes, e.activityTaskStartedEventAttributes, e.activityTaskCompletedEventAttributes])
-      if (attrs && 'identity' in attrs && attrs.identity) add(parts, 'worker identity', Buffer.byteLength(attrs.identity) + 2);
+    if (failed)
+      add(
+        parts,
+        `${types.get(String(failed.scheduledEventId)) ?? '?'} failure`,
+        partBytes(e, (c) => (c.activityTaskFailedEventAttributes!.failure = null)),
+      );
+    if (e.workflowTaskCompletedEventAttributes)
+      add(
+        parts,
+        'SDK metadata',
+        partBytes(e, (c) => (c.workflowTaskCompletedEventAttributes!.sdkMetadata = null)),
+      );
+    for (const key of [
+      'workflowTaskCompletedEventAttributes',
+      'workflowTaskStartedEventAttributes',
+      'activityTaskStartedEventAttributes',
+    ] as const)
+      if (e[key]?.workerVersion)
+        add(
+          parts,
+          'worker build ids',
+          partBytes(e, (c) => (c[key]!.workerVersion = null)),
+        );
+    if (e.workflowTaskScheduledEventAttributes)
+      add(
+        parts,
+        'workflow task queue names',
+        partBytes(e, (c) => (c.workflowTaskScheduledEventAttributes!.taskQueue = null)),
+      );
+    for (const attrs of [
+      e.workflowTaskCompletedEventAttributes,
+      e.workflowTaskStartedEventAttributes,
+      e.activityTaskStartedEventAttributes,
+      e.activityTaskCompletedEventAttributes,
+    ])
+      if (attrs && 'identity' in attrs && attrs.identity)
+        add(parts, 'worker identity', Buffer.byteLength(attrs.identity) + 2);
     if (e.upsertWorkflowSearchAttributesEventAttributes) add(parts, 'search-attribute upserts (whole events)', n);
-    if (e.markerRecordedEventAttributes) add(parts, `markers: ${e.markerRecordedEventAttributes.markerName} (whole events)`, n);
+    if (e.markerRecordedEventAttributes)
+      add(parts, `markers: ${e.markerRecordedEventAttributes.markerName} (whole events)`, n);
     if (e.timerStartedEventAttributes) add(parts, 'timer starts (whole events)', n);
     if (e.workflowExecutionSignaledEventAttributes) add(parts, 'signals (whole events)', n);
-    if (e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateCompletedEventAttributes) add(parts, 'updates (whole events)', n);
+    if (e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateCompletedEventAttributes)
+      add(parts, 'updates (whole events)', n);
     const started = e.workflowExecutionStartedEventAttributes;
-    if (started) add(parts, 'run input', partBytes(e, (c) => (c.workflowExecutionStartedEventAttributes!.input = null)));
+    if (started)
+      add(
+        parts,
+        'run input',
+        partBytes(e, (c) => (c.workflowExecutionStartedEventAttributes!.input = null)),
+      );
     const done = e.workflowExecutionCompletedEventAttributes;
-    if (done) add(parts, 'run result', partBytes(e, (c) => (c.workflowExecutionCompletedEventAttributes!.result = null)));
+    if (done)
+      add(
+        parts,
+        'run result',
+        partBytes(e, (c) => (c.workflowExecutionCompletedEventAttributes!.result = null)),
+      );
   }
-  const rows = (map: typeof parts) => [...map.entries()].map(([what, r]) => ({ what, ...r })).sort((a, b) => b.bytes - a.bytes);
+  const rows = (map: typeof parts) =>
+    [...map.entries()].map(([what, r]) => ({ what, ...r })).sort((a, b) => b.bytes - a.bytes);
   return { bytes, byEventType: rows(byType), byPart: rows(parts) };
 }
 
 /** The breakdown as two tables, per turn. */
 export function historyBreakdownReport(b: HistoryBreakdown, turns: number): string {
-  const line = (r: BreakdownRow) => [r.what, figure(r.bytes / turns, 0), figure(r.count / turns, 2), `${((100 * r.bytes) / b.bytes).toFixed(1)}%`];
+  const line = (r: BreakdownRow) => [
+    r.what,
+    figure(r.bytes / turns, 0),
+    figure(r.count / turns, 2),
+    `${((100 * r.bytes) / b.bytes).toFixed(1)}%`,
+  ];
   return [
     table(['event type', 'B/turn', 'events/turn', 'share'], b.byEventType.map(line)),
     '',
-    table(['part of events (bytes the events would lose without it)', 'B/turn', 'per turn', 'share'], b.byPart.map(line)),
+    table(
+      ['part of events (bytes the events would lose without it)', 'B/turn', 'per turn', 'share'],
+      b.byPart.map(line),
+    ),
   ].join('\n');
 }

@@ -37,21 +37,39 @@ export async function measureHistoryEconomy(env: BenchEnv): Promise<HistoryEcono
   let breakdown: HistoryBreakdown | undefined;
   for (const turns of TURN_COUNTS) {
     // With Cairn's search attributes, as CairnClient starts runs where the server has them (the embedded one does).
-    const cairnInput = (model: string): AgentRunInput => ({ agent: benchAgent.name, prompt: BENCH_PROMPT, model, searchAttributes: !hasExternalServer() });
+    const cairnInput = (model: string): AgentRunInput => ({
+      agent: benchAgent.name,
+      prompt: BENCH_PROMPT,
+      model,
+      searchAttributes: !hasExternalServer(),
+    });
     const cairn = await env.run<AgentRunResult>('agentRun', toolTurnsScript(turns), cairnInput);
-    if (cairn.result.toolCalls !== turns || cairn.result.reason !== null) throw new Error(`agentRun did not make ${turns} tool calls: ${JSON.stringify(cairn.result)}`);
+    if (cairn.result.toolCalls !== turns || cairn.result.reason !== null)
+      throw new Error(`agentRun did not make ${turns} tool calls: ${JSON.stringify(cairn.result)}`);
     const naiveInput = (model: string): PlainAgentLoopInput => ({ model, transcript: 'input' });
     const naive = await env.run<PlainAgentLoopResult>('plainAgentLoop', toolTurnsScript(turns), naiveInput);
-    if (naive.result.toolCalls !== turns) throw new Error(`The naive loop did not make ${turns} tool calls: ${JSON.stringify(naive.result)}`);
+    if (naive.result.toolCalls !== turns)
+      throw new Error(`The naive loop did not make ${turns} tool calls: ${JSON.stringify(naive.result)}`);
     rows.push({ turns, cairn, naive });
-    if (turns === TURN_COUNTS.at(-1)) breakdown = historyBreakdown(await chainEvents(env.client, cairn.workflowId, cairn.firstRunId));
+    if (turns === TURN_COUNTS.at(-1))
+      breakdown = historyBreakdown(await chainEvents(env.client, cairn.workflowId, cairn.firstRunId));
   }
   return { rows, breakdown: breakdown! };
 }
 
 export function historyEconomyReport({ rows, breakdown }: HistoryEconomy): string {
   const longest = rows.at(-1)!;
-  const header = ['turns', 'Cairn bytes', 'naive bytes', 'naive / Cairn', 'Cairn B/turn', 'naive B/turn', 'Cairn events', 'naive events', 'runs'];
+  const header = [
+    'turns',
+    'Cairn bytes',
+    'naive bytes',
+    'naive / Cairn',
+    'Cairn B/turn',
+    'naive B/turn',
+    'Cairn events',
+    'naive events',
+    'runs',
+  ];
   const lines = rows.map(({ turns, cairn, naive }) => [
     String(turns),
     figure(cairn.bytes),

@@ -17,7 +17,8 @@ export interface HistoryStats {
 export async function historyStats(client: Client, workflowId: string, firstRunId: string): Promise<HistoryStats> {
   let stats: HistoryStats = { events: 0, bytes: 0, runs: 0, perRun: [] };
   for await (const { events, description } of chain(client, workflowId, firstRunId)) {
-    if (description.historySize === undefined) throw new Error(`The server did not report the history size of ${workflowId}/${description.runId}.`);
+    if (description.historySize === undefined)
+      throw new Error(`The server did not report the history size of ${workflowId}/${description.runId}.`);
     stats = {
       events: stats.events + events.length,
       bytes: stats.bytes + description.historySize,

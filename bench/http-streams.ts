@@ -24,17 +24,30 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 /** Reads an SSE response, calling `each` with every event's JSON, until `event: end` or `each` says stop. */
-async function readSse(response: Response, each: (event: { at: number; type: string; offset: number }) => unknown): Promise<void> {
-  for await (const message of sseMessages(response)) if (message.event === 'end' || each(JSON.parse(message.data)) === true) return;
+async function readSse(
+  response: Response,
+  each: (event: { at: number; type: string; offset: number }) => unknown,
+): Promise<void> {
+  for await (const message of sseMessages(response))
+    if (message.event === 'end' || each(JSON.parse(message.data)) === true) return;
 }
 
-export async function httpStreamsReport(env: BenchEnv, turns = Number(process.argv[2] ?? 200), streams = Number(process.argv[3] ?? 1_000)): Promise<string> {
+export async function httpStreamsReport(
+  env: BenchEnv,
+  turns = Number(process.argv[2] ?? 200),
+  streams = Number(process.argv[3] ?? 1_000),
+): Promise<string> {
   const handler = createCairnHttpHandler({ client: new CairnClient({ client: env.client }), maxInFlight: 10_000 });
   const server = createServer(toNodeListener(handler));
   server.maxConnections = streams * 2;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', 4_096, resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const input = (model: string): AgentRunInput => ({ agent: benchAgent.name, prompt: BENCH_PROMPT, model, policy: { maxTurns: turns + 1, maxToolCalls: turns } });
+  const input = (model: string): AgentRunInput => ({
+    agent: benchAgent.name,
+    prompt: BENCH_PROMPT,
+    model,
+    policy: { maxTurns: turns + 1, maxToolCalls: turns },
+  });
   const lines: string[] = [];
   try {
     // 1. Latency: one SSE client of the handler and one client-API reader follow the same run.
@@ -63,8 +76,18 @@ export async function httpStreamsReport(env: BenchEnv, turns = Number(process.ar
       table(
         ['reader', 'events', 'p50 ms', 'p99 ms'],
         [
-          ['SSE via the HTTP handler', String(overHttp.length), figure(percentile(overHttp, 50)), figure(percentile(overHttp, 99))],
-          ['client API (run.events)', String(direct.length), figure(percentile(direct, 50)), figure(percentile(direct, 99))],
+          [
+            'SSE via the HTTP handler',
+            String(overHttp.length),
+            figure(percentile(overHttp, 50)),
+            figure(percentile(overHttp, 99)),
+          ],
+          [
+            'client API (run.events)',
+            String(direct.length),
+            figure(percentile(direct, 50)),
+            figure(percentile(direct, 99)),
+          ],
         ],
       ),
       `ratio p50 SSE / client API: ${figure(percentile(overHttp, 50) / Math.max(1, percentile(direct, 50)), 2)}×`,
@@ -87,7 +110,9 @@ export async function httpStreamsReport(env: BenchEnv, turns = Number(process.ar
       aborts.push(abort);
       let counted = false;
       try {
-        const response = await fetch(`${base}/runs/${encodeURIComponent(run.workflowId)}/events`, { signal: abort.signal });
+        const response = await fetch(`${base}/runs/${encodeURIComponent(run.workflowId)}/events`, {
+          signal: abort.signal,
+        });
         await readSse(response, () => {
           if (!counted) first++;
           counted = true;
@@ -106,14 +131,28 @@ export async function httpStreamsReport(env: BenchEnv, turns = Number(process.ar
     const openMs = performance.now() - started;
     globalThis.gc?.();
     const after = process.memoryUsage();
-    const polls = ((await run.workflow.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === '__temporal_workflow_stream_poll').length;
+    const polls = ((await run.workflow.fetchHistory()).events ?? []).filter(
+      (e) =>
+        e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ===
+        '__temporal_workflow_stream_poll',
+    ).length;
     lines.push(
       `${streams} SSE streams open on one run, one handler process (all had their first event after ${figure(openMs / 1000, 1)} s)`,
       table(
         ['memory', 'before', 'with streams', 'per stream'],
         [
-          ['RSS MB', figure(before.rss / 2 ** 20), figure(after.rss / 2 ** 20), `${figure((after.rss - before.rss) / streams / 1024)} KB`],
-          ['heap used MB', figure(before.heapUsed / 2 ** 20), figure(after.heapUsed / 2 ** 20), `${figure((after.heapUsed - before.heapUsed) / streams / 1024)} KB`],
+          [
+            'RSS MB',
+            figure(before.rss / 2 ** 20),
+            figure(after.rss / 2 ** 20),
+            `${figure((after.rss - before.rss) / streams / 1024)} KB`,
+          ],
+          [
+            'heap used MB',
+            figure(before.heapUsed / 2 ** 20),
+            figure(after.heapUsed / 2 ** 20),
+            `${figure((after.heapUsed - before.heapUsed) / streams / 1024)} KB`,
+          ],
         ],
       ),
       `stream polls the run took while they opened (one shared subscription): ${polls}${globalThis.gc ? '' : ' (run with node --expose-gc for steadier memory figures)'}`,

@@ -34,13 +34,22 @@ export interface ActivityLatencyResult {
 }
 
 const bare = proxyActivities<typeof bareActivities>({ startToCloseTimeout: 30_000, retry: { maximumAttempts: 3 } });
-const bareLocal = proxyLocalActivities<typeof bareActivities>({ startToCloseTimeout: 30_000, retry: { maximumAttempts: 3 } });
-const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(activityOptions(fetchRecord));
+const bareLocal = proxyLocalActivities<typeof bareActivities>({
+  startToCloseTimeout: 30_000,
+  retry: { maximumAttempts: 3 },
+});
+const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(
+  activityOptions(fetchRecord),
+);
 
 /** The durable timer the `timer` kind sleeps on, as a planner back-off would (shortest: 1 ms). */
 export const TIMER_MS = 1;
 
-export async function activityLatency({ kind, calls, untimed = 0 }: ActivityLatencyInput): Promise<ActivityLatencyResult> {
+export async function activityLatency({
+  kind,
+  calls,
+  untimed = 0,
+}: ActivityLatencyInput): Promise<ActivityLatencyResult> {
   /** Call `i`: true when it succeeded. */
   const call = async (i: number): Promise<boolean> => {
     const id = recordId(i, 1);
@@ -48,7 +57,8 @@ export async function activityLatency({ kind, calls, untimed = 0 }: ActivityLate
       await sleep(TIMER_MS);
       return true;
     }
-    if (kind === 'cairn-tool') return (await runTool({ name: fetchRecord.name, toolCallId: `${i}.1`, args: { id } })).status === 'ok';
+    if (kind === 'cairn-tool')
+      return (await runTool({ name: fetchRecord.name, toolCallId: `${i}.1`, args: { id } })).status === 'ok';
     return (await (kind === 'bare' ? bare : bareLocal).bareFetchRecord(id)).id === id;
   };
   for (let i = 1; i <= untimed; i++) await call(i);

@@ -36,8 +36,14 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A scripted reply streamed piece by piece; records when each piece left the model, streaming or not. */
 function timedModel(sent: number[]): ModelClient {
-  const scripted = new ScriptedModel(`live-${randomUUID()}`, [scriptStep.text(REPLY)], { record: false, streaming: { pieces: PIECES, intervalMs: INTERVAL_MS } });
-  return { generate: (input: GenerateInput) => scripted.generate({ ...input, onDelta: (delta) => (sent.push(Date.now()), input.onDelta?.(delta)) }) };
+  const scripted = new ScriptedModel(`live-${randomUUID()}`, [scriptStep.text(REPLY)], {
+    record: false,
+    streaming: { pieces: PIECES, intervalMs: INTERVAL_MS },
+  });
+  return {
+    generate: (input: GenerateInput) =>
+      scripted.generate({ ...input, onDelta: (delta) => (sent.push(Date.now()), input.onDelta?.(delta)) }),
+  };
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -63,7 +69,10 @@ async function redisUnreachable(): Promise<string | undefined> {
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const [server, bundle] = await Promise.all([startEmbeddedServer({ log: () => {} }), bundleWorkflows(join(PACKAGE_ROOT, 'bench', 'workflows.ts'))]);
+  const [server, bundle] = await Promise.all([
+    startEmbeddedServer({ log: () => {} }),
+    bundleWorkflows(join(PACKAGE_ROOT, 'bench', 'workflows.ts')),
+  ]);
   const rows: string[][] = [];
   let offBytes = 0;
   let offRead = 0;
@@ -86,7 +95,9 @@ async function main(): Promise<void> {
       agents: [benchAgent],
       resolveModel: (spec) => models[spec.replace(/^scripted:/, '')]!,
       workflowBundle: { code: bundle.code },
-      modelActivity: { streaming: mode === 'ephemeral' ? redisTransport({ url: REDIS_URL, keyPrefix }) : mode === 'durable' },
+      modelActivity: {
+        streaming: mode === 'ephemeral' ? redisTransport({ url: REDIS_URL, keyPrefix }) : mode === 'durable',
+      },
     });
     const running = worker.run();
     const latencies: number[] = [];
@@ -97,24 +108,41 @@ async function main(): Promise<void> {
       const sent: number[] = [];
       const name = randomUUID();
       models[name] = timedModel(sent);
-      const handle = await server.client.workflow.start('agentRun', { taskQueue, workflowId: `live-${name}`, args: [{ agent: benchAgent.name, prompt: BENCH_PROMPT, model: `scripted:${name}` }] });
+      const handle = await server.client.workflow.start('agentRun', {
+        taskQueue,
+        workflowId: `live-${name}`,
+        args: [{ agent: benchAgent.name, prompt: BENCH_PROMPT, model: `scripted:${name}` }],
+      });
       // Piece i reaches the reader once the text it has read is as long as pieces 0..i.
       const size = Math.ceil(REPLY.length / PIECES);
       let read = 0;
       let next = 0;
       const run = new AgentRunHandle(server.client, handle.workflowId);
-      const followed = mode === 'ephemeral' ? mergeLive(run.events(), (signal) => source.subscribe(handle.workflowId, { signal })) : run.events();
+      const followed =
+        mode === 'ephemeral'
+          ? mergeLive(run.events(), (signal) => source.subscribe(handle.workflowId, { signal }))
+          : run.events();
       for await (const event of followed) {
         // Streaming off, the whole reply arrives with model_turn (whose event text is a preview).
-        read += event.type === 'model_delta' ? (event.text ?? '').length : event.type === 'model_turn' && read === 0 ? REPLY.length : 0;
-        for (; next < sent.length && Math.min((next + 1) * size, REPLY.length) <= read; next++) latencies.push(Date.now() - sent[next]!);
+        read +=
+          event.type === 'model_delta'
+            ? (event.text ?? '').length
+            : event.type === 'model_turn' && read === 0
+              ? REPLY.length
+              : 0;
+        for (; next < sent.length && Math.min((next + 1) * size, REPLY.length) <= read; next++)
+          latencies.push(Date.now() - sent[next]!);
       }
       await handle.result();
       withReader.push((await historyStats(server.client, handle.workflowId, handle.firstExecutionRunId)).bytes);
       // The same turn with nobody reading: what the transport itself costs.
       const alone = randomUUID();
       models[alone] = timedModel([]);
-      const quiet = await server.client.workflow.start('agentRun', { taskQueue, workflowId: `live-${alone}`, args: [{ agent: benchAgent.name, prompt: BENCH_PROMPT, model: `scripted:${alone}` }] });
+      const quiet = await server.client.workflow.start('agentRun', {
+        taskQueue,
+        workflowId: `live-${alone}`,
+        args: [{ agent: benchAgent.name, prompt: BENCH_PROMPT, model: `scripted:${alone}` }],
+      });
       await quiet.result();
       const stats = await historyStats(server.client, quiet.workflowId, quiet.firstExecutionRunId);
       bytes.push(stats.bytes);
@@ -126,10 +154,37 @@ async function main(): Promise<void> {
     const read = Math.min(...withReader);
     if (mode === 'off') [offBytes, offRead] = [perRun, read];
     const added = perRun - offBytes;
-    rows.push([mode, figure(percentile(latencies, 50), 0), figure(percentile(latencies, 99), 0), String(Math.min(...events)), String(perRun), String(added), figure(added / REPLY.length, 2), String(read - offRead), figure((read - offRead) / REPLY.length, 2)]);
+    rows.push([
+      mode,
+      figure(percentile(latencies, 50), 0),
+      figure(percentile(latencies, 99), 0),
+      String(Math.min(...events)),
+      String(perRun),
+      String(added),
+      figure(added / REPLY.length, 2),
+      String(read - offRead),
+      figure((read - offRead) / REPLY.length, 2),
+    ]);
   }
-  console.log(`Live model turns: a ${REPLY.length}-byte reply in ${PIECES} pieces, one every ${INTERVAL_MS} ms; ${RUNS} runs each; embedded dev server.`);
-  console.log(table(['streaming', 'token→client p50 ms', 'p99 ms', 'history events (1 turn)', 'history bytes', 'added, no reader', '÷ reply bytes', 'added, a reader polling', '÷ reply bytes'], rows));
+  console.log(
+    `Live model turns: a ${REPLY.length}-byte reply in ${PIECES} pieces, one every ${INTERVAL_MS} ms; ${RUNS} runs each; embedded dev server.`,
+  );
+  console.log(
+    table(
+      [
+        'streaming',
+        'token→client p50 ms',
+        'p99 ms',
+        'history events (1 turn)',
+        'history bytes',
+        'added, no reader',
+        '÷ reply bytes',
+        'added, a reader polling',
+        '÷ reply bytes',
+      ],
+      rows,
+    ),
+  );
   await server.close();
 }
 

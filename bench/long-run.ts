@@ -19,17 +19,24 @@ const WINDOW = 200;
 export async function longRunReport(env: BenchEnv, turns = Number(process.argv[2] ?? 10_000)): Promise<string> {
   const at: number[] = [];
   let following: Promise<void> | undefined;
-  const input = (model: string): AgentRunInput => ({ agent: benchAgent.name, prompt: BENCH_PROMPT, model, policy: { maxTurns: turns + 1, maxToolCalls: turns } });
+  const input = (model: string): AgentRunInput => ({
+    agent: benchAgent.name,
+    prompt: BENCH_PROMPT,
+    model,
+    policy: { maxTurns: turns + 1, maxToolCalls: turns },
+  });
   const run = await env.run<AgentRunResult>('agentRun', toolTurnsScript(turns), input, {
     timeoutMs: 6 * 3_600_000,
     started: (workflowId) => {
       following = (async () => {
-        for await (const event of new AgentRunHandle(env.client, workflowId).events({ types: ['model_turn'] })) at.push(event.at);
+        for await (const event of new AgentRunHandle(env.client, workflowId).events({ types: ['model_turn'] }))
+          at.push(event.at);
       })();
     },
   });
   await following;
-  if (run.result.toolCalls !== turns) throw new Error(`The run made ${run.result.toolCalls} tool calls, not ${turns}: ${JSON.stringify(run.result)}`);
+  if (run.result.toolCalls !== turns)
+    throw new Error(`The run made ${run.result.toolCalls} tool calls, not ${turns}: ${JSON.stringify(run.result)}`);
   const perTurn = (from: number, to: number) => (at[to]! - at[from]!) / (to - from);
   const start = perTurn(0, Math.min(WINDOW, at.length - 1));
   const end = perTurn(Math.max(0, at.length - 1 - WINDOW), at.length - 1);

@@ -20,7 +20,12 @@ export interface NaiveModelRequest {
 
 export function createNaiveModelActivities({ resolve }: { resolve: (spec: string) => ModelClient }) {
   return {
-    async callModelWithTranscript({ messages, toolNames, toolChoice, model }: NaiveModelRequest): Promise<ModelOutcome> {
+    async callModelWithTranscript({
+      messages,
+      toolNames,
+      toolChoice,
+      model,
+    }: NaiveModelRequest): Promise<ModelOutcome> {
       const tools = benchAgent.tools.filter((t) => toolNames.includes(t.name)).map((t) => t.spec);
       return resolve(model).generate({ messages, tools, toolChoice, signal: Context.current().cancellationSignal });
     },

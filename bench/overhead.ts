@@ -23,10 +23,14 @@ type Shape = 'sequential' | 'parallel';
 const SHAPES: readonly Shape[] = ['sequential', 'parallel'];
 
 /** N turns of one call, or one turn of N calls; then the text answer. */
-const script = (shape: Shape) => (shape === 'sequential' ? toolTurnsScript(TOOL_CALLS, 1) : toolTurnsScript(1, TOOL_CALLS));
+const script = (shape: Shape) =>
+  shape === 'sequential' ? toolTurnsScript(TOOL_CALLS, 1) : toolTurnsScript(1, TOOL_CALLS);
 
 /** Each workflow under test: how to run it, and how many tool calls succeeded (checked, so a broken run is never timed). */
-const WORKFLOWS: readonly { label: string; run(env: BenchEnv, shape: Shape): Promise<{ run: BenchRun<unknown>; toolCalls: number }> }[] = [
+const WORKFLOWS: readonly {
+  label: string;
+  run(env: BenchEnv, shape: Shape): Promise<{ run: BenchRun<unknown>; toolCalls: number }>;
+}[] = [
   {
     label: 'agentRun',
     async run(env, shape) {
@@ -70,7 +74,10 @@ export async function measureOverhead(env: BenchEnv): Promise<OverheadRow[]> {
     for (let i = 0; i < WARMUPS + ITERATIONS; i++) {
       for (const [w, workflow] of WORKFLOWS.entries()) {
         const { run, toolCalls } = await workflow.run(env, shape);
-        if (toolCalls !== TOOL_CALLS) throw new Error(`${workflow.label} (${shape}) made ${toolCalls} successful tool calls, not ${TOOL_CALLS}: ${JSON.stringify(run.result)}`);
+        if (toolCalls !== TOOL_CALLS)
+          throw new Error(
+            `${workflow.label} (${shape}) made ${toolCalls} successful tool calls, not ${TOOL_CALLS}: ${JSON.stringify(run.result)}`,
+          );
         if (i >= WARMUPS) samples[w]!.push(run);
       }
     }

@@ -27,7 +27,9 @@ const { callModel, callModelWithTranscript } = proxyActivities<{
   callModel(request: ModelRequest): Promise<ModelOutcome>;
   callModelWithTranscript(request: NaiveModelRequest): Promise<ModelOutcome>;
 }>(MODEL_ACTIVITY_OPTIONS);
-const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(activityOptions(fetchRecord));
+const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(
+  activityOptions(fetchRecord),
+);
 
 export interface PlainAgentLoopInput {
   /** A `scripted:<name>` spec registered with the bench worker. */
@@ -55,7 +57,8 @@ export async function plainAgentLoop({ model, transcript: via }: PlainAgentLoopI
         ? await callModel({ transcriptLength: transcript.length, toolNames, toolChoice: 'auto', model })
         : await callModelWithTranscript({ messages: transcript, toolNames, toolChoice: 'auto', model });
     turns += 1;
-    if (outcome.status !== 'ok' || !outcome.response) throw ApplicationFailure.nonRetryable(`The bench model failed on turn ${turns}.`, 'bench_model_failed');
+    if (outcome.status !== 'ok' || !outcome.response)
+      throw ApplicationFailure.nonRetryable(`The bench model failed on turn ${turns}.`, 'bench_model_failed');
     const { text, toolCalls: raw } = outcome.response;
     const calls: ToolCall[] = raw.map((call, i) => ({
       toolCallId: `${turns}.${i + 1}`,
@@ -67,7 +70,13 @@ export async function plainAgentLoop({ model, transcript: via }: PlainAgentLoopI
     if (calls.length === 0) return { turns, toolCalls };
     const results = await Promise.all(calls.map(({ name, toolCallId, args }) => runTool({ name, toolCallId, args })));
     for (const [i, result] of results.entries())
-      transcript.push({ role: 'tool', toolCallId: result.toolCallId, providerCallId: calls[i]!.providerCallId, name: result.name, content: toModelView(result) });
+      transcript.push({
+        role: 'tool',
+        toolCallId: result.toolCallId,
+        providerCallId: calls[i]!.providerCallId,
+        name: result.name,
+        content: toModelView(result),
+      });
     toolCalls += calls.length;
   }
 }

@@ -17,8 +17,12 @@ import { activityOptions } from '../workflows/tool-dispatch.js';
 import { BENCH_PROMPT, benchAgent, fetchRecord } from './bench-agent.js';
 
 // Temporal's default retry policy: no `retry` given.
-const { callModelOrThrow } = proxyActivities<{ callModelOrThrow(request: NaiveModelRequest): Promise<ModelOutcome> }>({ startToCloseTimeout: '2m' });
-const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(activityOptions(fetchRecord));
+const { callModelOrThrow } = proxyActivities<{ callModelOrThrow(request: NaiveModelRequest): Promise<ModelOutcome> }>({
+  startToCloseTimeout: '2m',
+});
+const { runTool } = proxyActivities<{ runTool(input: RunToolInput): Promise<ToolResult> }>(
+  activityOptions(fetchRecord),
+);
 
 export async function plainRetryLoop({ model }: { model: string }): Promise<{ turns: number }> {
   const transcript: TranscriptMessage[] = [
@@ -28,7 +32,8 @@ export async function plainRetryLoop({ model }: { model: string }): Promise<{ tu
   const toolNames = benchAgent.tools.map((tool) => tool.name);
   for (let turns = 1; ; turns++) {
     const outcome = await callModelOrThrow({ messages: transcript, toolNames, toolChoice: 'auto', model });
-    if (outcome.status !== 'ok' || !outcome.response) throw ApplicationFailure.nonRetryable(`The model failed on turn ${turns}.`, 'bench_model_failed');
+    if (outcome.status !== 'ok' || !outcome.response)
+      throw ApplicationFailure.nonRetryable(`The model failed on turn ${turns}.`, 'bench_model_failed');
     const calls: ToolCall[] = outcome.response.toolCalls.map((call, i) => ({
       toolCallId: `${turns}.${i + 1}`,
       ...(call.id ? { providerCallId: call.id } : {}),
@@ -39,6 +44,12 @@ export async function plainRetryLoop({ model }: { model: string }): Promise<{ tu
     if (calls.length === 0) return { turns };
     const results = await Promise.all(calls.map(({ name, toolCallId, args }) => runTool({ name, toolCallId, args })));
     for (const [i, result] of results.entries())
-      transcript.push({ role: 'tool', toolCallId: result.toolCallId, providerCallId: calls[i]!.providerCallId, name: result.name, content: toModelView(result) });
+      transcript.push({
+        role: 'tool',
+        toolCallId: result.toolCallId,
+        providerCallId: calls[i]!.providerCallId,
+        name: result.name,
+        content: toModelView(result),
+      });
   }
 }

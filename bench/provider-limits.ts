@@ -68,7 +68,11 @@ class LimitedProvider {
           this.refused++;
           this.calls.push({ at: now, ok: false, turn: done });
           response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-          response.end(JSON.stringify({ error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }));
+          response.end(
+            JSON.stringify({
+              error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+            }),
+          );
           return;
         }
         this.accepted++;
@@ -80,7 +84,17 @@ class LimitedProvider {
         this.#tokens.push({ at: now, n: promptTokens + 20 });
         const message =
           done < TOOL_TURNS
-            ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${done + 1}`, type: 'function', function: { name: fetchRecord.name, arguments: JSON.stringify({ id: `R-${done + 1}-1` }) } }] }
+            ? {
+                role: 'assistant',
+                content: null,
+                tool_calls: [
+                  {
+                    id: `call_${done + 1}`,
+                    type: 'function',
+                    function: { name: fetchRecord.name, arguments: JSON.stringify({ id: `R-${done + 1}-1` }) },
+                  },
+                ],
+              }
             : { role: 'assistant', content: 'Done: every record fetched.' };
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(
@@ -144,22 +158,35 @@ async function main(): Promise<void> {
   const ways = values.ways.split(',') as Way[];
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const log = (line: string) => console.error(line);
-  const [server, bundle] = await Promise.all([startEmbeddedServer({ log }), bundleWorkflows(join(PACKAGE_ROOT, 'bench', 'workflows.ts'))]);
+  const [server, bundle] = await Promise.all([
+    startEmbeddedServer({ log }),
+    bundleWorkflows(join(PACKAGE_ROOT, 'bench', 'workflows.ts')),
+  ]);
   const figures: Figures[] = [];
   try {
     for (const runs of sizes)
       for (const way of ways) {
         const f = await measure(way, runs);
         figures.push(f);
-        log(`${way} × ${runs}: ${f.answered}/${f.runs} answered, ${f.accepted} accepted, ${f.refused} refused, wall ${(f.wallMs / 1000).toFixed(1)} s (ideal ${(f.idealMs / 1000).toFixed(1)} s; provider busy ${(f.busyMs / 1000).toFixed(1)} s, first call after ${(f.firstMs / 1000).toFixed(1)} s)`);
+        log(
+          `${way} × ${runs}: ${f.answered}/${f.runs} answered, ${f.accepted} accepted, ${f.refused} refused, wall ${(f.wallMs / 1000).toFixed(1)} s (ideal ${(f.idealMs / 1000).toFixed(1)} s; provider busy ${(f.busyMs / 1000).toFixed(1)} s, first call after ${(f.firstMs / 1000).toFixed(1)} s)`,
+        );
       }
   } finally {
     await server.close();
   }
-  console.log(`Provider limits: R = ${rate} requests/s, ${tpm} tokens/min, 429 with retry-after: 1; runs of ${TOOL_TURNS + 1} model turns; flow control at ${headroom} × R\n`);
-  console.log('| runs | way | answered | accepted | refused | refused ÷ accepted | wall | ideal (accepted ÷ R) | wall ÷ ideal |');
+  console.log(
+    `Provider limits: R = ${rate} requests/s, ${tpm} tokens/min, 429 with retry-after: 1; runs of ${TOOL_TURNS + 1} model turns; flow control at ${headroom} × R\n`,
+  );
+  console.log(
+    '| runs | way | answered | accepted | refused | refused ÷ accepted | wall | ideal (accepted ÷ R) | wall ÷ ideal |',
+  );
   console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  const names: Record<Way, string> = { cairn: 'Cairn, no flow control', flow: 'Cairn, flow control (Redis)', plain: 'plain Temporal loop, default retry' };
+  const names: Record<Way, string> = {
+    cairn: 'Cairn, no flow control',
+    flow: 'Cairn, flow control (Redis)',
+    plain: 'plain Temporal loop, default retry',
+  };
   for (const f of figures)
     console.log(
       `| ${f.runs} | ${names[f.way]} | ${f.answered} | ${f.accepted} | ${f.refused} | ${((100 * f.refused) / Math.max(1, f.accepted)).toFixed(1)}% | ${(f.wallMs / 1000).toFixed(1)} s | ${(f.idealMs / 1000).toFixed(1)} s | ${(f.wallMs / f.idealMs).toFixed(2)} |`,
@@ -177,7 +204,10 @@ async function main(): Promise<void> {
       models: {
         env,
         ...(way === 'flow' && {
-          flowControl: { limits: { openai: { requestsPerMinute: rate * 60 * headroom, tokensPerMinute: tpm * headroom } }, keyPrefix: `cairn:bench:${randomUUID()}:` },
+          flowControl: {
+            limits: { openai: { requestsPerMinute: rate * 60 * headroom, tokensPerMinute: tpm * headroom } },
+            keyPrefix: `cairn:bench:${randomUUID()}:`,
+          },
         }),
       },
       workflowBundle: { code: bundle.code },
@@ -185,8 +215,14 @@ async function main(): Promise<void> {
         // The plain loop's model activity: a 429 is thrown, so Temporal's retry policy waits.
         async callModelOrThrow({ messages, toolNames, toolChoice, model }: NaiveModelRequest) {
           const tools = benchAgent.tools.filter((t) => toolNames.includes(t.name)).map((t) => t.spec);
-          const outcome = await resolveModel(model, { env }).generate({ messages, tools, toolChoice, signal: Context.current().cancellationSignal });
-          if (outcome.status === 'error' && outcome.error.code === 'rate_limited') throw ApplicationFailure.create({ message: outcome.error.message, type: 'RateLimited' });
+          const outcome = await resolveModel(model, { env }).generate({
+            messages,
+            tools,
+            toolChoice,
+            signal: Context.current().cancellationSignal,
+          });
+          if (outcome.status === 'error' && outcome.error.code === 'rate_limited')
+            throw ApplicationFailure.create({ message: outcome.error.message, type: 'RateLimited' });
           return outcome;
         },
       },
@@ -199,18 +235,42 @@ async function main(): Promise<void> {
     const handles = await Promise.all(
       Array.from({ length: runs }, (_, i) =>
         way === 'plain'
-          ? server.client.workflow.start('plainRetryLoop', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [{ model }] })
-          : server.client.workflow.start('agentRun', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [{ agent: benchAgent.name, prompt: BENCH_PROMPT, model } satisfies AgentRunInput] }),
+          ? server.client.workflow.start('plainRetryLoop', {
+              taskQueue,
+              workflowId: `${taskQueue}-${i}`,
+              args: [{ model }],
+            })
+          : server.client.workflow.start('agentRun', {
+              taskQueue,
+              workflowId: `${taskQueue}-${i}`,
+              args: [{ agent: benchAgent.name, prompt: BENCH_PROMPT, model } satisfies AgentRunInput],
+            }),
       ),
     );
-    const results = await Promise.all(handles.map((h) => h.result().catch((err: unknown) => ({ failed: String(err) }))));
+    const results = await Promise.all(
+      handles.map((h) => h.result().catch((err: unknown) => ({ failed: String(err) }))),
+    );
     const wallMs = performance.now() - started;
-    const answered = results.filter((r) => (way === 'plain' ? (r as { turns?: number }).turns === TOOL_TURNS + 1 : (r as AgentRunResult).outcome?.status === 'answered')).length;
+    const answered = results.filter((r) =>
+      way === 'plain'
+        ? (r as { turns?: number }).turns === TOOL_TURNS + 1
+        : (r as AgentRunResult).outcome?.status === 'answered',
+    ).length;
     worker.shutdown();
     await running;
     await provider.close();
     log(timeline(provider, startedAt, startedAt + wallMs, rate));
-    return { way, runs, answered, accepted: provider.accepted, refused: provider.refused, wallMs, idealMs: (provider.accepted / rate) * 1_000, busyMs: provider.lastAt - provider.firstAt, firstMs: provider.firstAt - startedAt };
+    return {
+      way,
+      runs,
+      answered,
+      accepted: provider.accepted,
+      refused: provider.refused,
+      wallMs,
+      idealMs: (provider.accepted / rate) * 1_000,
+      busyMs: provider.lastAt - provider.firstAt,
+      firstMs: provider.firstAt - startedAt,
+    };
   }
 }
 

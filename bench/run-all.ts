@@ -14,7 +14,9 @@ import { cachedRunMemoryReport, measureCachedRunMemory } from './cached-run-memo
 const env = await startBenchEnv();
 try {
   console.log(benchHeader(env));
-  console.log(activityLatencyReport([...(await measureActivityLatency(env)), ...(await measureDefaultServerLatency())]));
+  console.log(
+    activityLatencyReport([...(await measureActivityLatency(env)), ...(await measureDefaultServerLatency())]),
+  );
   console.log();
   console.log(overheadReport(await measureOverhead(env)));
   console.log();

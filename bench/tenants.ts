@@ -31,7 +31,9 @@ const reads = Number(args[1] ?? (fairnessMode ? 5 : 30));
 // Fairness: the worker's workflow task slots (SDK default 40); tasks a worker holds are served first come first served.
 const workflowSlots = args[2] === undefined ? undefined : Number(args[2]);
 
-const env = await startTestEnvironment({ agents: [testAgent, tenantsAgent], workflowsPath: join(PACKAGE_ROOT, 'bench', 'tenants-workflows.ts'),
+const env = await startTestEnvironment({
+  agents: [testAgent, tenantsAgent],
+  workflowsPath: join(PACKAGE_ROOT, 'bench', 'tenants-workflows.ts'),
   ...(workflowSlots !== undefined && { worker: { maxConcurrentWorkflowTaskExecutions: workflowSlots } }),
 });
 const client = new CairnClient({ client: env.temporal, taskQueue: env.taskQueue });
@@ -43,7 +45,9 @@ const cold = createCairnHttpHandler({ client, agents: [testAgent], authorize, in
 let listings = 0;
 const service = client.temporal.workflowService;
 const list = service.listWorkflowExecutions.bind(service);
-service.listWorkflowExecutions = ((request: Parameters<typeof list>[0]) => (listings++, list(request))) as typeof service.listWorkflowExecutions;
+service.listWorkflowExecutions = ((request: Parameters<typeof list>[0]) => (
+  listings++, list(request)
+)) as typeof service.listWorkflowExecutions;
 const get = async (tenant: string, query: string, via = handler): Promise<{ ms: number; page: InboxPage }> => {
   const t = performance.now();
   const response = await via(new Request(`http://bench/inbox?${query}`, { headers: { 'x-tenant': tenant } }));
@@ -51,7 +55,8 @@ const get = async (tenant: string, query: string, via = handler): Promise<{ ms: 
   const page = (await response.json()) as InboxPage;
   return { ms: performance.now() - t, page };
 };
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 try {
   if (fairnessMode) await fairness(waiting, reads);
@@ -67,7 +72,10 @@ async function inbox(): Promise<void> {
   for (let i = 0; i < waiting; i += 25) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(25, waiting - i) }, async (_, j) => {
-        const { model } = env.script([scriptStep.call('issue_refund', { orderId: `A-${i + j}`, amount: 80 }), scriptStep.text('Refunded.')]);
+        const { model } = env.script([
+          scriptStep.call('issue_refund', { orderId: `A-${i + j}`, amount: 80 }),
+          scriptStep.text('Refunded.'),
+        ]);
         const run = await client.start({ agent: 'test', prompt: `Refund A-${i + j}.`, model, tenant });
         return run.workflowId;
       }),
@@ -118,20 +126,36 @@ async function inbox(): Promise<void> {
   env.worker.shutdown();
   while (env.worker.getState() !== 'STOPPED') await new Promise((r) => setTimeout(r, 100));
   const withoutWorker = await measure();
-  const fmt = (m: typeof withWorker) => `p50 ${m.p50.toFixed(0)} ms, p90 ${m.p90.toFixed(0)} ms; ${m.reachable} of ${waiting} runs reachable in ${m.pages} pages`;
-  console.log(`Inbox of ${waiting} waiting runs (set up in ${setupS.toFixed(0)} s), GET /inbox?limit=50 x ${reads}, each a fresh listing (inboxReuseMs 0):`);
+  const fmt = (m: typeof withWorker) =>
+    `p50 ${m.p50.toFixed(0)} ms, p90 ${m.p90.toFixed(0)} ms; ${m.reachable} of ${waiting} runs reachable in ${m.pages} pages`;
+  console.log(
+    `Inbox of ${waiting} waiting runs (set up in ${setupS.toFixed(0)} s), GET /inbox?limit=50 x ${reads}, each a fresh listing (inboxReuseMs 0):`,
+  );
   console.log(`  worker running: ${fmt(withWorker)}   (load ${loadavg()})`);
   console.log(`  worker stopped (a Query would wait for it): ${fmt(withoutWorker)}   (load ${loadavg()})`);
-  console.log(`  10 reviewers polling every 2 s for 20 s (inboxReuseMs 1,000): ${polling.polls} polls, p50 ${polling.p50.toFixed(0)} ms, p90 ${polling.p90.toFixed(0)} ms, ${polling.listings} visibility listings   (load ${loadavg()})`);
-  for (const id of ids) await env.temporal.workflow.getHandle(id).terminate('bench done').catch(() => undefined);
+  console.log(
+    `  10 reviewers polling every 2 s for 20 s (inboxReuseMs 1,000): ${polling.polls} polls, p50 ${polling.p50.toFixed(0)} ms, p90 ${polling.p90.toFixed(0)} ms, ${polling.listings} visibility listings   (load ${loadavg()})`,
+  );
+  for (const id of ids)
+    await env.temporal.workflow
+      .getHandle(id)
+      .terminate('bench done')
+      .catch(() => undefined);
 }
 
 /** Starts a run of `tenant` that calls the one-second tool once, then answers; resolves with its time from start to result (ms). */
-async function oneRun(tenant: string, job: string, timed: boolean): Promise<{ workflowId: string; done: Promise<number> }> {
+async function oneRun(
+  tenant: string,
+  job: string,
+  timed: boolean,
+): Promise<{ workflowId: string; done: Promise<number> }> {
   const { model } = env.script([scriptStep.call('one_second', { job }), scriptStep.text('Done.')]);
   const t = performance.now();
   const run = await client.start({ agent: 'tenants', prompt: `Do ${job}.`, model, tenant });
-  return { workflowId: run.workflowId, done: timed ? run.workflow.result().then(() => performance.now() - t) : Promise.resolve(0) };
+  return {
+    workflowId: run.workflowId,
+    done: timed ? run.workflow.result().then(() => performance.now() - t) : Promise.resolve(0),
+  };
 }
 
 async function fairness(backlog: number, runs: number): Promise<void> {
@@ -149,21 +173,38 @@ async function fairness(backlog: number, runs: number): Promise<void> {
   let aDone = 0;
   const aRuns: Promise<unknown>[] = [];
   for (let i = 0; i < backlog; i += 100) {
-    const batch = await Promise.all(Array.from({ length: Math.min(100, backlog - i) }, (_, j) => oneRun(a, `A-${i + j}`, false)));
-    for (const s of batch) aRuns.push(env.temporal.workflow.getHandle(s.workflowId).result().then(() => aDone++));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, backlog - i) }, (_, j) => oneRun(a, `A-${i + j}`, false)),
+    );
+    for (const s of batch)
+      aRuns.push(
+        env.temporal.workflow
+          .getHandle(s.workflowId)
+          .result()
+          .then(() => aDone++),
+      );
   }
   const startedS = (performance.now() - t) / 1000;
   const atB = aDone;
   const behind = await timesOf('behind');
   const bDoneS = (performance.now() - t) / 1000;
-  console.log(`Tenant A started ${backlog} runs in ${startedS.toFixed(0)} s (${atB} finished by then); then B's ${runs} runs: ${fmt(behind)}   (load ${loadavg()})`);
+  console.log(
+    `Tenant A started ${backlog} runs in ${startedS.toFixed(0)} s (${atB} finished by then); then B's ${runs} runs: ${fmt(behind)}   (load ${loadavg()})`,
+  );
   const ratio = Math.max(...behind) / Math.max(...alone);
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  console.log(`  B behind A / B alone: slowest ${ratio.toFixed(2)}x, median ${(median(behind) / median(alone)).toFixed(2)}x; A had ${aDone} of ${backlog} finished when B's last ended (${bDoneS.toFixed(0)} s after A's first start)`);
+  console.log(
+    `  B behind A / B alone: slowest ${ratio.toFixed(2)}x, median ${(median(behind) / median(alone)).toFixed(2)}x; A had ${aDone} of ${backlog} finished when B's last ended (${bDoneS.toFixed(0)} s after A's first start)`,
+  );
   await Promise.all(aRuns);
-  console.log(`  A's backlog drained ${((performance.now() - t) / 1000).toFixed(0)} s after its first start   (load ${loadavg()})`);
+  console.log(
+    `  A's backlog drained ${((performance.now() - t) / 1000).toFixed(0)} s after its first start   (load ${loadavg()})`,
+  );
 }
 
 function loadavg(): string {
-  return os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 }

@@ -34,11 +34,14 @@ async function batch(env: BenchEnv, worker: BenchWorker, count = RUNS): Promise<
   const input = (model: string): AgentRunInput => ({ agent: benchAgent.name, prompt: BENCH_PROMPT, model });
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const runs = await Promise.all(Array.from({ length: count }, () => worker.execute<AgentRunResult>('agentRun', toolTurnsScript(TURNS), input)));
+  const runs = await Promise.all(
+    Array.from({ length: count }, () => worker.execute<AgentRunResult>('agentRun', toolTurnsScript(TURNS), input)),
+  );
   const ms = performance.now() - started;
   const { user, system } = process.cpuUsage(cpu);
   for (const { result } of runs)
-    if (result.reason !== null || result.toolCalls !== TURNS) throw new Error(`a run did not make ${TURNS} tool calls: ${JSON.stringify(result)}`);
+    if (result.reason !== null || result.toolCalls !== TURNS)
+      throw new Error(`a run did not make ${TURNS} tool calls: ${JSON.stringify(result)}`);
   let timedOut = 0;
   for (const { workflowId } of runs) {
     const { events } = await env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -56,12 +59,17 @@ export interface CacheRow {
 }
 
 export async function measureWorkflowCache(env: BenchEnv): Promise<CacheRow[]> {
-  const workers = await Promise.all(CACHES.map((maxCachedWorkflows) => env.startWorker({ maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASKS })));
+  const workers = await Promise.all(
+    CACHES.map((maxCachedWorkflows) =>
+      env.startWorker({ maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASKS }),
+    ),
+  );
   try {
     const samples = CACHES.map(() => [] as Batch[]);
     // A few runs on each first (loading the workflow bundle), then interleaved rounds.
     for (const worker of workers) await batch(env, worker, WARMUP_RUNS);
-    for (let i = 0; i < ROUNDS; i++) for (const [w, worker] of workers.entries()) samples[w]!.push(await batch(env, worker));
+    for (let i = 0; i < ROUNDS; i++)
+      for (const [w, worker] of workers.entries()) samples[w]!.push(await batch(env, worker));
     return CACHES.map((maxCachedWorkflows, w) => ({
       maxCachedWorkflows,
       ms: median(samples[w]!.map((b) => b.ms)),
@@ -75,7 +83,14 @@ export async function measureWorkflowCache(env: BenchEnv): Promise<CacheRow[]> {
 
 export function workflowCacheReport(rows: readonly CacheRow[]): string {
   const full = rows.find((r) => r.maxCachedWorkflows >= RUNS)!;
-  const header = ['maxCachedWorkflows', 'wall ms', '× full cache', 'worker CPU ms/run', 'CPU × full', 'workflow task timeouts'];
+  const header = [
+    'maxCachedWorkflows',
+    'wall ms',
+    '× full cache',
+    'worker CPU ms/run',
+    'CPU × full',
+    'workflow task timeouts',
+  ];
   const lines = rows.map((r) => [
     figure(r.maxCachedWorkflows),
     figure(r.ms, 0),

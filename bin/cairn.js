@@ -4,7 +4,9 @@
 // Plain JavaScript any Node can parse: an older Node gets one line, not a loader's stack trace.
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
-  console.error(`cairn: Use Node 24 (this is Node ${process.versions.node}); Cairn and its projects run TypeScript directly, which Node 24 does.`);
+  console.error(
+    `cairn: Use Node 24 (this is Node ${process.versions.node}); Cairn and its projects run TypeScript directly, which Node 24 does.`,
+  );
   process.exit(1);
 }
 try {

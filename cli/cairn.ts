@@ -22,7 +22,23 @@ import { workerCommand } from './commands/worker.js';
 import { describeError, exitCodeOf } from './errors.js';
 import { createIo, type Streams } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, devCommand, workerCommand, runCommand, watchCommand, answerCommand, sayCommand, reviewCommand, showCommand, serveCommand, mcpCommand, guardsCommand, replayCommand, codecServerCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [
+  initCommand,
+  devCommand,
+  workerCommand,
+  runCommand,
+  watchCommand,
+  answerCommand,
+  sayCommand,
+  reviewCommand,
+  showCommand,
+  serveCommand,
+  mcpCommand,
+  guardsCommand,
+  replayCommand,
+  codecServerCommand,
+  demoCommand,
+];
 
 export const HELP = `Usage: cairn <command> [arguments] [options]
 
@@ -57,7 +73,9 @@ export async function cairn(argv: readonly string[], streams: Streams = process)
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.error(`cairn: unknown command "${name}"; commands: ${COMMANDS.map((c) => c.name).join(', ')} (see cairn --help)`);
+    io.error(
+      `cairn: unknown command "${name}"; commands: ${COMMANDS.map((c) => c.name).join(', ')} (see cairn --help)`,
+    );
     return 2;
   }
   if (!command.delegates && hasFlag(rest, '--help', '-h')) {

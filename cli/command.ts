@@ -28,10 +28,19 @@ export interface CommandLineSpec<O extends ParseArgsOptionsConfig> {
 const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 /** Parses `argv`; unknown flags and a wrong number of arguments throw UsageError. */
-export function parseCommandLine<const O extends ParseArgsOptionsConfig>(command: string, argv: readonly string[], spec: CommandLineSpec<O>) {
+export function parseCommandLine<const O extends ParseArgsOptionsConfig>(
+  command: string,
+  argv: readonly string[],
+  spec: CommandLineSpec<O>,
+) {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: { ...spec.options, ...COMMON }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...spec.options, ...COMMON },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     // Node's advice about `--` is longer than the problem; the help shows the usage.
     throw new UsageError(`${(error as Error).message.split('. To specify')[0]} (see cairn ${command} --help)`);
@@ -39,9 +48,16 @@ export function parseCommandLine<const O extends ParseArgsOptionsConfig>(command
   const { positionals } = parsed;
   const optional = spec.optional ?? [];
   if (positionals.length < spec.required.length)
-    throw new UsageError(`missing ${spec.required.slice(positionals.length).map((name) => `<${name}>`).join(' ')} (see cairn ${command} --help)`);
+    throw new UsageError(
+      `missing ${spec.required
+        .slice(positionals.length)
+        .map((name) => `<${name}>`)
+        .join(' ')} (see cairn ${command} --help)`,
+    );
   if (positionals.length > spec.required.length + optional.length)
-    throw new UsageError(`unexpected argument "${positionals[spec.required.length + optional.length]}" (see cairn ${command} --help)`);
+    throw new UsageError(
+      `unexpected argument "${positionals[spec.required.length + optional.length]}" (see cairn ${command} --help)`,
+    );
   return { values: parsed.values, positionals };
 }
 
@@ -55,6 +71,7 @@ export function hasFlag(argv: readonly string[], ...flags: string[]): boolean {
 export function parsePort(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new UsageError(`--${flag} must be a port number (1-65535), not "${text}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new UsageError(`--${flag} must be a port number (1-65535), not "${text}"`);
   return port;
 }

@@ -44,7 +44,13 @@ export async function connectClient(env: NodeJS.ProcessEnv = process.env): Promi
     );
   }
   const uiUrl = uiUrlFor(address, env);
-  return { address, namespace, uiUrl, client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
+  return {
+    address,
+    namespace,
+    uiUrl,
+    client: new Client({ connection, namespace, dataConverter }),
+    close: () => connection.close(),
+  };
 }
 
 /** Runs `fn` with a connected client and always closes it. */

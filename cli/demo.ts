@@ -22,7 +22,15 @@ import { installRuntime } from './worker-process.js';
 import type { StepAction } from '../planner/index.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { yes: { type: 'boolean', short: 'y' }, keep: { type: 'boolean' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      yes: { type: 'boolean', short: 'y' },
+      keep: { type: 'boolean' },
+      model: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help) {
     console.log(
       'Usage: cairn demo [--yes] [--keep] [--model <spec>]\n\nRuns the order-support agent on the embedded dev server (or TEMPORAL_ADDRESS).\n' +
@@ -42,8 +50,17 @@ export async function runDemo(argv: string[]): Promise<number> {
   const codec = codecFromEnvironment();
   const external = hasExternalServer();
   const target: DemoTarget = external ? await connectFromEnvironment() : await startDevServer(log);
-  const client = codec ? new Client({ connection: target.client.connection, namespace: target.namespace, dataConverter: { payloadCodecs: [codec] } }) : target.client;
-  if (codec) log(`Payloads encrypted with key "${codec.currentKeyId}" (CAIRN_CODEC_KEYS); \`cairn codec-server\` decrypts them for the Temporal UI.`);
+  const client = codec
+    ? new Client({
+        connection: target.client.connection,
+        namespace: target.namespace,
+        dataConverter: { payloadCodecs: [codec] },
+      })
+    : target.client;
+  if (codec)
+    log(
+      `Payloads encrypted with key "${codec.currentKeyId}" (CAIRN_CODEC_KEYS); \`cairn codec-server\` decrypts them for the Temporal UI.`,
+    );
   const taskQueue = `cairn-demo-${process.pid}`;
   // The demo's own worker: the examples' orders agent, with its scripted model registered.
   const worker = await createCairnWorker({
@@ -97,9 +114,15 @@ export async function runDemo(argv: string[]): Promise<number> {
         await run.answer(answer, id);
       } else if (state.phase === 'awaiting_review') {
         for (const review of state.reviews) {
-          const ok = rl ? /^y/i.test((await rl.question(`\n? Approve ${review.name} ${JSON.stringify(review.args)}? [y/n] `)).trim()) : true;
+          const ok = rl
+            ? /^y/i.test(
+                (await rl.question(`\n? Approve ${review.name} ${JSON.stringify(review.args)}? [y/n] `)).trim(),
+              )
+            : true;
           if (!rl) log(`  ${auto} approving ${review.name}`);
-          const decision = ok ? { type: 'accept' as const } : { type: 'reject' as const, reason: 'declined by the operator' };
+          const decision = ok
+            ? { type: 'accept' as const }
+            : { type: 'reject' as const, reason: 'declined by the operator' };
           await run.review(review, decision);
         }
       } else {
@@ -110,8 +133,13 @@ export async function runDemo(argv: string[]): Promise<number> {
     const result = await run.result();
     // Every call the model made, those refused before running (at validation) included.
     const made = callsMade(await run.transcript({ length: (await run.state()).transcriptLength }));
-    const calls = made > result.toolCalls ? `${made} tool calls, ${made - result.toolCalls} refused before running` : `${result.toolCalls} tool calls`;
-    log(`\nFinal answer (${result.turns} model turns, ${calls}${result.reason ? `, ended early: ${result.reason}` : ''}):\n  ${result.answer}`);
+    const calls =
+      made > result.toolCalls
+        ? `${made} tool calls, ${made - result.toolCalls} refused before running`
+        : `${result.toolCalls} tool calls`;
+    log(
+      `\nFinal answer (${result.turns} model turns, ${calls}${result.reason ? `, ended early: ${result.reason}` : ''}):\n  ${result.answer}`,
+    );
     const link = runUrl(target, workflowId) ?? workflowId;
     if (values.keep) {
       log(`\nSee the whole run in the Temporal UI: ${link}`);
@@ -127,7 +155,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       log(
         target.persistent
           ? `The demo's dev server stops now; its runs stay in ${target.persistent}. See this one again with \`cairn demo --keep\`, or \`cairn dev --port ${target.port} --ui-port ${target.uiPort}\` in ${process.cwd()} (it serves .temporal/cairn.db), then open the link.`
-          : 'The demo\'s dev server stops now, and this run with it (it ran in memory). Run `cairn demo --keep` to keep the server and its UI up after the run.',
+          : "The demo's dev server stops now, and this run with it (it ran in memory). Run `cairn demo --keep` to keep the server and its UI up after the run.",
       );
     }
     return 0;
@@ -150,15 +178,29 @@ async function startDevServer(log: (line: string) => void): Promise<DemoTarget> 
     return Object.assign(server, { persistent: '.temporal/cairn.db', port: 7233, uiPort: 8233 });
   } catch (error) {
     const reason =
-      error instanceof PortInUseError ? `port ${error.port} is in use` : error instanceof DatabaseInUseError ? `.temporal/cairn.db is used by the dev server of pid ${error.holder.pid}` : (error as Error).message.split('\n')[0];
+      error instanceof PortInUseError
+        ? `port ${error.port} is in use`
+        : error instanceof DatabaseInUseError
+          ? `.temporal/cairn.db is used by the dev server of pid ${error.holder.pid}`
+          : (error as Error).message.split('\n')[0];
     log(`The usual dev server cannot start here (${reason}); using free ports, runs in memory.`);
     const port = 20_000 + (process.pid % 20_000);
-    return Object.assign(await startEmbeddedServer({ persistent: false, port, uiPort: port + 1, log }), { port, uiPort: port + 1 });
+    return Object.assign(await startEmbeddedServer({ persistent: false, port, uiPort: port + 1, log }), {
+      port,
+      uiPort: port + 1,
+    });
   }
 }
 
 /** The planner's decisions get a line; plain model turns and tool runs show in the transcript. */
-const DECISIONS: Partial<Record<StepAction, string>> = { repair: 'repair', back_off: 'back off', clarify: 'clarify', review: 'review', final: 'finalize', finish: 'finish' };
+const DECISIONS: Partial<Record<StepAction, string>> = {
+  repair: 'repair',
+  back_off: 'back off',
+  clarify: 'clarify',
+  review: 'review',
+  final: 'finalize',
+  finish: 'finish',
+};
 
 // `npm run demo` runs this file directly.
 if (import.meta.url === `file://${process.argv[1]}`) {

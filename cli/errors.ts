@@ -60,7 +60,8 @@ function describe(error: unknown): string {
       return `Unknown Temporal namespace: ${message}`;
     default:
       // Payloads written by a worker with CAIRN_CODEC_KEYS, read without them (docs/encryption.md).
-      if (/binary\/encrypted/.test(message)) return `${message} (the run's payloads are encrypted: set CAIRN_CODEC_KEYS to the workers' keys)`;
+      if (/binary\/encrypted/.test(message))
+        return `${message} (the run's payloads are encrypted: set CAIRN_CODEC_KEYS to the workers' keys)`;
       return message;
   }
 }
@@ -75,7 +76,11 @@ export function failureReason(error: unknown): string {
 function rootMessage(error: unknown): string | undefined {
   let found: string | undefined;
   const seen = new Set<unknown>();
-  for (let link = error as ErrorShape | undefined; link && typeof link === 'object' && !seen.has(link); link = link.cause as ErrorShape | undefined) {
+  for (
+    let link = error as ErrorShape | undefined;
+    link && typeof link === 'object' && !seen.has(link);
+    link = link.cause as ErrorShape | undefined
+  ) {
     seen.add(link);
     if (typeof link.message === 'string' && link.message) found = link.message;
   }

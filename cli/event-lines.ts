@@ -13,8 +13,10 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
       return [formatStep(event)];
     case 'tool_end': {
       const result = event.result as { status?: string; error?: { code: string; message: string }; feedback?: string };
-      if (result.status === 'error' && result.error) return [`${at} error ${event.name} [${event.toolCallId}] ${result.error.code}: ${result.error.message}`];
-      if (result.status === 'validator_failed') return [`${at} error ${event.name} [${event.toolCallId}] validator_failed: ${result.feedback ?? ''}`];
+      if (result.status === 'error' && result.error)
+        return [`${at} error ${event.name} [${event.toolCallId}] ${result.error.code}: ${result.error.message}`];
+      if (result.status === 'validator_failed')
+        return [`${at} error ${event.name} [${event.toolCallId}] validator_failed: ${result.feedback ?? ''}`];
       return [];
     }
     // How to answer is said by `watch` only while the run still waits on it (a past question, or a
@@ -24,8 +26,13 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
     case 'review':
       return event.reviews.flatMap((r) => prefix(at, formatReview(workflowId, r, false)));
     case 'human':
-      if (event.kind === 'message') return [`${at} said (${event.id}): ${typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail)}`];
-      return [`${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`];
+      if (event.kind === 'message')
+        return [
+          `${at} said (${event.id}): ${typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail)}`,
+        ];
+      return [
+        `${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`,
+      ];
     case 'hand_over':
       return [`${at} continued as new (generation ${event.generation})`];
     case 'finish':

@@ -20,6 +20,8 @@ describe('tool call counts', () => {
     expect(formatCallCount(6, 4)).toBe('6 tool call(s)');
     expect(formatCallCount(3)).toBe('3 tool call(s)');
     const state = { agent: 'a', phase: 'done', paused: false, turn: 3, toolCalls: 2 } as RunState;
-    expect(formatSummary('wf', state, callsMade(transcript))).toBe('wf · agent a · phase done · turn 3 · 4 tool call(s), 2 refused before running');
+    expect(formatSummary('wf', state, callsMade(transcript))).toBe(
+      'wf · agent a · phase done · turn 3 · 4 tool call(s), 2 refused before running',
+    );
   });
 });

@@ -28,10 +28,15 @@ export function formatMessage(message: TranscriptMessage): string[] {
       return block(message.role, message.content);
     case 'user':
       // Cairn's own notes to the model (a disabled tool, a human's answer) are labelled as Cairn's.
-      return message.content.startsWith('[cairn] ') ? block('cairn', message.content.slice(8)) : block('user', message.content);
+      return message.content.startsWith('[cairn] ')
+        ? block('cairn', message.content.slice(8))
+        : block('user', message.content);
     case 'assistant': {
       const lines = message.content ? block('assistant', message.content) : [];
-      for (const call of message.toolCalls) lines.push(...block(lines.length ? '' : 'assistant', `→ ${call.name} ${compact(call.args)}  [${call.toolCallId}]`));
+      for (const call of message.toolCalls)
+        lines.push(
+          ...block(lines.length ? '' : 'assistant', `→ ${call.name} ${compact(call.args)}  [${call.toolCallId}]`),
+        );
       return lines.length ? lines : block('assistant', '(empty)');
     }
     case 'tool':
@@ -50,7 +55,9 @@ export function formatToolContent(name: string, toolCallId: string, content: unk
   if (!view || !error) return `✓ ${name} [${toolCallId}] ${compact(content)}`;
   const { code, message, causes, kind: _kind, ...details } = error;
   const { error: _error, hint, partial, ...rest } = view;
-  const lines = [`✗ ${name} [${toolCallId}] ${typeof code === 'string' ? `${code}: ` : ''}${typeof message === 'string' ? message : compact(error)}`];
+  const lines = [
+    `✗ ${name} [${toolCallId}] ${typeof code === 'string' ? `${code}: ` : ''}${typeof message === 'string' ? message : compact(error)}`,
+  ];
   if (Array.isArray(causes)) for (const cause of causes) lines.push(`  caused by: ${compact(cause)}`);
   if (Object.keys(details).length) lines.push(`  details: ${compact(details, 400)}`);
   if (hint !== undefined) lines.push(`  hint: ${compact(hint, 400)}`);
@@ -60,7 +67,9 @@ export function formatToolContent(name: string, toolCallId: string, content: unk
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** One planner decision from the run's step log. */
@@ -92,8 +101,15 @@ export function formatReview(workflowId: string, review: PendingReview, commands
 
 /** `  decide with: cairn review <id> <toolCallId> accept | …`, the decisions the review allows. */
 export function reviewCommandLine(workflowId: string, review: PendingReview): string {
-  const forms: Record<ReviewDecisionType, string> = { accept: 'accept', edit: "edit '<json args>'", respond: "respond '<json>'", reject: 'reject [reason]' };
-  return `  decide with: ${CAIRN} review ${workflowId} ${review.toolCallId} ${allowedDecisions(review).map((d) => forms[d]).join(' | ')}`;
+  const forms: Record<ReviewDecisionType, string> = {
+    accept: 'accept',
+    edit: "edit '<json args>'",
+    respond: "respond '<json>'",
+    reject: 'reject [reason]',
+  };
+  return `  decide with: ${CAIRN} review ${workflowId} ${review.toolCallId} ${allowedDecisions(review)
+    .map((d) => forms[d])
+    .join(' | ')}`;
 }
 
 /** One summary line of a run's state; `made` is how many calls the model made, when known (the transcript's). */
@@ -106,7 +122,9 @@ export function formatSummary(workflowId: string, state: RunState, made?: number
  * ran (refused at validation or by policy), when the transcript says more were made than ran.
  */
 export function formatCallCount(ran: number, made?: number): string {
-  return made !== undefined && made > ran ? `${made} tool call(s), ${made - ran} refused before running` : `${ran} tool call(s)`;
+  return made !== undefined && made > ran
+    ? `${made} tool call(s), ${made - ran} refused before running`
+    : `${ran} tool call(s)`;
 }
 
 /** How many tool calls the model made in `transcript` (run or refused). */

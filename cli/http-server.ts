@@ -12,7 +12,6 @@ import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import { toNodeListener } from '../client/http/node-listener.js';
 import type { Agent } from '../shared/agent/define-agent.js';
 
-
 export interface CairnHttpServer {
   readonly url: string;
   readonly port: number;

@@ -7,7 +7,9 @@ export function parseJsonArgument(text: string, what: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch (error) {
-    throw new UsageError(`${what}: not valid JSON (${(error as Error).message}): ${text.length > 80 ? `${text.slice(0, 79)}…` : text}`);
+    throw new UsageError(
+      `${what}: not valid JSON (${(error as Error).message}): ${text.length > 80 ? `${text.slice(0, 79)}…` : text}`,
+    );
   }
 }
 
@@ -18,6 +20,7 @@ export function parseJsonArgument(text: string, what: string): JsonValue {
 export function objectOrText(text: string): JsonObject | string {
   if (!text.trimStart().startsWith('{')) return text;
   const value = parseJsonArgument(text, 'answer');
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`answer: not a JSON object: ${text}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`answer: not a JSON object: ${text}`);
   return value;
 }

@@ -23,7 +23,12 @@ export function cairnClient(connection: ClientConnection, taskQueue?: string): C
 }
 
 /** Runs `ask` with a deadline; no worker answering becomes a CliError that says so. */
-export async function withDeadline<T>(connection: ClientConnection, workflowId: string, ask: () => Promise<T>, timeoutMs = QUERY_TIMEOUT_MS): Promise<T> {
+export async function withDeadline<T>(
+  connection: ClientConnection,
+  workflowId: string,
+  ask: () => Promise<T>,
+  timeoutMs = QUERY_TIMEOUT_MS,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   try {
     return await connection.client.connection.withDeadline(deadline, ask);
@@ -31,7 +36,8 @@ export async function withDeadline<T>(connection: ClientConnection, workflowId: 
     // A loaded server can answer a Query nobody polls for with its own error just before the
     // deadline (a ServiceError that is not DEADLINE_EXCEEDED): at the deadline it means the same.
     const atDeadline = (error as Error).name === 'ServiceError' && Date.now() >= deadline - 2_000;
-    if (isGrpcDeadlineError(error) || atDeadline) throw new CliError(await noAnswerReason(connection, workflowId, timeoutMs));
+    if (isGrpcDeadlineError(error) || atDeadline)
+      throw new CliError(await noAnswerReason(connection, workflowId, timeoutMs));
     throw error;
   }
 }
@@ -61,7 +67,10 @@ async function noAnswerReason(connection: ClientConnection, workflowId: string, 
 }
 
 /** Starts a run. */
-export function startRun(connection: ClientConnection, options: StartRunOptions & { workflowId: string; taskQueue: string }): Promise<AgentRunHandle> {
+export function startRun(
+  connection: ClientConnection,
+  options: StartRunOptions & { workflowId: string; taskQueue: string },
+): Promise<AgentRunHandle> {
   return cairnClient(connection).start(options);
 }
 
@@ -93,9 +102,14 @@ export function readState(connection: ClientConnection, run: AgentRunHandle): Pr
 }
 
 /** The whole transcript, as long as the state says it is. */
-export async function readTranscript(connection: ClientConnection, run: AgentRunHandle): Promise<{ state: RunState; transcript: TranscriptMessage[] }> {
+export async function readTranscript(
+  connection: ClientConnection,
+  run: AgentRunHandle,
+): Promise<{ state: RunState; transcript: TranscriptMessage[] }> {
   const state = await readState(connection, run);
-  const transcript = await withDeadline(connection, run.workflowId, () => run.transcript({ length: state.transcriptLength }));
+  const transcript = await withDeadline(connection, run.workflowId, () =>
+    run.transcript({ length: state.transcriptLength }),
+  );
   return { state, transcript };
 }
 
@@ -125,7 +139,13 @@ export async function closedRunError(run: AgentRunHandle, takes: string): Promis
   const { status } = await run.workflow.describe();
   if (status.name === 'RUNNING') return undefined;
   const how = status.name.toLowerCase().replace('_', ' ');
-  const why = status.name === 'COMPLETED' ? '' : await run.result().then(() => '', (reason: unknown) => `: ${failureReason(reason)}`);
+  const why =
+    status.name === 'COMPLETED'
+      ? ''
+      : await run.result().then(
+          () => '',
+          (reason: unknown) => `: ${failureReason(reason)}`,
+        );
   return new CliError(`Run "${run.workflowId}" is ${how}${why}; a closed run takes no ${takes}.`);
 }
 

@@ -11,7 +11,9 @@ import { formatQuestion, formatReview } from './format.js';
 export const EXIT_WAITING_ON_PERSON = 3;
 
 /** How a completed run ended: answered, or ended without its answer (a cap, a loop, the model unavailable…). */
-export type RunEnding = { readonly answered: true } | { readonly answered: false; readonly code: string; readonly message: string };
+export type RunEnding =
+  | { readonly answered: true }
+  | { readonly answered: false; readonly code: string; readonly message: string };
 
 interface ResultShape {
   readonly reason?: string | null;
@@ -23,7 +25,11 @@ export function endingOf(result: unknown): RunEnding {
   const { reason = null, outcome } = (typeof result === 'object' && result !== null ? result : {}) as ResultShape;
   if (outcome?.status === 'answered') return { answered: true };
   if (outcome?.status === 'ended')
-    return { answered: false, code: typeof outcome.code === 'string' ? outcome.code : 'ended', message: typeof outcome.message === 'string' ? outcome.message : (reason ?? '') };
+    return {
+      answered: false,
+      code: typeof outcome.code === 'string' ? outcome.code : 'ended',
+      message: typeof outcome.message === 'string' ? outcome.message : (reason ?? ''),
+    };
   return reason === null ? { answered: true } : { answered: false, code: 'ended_early', message: reason };
 }
 
@@ -39,5 +45,8 @@ export function waitsOnPerson(state: RunState): boolean {
 
 /** The question or the held calls, each with the exact command that answers it. */
 export function pendingLines(workflowId: string, state: RunState): string[] {
-  return [...(state.clarification ? formatQuestion(workflowId, state.clarification) : []), ...state.reviews.flatMap((review) => formatReview(workflowId, review))];
+  return [
+    ...(state.clarification ? formatQuestion(workflowId, state.clarification) : []),
+    ...state.reviews.flatMap((review) => formatReview(workflowId, review)),
+  ];
 }

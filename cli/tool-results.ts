@@ -16,7 +16,11 @@ export interface RecordedToolResults {
   readonly truncated: boolean;
 }
 
-export async function readToolResults(connection: ClientConnection, workflowId: string, maxRuns = 50): Promise<RecordedToolResults> {
+export async function readToolResults(
+  connection: ClientConnection,
+  workflowId: string,
+  maxRuns = 50,
+): Promise<RecordedToolResults> {
   const { client } = connection;
   const results: ToolResult[] = [];
   let runId: string | undefined;
@@ -26,7 +30,8 @@ export async function readToolResults(connection: ClientConnection, workflowId: 
     try {
       history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     } catch (error) {
-      if ((error as Error).name === 'WorkflowNotFoundError') throw new CliError(`No run with workflow id "${workflowId}".`);
+      if ((error as Error).name === 'WorkflowNotFoundError')
+        throw new CliError(`No run with workflow id "${workflowId}".`);
       throw error;
     }
     runs++;

@@ -17,7 +17,10 @@ export function tuningFlags(values: Record<string, string | boolean | undefined>
   const count = (flag: string, value = text(flag)): number | undefined => {
     if (value === undefined) return undefined;
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${flag} must be a whole number above 0${flag.endsWith('pollers') ? ' or "auto"' : ''}, not "${value}"`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
+      throw new UsageError(
+        `--${flag} must be a whole number above 0${flag.endsWith('pollers') ? ' or "auto"' : ''}, not "${value}"`,
+      );
     return n;
   };
   // SDK 1.24 reads pollers only from the *PollerBehavior options: maxConcurrentWorkflowTaskPolls

@@ -27,12 +27,16 @@ const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 /** Installs the runtime once, before any connection, with CAIRN_LOG_LEVEL (default WARN) on stderr. */
 export function installRuntime(env: NodeJS.ProcessEnv = process.env): void {
   const level = (env.CAIRN_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
-  if (!LEVELS.includes(level)) throw new UsageError(`CAIRN_LOG_LEVEL must be one of ${LEVELS.join(', ')}, not "${env.CAIRN_LOG_LEVEL}"`);
+  if (!LEVELS.includes(level))
+    throw new UsageError(`CAIRN_LOG_LEVEL must be one of ${LEVELS.join(', ')}, not "${env.CAIRN_LOG_LEVEL}"`);
   Runtime.install({ logger: new DefaultLogger(level) });
 }
 
 /** The project of `--config`, or of the nearest cairn.config.ts; CliError (naming the fix) when there is none. */
-export async function loadCliProject(configFlag: string | undefined, options: { readonly deps?: boolean } = {}): Promise<Project> {
+export async function loadCliProject(
+  configFlag: string | undefined,
+  options: { readonly deps?: boolean } = {},
+): Promise<Project> {
   const file = configFlag ?? findConfig();
   if (!file)
     throw new CliError(
@@ -68,7 +72,8 @@ export async function runProjectWorker(
   if (!options.embeddedServer) connected = { ...connected, uiUrl: await serverUiUrl(connected, project) };
   const workflowsPath = await writeAgentsEntry(project.agentsModule);
   // A server of yours may lack Cairn's search attributes: runs then work, but the UI's filters do not.
-  if (!options.embeddedServer && !(await new CairnClient({ client: connected.client }).hasSearchAttributes())) io.error(searchAttributesHint(connected.namespace));
+  if (!options.embeddedServer && !(await new CairnClient({ client: connected.client }).hasSearchAttributes()))
+    io.error(searchAttributesHint(connected.namespace));
   try {
     await runCairnWorker({
       connected,
@@ -88,8 +93,12 @@ export async function runProjectWorker(
           agents: project.agents.map((agent) => agent.name),
           config: project.configFile,
         };
-        io.line(`${options.embeddedServer ? 'Embedded Temporal dev server' : 'Temporal server'} ${ready.address}, namespace ${ready.namespace}${ready.uiUrl ? `, UI ${ready.uiUrl}` : ''}`);
-        io.line(`Worker polling task queue "${taskQueue}" for ${ready.agents.join(', ')} (${project.configFile}). Ctrl-C to stop.`);
+        io.line(
+          `${options.embeddedServer ? 'Embedded Temporal dev server' : 'Temporal server'} ${ready.address}, namespace ${ready.namespace}${ready.uiUrl ? `, UI ${ready.uiUrl}` : ''}`,
+        );
+        io.line(
+          `Worker polling task queue "${taskQueue}" for ${ready.agents.join(', ')} (${project.configFile}). Ctrl-C to stop.`,
+        );
         io.line(`  try: ${runHint(connected, taskQueue, ready.agents[0] ?? 'agent')}`);
         io.document(ready);
       },
@@ -104,7 +113,11 @@ export async function runProjectWorker(
  * this project (its `.temporal/cairn.db.lock`) says it serves for that address; else the local
  * guess (port + 1000) only when something answers there; else none.
  */
-async function serverUiUrl(connected: Connected, project: Project, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+async function serverUiUrl(
+  connected: Connected,
+  project: Project,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
   if (env.TEMPORAL_UI_URL) return env.TEMPORAL_UI_URL;
   const port = /:(\d+)$/.exec(connected.address)?.[1];
   for (const dir of new Set([process.cwd(), dirname(project.configFile)])) {
@@ -123,8 +136,14 @@ async function serverUiUrl(connected: Connected, project: Project, env: NodeJS.P
 /** The `cairn run` line that reaches this server and its UI from another terminal. */
 function runHint(connected: Connected, taskQueue: string, agent: string): string {
   const env = [
-    ...(connected.address.replace(/^(127\.0\.0\.1|localhost):/, 'localhost:') !== 'localhost:7233' ? [`TEMPORAL_ADDRESS=${connected.address}`] : []),
-    ...(connected.uiUrl && connected.uiUrl !== uiUrlFor(connected.address, {}) ? [`TEMPORAL_UI_URL=${connected.uiUrl}`] : []),
+    ...(connected.address.replace(/^(127\.0\.0\.1|localhost):/, 'localhost:') !== 'localhost:7233'
+      ? [`TEMPORAL_ADDRESS=${connected.address}`]
+      : []),
+    ...(connected.uiUrl && connected.uiUrl !== uiUrlFor(connected.address, {})
+      ? [`TEMPORAL_UI_URL=${connected.uiUrl}`]
+      : []),
   ];
-  return [...env, `${CAIRN} run ${agent} "…"`, ...(taskQueue === 'cairn' ? [] : [`--task-queue ${taskQueue}`])].join(' ');
+  return [...env, `${CAIRN} run ${agent} "…"`, ...(taskQueue === 'cairn' ? [] : [`--task-queue ${taskQueue}`])].join(
+    ' ',
+  );
 }

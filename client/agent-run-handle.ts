@@ -52,7 +52,10 @@ export class AgentRunHandle {
 
   /** The messages the model sees, whole or a slice (`{ from, length }`). */
   transcript(slice: Partial<TranscriptSlice> = {}): Promise<TranscriptMessage[]> {
-    return this.workflow.query(transcriptQuery, { from: slice.from ?? 0, length: slice.length ?? Number.MAX_SAFE_INTEGER });
+    return this.workflow.query(transcriptQuery, {
+      from: slice.from ?? 0,
+      length: slice.length ?? Number.MAX_SAFE_INTEGER,
+    });
   }
 
   /**
@@ -85,7 +88,11 @@ export class AgentRunHandle {
     let id = questionId;
     if (id === undefined) {
       const state = await this.state();
-      if (!state.clarification) throw new NotPendingError('no_pending_question', `Run "${this.workflowId}" has no pending question (phase ${state.phase}).`);
+      if (!state.clarification)
+        throw new NotPendingError(
+          'no_pending_question',
+          `Run "${this.workflowId}" has no pending question (phase ${state.phase}).`,
+        );
       id = state.clarification.id;
     }
     await this.workflow.executeUpdate(answerClarificationUpdate, { args: [{ id, answer }] });
@@ -98,9 +105,14 @@ export class AgentRunHandle {
    * `state().reviews` (its `argsHash` pins the decision to the arguments a person saw), or just its
    * tool call id, and the run's current arguments are read first. Returns the review decided.
    */
-  async review(review: string | Pick<PendingReview, 'toolCallId' | 'argsHash'>, decision: ReviewDecisionInput): Promise<PendingReview | Pick<PendingReview, 'toolCallId' | 'argsHash'>> {
+  async review(
+    review: string | Pick<PendingReview, 'toolCallId' | 'argsHash'>,
+    decision: ReviewDecisionInput,
+  ): Promise<PendingReview | Pick<PendingReview, 'toolCallId' | 'argsHash'>> {
     const target = typeof review === 'string' ? await this.pendingReview(review) : review;
-    await this.workflow.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: target.toolCallId, argsHash: target.argsHash, decision }] });
+    await this.workflow.executeUpdate(reviewToolCallUpdate, {
+      args: [{ toolCallId: target.toolCallId, argsHash: target.argsHash, decision }],
+    });
     return target;
   }
 
@@ -114,7 +126,11 @@ export class AgentRunHandle {
     let id = requestId;
     if (id === undefined) {
       const state = await this.state();
-      if (!state.budget?.pending) throw new NotPendingError('no_pending_budget', `Run "${this.workflowId}" has no pending budget request (phase ${state.phase}).`);
+      if (!state.budget?.pending)
+        throw new NotPendingError(
+          'no_pending_budget',
+          `Run "${this.workflowId}" has no pending budget request (phase ${state.phase}).`,
+        );
       id = state.budget.pending.id;
     }
     await this.workflow.executeUpdate(extendBudgetUpdate, { args: [{ id, decision }] });

@@ -108,8 +108,15 @@ export class CairnClient {
    */
   async startUntilIdle(options: StartRunOptions): Promise<{ readonly run: AgentRunHandle; readonly state: RunState }> {
     const { workflowId, startOptions } = await this.#startOptions(options);
-    const operation = new WithStartWorkflowOperation<AgentRunWorkflow>('agentRun', { ...startOptions, workflowId, workflowIdConflictPolicy: 'FAIL' });
-    const update = await this.temporal.workflow.startUpdateWithStart(untilIdleUpdate, { startWorkflowOperation: operation, waitForStage: 'ACCEPTED' });
+    const operation = new WithStartWorkflowOperation<AgentRunWorkflow>('agentRun', {
+      ...startOptions,
+      workflowId,
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    const update = await this.temporal.workflow.startUpdateWithStart(untilIdleUpdate, {
+      startWorkflowOperation: operation,
+      waitForStage: 'ACCEPTED',
+    });
     // With workflowIdConflictPolicy FAIL, the run the Update reached is the one just started.
     const run = new AgentRunHandle(this.temporal, workflowId, update.workflowRunId);
     const state = await update.result();
@@ -134,22 +141,38 @@ export class CairnClient {
       prompt: options.prompt,
       ...(options.model !== undefined && { model: options.model }),
       ...(options.policy !== undefined && { policy: options.policy }),
-      ...(options.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: options.continueAsNewAfterTurns }),
+      ...(options.continueAsNewAfterTurns !== undefined && {
+        continueAsNewAfterTurns: options.continueAsNewAfterTurns,
+      }),
       ...(options.tenant !== undefined && { tenant: options.tenant }),
       ...(options.user !== undefined && { user: options.user }),
       searchAttributes: wanted === 'auto' ? await this.hasSearchAttributes() : wanted,
     };
-    if (options.tenant !== undefined && !TENANT_ID.test(options.tenant)) throw new TypeError(`Invalid tenant "${options.tenant}": letters, digits and _.@- (up to 100), starting with a letter or digit.`);
+    if (options.tenant !== undefined && !TENANT_ID.test(options.tenant))
+      throw new TypeError(
+        `Invalid tenant "${options.tenant}": letters, digits and _.@- (up to 100), starting with a letter or digit.`,
+      );
     const owned = options.tenant !== undefined || options.user !== undefined;
     const startOptions = {
       staticSummary: `${options.agent}: ${options.prompt}`.slice(0, 200),
       ...options.temporal,
       ...(owned && { memo: { ...options.temporal?.memo, ...ownerMemo(options) } }),
-      ...(owned && input.searchAttributes && { typedSearchAttributes: [...searchAttributePairs(options.temporal?.typedSearchAttributes), ...ownerSearchAttributes(options)] }),
+      ...(owned &&
+        input.searchAttributes && {
+          typedSearchAttributes: [
+            ...searchAttributePairs(options.temporal?.typedSearchAttributes),
+            ...ownerSearchAttributes(options),
+          ],
+        }),
       // The tenant is the fairness key of the run's tasks; its activities and child runs inherit the priority.
-      ...((options.tenant !== undefined || options.priority?.priorityKey !== undefined || options.temporal?.priority) && {
+      ...((options.tenant !== undefined ||
+        options.priority?.priorityKey !== undefined ||
+        options.temporal?.priority) && {
         priority: {
-          ...(options.tenant !== undefined && { fairnessKey: options.tenant, fairnessWeight: options.priority?.fairnessWeight ?? this.tenantWeights[options.tenant] ?? 1 }),
+          ...(options.tenant !== undefined && {
+            fairnessKey: options.tenant,
+            fairnessWeight: options.priority?.fairnessWeight ?? this.tenantWeights[options.tenant] ?? 1,
+          }),
           ...(options.priority?.priorityKey !== undefined && { priorityKey: options.priority.priorityKey }),
           ...options.temporal?.priority,
         },
@@ -168,7 +191,9 @@ export class CairnClient {
   hasSearchAttributes(): Promise<boolean> {
     this.#searchAttributes ??= this.temporal.connection.operatorService
       .listSearchAttributes({ namespace: this.temporal.options.namespace })
-      .then(({ customAttributes }) => CAIRN_SEARCH_ATTRIBUTES.every((key) => Object.hasOwn(customAttributes ?? {}, key.name)))
+      .then(({ customAttributes }) =>
+        CAIRN_SEARCH_ATTRIBUTES.every((key) => Object.hasOwn(customAttributes ?? {}, key.name)),
+      )
       .catch(() => false);
     return this.#searchAttributes;
   }
@@ -176,7 +201,9 @@ export class CairnClient {
 
 /** What to run so that a namespace lists runs by agent and phase (the Temporal CLI; Temporal Cloud: tcld or its UI). */
 export function searchAttributesHint(namespace: string): string {
-  const create = CAIRN_SEARCH_ATTRIBUTES.map((key) => `temporal operator search-attribute create --namespace ${namespace} --name ${key.name} --type Keyword`).join(' && ');
+  const create = CAIRN_SEARCH_ATTRIBUTES.map(
+    (key) => `temporal operator search-attribute create --namespace ${namespace} --name ${key.name} --type Keyword`,
+  ).join(' && ');
   return `Namespace "${namespace}" has not registered Cairn's search attributes, so runs cannot be listed by CairnAgent or CairnPhase (they run all the same). Register them once: ${create}`;
 }
 
@@ -213,8 +240,14 @@ export class TenantRuns {
     return this.client.start({ ...(this.user !== undefined && { user: this.user }), ...options, tenant: this.tenant });
   }
 
-  startUntilIdle(options: Omit<StartRunOptions, 'tenant'>): Promise<{ readonly run: AgentRunHandle; readonly state: RunState }> {
-    return this.client.startUntilIdle({ ...(this.user !== undefined && { user: this.user }), ...options, tenant: this.tenant });
+  startUntilIdle(
+    options: Omit<StartRunOptions, 'tenant'>,
+  ): Promise<{ readonly run: AgentRunHandle; readonly state: RunState }> {
+    return this.client.startUntilIdle({
+      ...(this.user !== undefined && { user: this.user }),
+      ...options,
+      tenant: this.tenant,
+    });
   }
 
   /** The tenant's run; `UnknownRunError` for another tenant's run and for none alike. */

@@ -24,11 +24,23 @@ export interface ConnectCairnClientOptions {
 /** Connects; `close()` on the client closes the connection again. */
 export async function connectCairnClient(options: ConnectCairnClientOptions = {}): Promise<CairnClient> {
   const env = options.env ?? process.env;
-  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({
+    overrideEnvVars: env as Record<string, string>,
+  });
   const address = connectionOptions.address ?? 'localhost:7233';
   const connection = await Connection.connect({ ...connectionOptions, address }).catch((error: unknown) => {
     // gRPC's error names no address: say which server was missing, in one line.
-    throw new Error(`No Temporal server at ${address} (${String((error as Error).message).split('\n')[0]}). Start one (\`npx cairn dev\`), or set TEMPORAL_ADDRESS.`, { cause: error });
+    throw new Error(
+      `No Temporal server at ${address} (${String((error as Error).message).split('\n')[0]}). Start one (\`npx cairn dev\`), or set TEMPORAL_ADDRESS.`,
+      { cause: error },
+    );
   });
-  return new CairnClient({ client: new Client({ connection, namespace, ...(options.dataConverter && { dataConverter: options.dataConverter }) }), ...(options.taskQueue !== undefined && { taskQueue: options.taskQueue }) });
+  return new CairnClient({
+    client: new Client({
+      connection,
+      namespace,
+      ...(options.dataConverter && { dataConverter: options.dataConverter }),
+    }),
+    ...(options.taskQueue !== undefined && { taskQueue: options.taskQueue }),
+  });
 }

@@ -6,7 +6,12 @@ import type { LiveEvent } from '../shared/live/model-delta.js';
 import { LiveDeltas, liveText, toAgUiEvents, toUiMessageChunks } from './live-deltas.js';
 
 const base = { at: 0, turn: 2, call: 'model:2:1' };
-const delta = (attempt: number, seq: number, text?: string, toolArgs?: { toolCallId: string; name: string; args: string }[]): LiveEvent => ({
+const delta = (
+  attempt: number,
+  seq: number,
+  text?: string,
+  toolArgs?: { toolCallId: string; name: string; args: string }[],
+): LiveEvent => ({
   ...base,
   type: 'model_delta',
   attempt,
@@ -29,7 +34,12 @@ describe('LiveDeltas', () => {
       { type: EventType.TEXT_MESSAGE_START, messageId: 'wf:model:2:1#1', role: 'assistant' },
       { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'wf:model:2:1#1', delta: 'Hel' },
       { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'wf:model:2:1#1', delta: 'lo' },
-      { type: EventType.TOOL_CALL_START, toolCallId: '2.1', toolCallName: 'lookup_order', parentMessageId: 'wf:model:2:1#1' },
+      {
+        type: EventType.TOOL_CALL_START,
+        toolCallId: '2.1',
+        toolCallName: 'lookup_order',
+        parentMessageId: 'wf:model:2:1#1',
+      },
       { type: EventType.TOOL_CALL_ARGS, toolCallId: '2.1', delta: '{"orderId":' },
       { type: EventType.TOOL_CALL_ARGS, toolCallId: '2.1', delta: '"A-1"}' },
       { type: EventType.TEXT_MESSAGE_END, messageId: 'wf:model:2:1#1' },
@@ -39,10 +49,23 @@ describe('LiveDeltas', () => {
   });
 
   it('a reset ends the stale message, older attempts are dropped, and the text is the retry alone', async () => {
-    const events: LiveEvent[] = [delta(1, 1, 'The ord'), { ...base, type: 'model_reset', attempt: 2 }, delta(1, 2, 'er A-'), delta(2, 1, 'The order '), delta(2, 2, 'shipped.')];
+    const events: LiveEvent[] = [
+      delta(1, 1, 'The ord'),
+      { ...base, type: 'model_reset', attempt: 2 },
+      delta(1, 2, 'er A-'),
+      delta(2, 1, 'The order '),
+      delta(2, 2, 'shipped.'),
+    ];
     const live = new LiveDeltas('wf');
-    const chunks: UIMessageChunk[] = [{ type: 'start' }, ...events.flatMap((e) => live.ops(e)).flatMap(toUiMessageChunks), ...live.endTurn(2).ops.flatMap(toUiMessageChunks), { type: 'finish' }];
-    expect(chunks.filter((c) => c.type === 'data-cairn-reset')).toEqual([{ type: 'data-cairn-reset', data: { messageId: 'wf:model:2:1#1' }, transient: true }]);
+    const chunks: UIMessageChunk[] = [
+      { type: 'start' },
+      ...events.flatMap((e) => live.ops(e)).flatMap(toUiMessageChunks),
+      ...live.endTurn(2).ops.flatMap(toUiMessageChunks),
+      { type: 'finish' },
+    ];
+    expect(chunks.filter((c) => c.type === 'data-cairn-reset')).toEqual([
+      { type: 'data-cairn-reset', data: { messageId: 'wf:model:2:1#1' }, transient: true },
+    ]);
     const stream = new ReadableStream<UIMessageChunk>({
       start: (c) => {
         for (const x of chunks) c.enqueue(x);

@@ -57,7 +57,8 @@ export class LiveDeltas {
     const out: LiveOp[] = [];
     if (event.attempt > latest) {
       // A new attempt: whatever the older one opened is dropped.
-      for (const [key, open] of this.#open) if (key.startsWith(`${event.call}#`)) out.push(...this.#close(key, open, true));
+      for (const [key, open] of this.#open)
+        if (key.startsWith(`${event.call}#`)) out.push(...this.#close(key, open, true));
       this.#attempts.set(event.call, event.attempt);
     }
     if (event.type === 'model_reset') return out;
@@ -113,7 +114,14 @@ export function toAgUiEvents(op: LiveOp): BaseEvent[] {
     case 'text-end':
       return [{ type: EventType.TEXT_MESSAGE_END, messageId: op.id } as BaseEvent];
     case 'tool-start':
-      return [{ type: EventType.TOOL_CALL_START, toolCallId: op.id, toolCallName: op.name, parentMessageId: op.messageId } as BaseEvent];
+      return [
+        {
+          type: EventType.TOOL_CALL_START,
+          toolCallId: op.id,
+          toolCallName: op.name,
+          parentMessageId: op.messageId,
+        } as BaseEvent,
+      ];
     case 'tool-delta':
       return [{ type: EventType.TOOL_CALL_ARGS, toolCallId: op.id, delta: op.delta } as BaseEvent];
     case 'tool-end':

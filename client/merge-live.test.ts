@@ -3,7 +3,15 @@ import type { LiveEvent } from '../shared/live/model-delta.js';
 import { mergeLive } from './merge-live.js';
 
 type Event = { type: string; turn: number };
-const delta = (turn: number, text: string, n = 1): LiveEvent => ({ at: 0, turn, call: `model:${turn}:${n}`, attempt: 1, type: 'model_delta', seq: 1, text });
+const delta = (turn: number, text: string, n = 1): LiveEvent => ({
+  at: 0,
+  turn,
+  call: `model:${turn}:${n}`,
+  attempt: 1,
+  type: 'model_delta',
+  seq: 1,
+  text,
+});
 
 /** An iterable whose items are released one by one by the test. */
 function gated<T>() {
@@ -61,7 +69,16 @@ describe('mergeLive', () => {
     await next();
     run.end();
     expect((await merged.next()).done).toBe(true);
-    expect(out).toEqual(['run_started:0', 'model_delta:1:Hel', 'model_delta:1:lo', 'model_turn:0', 'model_delta:1:Again', 'model_turn:0', 'model_delta:2:Next', 'finish:2']);
+    expect(out).toEqual([
+      'run_started:0',
+      'model_delta:1:Hel',
+      'model_delta:1:lo',
+      'model_turn:0',
+      'model_delta:1:Again',
+      'model_turn:0',
+      'model_delta:2:Next',
+      'finish:2',
+    ]);
     expect(liveSignal?.aborted).toBe(true);
   });
 

@@ -26,9 +26,13 @@ export async function* mergeLive<E extends { readonly type: string }, L extends 
   const stop = new AbortController();
   const runs = events[Symbol.asyncIterator]();
   const lives = live(stop.signal)[Symbol.asyncIterator]();
-  const tag = <T>(from: 'run' | 'live', next: Promise<IteratorResult<T>>): Next<T> => next.then((result) => ({ from, result }));
+  const tag = <T>(from: 'run' | 'live', next: Promise<IteratorResult<T>>): Next<T> =>
+    next.then((result) => ({ from, result }));
   let runNext: Next<E> | undefined = tag('run', runs.next());
-  let liveNext: Next<L> | undefined = tag('live', lives.next()).catch(() => ({ from: 'live' as const, result: { done: true, value: undefined } }));
+  let liveNext: Next<L> | undefined = tag('live', lives.next()).catch(() => ({
+    from: 'live' as const,
+    result: { done: true, value: undefined },
+  }));
   const open = new Set<string>();
   const closed = new Set<string>();
   let finished = false;
@@ -58,7 +62,10 @@ export async function* mergeLive<E extends { readonly type: string }, L extends 
           open.add(event.call);
           yield event;
         }
-        liveNext = tag('live', lives.next()).catch(() => ({ from: 'live' as const, result: { done: true, value: undefined } }));
+        liveNext = tag('live', lives.next()).catch(() => ({
+          from: 'live' as const,
+          result: { done: true, value: undefined },
+        }));
       }
     }
   } finally {

@@ -47,7 +47,12 @@ export interface LiveSource {
   position?(workflowId: string): Promise<string>;
 }
 
-type StreamsReply = { readonly name: unknown; readonly messages: readonly { readonly id: string; readonly message: Record<string, string> }[] }[] | null;
+type StreamsReply =
+  | {
+      readonly name: unknown;
+      readonly messages: readonly { readonly id: string; readonly message: Record<string, string> }[];
+    }[]
+  | null;
 
 /** What the source calls on a node-redis client (`createClient()` of `redis` 6), so Cairn's types name none of `redis`. */
 export interface RedisReaderClient {
@@ -81,7 +86,11 @@ export function redisLiveSource(options: RedisLiveSourceOptions): LiveSource {
     (template ??= options.client
       ? Promise.resolve(options.client)
       : import('redis').then(
-          (redis) => redis.createClient({ url: options.url, socket: { reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) } }) as unknown as RedisReaderClient,
+          (redis) =>
+            redis.createClient({
+              url: options.url,
+              socket: { reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
+            }) as unknown as RedisReaderClient,
           () => Promise.reject(new Error('redisLiveSource needs the `redis` package: npm install redis')),
         ));
   // `position` asks on one shared connection (with `url`: opened at its first call, never holding the process).
@@ -105,18 +114,27 @@ export function redisLiveSource(options: RedisLiveSourceOptions): LiveSource {
   async function position(workflowId: string): Promise<string> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${POSITION_TIMEOUT_MS} ms.`)), POSITION_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${POSITION_TIMEOUT_MS} ms.`)),
+        POSITION_TIMEOUT_MS,
+      );
       timer.unref();
     });
     try {
-      const newest = (await Promise.race([commandClient().then((c) => c.xRevRange(redisLiveKey(prefix, workflowId), '+', '-', { COUNT: 1 })), late])) as { id: string }[] | null;
+      const newest = (await Promise.race([
+        commandClient().then((c) => c.xRevRange(redisLiveKey(prefix, workflowId), '+', '-', { COUNT: 1 })),
+        late,
+      ])) as { id: string }[] | null;
       return newest?.[0]?.id ?? '0-0';
     } finally {
       clearTimeout(timer);
     }
   }
 
-  async function* subscribe(workflowId: string, { signal, from = '0' }: RedisSubscribeOptions = {}): AsyncGenerator<RedisLiveEvent, void> {
+  async function* subscribe(
+    workflowId: string,
+    { signal, from = '0' }: RedisSubscribeOptions = {},
+  ): AsyncGenerator<RedisLiveEvent, void> {
     if (signal?.aborted) return;
     const key = redisLiveKey(prefix, workflowId);
     const reader = (await base()).duplicate();

@@ -9,7 +9,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { decodeJsonItem } from '../shared/stream-wire.js';
 import type { LiveEvent } from '../shared/live/model-delta.js';
-import { streamPollUpdate, streamReadQuery, type RunEvent, type RunEventType, type StreamPollResult } from '../contract/index.js';
+import {
+  streamPollUpdate,
+  streamReadQuery,
+  type RunEvent,
+  type RunEventType,
+  type StreamPollResult,
+} from '../contract/index.js';
 
 /**
  * One event of a run and where it sits in the run's stream: the run's own events, and the live
@@ -28,14 +34,20 @@ export interface EventOptions {
 
 const RETRY_MS = 100;
 
-export async function* runEvents(workflow: WorkflowHandle, options: EventOptions = {}): AsyncGenerator<RunEventItem, void> {
+export async function* runEvents(
+  workflow: WorkflowHandle,
+  options: EventOptions = {},
+): AsyncGenerator<RunEventItem, void> {
   let offset = options.from ?? 0;
   const topics = [...(options.types ?? [])];
   for (;;) {
     options.signal?.throwIfAborted();
     let result: StreamPollResult;
     try {
-      const update = await workflow.startUpdate(streamPollUpdate, { args: [{ topics, from_offset: offset }], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const update = await workflow.startUpdate(streamPollUpdate, {
+        args: [{ topics, from_offset: offset }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
       result = await update.result();
     } catch (error) {
       const type = (error as { cause?: { type?: string } }).cause?.type;
@@ -58,7 +70,12 @@ export async function* runEvents(workflow: WorkflowHandle, options: EventOptions
         // Tells the run this reader has the end, so it need not wait for it (run-stream.ts `linger`).
         // Settled before the generator ends: a caller that closes its connection right after must
         // not leave this call in flight (grpc-js would retry it on a closed channel and throw).
-        const told = workflow.startUpdate(streamPollUpdate, { args: [{ topics, from_offset: event.offset + 1 }], waitForStage: WorkflowUpdateStage.ACCEPTED }).catch(() => {});
+        const told = workflow
+          .startUpdate(streamPollUpdate, {
+            args: [{ topics, from_offset: event.offset + 1 }],
+            waitForStage: WorkflowUpdateStage.ACCEPTED,
+          })
+          .catch(() => {});
         try {
           yield event;
         } finally {
@@ -85,7 +102,12 @@ export async function* runEvents(workflow: WorkflowHandle, options: EventOptions
  * for a run that did not complete, its failure. A run that failed before it answered Queries has
  * no events to read: only the failure.
  */
-async function* readClosed(workflow: WorkflowHandle, offset: number, topics: string[], status: ClosedStatus): AsyncGenerator<RunEventItem, void> {
+async function* readClosed(
+  workflow: WorkflowHandle,
+  offset: number,
+  topics: string[],
+  status: ClosedStatus,
+): AsyncGenerator<RunEventItem, void> {
   try {
     for (;;) {
       const result = await workflow.query(streamReadQuery, { topics, from_offset: offset });

@@ -9,13 +9,22 @@
  * maps `refused` to 409 (422 for `invalid`, 404 for a run that never was), `throttled` to 429 and
  * `unknown` to 504. Node-only (client side).
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { sendMessageUpdate } from '../contract/index.js';
 
 export type SendOutcome =
   | { readonly status: 'accepted'; readonly id: string; readonly delivery: 'queued' | 'interrupting' }
-  | { readonly status: 'refused'; readonly code: 'busy' | 'queue_full' | 'finishing' | 'closed' | 'invalid'; readonly message: string }
+  | {
+      readonly status: 'refused';
+      readonly code: 'busy' | 'queue_full' | 'finishing' | 'closed' | 'invalid';
+      readonly message: string;
+    }
   | { readonly status: 'throttled'; readonly message: string }
   | { readonly status: 'unknown'; readonly updateId: string; readonly message: string };
 
@@ -40,10 +49,16 @@ export interface SendOptions {
   readonly deadlineMs?: number;
 }
 
-export async function sendMessage(workflow: WorkflowHandle, text: string, options: SendOptions = {}): Promise<SendOutcome> {
+export async function sendMessage(
+  workflow: WorkflowHandle,
+  text: string,
+  options: SendOptions = {},
+): Promise<SendOutcome> {
   const updateId = options.updateId ?? randomUUID();
   try {
-    const sent = await workflow.client.withDeadline(Date.now() + (options.deadlineMs ?? SEND_DEADLINE_MS), () => workflow.executeUpdate(sendMessageUpdate, { args: [{ text }], updateId }));
+    const sent = await workflow.client.withDeadline(Date.now() + (options.deadlineMs ?? SEND_DEADLINE_MS), () =>
+      workflow.executeUpdate(sendMessageUpdate, { args: [{ text }], updateId }),
+    );
     return { status: 'accepted', ...sent };
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
@@ -51,16 +66,21 @@ export async function sendMessage(workflow: WorkflowHandle, text: string, option
       const code = type ? REFUSALS[type] : undefined;
       if (code) return { status: 'refused', code, message: error.cause?.message ?? error.message };
     }
-    if (error instanceof WorkflowNotFoundError || /workflow execution already completed/i.test(String((error as Error).message)))
+    if (
+      error instanceof WorkflowNotFoundError ||
+      /workflow execution already completed/i.test(String((error as Error).message))
+    )
       return { status: 'refused', code: 'closed', message: `Run "${workflow.workflowId}" has closed.` };
     const code = grpcCode(error);
     if (code === RESOURCE_EXHAUSTED) return { status: 'throttled', message: (error as Error).message };
-    if (code === DEADLINE_EXCEEDED || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return { status: 'unknown', updateId, message: (error as Error).message };
+    if (code === DEADLINE_EXCEEDED || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+      return { status: 'unknown', updateId, message: (error as Error).message };
     throw error;
   }
 }
 
 function grpcCode(error: unknown): number | undefined {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (typeof e.code === 'number') return e.code;
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (typeof e.code === 'number') return e.code;
   return undefined;
 }

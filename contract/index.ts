@@ -57,7 +57,13 @@ export {
   type ReviewDecisionOf,
   type ReviewDecisionType,
 } from '../shared/tools/review-decision.js';
-export { FAILING_END_CODES, RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
+export {
+  FAILING_END_CODES,
+  RUN_END_CODES,
+  isRunEndCode,
+  type RunEndCode,
+  type RunOutcome,
+} from '../shared/agent/run-outcome.js';
 export type { RunUsage, UsageTotals } from '../shared/model/model-usage.js';
 export type { BudgetDecision, BudgetRequest } from '../planner/index.js';
 export {

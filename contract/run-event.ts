@@ -28,7 +28,12 @@ export type RunEvent =
       readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
       readonly error?: { readonly code: string; readonly message: string };
     })
-  | (RunEventBase & { readonly type: 'tool_start'; readonly toolCallId: string; readonly name: string; readonly args: JsonValue })
+  | (RunEventBase & {
+      readonly type: 'tool_start';
+      readonly toolCallId: string;
+      readonly name: string;
+      readonly args: JsonValue;
+    })
   | (RunEventBase & {
       readonly type: 'tool_end';
       readonly toolCallId: string;
@@ -37,12 +42,31 @@ export type RunEvent =
       /** A call refused at the boundary (it never started): the arguments the model sent, previewed. */
       readonly args?: JsonValue;
     })
-  | (RunEventBase & { readonly type: 'decision'; readonly seq: number; readonly action: StepAction; readonly detail: string })
-  | (RunEventBase & { readonly type: 'question'; readonly clarification: PendingClarification; readonly child?: ChildLink })
+  | (RunEventBase & {
+      readonly type: 'decision';
+      readonly seq: number;
+      readonly action: StepAction;
+      readonly detail: string;
+    })
+  | (RunEventBase & {
+      readonly type: 'question';
+      readonly clarification: PendingClarification;
+      readonly child?: ChildLink;
+    })
   | (RunEventBase & { readonly type: 'review'; readonly reviews: readonly PendingReview[]; readonly child?: ChildLink })
-  | (RunEventBase & { readonly type: 'human'; readonly kind: HumanKind; readonly id: string; readonly detail: JsonValue })
+  | (RunEventBase & {
+      readonly type: 'human';
+      readonly kind: HumanKind;
+      readonly id: string;
+      readonly detail: JsonValue;
+    })
   | (RunEventBase & { readonly type: 'hand_over'; readonly generation: number })
-  | (RunEventBase & { readonly type: 'finish'; readonly answer: string; readonly reason: string | null; readonly toolCalls: number });
+  | (RunEventBase & {
+      readonly type: 'finish';
+      readonly answer: string;
+      readonly reason: string | null;
+      readonly toolCalls: number;
+    });
 
 export type RunEventType = RunEvent['type'];
 

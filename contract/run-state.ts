@@ -8,7 +8,14 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/model/transcript.js';
 import type { RunOutcome } from '../shared/agent/run-outcome.js';
 import type { RunUsage } from '../shared/model/model-usage.js';
-import type { BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase, StepAction } from '../planner/index.js';
+import type {
+  BudgetRequest,
+  ErrorSummary,
+  PendingClarification,
+  PendingReview,
+  Phase,
+  StepAction,
+} from '../planner/index.js';
 
 /** A child run started by an agent tool, as its parent shows it. */
 export interface ChildLink {

@@ -30,12 +30,21 @@ export function searchPhase(phase: string): string {
 }
 
 /** Who a run belongs to, as its memo keeps it. */
-export function ownerMemo(owner: { readonly tenant?: string | undefined; readonly user?: string | undefined }): Record<string, string> {
-  return { ...(owner.tenant !== undefined && { [TENANT_MEMO]: owner.tenant }), ...(owner.user !== undefined && { [USER_MEMO]: owner.user }) };
+export function ownerMemo(owner: {
+  readonly tenant?: string | undefined;
+  readonly user?: string | undefined;
+}): Record<string, string> {
+  return {
+    ...(owner.tenant !== undefined && { [TENANT_MEMO]: owner.tenant }),
+    ...(owner.user !== undefined && { [USER_MEMO]: owner.user }),
+  };
 }
 
 /** Who a run belongs to, as search attributes (the namespace must have them registered). */
-export function ownerSearchAttributes(owner: { readonly tenant?: string | undefined; readonly user?: string | undefined }): SearchAttributePair[] {
+export function ownerSearchAttributes(owner: {
+  readonly tenant?: string | undefined;
+  readonly user?: string | undefined;
+}): SearchAttributePair[] {
   return [
     ...(owner.tenant !== undefined ? [{ key: CairnTenant, value: owner.tenant }] : []),
     ...(owner.user !== undefined ? [{ key: CairnUser, value: owner.user }] : []),

@@ -20,7 +20,12 @@ export type CairnA2ARequestHandler = InstanceType<typeof a2a.CairnA2ARequestHand
 export const agentCard: typeof a2a.agentCard = a2a.agentCard;
 /** The media type of the data part a task's input-required status carries for programs (docs/a2a.md). */
 export const INPUT_REQUIRED_MEDIA_TYPE: typeof a2a.INPUT_REQUIRED_MEDIA_TYPE = a2a.INPUT_REQUIRED_MEDIA_TYPE;
-export type { CairnA2AHandler, CairnA2AHandlerOptions, A2AHandlerSettings, A2AAgentDescription } from '../client/a2a/index.js';
+export type {
+  CairnA2AHandler,
+  CairnA2AHandlerOptions,
+  A2AHandlerSettings,
+  A2AAgentDescription,
+} from '../client/a2a/index.js';
 export type { PendingInput, PendingQuestion, HeldCall, RunReply, RunInputCode } from '../client/a2a/run-input.js';
 export type { RunStatus, RunStatusName } from '../client/a2a/run-status.js';
 export { toNodeListener } from '../client/http/node-listener.js';

@@ -12,13 +12,28 @@ import type { CairnClient as CairnClientInstance } from '../client/cairn-client.
 import { connectCairnClient as connectWith, type ConnectCairnClientOptions } from '../client/connect.js';
 import { dataConverterFromEnvironment } from '../runtime/payload-codec.js';
 
-export { CairnClient, TenantRuns, UnknownRunError, INTERACTIVE_PRIORITY, BACKGROUND_PRIORITY, type CairnClientOptions, type StartRunOptions } from '../client/cairn-client.js';
+export {
+  CairnClient,
+  TenantRuns,
+  UnknownRunError,
+  INTERACTIVE_PRIORITY,
+  BACKGROUND_PRIORITY,
+  type CairnClientOptions,
+  type StartRunOptions,
+} from '../client/cairn-client.js';
 export { AgentRunHandle } from '../client/agent-run-handle.js';
 export { NotPendingError } from '../client/not-pending-error.js';
 export { refusalCodeOf, type HumanInputRefusal } from '../shared/failures/human-input-refusal.js';
 export { pollRun, type PollOptions } from '../client/poll-run.js';
 export { runEvents, type EventOptions, type RunEventItem } from '../client/run-events.js';
-export { redisLiveSource, type LiveSource, type RedisLiveEvent, type RedisLiveSourceOptions, type RedisReaderClient, type RedisSubscribeOptions } from '../client/redis-live-source.js';
+export {
+  redisLiveSource,
+  type LiveSource,
+  type RedisLiveEvent,
+  type RedisLiveSourceOptions,
+  type RedisReaderClient,
+  type RedisSubscribeOptions,
+} from '../client/redis-live-source.js';
 export { mergeLive } from '../client/merge-live.js';
 export type { LiveEvent, ToolArgsDelta } from '../shared/live/model-delta.js';
 export type {

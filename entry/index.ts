@@ -20,14 +20,30 @@ export {
 } from '../shared/tools/define-tool.js';
 export type { ReconcileInput, ReconcileOutcome } from '../shared/tools/reconcile.js';
 export { defineAgent, agentsOf, type Agent, type AgentConfig } from '../shared/agent/define-agent.js';
-export { mcpServer, type McpServer, type McpServerConfig, type McpToolOverrides, type McpListing, type McpToolInfo } from '../shared/mcp/mcp-server.js';
+export {
+  mcpServer,
+  type McpServer,
+  type McpServerConfig,
+  type McpToolOverrides,
+  type McpListing,
+  type McpToolInfo,
+} from '../shared/mcp/mcp-server.js';
 export { agentTool, type AgentTask, type AgentToolOptions } from '../shared/tools/agent-tool.js';
 export { a2aAgent, type A2AAgentConfig, type A2ACall } from '../shared/tools/a2a-agent.js';
-export { fromAiSdkTool, type AiSdkToolCallOptions, type AiSdkToolExtras, type AiSdkToolLike } from '../shared/tools/from-ai-sdk-tool.js';
+export {
+  fromAiSdkTool,
+  type AiSdkToolCallOptions,
+  type AiSdkToolExtras,
+  type AiSdkToolLike,
+} from '../shared/tools/from-ai-sdk-tool.js';
 export { ToolFailure, type ToolFailureHint, type ToolFailureOptions } from '../shared/failures/tool-failure.js';
 export { Result, Validator, validator } from '../shared/guards/validator.js';
 export type { SemanticCheck, SemanticVerdict } from '../shared/guards/semantic-check.js';
-export { DefinitionError, DefinitionErrorCode, ReservedValidatorNameError } from '../shared/failures/definition-error.js';
+export {
+  DefinitionError,
+  DefinitionErrorCode,
+  ReservedValidatorNameError,
+} from '../shared/failures/definition-error.js';
 export {
   FAILURES,
   FailureKind,
@@ -38,9 +54,28 @@ export {
 } from '../shared/failures/failure-taxonomy.js';
 export { isToolError, type ToolError } from '../shared/failures/tool-error.js';
 export type { FieldIssue, RetryHint } from '../shared/failures/retry-hint.js';
-export type { ToolFailureResult, ToolResult, ToolSuccess, ToolTelemetry, ToolValidationFailure } from '../shared/tools/tool-result.js';
-export type { AgentPolicy, BackoffPolicy, BudgetPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
-export { FAILING_END_CODES, RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
+export type {
+  ToolFailureResult,
+  ToolResult,
+  ToolSuccess,
+  ToolTelemetry,
+  ToolValidationFailure,
+} from '../shared/tools/tool-result.js';
+export type {
+  AgentPolicy,
+  BackoffPolicy,
+  BudgetPolicy,
+  ContextPolicy,
+  HistoryPolicy,
+  PolicyOverrides,
+} from '../shared/agent/agent-policy.js';
+export {
+  FAILING_END_CODES,
+  RUN_END_CODES,
+  isRunEndCode,
+  type RunEndCode,
+  type RunOutcome,
+} from '../shared/agent/run-outcome.js';
 export type { CallUsage, ModelPrice, RunUsage, UsageTotals } from '../shared/model/model-usage.js';
 export type { ReviewConfig } from '../shared/tools/review-config.js';
 export { REVIEW_DECISIONS, type ReviewDecisionType } from '../shared/tools/review-decision.js';

@@ -5,7 +5,11 @@
  *
  * Who imports it: your tests, and demos. Node-only; never production code or workflow code.
  */
-export { startTestEnvironment, type TestEnvironment, type TestEnvironmentOptions } from '../testing/test-environment.js';
+export {
+  startTestEnvironment,
+  type TestEnvironment,
+  type TestEnvironmentOptions,
+} from '../testing/test-environment.js';
 export { prepareTemporalCli } from '../testing/prepare-temporal-cli.js';
 export { ScriptedModel, type RecordedRequest } from '../testing/scripted-model.js';
 export { PerRunScriptedModel } from '../testing/per-run-scripted-model.js';

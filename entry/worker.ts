@@ -9,12 +9,31 @@
  * (it loads @temporalio/worker and the model providers).
  */
 export { createCairnWorker, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
-export { redisFlowControl, type Admission, type FlowControl, type FlowControlOptions, type ProviderLimit } from '../activities/model/flow-control.js';
-export { redisTenantBudgets, type TenantBudgets, type TenantBudgetOptions, type TenantBudget, type WindowLimit, type SpentWindow } from '../activities/model/tenant-budgets.js';
+export {
+  redisFlowControl,
+  type Admission,
+  type FlowControl,
+  type FlowControlOptions,
+  type ProviderLimit,
+} from '../activities/model/flow-control.js';
+export {
+  redisTenantBudgets,
+  type TenantBudgets,
+  type TenantBudgetOptions,
+  type TenantBudget,
+  type WindowLimit,
+  type SpentWindow,
+} from '../activities/model/tenant-budgets.js';
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
 export type { DeltaTransport, LiveCall, LivePublisher } from '../activities/live/delta-transport.js';
-export { redisTransport, type RedisTransport, type RedisTransportOptions, type RedisWriteBatch, type RedisWriter } from '../activities/live/redis-transport.js';
+export {
+  redisTransport,
+  type RedisTransport,
+  type RedisTransportOptions,
+  type RedisWriteBatch,
+  type RedisWriter,
+} from '../activities/live/redis-transport.js';
 export type { LiveEvent, ModelDelta, ToolArgsDelta } from '../shared/live/model-delta.js';
 export { runCairnWorker, type RunCairnWorkerOptions } from '../runtime/run-worker.js';
 export { tracingFromEnvironment, tracingWorkflowModules, type CairnTracingOptions } from '../runtime/tracing.js';
@@ -31,7 +50,15 @@ export {
 export { startCodecServer, type CodecServer, type CodecServerOptions } from '../runtime/codec-server.js';
 export { bundleWorkflows, WorkflowBundleError, type BundleWorkflowsOptions } from '../runtime/workflow-bundle.js';
 export { defineConfig, type CairnConfig } from '../runtime/project-config.js';
-export { replayHistories, readHistoryFile, serverHistories, type ReplayOptions, type ReplayOutcome, type ReplaySource, type ServerHistoriesOptions } from '../runtime/replay.js';
+export {
+  replayHistories,
+  readHistoryFile,
+  serverHistories,
+  type ReplayOptions,
+  type ReplayOutcome,
+  type ReplaySource,
+  type ServerHistoriesOptions,
+} from '../runtime/replay.js';
 export { connectFromEnvironment, type Connected } from '../runtime/connection.js';
 export { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 export {

@@ -30,8 +30,21 @@ export {
   type RunState,
   type StepLogEntry,
 } from '../contract/index.js';
-export { CairnAgent, CairnPhase, CairnTenant, CairnUser, CAIRN_SEARCH_ATTRIBUTES } from '../contract/search-attributes.js';
-export type { BudgetDecision, BudgetRequest, ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
+export {
+  CairnAgent,
+  CairnPhase,
+  CairnTenant,
+  CairnUser,
+  CAIRN_SEARCH_ATTRIBUTES,
+} from '../contract/search-attributes.js';
+export type {
+  BudgetDecision,
+  BudgetRequest,
+  ErrorSummary,
+  PendingClarification,
+  PendingReview,
+  Phase,
+} from '../planner/index.js';
 export { RUN_END_CODES, isRunEndCode, type RunEndCode, type RunOutcome } from '../shared/agent/run-outcome.js';
 export type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
 export { agentsOf } from '../shared/agent/define-agent.js';

@@ -11,21 +11,28 @@ describe('advance', () => {
       tool: (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which order?' }),
       answer: () => TIMEOUT,
     });
-    expect(trace.notes).toContain('Nobody answered "Which order?" in time. Continue without it, or say what you cannot do.');
+    expect(trace.notes).toContain(
+      'Nobody answered "Which order?" in time. Continue without it, or say what you cannot do.',
+    );
     expect(trace.last.step).toMatchObject({ type: 'finish', answer: 'I could not find the order without its number.' });
   });
 
   it('after a pause the same step is taken again, and the model is told nothing', () => {
     const plan = start();
-    const held = advance(plan.state, plan.step, { type: 'resumed', pausedMs: 5_000 }, { now: 5_000, toolbox: PLAIN_TOOLS });
+    const held = advance(
+      plan.state,
+      plan.step,
+      { type: 'resumed', pausedMs: 5_000 },
+      { now: 5_000, toolbox: PLAIN_TOOLS },
+    );
     expect(held).toEqual({ state: { ...plan.state, humanWaitMs: 5_000 }, step: plan.step, record: [], notes: [] });
   });
 
   it('a happening the step cannot have is a driver bug, not a decision', () => {
     const plan = start();
     const call = { toolCallId: '1.1', name: 'lookup', args: {} };
-    expect(() => advance(plan.state, plan.step, { type: 'tool_results', results: [ok(call)] }, { now: 0, toolbox: PLAIN_TOOLS })).toThrow(
-      'advance: "tool_results" cannot happen during "call_model" (driver bug)',
-    );
+    expect(() =>
+      advance(plan.state, plan.step, { type: 'tool_results', results: [ok(call)] }, { now: 0, toolbox: PLAIN_TOOLS }),
+    ).toThrow('advance: "tool_results" cannot happen during "call_model" (driver bug)');
   });
 });

@@ -7,7 +7,13 @@
 import type { JsonValue } from '../shared/json/json.js';
 import type { ModelOutcome } from '../shared/model/model-response.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
-import { planCancel, planClarificationAnswer, planClarificationTimeout, planResumed, planReviewed } from './plan-human.js';
+import {
+  planCancel,
+  planClarificationAnswer,
+  planClarificationTimeout,
+  planResumed,
+  planReviewed,
+} from './plan-human.js';
 import { planModelOutcome } from './plan-model-outcome.js';
 import { planBackoffElapsed, planResume } from './plan-resume.js';
 import { planReconcile, planReconciled } from './plan-reconcile.js';
@@ -55,7 +61,12 @@ export interface AdvanceContext {
 }
 
 /** The next plan after `happening` during `step`. Throws only for a driver bug (a happening the step cannot have). */
-export function advance(state: PlannerState, step: PlanStep, happening: Happening, { now, toolbox }: AdvanceContext): Plan {
+export function advance(
+  state: PlannerState,
+  step: PlanStep,
+  happening: Happening,
+  { now, toolbox }: AdvanceContext,
+): Plan {
   switch (happening.type) {
     case 'cancelled':
       return planCancel(state, happening.reason, now);
@@ -92,7 +103,12 @@ export function advance(state: PlannerState, step: PlanStep, happening: Happenin
   }
 }
 
-function expect<T extends PlanStep['type']>(step: PlanStep, type: T, happening: Happening): Extract<PlanStep, { type: T }> {
-  if (step.type !== type) throw new Error(`advance: "${happening.type}" cannot happen during "${step.type}" (driver bug)`);
+function expect<T extends PlanStep['type']>(
+  step: PlanStep,
+  type: T,
+  happening: Happening,
+): Extract<PlanStep, { type: T }> {
+  if (step.type !== type)
+    throw new Error(`advance: "${happening.type}" cannot happen during "${step.type}" (driver bug)`);
   return step as Extract<PlanStep, { type: T }>;
 }

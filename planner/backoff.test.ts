@@ -8,7 +8,11 @@ const policy = DEFAULT_POLICY.backoff;
 describe('backoffDelay', () => {
   it('takes a retry-after (rounded up) as the floor, with full jitter over the exponential above it', () => {
     const spread = (attempt: number) => Math.min(policy.maxMs, policy.initialMs * policy.coefficient ** (attempt - 1));
-    for (const [attempt, after, floor] of [[3, 0, 0], [1, 1_500.2, 1_501], [9, 10, 10]] as const) {
+    for (const [attempt, after, floor] of [
+      [3, 0, 0],
+      [1, 1_500.2, 1_501],
+      [9, 10, 10],
+    ] as const) {
       const delays = Array.from({ length: 50 }, (_, i) => backoffDelay(policy, attempt, `k${i}`, after));
       for (const d of delays) expect(d).toBeGreaterThanOrEqual(floor);
       for (const d of delays) expect(d).toBeLessThan(floor + spread(attempt));
@@ -38,7 +42,9 @@ describe('backoffDelay', () => {
 
   // A run in flight replays its timers with these delays: a change of formula must be deliberate.
   it('keeps the delays runs already waited on', () => {
-    expect([1, 2, 3, 4].map((attempt) => backoffDelay(policy, attempt, 'lookup:{"order_id":"A-17"}'))).toMatchInlineSnapshot(`
+    expect(
+      [1, 2, 3, 4].map((attempt) => backoffDelay(policy, attempt, 'lookup:{"order_id":"A-17"}')),
+    ).toMatchInlineSnapshot(`
       [
         1011,
         2022,

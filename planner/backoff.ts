@@ -18,7 +18,10 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, key: string
     return Math.min(Math.ceil(retryAfterMs), maxRetryAfter(policy)) + Math.floor(fraction * spread);
   }
   // Capped before the jitter, so calls at the cap still spread out instead of retrying in lockstep.
-  const base = Math.min(policy.initialMs * policy.coefficient ** Math.max(0, attempt - 1), policy.maxMs / (1 + policy.jitter));
+  const base = Math.min(
+    policy.initialMs * policy.coefficient ** Math.max(0, attempt - 1),
+    policy.maxMs / (1 + policy.jitter),
+  );
   // 32 bits of the hash → a fraction in [-1, 1).
   const unit = parseInt(fnv1a64(`${key}#${attempt}`).slice(0, 8), 16) / 0x80000000 - 1;
   return Math.max(0, Math.min(policy.maxMs, Math.round(base * (1 + policy.jitter * unit))));

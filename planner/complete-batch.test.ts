@@ -6,7 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { completeBatch, MAX_LAST_ERRORS } from './complete-batch.js';
 import { planResume } from './plan-resume.js';
 import type { Plan } from './plan.js';
-import { checked, drive, failed, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnWith, validatorFailed, TOOLS } from './testing.js';
+import {
+  checked,
+  drive,
+  failed,
+  ok,
+  rawCall,
+  start,
+  stepOf,
+  textReply,
+  toolCall,
+  toolCallsReply,
+  turnWith,
+  validatorFailed,
+  TOOLS,
+} from './testing.js';
 
 const repair = { restrictToTool: true };
 
@@ -15,16 +29,26 @@ describe('the repair turn after a batch', () => {
     const a = toolCall('lookup', { order_id: 1 }, '1.1');
     const b = toolCall('lookup', { order_id: 2 }, '1.2');
     const c = toolCall('search_orders', {}, '1.3');
-    const plan = turnWith(start().state, [checked(a, { failure: failed(a, 'invalid_arguments', repair) }), checked(b, { failure: failed(b, 'missing_fields', repair) }), checked(c)]);
+    const plan = turnWith(start().state, [
+      checked(a, { failure: failed(a, 'invalid_arguments', repair) }),
+      checked(b, { failure: failed(b, 'missing_fields', repair) }),
+      checked(c),
+    ]);
     const done = planResume(plan.state, [ok(c)], 0);
     expect(stepOf(done, 'call_model').toolChoice).toEqual({ tool: 'lookup' });
   });
 
   it('is not restricted when calls of two different tools need repair: the model must fix both', () => {
-    for (const [first, second] of [['lookup', 'search_orders'], ['search_orders', 'lookup']] as const) {
+    for (const [first, second] of [
+      ['lookup', 'search_orders'],
+      ['search_orders', 'lookup'],
+    ] as const) {
       const a = toolCall(first, {}, '1.1');
       const b = toolCall(second, {}, '1.2');
-      const plan = turnWith(start().state, [checked(a, { failure: failed(a, 'invalid_arguments', repair) }), checked(b, { failure: failed(b, 'invalid_arguments', repair) })]);
+      const plan = turnWith(start().state, [
+        checked(a, { failure: failed(a, 'invalid_arguments', repair) }),
+        checked(b, { failure: failed(b, 'invalid_arguments', repair) }),
+      ]);
       expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
     }
   });
@@ -33,21 +57,32 @@ describe('the repair turn after a batch', () => {
 describe('lastErrors', () => {
   it(`keeps the newest ${MAX_LAST_ERRORS}, oldest first, so "Last error" is the latest one`, () => {
     const trace = drive({
-      model: [...Array.from({ length: 7 }, (_, i) => toolCallsReply([rawCall('lookup', { order_id: i })])), textReply('done')],
+      model: [
+        ...Array.from({ length: 7 }, (_, i) => toolCallsReply([rawCall('lookup', { order_id: i })])),
+        textReply('done'),
+      ],
       policy: { maxConsecutiveFailedBatches: 100 },
       tool: (c) => failed(c, 'internal_error'),
     });
     const plans = trace.plans as Plan[];
     const last = plans.findLast((p) => p.state.lastErrors.length > 0)!.state.lastErrors;
     expect(last.map((e) => e.toolCallId)).toEqual(['3.1', '4.1', '5.1', '6.1', '7.1']);
-    expect(last.at(-1)).toMatchObject({ tool: 'lookup', code: 'internal_error', message: 'lookup failed: internal_error' });
+    expect(last.at(-1)).toMatchObject({
+      tool: 'lookup',
+      code: 'internal_error',
+      message: 'lookup failed: internal_error',
+    });
   });
 });
 
 describe('escalation', () => {
   it('blocks every looping call of a batch and escalates for the first', () => {
     const calls = [rawCall('lookup', { order_id: 1 }), rawCall('search_orders', { q: 1 })];
-    const trace = drive({ model: [toolCallsReply(calls), toolCallsReply(calls), toolCallsReply(calls)], policy: { loopThreshold: 3 }, tool: (c) => failed(c, 'internal_error') });
+    const trace = drive({
+      model: [toolCallsReply(calls), toolCallsReply(calls), toolCallsReply(calls)],
+      policy: { loopThreshold: 3 },
+      tool: (c) => failed(c, 'internal_error'),
+    });
     const asked = stepOf(trace.last, 'await_clarification');
     expect(asked.clarification.question).toBe('lookup keeps failing with internal_error. How should I proceed?');
     expect(Object.values(trace.last.state.blocked)).toHaveLength(2);
@@ -56,13 +91,19 @@ describe('escalation', () => {
 
 describe('a call whose outcome nobody knows', () => {
   const refund = toolCall('refund', { order_id: 'A-17', amount: 120 }, '1.1');
-  const resumed = (policy = {}, call = refund) => planResume(turnWith(start(policy).state, [checked(call, { sideEffects: 'once' })]).state, [failed(call, 'outcome_unknown')], 5_000);
+  const resumed = (policy = {}, call = refund) =>
+    planResume(
+      turnWith(start(policy).state, [checked(call, { sideEffects: 'once' })]).state,
+      [failed(call, 'outcome_unknown')],
+      5_000,
+    );
 
   it('asks a person whether it took effect, naming the call and its arguments', () => {
     const plan = resumed();
     expect(stepOf(plan, 'await_clarification').clarification).toEqual({
       id: 'q1',
-      question: 'refund (call 1.1, {"order_id":"A-17","amount":120}) stopped before it reported a result, so nobody knows whether it took effect. Did it?',
+      question:
+        'refund (call 1.1, {"order_id":"A-17","amount":120}) stopped before it reported a result, so nobody knows whether it took effect. Did it?',
       tool: 'refund',
     });
     expect(plan.state).toMatchObject({ phase: 'awaiting_clarification', questions: 1, waitingSince: 5_000 });
@@ -75,7 +116,9 @@ describe('a call whose outcome nobody knows', () => {
     expect(question).toContain(`${JSON.stringify(big.args).slice(0, 200)}…)`);
     const exact = { ...refund, args: { note: 'n'.repeat(189) } };
     expect(JSON.stringify(exact.args)).toHaveLength(200);
-    expect(stepOf(resumed({}, exact), 'await_clarification').clarification.question).toContain(`${JSON.stringify(exact.args)})`);
+    expect(stepOf(resumed({}, exact), 'await_clarification').clarification.question).toContain(
+      `${JSON.stringify(exact.args)})`,
+    );
   });
 
   it("with onOutcomeUnknown: 'inform', tells the model instead of asking", () => {
@@ -100,7 +143,11 @@ describe('the failing-batch streak', () => {
   });
 
   it('ends the run with a forced final turn once it reaches the cap, the results recorded', () => {
-    const plan = planResume({ ...turnWith(start({ maxConsecutiveFailedBatches: 3 }).state, [checked(a)]).state, failedBatchStreak: 2 }, [failed(a, 'internal_error')], 0);
+    const plan = planResume(
+      { ...turnWith(start({ maxConsecutiveFailedBatches: 3 }).state, [checked(a)]).state, failedBatchStreak: 2 },
+      [failed(a, 'internal_error')],
+      0,
+    );
     expect(stepOf(plan, 'call_model')).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
     expect(plan.state.finalizing).toBe('3 tool batches in a row failed');
     expect(plan.record).toEqual([failed(a, 'internal_error')]);
@@ -115,7 +162,9 @@ describe('repairs of one tool', () => {
       model: [1, 2, 3].map((i) => toolCallsReply([rawCall('lookup', { id: i })])),
       tool: bad,
     });
-    expect(stepOf(trace.last, 'await_clarification').clarification.question).toBe('lookup still gets invalid calls after 2 repairs. How should I proceed?');
+    expect(stepOf(trace.last, 'await_clarification').clarification.question).toBe(
+      'lookup still gets invalid calls after 2 repairs. How should I proceed?',
+    );
     const healed = drive({
       policy: { maxRepairsPerTool: 2, loopThreshold: 100 },
       model: [...[1, 2, 3, 4].map((i) => toolCallsReply([rawCall('lookup', { id: i })])), textReply('done')],
@@ -124,19 +173,36 @@ describe('repairs of one tool', () => {
     expect(healed.last.step).toMatchObject({ type: 'finish', answer: 'done' });
   });
 
-  it('a validator refusing a tool\'s results counts as a repair too', () => {
+  it("a validator refusing a tool's results counts as a repair too", () => {
     const trace = drive({
       policy: { maxRepairsPerTool: 2, loopThreshold: 100 },
       model: [1, 2, 3].map((i) => toolCallsReply([rawCall('lookup', { id: i })])),
       tool: (c) => validatorFailed(c),
     });
-    expect(stepOf(trace.last, 'await_clarification').clarification.question).toBe('lookup still gets invalid calls after 2 repairs. How should I proceed?');
+    expect(stepOf(trace.last, 'await_clarification').clarification.question).toBe(
+      'lookup still gets invalid calls after 2 repairs. How should I proceed?',
+    );
   });
 
-  it('keeps a validator\'s feedback as the error people see', () => {
+  it("keeps a validator's feedback as the error people see", () => {
     const a = toolCall('lookup', { id: 1 }, '1.1');
-    const plan = planResume(turnWith(start().state, [checked(a)]).state, [{ status: 'validator_failed', name: 'lookup', toolCallId: '1.1', validator: 'isbn', feedback: 'Use 13 digits.', telemetry: { durationMs: 0, attempt: 1 } }], 0);
-    expect(plan.state.lastErrors).toEqual([{ toolCallId: '1.1', tool: 'lookup', code: 'validator_failed', message: 'Use 13 digits.' }]);
+    const plan = planResume(
+      turnWith(start().state, [checked(a)]).state,
+      [
+        {
+          status: 'validator_failed',
+          name: 'lookup',
+          toolCallId: '1.1',
+          validator: 'isbn',
+          feedback: 'Use 13 digits.',
+          telemetry: { durationMs: 0, attempt: 1 },
+        },
+      ],
+      0,
+    );
+    expect(plan.state.lastErrors).toEqual([
+      { toolCallId: '1.1', tool: 'lookup', code: 'validator_failed', message: 'Use 13 digits.' },
+    ]);
   });
 });
 
@@ -145,20 +211,29 @@ describe('which escalation wins', () => {
   const run = (order: readonly ('lookup' | 'search_orders')[]) =>
     drive({
       policy: { maxRepairsPerTool: 2, loopThreshold: 3 },
-      model: [1, 2, 3].map((i) => toolCallsReply(order.map((name) => rawCall(name, name === 'lookup' ? { id: i } : { q: 'x' })))),
+      model: [1, 2, 3].map((i) =>
+        toolCallsReply(order.map((name) => rawCall(name, name === 'lookup' ? { id: i } : { q: 'x' }))),
+      ),
       tool: (c) => failed(c, c.name === 'lookup' ? 'invalid_arguments' : 'internal_error'),
     });
 
   it('the earliest call that escalates decides, whichever rule it broke', () => {
-    expect(stepOf(run(['lookup', 'search_orders']).last, 'await_clarification').clarification.question).toBe('lookup still gets invalid calls after 2 repairs. How should I proceed?');
-    expect(stepOf(run(['search_orders', 'lookup']).last, 'await_clarification').clarification.question).toBe('search_orders keeps failing with internal_error. How should I proceed?');
+    expect(stepOf(run(['lookup', 'search_orders']).last, 'await_clarification').clarification.question).toBe(
+      'lookup still gets invalid calls after 2 repairs. How should I proceed?',
+    );
+    expect(stepOf(run(['search_orders', 'lookup']).last, 'await_clarification').clarification.question).toBe(
+      'search_orders keeps failing with internal_error. How should I proceed?',
+    );
   });
 });
 
 describe('after a batch completes', () => {
   it('no review and no held call is left pending', () => {
     const trace = drive({
-      model: [toolCallsReply([rawCall('refund', { order_id: 'A-1' }), rawCall('lookup', { order_id: 'A-1' })]), textReply('Refunded.')],
+      model: [
+        toolCallsReply([rawCall('refund', { order_id: 'A-1' }), rawCall('lookup', { order_id: 'A-1' })]),
+        textReply('Refunded.'),
+      ],
       needsApproval: (c) => c.name === 'refund',
       review: (reviews) => Object.fromEntries(reviews.map((r) => [r.toolCallId, { type: 'accept' }])),
       tool: (c) => ok(c),
@@ -178,7 +253,9 @@ describe('after a batch completes', () => {
 
 describe('missing fields', () => {
   it('only missing fields are asked of the user; other invalid calls go back to the model', () => {
-    const plan = afterOne((c) => failed(c, 'invalid_arguments', { missingFields: ['order_id'] }), { missingFieldsFrom: 'user' });
+    const plan = afterOne((c) => failed(c, 'invalid_arguments', { missingFields: ['order_id'] }), {
+      missingFieldsFrom: 'user',
+    });
     expect(stepOf(plan, 'call_model').toolChoice).toBe('auto');
   });
 });

@@ -98,23 +98,35 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
       case 'repair': {
         repairStreaks[call.name] = (repairStreaks[call.name] ?? 0) + 1;
         if (repairStreaks[call.name]! > state.policy.maxRepairsPerTool)
-          escalation ??= { index, text: `${call.name} still gets invalid calls after ${state.policy.maxRepairsPerTool} repairs` };
+          escalation ??= {
+            index,
+            text: `${call.name} still gets invalid calls after ${state.policy.maxRepairsPerTool} repairs`,
+          };
         const ask =
           asked ??
           (reason === 'missing_fields' && state.policy.missingFieldsFrom === 'user'
             ? `To call ${call.name} I need: ${(hint.missingFields ?? []).join(', ')}. Please provide them.`
             : undefined);
-        if (ask && !question) question = stripUndefined({ question: ask, tool: call.name, missingFields: hint.missingFields, exampleInput: hint.exampleInput });
+        if (ask && !question)
+          question = stripUndefined({
+            question: ask,
+            tool: call.name,
+            missingFields: hint.missingFields,
+            exampleInput: hint.exampleInput,
+          });
         else if (hint.restrictToTool) restrict.add(call.name);
         break;
       }
       case 'block_call':
-        blocked[key] = `${call.name} returned malformed output for these arguments; calling it again the same way will not help.`;
+        blocked[key] =
+          `${call.name} returned malformed output for these arguments; calling it again the same way will not help.`;
         break;
       case 'disable_tool': {
         const turns = state.policy.disableToolForTurns;
         disabled[call.name] = { reason: failureMessage(result), untilTurn: turns === null ? null : state.turn + turns };
-        notes.push(`${call.name} is unavailable and has been removed from your tools${turns === null ? ' for the rest of this run' : ` for ${turns} turn(s)`}.`);
+        notes.push(
+          `${call.name} is unavailable and has been removed from your tools${turns === null ? ' for the rest of this run' : ` for ${turns} turn(s)`}.`,
+        );
         break;
       }
       case 'ask_human':
@@ -130,7 +142,13 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
       case 'inform':
       case 'continue':
       case 'back_off':
-        if (asked && !question) question = stripUndefined({ question: asked, tool: call.name, missingFields: hint.missingFields, exampleInput: hint.exampleInput });
+        if (asked && !question)
+          question = stripUndefined({
+            question: asked,
+            tool: call.name,
+            missingFields: hint.missingFields,
+            exampleInput: hint.exampleInput,
+          });
         break;
       // Stryker disable next-line all: unreachable, tsc proves every variant handled
       default:
@@ -140,7 +158,15 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
   // Restricting the next turn to one tool only helps when one tool needs repair; with two, the
   // model needs both, and the hints in front of it say what to fix.
   const restrictTo = restrict.size === 1 ? [...restrict][0] : undefined;
-  return { repairStreaks, blocked, disabled, notes, ...(question && { question }), ...(restrictTo && { restrictTo }), ...(escalation && { escalation }) };
+  return {
+    repairStreaks,
+    blocked,
+    disabled,
+    notes,
+    ...(question && { question }),
+    ...(restrictTo && { restrictTo }),
+    ...(escalation && { escalation }),
+  };
 }
 
 /** The state's recent errors with this batch's appended: the newest MAX_LAST_ERRORS, oldest first. */
@@ -149,7 +175,12 @@ function newestErrors(previous: readonly ErrorSummary[], batch: Batch, record: r
   for (const [index, result] of record.entries()) {
     if (result.status === 'ok') continue;
     const { call } = batch.entries[index]!;
-    errors.push({ toolCallId: call.toolCallId, tool: call.name, code: failureCode(result)!, message: failureMessage(result) });
+    errors.push({
+      toolCallId: call.toolCallId,
+      tool: call.name,
+      code: failureCode(result)!,
+      message: failureMessage(result),
+    });
   }
   return errors.slice(-MAX_LAST_ERRORS);
 }
@@ -159,10 +190,22 @@ function failureMessage(result: Exclude<ToolResult, { status: 'ok' }>): string {
   return result.status === 'validator_failed' ? result.feedback : result.error.message;
 }
 
-function askHuman(state: PlannerState, question: Question, now: number, notes: readonly string[], record: readonly ToolResult[]): Plan {
+function askHuman(
+  state: PlannerState,
+  question: Question,
+  now: number,
+  notes: readonly string[],
+  record: readonly ToolResult[],
+): Plan {
   const clarification: PendingClarification = { id: `q${state.questions + 1}`, ...question };
   return {
-    state: { ...state, phase: 'awaiting_clarification', clarification, questions: state.questions + 1, waitingSince: now },
+    state: {
+      ...state,
+      phase: 'awaiting_clarification',
+      clarification,
+      questions: state.questions + 1,
+      waitingSince: now,
+    },
     step: { type: 'await_clarification', clarification },
     record,
     notes,

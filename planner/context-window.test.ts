@@ -51,7 +51,10 @@ describe('fitContext', () => {
     const fitted = fitWithin(messages, policy)!;
     expect(size(fitted.messages)).toBeLessThanOrEqual(policy.maxChars);
     expect(fitted.messages).toHaveLength(messages.length);
-    expect(fitted.messages[3]).toMatchObject({ role: 'tool', content: { compacted: true, originalChars: expect.any(Number) } });
+    expect(fitted.messages[3]).toMatchObject({
+      role: 'tool',
+      content: { compacted: true, originalChars: expect.any(Number) },
+    });
     expect(fitted.messages.slice(-4)).toEqual(messages.slice(-4));
     expect(fitted.sizes).toEqual(fitted.messages.map(messageSize));
   });
@@ -125,7 +128,12 @@ describe('fitContext', () => {
     const recent = turn(1, 12_000);
     const newest = turn(2, 100);
     const fitted = fitWithin([...prompt, ...recent, ...newest], { ...policy, maxChars: 10_000 })!;
-    expect(fitted.messages).toEqual([...prompt, recent[0], { ...recent[1], content: expect.objectContaining({ compacted: true }) }, ...newest]);
+    expect(fitted.messages).toEqual([
+      ...prompt,
+      recent[0],
+      { ...recent[1], content: expect.objectContaining({ compacted: true }) },
+      ...newest,
+    ]);
   });
 
   it('trims tool results only: long answers and notes of older turns stay as they were', () => {
@@ -136,7 +144,13 @@ describe('fitContext', () => {
     ];
     const recent = [...turn(2, 100), ...turn(3, 100)];
     const fitted = fitWithin([...prompt, ...old, ...recent], policy)!;
-    expect(fitted.messages).toEqual([...prompt, old[0], { ...old[1], content: expect.objectContaining({ compacted: true }) }, old[2], ...recent]);
+    expect(fitted.messages).toEqual([
+      ...prompt,
+      old[0],
+      { ...old[1], content: expect.objectContaining({ compacted: true }) },
+      old[2],
+      ...recent,
+    ]);
   });
 
   it('keeps an older result whole when it is no longer than oldResultChars', () => {
@@ -144,7 +158,11 @@ describe('fitContext', () => {
     const old: TranscriptMessage[] = [call('1.1'), atLimit, call('2.1'), resultOfSize('2.1', 900)];
     const recent = [...turn(3, 100), ...turn(4, 100)];
     const messages = [...prompt, ...old, ...recent];
-    const fitted = fitWithin(messages, { maxChars: size(messages) - 1, keepRecentTurns: 2, oldResultChars: messageSize(atLimit) })!;
+    const fitted = fitWithin(messages, {
+      maxChars: size(messages) - 1,
+      keepRecentTurns: 2,
+      oldResultChars: messageSize(atLimit),
+    })!;
     // Nothing older could be trimmed, so the oldest turn is left out instead.
     expect(fitted.messages).toEqual([...prompt, note, ...old.slice(2), ...recent]);
   });
@@ -155,13 +173,17 @@ describe('fitContext', () => {
     const messages = [...prompt, ...older, ...newest];
     const trimmedFirst = [...prompt, older[0]!, previewed(older[1]!), ...older.slice(2), ...newest];
     // The budget whose low-water mark is exactly the size once the first result is trimmed.
-    const maxChars = Array.from({ length: 2_000 }, (_, i) => size(trimmedFirst) + i).find((m) => m - Math.floor(m * LOW_WATER_SLACK) === size(trimmedFirst))!;
+    const maxChars = Array.from({ length: 2_000 }, (_, i) => size(trimmedFirst) + i).find(
+      (m) => m - Math.floor(m * LOW_WATER_SLACK) === size(trimmedFirst),
+    )!;
     expect(fitWithin(messages, { maxChars, keepRecentTurns: 1, oldResultChars: 500 })!.messages).toEqual(trimmedFirst);
   });
 
   it('keeps a result whole when its preview would be no shorter', () => {
     // A result of the same size as its preview: trimming it would lose the data and save nothing.
-    const sameAsPreview = Array.from({ length: 400 }, (_, i) => resultOfSize('1.1', 400 + i)).find((m) => messageSize(previewed(m)) === messageSize(m))!;
+    const sameAsPreview = Array.from({ length: 400 }, (_, i) => resultOfSize('1.1', 400 + i)).find(
+      (m) => messageSize(previewed(m)) === messageSize(m),
+    )!;
     const messages = [...prompt, call('1.1'), sameAsPreview];
     expect(fitWithin(messages, { ...policy, maxChars: size(messages) - 1 })!.messages).toEqual(messages);
   });
@@ -186,7 +208,11 @@ function call(toolCallId: string): TranscriptMessage {
 /** Turn n whose call is `argChars` long (a long call cannot be trimmed), with a short result. */
 function bigTurn(n: number, argChars: number): TranscriptMessage[] {
   return [
-    { role: 'assistant', content: '', toolCalls: [{ toolCallId: `${n}.1`, name: 'lookup', args: { text: 'a'.repeat(argChars) } }] },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ toolCallId: `${n}.1`, name: 'lookup', args: { text: 'a'.repeat(argChars) } }],
+    },
     { role: 'tool', toolCallId: `${n}.1`, name: 'lookup', content: { order: n } },
   ];
 }
@@ -200,5 +226,8 @@ function resultOfSize(toolCallId: string, chars: number): TranscriptMessage {
 /** A tool result as the model sees it once trimmed. */
 function previewed(m: TranscriptMessage): TranscriptMessage {
   const text = JSON.stringify(m.content);
-  return { ...m, content: { compacted: true, preview: text.slice(0, 500), originalChars: text.length } } as TranscriptMessage;
+  return {
+    ...m,
+    content: { compacted: true, preview: text.slice(0, 500), originalChars: text.length },
+  } as TranscriptMessage;
 }

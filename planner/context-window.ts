@@ -33,7 +33,11 @@ export interface Fitted {
 }
 
 /** The transcript within `policy.maxChars`, or undefined when it already fits. `sizes[i]` is `messageSize(messages[i])`. */
-export function fitContext(messages: readonly TranscriptMessage[], sizes: readonly number[], policy: ContextPolicy): Fitted | undefined {
+export function fitContext(
+  messages: readonly TranscriptMessage[],
+  sizes: readonly number[],
+  policy: ContextPolicy,
+): Fitted | undefined {
   let total = sizes.reduce((sum, size) => sum + size, 0);
   if (total <= policy.maxChars) return undefined;
   const out: (TranscriptMessage | null)[] = [...messages];
@@ -88,7 +92,11 @@ export function fitContext(messages: readonly TranscriptMessage[], sizes: readon
   const keptSizes: number[] = [];
   const dropped = out.some((m) => m === null);
   out.forEach((m, i) => {
-    if (i === head && dropped && !(messages[head - 1]?.role === 'user' && messages[head - 1]!.content === LEFT_OUT_NOTE)) {
+    if (
+      i === head &&
+      dropped &&
+      !(messages[head - 1]?.role === 'user' && messages[head - 1]!.content === LEFT_OUT_NOTE)
+    ) {
       const note: TranscriptMessage = { role: 'user', content: LEFT_OUT_NOTE };
       kept.push(note);
       keptSizes.push(messageSize(note));

@@ -31,15 +31,32 @@ function forgetsFinish(step: PlanStep): string {
 
 describe('the loop is exhaustive', () => {
   it('refuses a switch over steps that leaves one out, and throws if one slips through', () => {
-    expect(forgetsFinish({ type: 'back_off', delayMs: 1, reason: 'r', next: { type: 'finish', answer: '', reason: null } })).toBe('back_off');
+    expect(
+      forgetsFinish({ type: 'back_off', delayMs: 1, reason: 'r', next: { type: 'finish', answer: '', reason: null } }),
+    ).toBe('back_off');
     expect(() => forgetsFinish({ type: 'finish', answer: '', reason: null })).toThrow('unhandled step: "finish"');
   });
 
   it('refuses tables keyed by a union that lack a key', () => {
     // @ts-expect-error -- no entry for 'finish'
-    const handsOver: Record<PlanStep['type'], boolean> = { call_model: true, execute_tools: false, reconcile: false, back_off: false, await_clarification: true, await_review: true, await_budget: true };
+    const handsOver: Record<PlanStep['type'], boolean> = {
+      call_model: true,
+      execute_tools: false,
+      reconcile: false,
+      back_off: false,
+      await_clarification: true,
+      await_review: true,
+      await_budget: true,
+    };
     // @ts-expect-error -- no entry for 'ask_human'
-    const actions: Record<PlannerAction, number> = { repair: 1, back_off: 2, disable_tool: 3, block_call: 4, continue: 5, inform: 6 };
+    const actions: Record<PlannerAction, number> = {
+      repair: 1,
+      back_off: 2,
+      disable_tool: 3,
+      block_call: 4,
+      continue: 5,
+      inform: 6,
+    };
     // @ts-expect-error -- no entry for 'take_step'
     const controls: Record<LoopControl, number> = { finish: 1, cancel: 2, hold: 3, hand_over: 4 };
     // @ts-expect-error -- a driver without a hand-over

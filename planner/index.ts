@@ -15,10 +15,32 @@ export { planToolCalls } from './plan-tool-calls.js';
 export { planResume, planBackoffElapsed } from './plan-resume.js';
 export { planReconcile, planReconciled, MAX_RECONCILES } from './plan-reconcile.js';
 export { completeBatch, MAX_LAST_ERRORS } from './complete-batch.js';
-export { planClarificationAnswer, planClarificationTimeout, planReviewed, planCancel, planResumed, clarificationTimeLeft } from './plan-human.js';
+export {
+  planClarificationAnswer,
+  planClarificationTimeout,
+  planReviewed,
+  planCancel,
+  planResumed,
+  clarificationTimeLeft,
+} from './plan-human.js';
 export { enabledTools, refusal } from './plan-common.js';
-export { deliverMessages, messageDecision, workingOn, type MessageDecision, type UserMessage, type Working } from './plan-messages.js';
-export { budgetExhausted, budgetLimits, budgetNear, checkBudget, planBudgetDecision, tenantAllowanceLeft, tenantWindowSpent } from './plan-budget.js';
+export {
+  deliverMessages,
+  messageDecision,
+  workingOn,
+  type MessageDecision,
+  type UserMessage,
+  type Working,
+} from './plan-messages.js';
+export {
+  budgetExhausted,
+  budgetLimits,
+  budgetNear,
+  checkBudget,
+  planBudgetDecision,
+  tenantAllowanceLeft,
+  tenantWindowSpent,
+} from './plan-budget.js';
 export { providerWaitDelay } from './provider-wait.js';
 export { runOutcome } from './run-outcome.js';
 export { STEP_ACTIONS, modelTurnAction, type StepAction } from './step-action.js';

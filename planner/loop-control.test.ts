@@ -18,7 +18,9 @@ const fresh = () => start().state;
 describe('loopControl', () => {
   it('finishes a finished run whatever arrives', () => {
     const state = fresh();
-    expect(loopControl(state, finish, { ...quiet, cancelReason: 'x', paused: true, continueAsNewSuggested: true })).toBe('finish');
+    expect(
+      loopControl(state, finish, { ...quiet, cancelReason: 'x', paused: true, continueAsNewSuggested: true }),
+    ).toBe('finish');
   });
 
   it('acts on a cancel before a pause, and not at all once the run is finalizing', () => {
@@ -32,7 +34,12 @@ describe('loopControl', () => {
   it('hands over when Temporal suggests it or after continueAsNewAfterTurns, only between whole steps', () => {
     const state = fresh();
     const suggested = { ...quiet, continueAsNewSuggested: true };
-    expect([model, question, tools, backOff].map((step) => loopControl(state, step, suggested))).toEqual(['hand_over', 'hand_over', 'take_step', 'take_step']);
+    expect([model, question, tools, backOff].map((step) => loopControl(state, step, suggested))).toEqual([
+      'hand_over',
+      'hand_over',
+      'take_step',
+      'take_step',
+    ]);
     expect(loopControl(state, model, { ...quiet, turnsThisRun: 2, continueAsNewAfterTurns: 3 })).toBe('take_step');
     expect(loopControl(state, model, { ...quiet, turnsThisRun: 3, continueAsNewAfterTurns: 3 })).toBe('hand_over');
     expect(loopControl(state, model, { ...quiet, turnsThisRun: 30, continueAsNewAfterTurns: 0 })).toBe('take_step');
@@ -41,7 +48,9 @@ describe('loopControl', () => {
   it('hands over when the history reaches the policy budget, whatever the turn count', () => {
     const state = fresh();
     const { maxBytes, maxEvents } = state.policy.history;
-    expect(loopControl(state, question, { ...quiet, historyBytes: maxBytes - 1, historyEvents: maxEvents - 1 })).toBe('take_step');
+    expect(loopControl(state, question, { ...quiet, historyBytes: maxBytes - 1, historyEvents: maxEvents - 1 })).toBe(
+      'take_step',
+    );
     expect(loopControl(state, question, { ...quiet, historyBytes: maxBytes })).toBe('hand_over');
     expect(loopControl(state, question, { ...quiet, historyEvents: maxEvents })).toBe('hand_over');
   });
@@ -59,8 +68,15 @@ describe('loopControl', () => {
 describe('a whole run driven through loopControl and advance', () => {
   const asking: World = {
     policy: { clarificationTimeoutMs: 600_000 },
-    model: [toolCallsReply([rawCall('lookup')]), toolCallsReply([rawCall('lookup', { order_id: 'A-1' })]), textReply('Found it.')],
-    tool: (c) => ((c.args as { order_id?: string }).order_id ? ok(c) : failed(c, 'missing_fields', { clarifyingQuestion: 'Which order?' })),
+    model: [
+      toolCallsReply([rawCall('lookup')]),
+      toolCallsReply([rawCall('lookup', { order_id: 'A-1' })]),
+      textReply('Found it.'),
+    ],
+    tool: (c) =>
+      (c.args as { order_id?: string }).order_id
+        ? ok(c)
+        : failed(c, 'missing_fields', { clarifyingQuestion: 'Which order?' }),
     answer: () => 'A-1',
   };
 
@@ -76,9 +92,16 @@ describe('a whole run driven through loopControl and advance', () => {
   });
 
   it('a cancel while a question waits ends it with a forced final turn', () => {
-    const trace = drive({ ...asking, model: [...asking.model.slice(0, 1), textReply('Stopped.')], signals: [{ atPlan: 2, cancel: 'the customer left' }] });
+    const trace = drive({
+      ...asking,
+      model: [...asking.model.slice(0, 1), textReply('Stopped.')],
+      signals: [{ atPlan: 2, cancel: 'the customer left' }],
+    });
     expect(trace.last.step).toEqual({ type: 'finish', answer: 'Stopped.', reason: 'the customer left' });
-    expect(trace.transcript.at(-2)).toEqual({ role: 'user', content: '[cairn] Stop calling tools (the customer left). Give your final answer now from what you have.' });
+    expect(trace.transcript.at(-2)).toEqual({
+      role: 'user',
+      content: '[cairn] Stop calling tools (the customer left). Give your final answer now from what you have.',
+    });
   });
 
   it('handing over every turn (continue-as-new through JSON) changes nothing the model or tools see', () => {

@@ -48,7 +48,11 @@ export function handOverDue(state: PlannerState, signals: LoopSignals): boolean 
 
 function historyFull(state: PlannerState, signals: LoopSignals): boolean {
   const { maxBytes, maxEvents } = state.policy.history;
-  return signals.continueAsNewSuggested || (signals.historyBytes ?? 0) >= maxBytes || (signals.historyEvents ?? 0) >= maxEvents;
+  return (
+    signals.continueAsNewSuggested ||
+    (signals.historyBytes ?? 0) >= maxBytes ||
+    (signals.historyEvents ?? 0) >= maxEvents
+  );
 }
 
 /** Only between steps whose state is whole: never with tool calls running, a reconcile or a back-off pending. */

@@ -20,14 +20,25 @@ const keyOf = (call: ToolCall, n: number) => `${RUN}/${call.name}#${argsHash(cal
 const fresh = (): PlannerState => planStart({ policy: resolvePolicy({}), tools: TOOLS, now: 0, runKey: RUN }).state;
 
 /** A model turn making `calls` (`once` unless said otherwise), admitted and about to run. */
-function running(state: PlannerState, calls: readonly ToolCall[], sideEffects: 'once' | 'none' | 'idempotent' = 'once'): PlannerState {
-  const plan = turnWith(state, calls.map((c) => checked(c, { sideEffects })));
+function running(
+  state: PlannerState,
+  calls: readonly ToolCall[],
+  sideEffects: 'once' | 'none' | 'idempotent' = 'once',
+): PlannerState {
+  const plan = turnWith(
+    state,
+    calls.map((c) => checked(c, { sideEffects })),
+  );
   stepOf(plan, 'execute_tools');
   return plan.state;
 }
 
 /** The state after `calls` ran in a new turn and answered `answer`. */
-function ranThen(state: PlannerState, call: ToolCall, answer: (call: ToolCall) => ReturnType<typeof ok> | ReturnType<typeof failed>): PlannerState {
+function ranThen(
+  state: PlannerState,
+  call: ToolCall,
+  answer: (call: ToolCall) => ReturnType<typeof ok> | ReturnType<typeof failed>,
+): PlannerState {
   return planResume(running(state, [call]), [answer(call)], 0).state;
 }
 
@@ -49,7 +60,11 @@ describe('once keys', () => {
   it('keys only the once calls of a mixed batch, each by its own arguments', () => {
     const other = toolCall('refund', { order_id: 'B-2', amount: 5 }, '1.2');
     const search = toolCall('search_orders', { status: 'shipped' }, '1.3');
-    const plan = turnWith(fresh(), [checked(refund, { sideEffects: 'once' }), checked(search), checked(other, { sideEffects: 'once' })]);
+    const plan = turnWith(fresh(), [
+      checked(refund, { sideEffects: 'once' }),
+      checked(search),
+      checked(other, { sideEffects: 'once' }),
+    ]);
     expect(plan.state.batch?.onceKeys).toEqual({ '1.1': keyOf(refund, 1), '1.2': keyOf(other, 1) });
   });
 
@@ -70,7 +85,7 @@ describe('once keys', () => {
     }
   });
 
-  it('an unknown outcome gives back the key of its own call\'s arguments, among other calls of the batch', () => {
+  it("an unknown outcome gives back the key of its own call's arguments, among other calls of the batch", () => {
     const search = toolCall('search_orders', { status: 'shipped' }, '1.1');
     const late = { ...refund, toolCallId: '1.2' };
     const plan = turnWith(fresh(), [checked(search), checked(late, { sideEffects: 'once' })]);
@@ -87,12 +102,15 @@ describe('once keys', () => {
     expect(settleOnceCalls(fresh(), [failed(refund, 'outcome_unknown')])).toEqual(fresh());
   });
 
-  it('a once call\'s key survives a re-plan of its batch: keying again issues nothing new', () => {
+  it("a once call's key survives a re-plan of its batch: keying again issues nothing new", () => {
     const twin = { ...refund, toolCallId: '1.2' };
     const state = running(fresh(), [refund]);
     expect(keyOnceCalls(state, [refund])).toBe(state);
     // Its twin in the same batch (a person who wants two refunds) gets the next key; 1.1 keeps its own.
-    const both: PlannerState = { ...state, batch: { ...state.batch!, entries: [...state.batch!.entries, { ...state.batch!.entries[0]!, call: twin }] } };
+    const both: PlannerState = {
+      ...state,
+      batch: { ...state.batch!, entries: [...state.batch!.entries, { ...state.batch!.entries[0]!, call: twin }] },
+    };
     const keyed = keyOnceCalls(both, [refund, twin]);
     expect(keyed.batch?.onceKeys).toEqual({ '1.1': keyOf(refund, 1), '1.2': keyOf(refund, 2) });
     expect(keyed.onceLedger).toEqual({ [`refund#${argsHash(refund.args)}`]: { issued: 2, unknown: [] } });
@@ -107,7 +125,10 @@ describe('once keys', () => {
 
   it('a batch carried from an older run, without argument hashes, keys nothing and settles nothing', () => {
     const state = running(fresh(), [refund]);
-    const old: PlannerState = { ...state, batch: { ...state.batch!, entries: state.batch!.entries.map(({ argsHash: _, ...e }) => e) } };
+    const old: PlannerState = {
+      ...state,
+      batch: { ...state.batch!, entries: state.batch!.entries.map(({ argsHash: _, ...e }) => e) },
+    };
     const unkeyed: PlannerState = { ...old, batch: { ...old.batch!, onceKeys: undefined } };
     expect(keyOnceCalls(unkeyed, [refund])).toBe(unkeyed);
     expect(settleOnceCalls(old, [failed(refund, 'outcome_unknown')])).toBe(old);

@@ -10,7 +10,10 @@ import { tenantWindowText, type TenantWindowSpent } from '../shared/model/model-
 import type { BudgetDecision, BudgetRequest, Plan, PlanStep, PlannerState } from './plan.js';
 
 /** The limits in force: the policy's plus what people added; null for none. */
-export function budgetLimits(state: PlannerState): { readonly maxTokens: number | null; readonly maxCostUsd: number | null } {
+export function budgetLimits(state: PlannerState): {
+  readonly maxTokens: number | null;
+  readonly maxCostUsd: number | null;
+} {
   const { maxTokens, maxCostUsd } = state.policy.budget;
   const extra = state.budgetExtra;
   return {
@@ -38,8 +41,10 @@ export function budgetNear(state: PlannerState): string | null {
   const limits = budgetLimits(state);
   const { tokens, costUsd } = used(state);
   const at = state.policy.budget.wrapUpAt;
-  if (limits.maxTokens !== null && tokens >= at * limits.maxTokens) return `token budget nearly used (${tokens} of ${limits.maxTokens} tokens)`;
-  if (limits.maxCostUsd !== null && costUsd >= at * limits.maxCostUsd) return `cost budget nearly used (${costUsd} of ${limits.maxCostUsd})`;
+  if (limits.maxTokens !== null && tokens >= at * limits.maxTokens)
+    return `token budget nearly used (${tokens} of ${limits.maxTokens} tokens)`;
+  if (limits.maxCostUsd !== null && costUsd >= at * limits.maxCostUsd)
+    return `cost budget nearly used (${costUsd} of ${limits.maxCostUsd})`;
   return null;
 }
 
@@ -47,7 +52,9 @@ export function budgetNear(state: PlannerState): string | null {
 function exhaustedText(state: PlannerState, limit: 'tokens' | 'cost'): string {
   const limits = budgetLimits(state);
   const { tokens, costUsd } = used(state);
-  return limit === 'tokens' ? `its token budget is used up (${tokens} of ${limits.maxTokens} tokens)` : `its cost budget is used up (${costUsd} of ${limits.maxCostUsd})`;
+  return limit === 'tokens'
+    ? `its token budget is used up (${tokens} of ${limits.maxTokens} tokens)`
+    : `its cost budget is used up (${costUsd} of ${limits.maxCostUsd})`;
 }
 
 /**
@@ -67,17 +74,35 @@ export function checkBudget(plan: Plan, now: number): Plan {
     return {
       ...plan,
       state: { ...state, phase: 'done' },
-      step: { type: 'finish', answer: message, reason: `budget exhausted: ${limit}`, end: { code: 'budget_exhausted', message, fail: false } },
+      step: {
+        type: 'finish',
+        answer: message,
+        reason: `budget exhausted: ${limit}`,
+        end: { code: 'budget_exhausted', message, fail: false },
+      },
     };
   }
   return plan;
 }
 
-function askForBudget(state: PlannerState, limit: 'tokens' | 'cost', next: PlanStep, now: number, tenantWindow?: TenantWindowSpent): Pick<Plan, 'state' | 'step'> {
+function askForBudget(
+  state: PlannerState,
+  limit: 'tokens' | 'cost',
+  next: PlanStep,
+  now: number,
+  tenantWindow?: TenantWindowSpent,
+): Pick<Plan, 'state' | 'step'> {
   const count = (state.budgetRequests ?? 0) + 1;
   const limits = budgetLimits(state);
   const { tokens, costUsd } = used(state);
-  const request: BudgetRequest = { id: `b${count}`, limit, ...limits, usedTokens: tokens, usedCostUsd: costUsd, ...(tenantWindow && { tenantWindow }) };
+  const request: BudgetRequest = {
+    id: `b${count}`,
+    limit,
+    ...limits,
+    usedTokens: tokens,
+    usedCostUsd: costUsd,
+    ...(tenantWindow && { tenantWindow }),
+  };
   return {
     state: { ...state, phase: 'awaiting_budget', budgetRequests: count, waitingSince: state.waitingSince ?? now },
     step: { type: 'await_budget', request, next },
@@ -89,31 +114,71 @@ function askForBudget(state: PlannerState, limit: 'tokens' | 'cost', next: PlanS
  * `budget_exhausted` naming the window, or, where the policy's `onExhausted` is 'ask', a person is
  * asked; extending gives this run an allowance past the window (`tenantAllowance`), not the tenant.
  */
-export function tenantWindowSpent(state: PlannerState, spent: TenantWindowSpent | undefined, said: string, next: PlanStep, now: number): Plan {
-  if (spent && state.policy.budget.onExhausted === 'ask') return { ...askForBudget(state, spent.limit, next, now, spent), record: [], notes: [] };
-  const why = spent ? tenantWindowText(spent) : said.replace(/^The call to .*? was not sent: /, '').replace(/\.$/, '').slice(0, 300);
+export function tenantWindowSpent(
+  state: PlannerState,
+  spent: TenantWindowSpent | undefined,
+  said: string,
+  next: PlanStep,
+  now: number,
+): Plan {
+  if (spent && state.policy.budget.onExhausted === 'ask')
+    return { ...askForBudget(state, spent.limit, next, now, spent), record: [], notes: [] };
+  const why = spent
+    ? tenantWindowText(spent)
+    : said
+        .replace(/^The call to .*? was not sent: /, '')
+        .replace(/\.$/, '')
+        .slice(0, 300);
   const message = `The run ended: ${why}.`;
-  return { state: { ...state, phase: 'done' }, step: { type: 'finish', answer: message, reason: 'budget exhausted: tenant', end: { code: 'budget_exhausted', message, fail: false } }, record: [], notes: [] };
+  return {
+    state: { ...state, phase: 'done' },
+    step: {
+      type: 'finish',
+      answer: message,
+      reason: 'budget exhausted: tenant',
+      end: { code: 'budget_exhausted', message, fail: false },
+    },
+    record: [],
+    notes: [],
+  };
 }
 
 /** What the run may still use past its tenant's spent window, for its next model request; undefined for none. */
-export function tenantAllowanceLeft(state: PlannerState): { readonly tokens: number; readonly costUsd: number } | undefined {
+export function tenantAllowanceLeft(
+  state: PlannerState,
+): { readonly tokens: number; readonly costUsd: number } | undefined {
   const allowance = state.tenantAllowance;
   if (!allowance) return undefined;
   const { tokens, costUsd } = used(state);
-  const left = { tokens: Math.max(0, allowance.tokens - (tokens - allowance.fromTokens)), costUsd: Math.max(0, Math.round((allowance.costUsd - (costUsd - allowance.fromCostUsd)) * 1e9) / 1e9) };
+  const left = {
+    tokens: Math.max(0, allowance.tokens - (tokens - allowance.fromTokens)),
+    costUsd: Math.max(0, Math.round((allowance.costUsd - (costUsd - allowance.fromCostUsd)) * 1e9) / 1e9),
+  };
   return left.tokens > 0 || left.costUsd > 0 ? left : undefined;
 }
 
 /** A person's decision on a budget request: extend (then the deferred step, or ask again if still short) or stop. */
-export function planBudgetDecision(state: PlannerState, step: Extract<PlanStep, { type: 'await_budget' }>, decision: BudgetDecision, now: number): Plan {
-  const waited = state.waitingSince === null ? state : { ...state, humanWaitMs: state.humanWaitMs + Math.max(0, now - state.waitingSince), waitingSince: null };
+export function planBudgetDecision(
+  state: PlannerState,
+  step: Extract<PlanStep, { type: 'await_budget' }>,
+  decision: BudgetDecision,
+  now: number,
+): Plan {
+  const waited =
+    state.waitingSince === null
+      ? state
+      : { ...state, humanWaitMs: state.humanWaitMs + Math.max(0, now - state.waitingSince), waitingSince: null };
   const spent = step.request.tenantWindow;
   if (decision.type === 'stop') {
     const message = `The run ended: ${spent ? tenantWindowText(spent) : exhaustedText(waited, step.request.limit)}, and it was not extended${decision.reason ? ` (${decision.reason})` : ''}.`;
     return {
       state: { ...waited, phase: 'done' },
-      step: { type: 'finish', answer: message, reason: `budget exhausted: ${step.request.limit}`, end: { code: 'budget_exhausted', message, fail: false } },
+      step: {
+        type: 'finish',
+        answer: message,
+        reason: `budget exhausted: ${step.request.limit}`,
+        end: { code: 'budget_exhausted', message, fail: false },
+      },
       record: [],
       notes: [],
     };
@@ -121,14 +186,39 @@ export function planBudgetDecision(state: PlannerState, step: Extract<PlanStep, 
   if (spent) {
     // An allowance for this run past the tenant's window, from what it has used now; the run's own budget is unchanged.
     const { tokens, costUsd } = used(waited);
-    const allowed: PlannerState = { ...waited, tenantAllowance: { tokens: decision.tokens ?? 0, costUsd: decision.costUsd ?? 0, fromTokens: tokens, fromCostUsd: costUsd } };
-    const phase = step.next.type === 'call_model' ? (allowed.finalizing ? 'finalizing' : 'model') : step.next.type === 'execute_tools' ? 'tools' : allowed.phase;
+    const allowed: PlannerState = {
+      ...waited,
+      tenantAllowance: {
+        tokens: decision.tokens ?? 0,
+        costUsd: decision.costUsd ?? 0,
+        fromTokens: tokens,
+        fromCostUsd: costUsd,
+      },
+    };
+    const phase =
+      step.next.type === 'call_model'
+        ? allowed.finalizing
+          ? 'finalizing'
+          : 'model'
+        : step.next.type === 'execute_tools'
+          ? 'tools'
+          : allowed.phase;
     return { state: { ...allowed, phase }, step: step.next, record: [], notes: [] };
   }
-  const extra = { tokens: (waited.budgetExtra?.tokens ?? 0) + (decision.tokens ?? 0), costUsd: Math.round(((waited.budgetExtra?.costUsd ?? 0) + (decision.costUsd ?? 0)) * 1e9) / 1e9 };
+  const extra = {
+    tokens: (waited.budgetExtra?.tokens ?? 0) + (decision.tokens ?? 0),
+    costUsd: Math.round(((waited.budgetExtra?.costUsd ?? 0) + (decision.costUsd ?? 0)) * 1e9) / 1e9,
+  };
   const extended: PlannerState = { ...waited, budgetExtra: extra };
   const still = budgetExhausted(extended);
   if (still) return { ...askForBudget(extended, still, step.next, now), record: [], notes: [] };
-  const phase = step.next.type === 'call_model' ? (extended.finalizing ? 'finalizing' : 'model') : step.next.type === 'execute_tools' ? 'tools' : extended.phase;
+  const phase =
+    step.next.type === 'call_model'
+      ? extended.finalizing
+        ? 'finalizing'
+        : 'model'
+      : step.next.type === 'execute_tools'
+        ? 'tools'
+        : extended.phase;
   return { state: { ...extended, phase }, step: step.next, record: [], notes: [] };
 }

@@ -7,7 +7,21 @@ import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
 import { planClarificationAnswer, planReviewed } from './plan-human.js';
 import { planResume } from './plan-resume.js';
-import { checked, drive, failed, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, turnWith, type World } from './testing.js';
+import {
+  checked,
+  drive,
+  failed,
+  ok,
+  rawCall,
+  start,
+  stepOf,
+  textReply,
+  toolCall,
+  toolCallsReply,
+  turnResulting,
+  turnWith,
+  type World,
+} from './testing.js';
 
 const HOUR = 3_600_000;
 const FINAL_TURN = { type: 'call_model', toolChoice: 'none', tools: [] };
@@ -16,7 +30,11 @@ const finalNote = (reason: string) => `Stop calling tools (${reason}). Give your
 /** A model making one lookup per turn (distinct arguments, so no loop), `outcomes[i]` answering turn i+1. */
 function lookups(outcomes: readonly ((c: ToolCall) => ToolResult)[], policy: World['policy'] = {}): World {
   const replies = outcomes.map((_, i) => toolCallsReply([rawCall('lookup', { order_id: i + 1 })]));
-  return { policy, model: [...replies, textReply('Final answer.')], tool: (c) => outcomes[Number(c.toolCallId.split('.')[0]) - 1]!(c) };
+  return {
+    policy,
+    model: [...replies, textReply('Final answer.')],
+    tool: (c) => outcomes[Number(c.toolCallId.split('.')[0]) - 1]!(c),
+  };
 }
 const good = (c: ToolCall) => ok(c);
 const bad = (c: ToolCall) => failed(c, 'internal_error');
@@ -34,7 +52,8 @@ describe('maxTurns', () => {
   // the caps, and planClarificationAnswer never checks them: a run whose batches keep producing
   // questions goes past maxTurns (and maxConsecutiveFailedBatches, and the time budget) for ever.
   it('holds when every batch asks the human a question', () => {
-    const asks = (c: ToolCall) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which order?', missingFields: ['order_id'] });
+    const asks = (c: ToolCall) =>
+      failed(c, 'missing_fields', { clarifyingQuestion: 'Which order?', missingFields: ['order_id'] });
     const trace = drive({ ...lookups([asks, asks, asks, asks, asks, asks], { maxTurns: 2 }), answer: () => 'any' });
     expect(trace.modelCalls.filter((s) => s.tools.length > 0).length).toBeLessThanOrEqual(2);
     expect(trace.last.step).toMatchObject({ type: 'finish', reason: 'max turns (2) reached' });
@@ -42,13 +61,23 @@ describe('maxTurns', () => {
 });
 
 describe('maxCallsPerTurn', () => {
-  it('runs the first calls of a huge reply and refuses the rest as too_many_calls, so nothing reaches Temporal\'s limits', () => {
+  it("runs the first calls of a huge reply and refuses the rest as too_many_calls, so nothing reaches Temporal's limits", () => {
     const reply = toolCallsReply(Array.from({ length: 1_000 }, (_, i) => rawCall('lookup', { order_id: i })));
-    const trace = drive({ policy: { maxToolCalls: 5_000 }, model: [reply, textReply('Checked the first 32.')], tool: good });
+    const trace = drive({
+      policy: { maxToolCalls: 5_000 },
+      model: [reply, textReply('Checked the first 32.')],
+      tool: good,
+    });
     expect(trace.executed).toHaveLength(32);
     expect(trace.records).toHaveLength(1_000);
     expect(trace.records.slice(32).every((r) => r.status === 'error' && r.error.code === 'too_many_calls')).toBe(true);
-    expect(trace.records[32]).toMatchObject({ toolCallId: '1.33', retryHint: { reason: 'budget_exceeded', message: 'Not run: a turn runs at most 32 calls; call again for the rest.' } });
+    expect(trace.records[32]).toMatchObject({
+      toolCallId: '1.33',
+      retryHint: {
+        reason: 'budget_exceeded',
+        message: 'Not run: a turn runs at most 32 calls; call again for the rest.',
+      },
+    });
     expect(trace.last.step).toEqual({ type: 'finish', answer: 'Checked the first 32.', reason: null });
   });
 });
@@ -57,7 +86,11 @@ describe('maxToolCalls', () => {
   const twoCalls = toolCallsReply([rawCall('lookup', { order_id: 1 }), rawCall('search_orders')]);
 
   it('refuses a batch that would cross the cap whole, then forces a final turn', () => {
-    const trace = drive({ policy: { maxToolCalls: 3 }, model: [twoCalls, twoCalls, textReply('Final answer.')], tool: good });
+    const trace = drive({
+      policy: { maxToolCalls: 3 },
+      model: [twoCalls, twoCalls, textReply('Final answer.')],
+      tool: good,
+    });
     expect(trace.executed).toHaveLength(2);
     expect(trace.records.slice(2)).toMatchObject([
       { toolCallId: '2.1', error: { code: 'tool_call_cap_exceeded' } },
@@ -71,7 +104,11 @@ describe('maxToolCalls', () => {
   // "already finalizing" branch and never adds the note that tells the model to answer now — unlike
   // every other forced final turn (loops, maxTurns, failed batches, time budget, cancel).
   it('tells the model why it must answer now, like every forced final turn', () => {
-    const trace = drive({ policy: { maxToolCalls: 3 }, model: [twoCalls, twoCalls, textReply('Final answer.')], tool: good });
+    const trace = drive({
+      policy: { maxToolCalls: 3 },
+      model: [twoCalls, twoCalls, textReply('Final answer.')],
+      tool: good,
+    });
     expect(trace.notes).toEqual([finalNote('tool call cap (3) reached')]);
   });
 
@@ -85,7 +122,10 @@ describe('maxToolCalls', () => {
 
   it('does not count calls refused in the workflow', () => {
     const failure = failed(toolCall('lookup'), 'invalid_arguments');
-    const plan = turnWith(start({ maxToolCalls: 1 }).state, [checked(toolCall('lookup'), { failure }), checked(toolCall('refund', {}, '1.2'))]);
+    const plan = turnWith(start({ maxToolCalls: 1 }).state, [
+      checked(toolCall('lookup'), { failure }),
+      checked(toolCall('refund', {}, '1.2')),
+    ]);
     expect(stepOf(plan, 'execute_tools').calls.map((c) => c.name)).toEqual(['refund']);
     expect(plan.state.toolCallsUsed).toBe(1);
   });
@@ -120,7 +160,12 @@ describe('time budget (workflow time, human waits excluded)', () => {
 
   it('a long clarification wait does not use it up; active time does', () => {
     let plan = start({ timeBudgetMs: 10_000 }, 0);
-    plan = turnResulting(plan.state, [checked(lookup)], (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which order?' }), 1_000);
+    plan = turnResulting(
+      plan.state,
+      [checked(lookup)],
+      (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which order?' }),
+      1_000,
+    );
     stepOf(plan, 'await_clarification');
     plan = planClarificationAnswer(plan.state, 'A-2', 1_000 + HOUR);
     expect(plan.state.humanWaitMs).toBe(HOUR);
@@ -133,7 +178,11 @@ describe('time budget (workflow time, human waits excluded)', () => {
   });
 
   it('a long review wait does not use it up', () => {
-    const admitted = turnWith(start({ timeBudgetMs: 10_000 }, 0).state, [checked(lookup, { needsApproval: true })], 1_000);
+    const admitted = turnWith(
+      start({ timeBudgetMs: 10_000 }, 0).state,
+      [checked(lookup, { needsApproval: true })],
+      1_000,
+    );
     const reviewed = planReviewed(admitted.state, { '1.1': { type: 'accept' } }, 1_000 + HOUR);
     const plan = planResume(reviewed.state, [ok(lookup)], 3_000 + HOUR);
     expect(plan.state.humanWaitMs).toBe(HOUR);

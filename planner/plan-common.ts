@@ -20,7 +20,12 @@ export function enabledTools(state: PlannerState): string[] {
   });
 }
 
-export function callModel(state: PlannerState, toolChoice: ToolChoice, notes: readonly string[] = [], record: Plan['record'] = []): Plan {
+export function callModel(
+  state: PlannerState,
+  toolChoice: ToolChoice,
+  notes: readonly string[] = [],
+  record: Plan['record'] = [],
+): Plan {
   const tools = state.finalizing ? [] : enabledTools(state);
   const forcedGone = typeof toolChoice === 'object' && !tools.includes(toolChoice.tool);
   const choice: ToolChoice = state.finalizing || tools.length === 0 ? 'none' : forcedGone ? 'auto' : toolChoice;
@@ -33,13 +38,30 @@ export function callModel(state: PlannerState, toolChoice: ToolChoice, notes: re
 }
 
 /** A forced final turn: no tools, and the model is told why it must answer now. `code` is how the run's outcome names it. */
-export function finalize(state: PlannerState, reason: string, notes: readonly string[] = [], record: Plan['record'] = [], code: RunEndCode = 'limit_reached'): Plan {
+export function finalize(
+  state: PlannerState,
+  reason: string,
+  notes: readonly string[] = [],
+  record: Plan['record'] = [],
+  code: RunEndCode = 'limit_reached',
+): Plan {
   if (state.finalizing) return callModel(state, 'none', notes, record);
   const next = { ...state, finalizing: reason, finalizingCode: code, clarification: null, reviews: [] };
-  return callModel(next, 'none', [...notes, `Stop calling tools (${reason}). Give your final answer now from what you have.`], record);
+  return callModel(
+    next,
+    'none',
+    [...notes, `Stop calling tools (${reason}). Give your final answer now from what you have.`],
+    record,
+  );
 }
 
-export function finish(state: PlannerState, answer: string, notes: readonly string[] = [], reason?: string, end?: RunEnd): Plan {
+export function finish(
+  state: PlannerState,
+  answer: string,
+  notes: readonly string[] = [],
+  reason?: string,
+  end?: RunEnd,
+): Plan {
   return {
     state: { ...state, phase: 'done' },
     step: { type: 'finish', answer, reason: reason ?? state.finalizing, ...(end && { end }) },
@@ -55,7 +77,10 @@ export function endWait(state: PlannerState, now: number): PlannerState {
 }
 
 /** The reason a cap ends the run now, if one does, and the code the run's outcome gives it. */
-export function capReached(state: PlannerState, now: number): { readonly reason: string; readonly code: RunEndCode } | null {
+export function capReached(
+  state: PlannerState,
+  now: number,
+): { readonly reason: string; readonly code: RunEndCode } | null {
   const { policy } = state;
   if (state.turn >= policy.maxTurns) return { reason: `max turns (${policy.maxTurns}) reached`, code: 'limit_reached' };
   if (state.failedBatchStreak >= policy.maxConsecutiveFailedBatches)
@@ -68,7 +93,12 @@ export function capReached(state: PlannerState, now: number): { readonly reason:
 }
 
 /** A result decided by the planner: no activity ran. The taxonomy gives the code its reason. */
-export function refusal(call: ToolCall, code: ToolErrorCode, message: string, availableTools?: readonly string[]): ToolResult {
+export function refusal(
+  call: ToolCall,
+  code: ToolErrorCode,
+  message: string,
+  availableTools?: readonly string[],
+): ToolResult {
   return errorResult(call, toolError(code, message), { message, ...(availableTools ? { availableTools } : {}) });
 }
 

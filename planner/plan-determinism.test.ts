@@ -6,7 +6,18 @@ import { describe, expect, it } from 'vitest';
 import { argsHash } from '../shared/identity/hash.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
-import { INTERRUPTED, NO_RESPONSE, drive, failed, modelError, ok, rawCall, textReply, toolCallsReply, type World } from './testing.js';
+import {
+  INTERRUPTED,
+  NO_RESPONSE,
+  drive,
+  failed,
+  modelError,
+  ok,
+  rawCall,
+  textReply,
+  toolCallsReply,
+  type World,
+} from './testing.js';
 
 const has = (call: ToolCall, key: string) => typeof call.args === 'object' && call.args !== null && key in call.args;
 
@@ -14,7 +25,10 @@ const has = (call: ToolCall, key: string) => typeof call.args === 'object' && ca
 const eventful = (): World => ({
   policy: { disableToolForTurns: 1, maxModelRetries: 3 },
   model: [
-    toolCallsReply([rawCall('search_orders', { status: 'shipped' }), rawCall('refund', { order_id: 'A-17', amount: 120 })]),
+    toolCallsReply([
+      rawCall('search_orders', { status: 'shipped' }),
+      rawCall('refund', { order_id: 'A-17', amount: 120 }),
+    ]),
     NO_RESPONSE,
     modelError('rate_limited', 1_500),
     toolCallsReply([rawCall('lookup', {})]),
@@ -27,10 +41,17 @@ const eventful = (): World => ({
   ],
   needsApproval: (c) => c.name === 'refund',
   sideEffects: { refund: 'once' },
-  precheck: (c) => (c.name === 'lookup' && !has(c, 'order_id') ? failed(c, 'missing_fields', { missingFields: ['order_id'], clarifyingQuestion: 'Which order?' }) : undefined),
+  precheck: (c) =>
+    c.name === 'lookup' && !has(c, 'order_id')
+      ? failed(c, 'missing_fields', { missingFields: ['order_id'], clarifyingQuestion: 'Which order?' })
+      : undefined,
   tool: (c, run): ToolResult => {
-    if (c.name === 'search_orders' && has(c, 'status') && run === 1) return failed(c, (c.args as { status: string }).status === 'shipped' ? 'timeout' : 'output_not_json');
-    if (c.name === 'search_orders' && has(c, 'page')) return (c.args as { page: number }).page === 1 ? failed(c, 'partial_data', { nextInput: { page: 2 } }, ['A-1']) : ok(c, ['A-2']);
+    if (c.name === 'search_orders' && has(c, 'status') && run === 1)
+      return failed(c, (c.args as { status: string }).status === 'shipped' ? 'timeout' : 'output_not_json');
+    if (c.name === 'search_orders' && has(c, 'page'))
+      return (c.args as { page: number }).page === 1
+        ? failed(c, 'partial_data', { nextInput: { page: 2 } }, ['A-1'])
+        : ok(c, ['A-2']);
     if (c.name === 'lookup') return failed(c, 'tool_unavailable');
     return ok(c);
   },
@@ -45,10 +66,24 @@ describe('determinism', () => {
   it('the scenario exercises what it claims to', () => {
     const trace = drive(eventful());
     const kinds = new Set(trace.plans.map((p) => p.step.type));
-    expect([...kinds].sort()).toEqual(['await_clarification', 'await_review', 'back_off', 'call_model', 'execute_tools', 'finish']);
+    expect([...kinds].sort()).toEqual([
+      'await_clarification',
+      'await_review',
+      'back_off',
+      'call_model',
+      'execute_tools',
+      'finish',
+    ]);
     expect(trace.last.step).toEqual({ type: 'finish', answer: 'Order A-17 was refunded 100.', reason: null });
     expect(trace.records.map((r) => (r.status === 'error' ? r.error.code : 'ok'))).toEqual([
-      'ok', 'ok', 'missing_fields', 'partial_data', 'tool_unavailable', 'output_not_json', 'ok', 'loop_detected',
+      'ok',
+      'ok',
+      'missing_fields',
+      'partial_data',
+      'tool_unavailable',
+      'output_not_json',
+      'ok',
+      'loop_detected',
     ]);
   });
 

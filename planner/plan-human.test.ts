@@ -4,11 +4,34 @@
  */
 import { describe, expect, it } from 'vitest';
 import { argsHash } from '../shared/identity/hash.js';
-import { clarificationTimeLeft, planCancel, planClarificationAnswer, planClarificationTimeout, planResumed, planReviewed } from './plan-human.js';
+import {
+  clarificationTimeLeft,
+  planCancel,
+  planClarificationAnswer,
+  planClarificationTimeout,
+  planResumed,
+  planReviewed,
+} from './plan-human.js';
 import { planResume } from './plan-resume.js';
 import type { Plan } from './plan.js';
 import type { ReviewDecision } from '../shared/tools/review-decision.js';
-import { afterModel, checked, drive, failed, keyOf, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, turnWith, TOOLS } from './testing.js';
+import {
+  afterModel,
+  checked,
+  drive,
+  failed,
+  keyOf,
+  ok,
+  rawCall,
+  start,
+  stepOf,
+  textReply,
+  toolCall,
+  toolCallsReply,
+  turnResulting,
+  turnWith,
+  TOOLS,
+} from './testing.js';
 
 const refund = toolCall('refund', { order_id: 'A-17', amount: 120 }, '1.1');
 const search = toolCall('search_orders', { status: 'shipped' }, '1.2');
@@ -16,18 +39,31 @@ const finalNote = (reason: string) => `Stop calling tools (${reason}). Give your
 
 /** A batch where `refund` needs approval and `search` does not, waiting for review since t=1000. */
 function awaitingReview(): Plan {
-  return turnWith(start().state, [checked(refund, { needsApproval: true, sideEffects: 'once' }), checked(search)], 1_000);
+  return turnWith(
+    start().state,
+    [checked(refund, { needsApproval: true, sideEffects: 'once' }), checked(search)],
+    1_000,
+  );
 }
-const decide = (decision: ReviewDecision, now = 5_000) => planReviewed(awaitingReview().state, { '1.1': decision }, now);
+const decide = (decision: ReviewDecision, now = 5_000) =>
+  planReviewed(awaitingReview().state, { '1.1': decision }, now);
 
 describe('review of a tool call', () => {
   it('waits for the review before anything runs', () => {
     const plan = awaitingReview();
-    expect(plan.step).toEqual({ type: 'await_review', reviews: [{ toolCallId: '1.1', name: 'refund', args: refund.args, argsHash: argsHash(refund.args) }] });
-    expect(plan.state).toMatchObject({ phase: 'awaiting_review', waitingSince: 1_000, waitingRuns: [search], toolCallsUsed: 2 });
+    expect(plan.step).toEqual({
+      type: 'await_review',
+      reviews: [{ toolCallId: '1.1', name: 'refund', args: refund.args, argsHash: argsHash(refund.args) }],
+    });
+    expect(plan.state).toMatchObject({
+      phase: 'awaiting_review',
+      waitingSince: 1_000,
+      waitingRuns: [search],
+      toolCallsUsed: 2,
+    });
   });
 
-  it('accept: the call runs together with the batch\'s other calls; the batch is recorded in call order', () => {
+  it("accept: the call runs together with the batch's other calls; the batch is recorded in call order", () => {
     const plan = decide({ type: 'accept' });
     expect(stepOf(plan, 'execute_tools').calls).toEqual([search, refund]);
     expect(plan.state.humanWaitMs).toBe(4_000);
@@ -46,24 +82,36 @@ describe('review of a tool call', () => {
     expect(Object.keys(done.state.blocked)).toEqual([keyOf(edited)]);
   });
 
-  it('respond: the content becomes the call\'s result and the call never runs', () => {
+  it("respond: the content becomes the call's result and the call never runs", () => {
     const plan = decide({ type: 'respond', content: { refunded: false, note: 'Handled by phone.' } });
     expect(stepOf(plan, 'execute_tools').calls).toEqual([search]);
     const done = planResume(plan.state, [ok(search)], 6_000);
     expect(done.record).toEqual([
-      { status: 'ok', name: 'refund', toolCallId: '1.1', result: { refunded: false, note: 'Handled by phone.' }, telemetry: { durationMs: 0, attempt: 0 } },
+      {
+        status: 'ok',
+        name: 'refund',
+        toolCallId: '1.1',
+        result: { refunded: false, note: 'Handled by phone.' },
+        telemetry: { durationMs: 0, attempt: 0 },
+      },
       ok(search),
     ]);
   });
 
   it.each<[string, ReviewDecision | undefined, string]>([
-    ['reject with a reason', { type: 'reject', reason: 'amount too high' }, 'A human reviewer rejected this call, so it did not run: amount too high'],
+    [
+      'reject with a reason',
+      { type: 'reject', reason: 'amount too high' },
+      'A human reviewer rejected this call, so it did not run: amount too high',
+    ],
     ['reject without a reason', { type: 'reject' }, 'A human reviewer rejected this call, so it did not run.'],
     ['no decision', undefined, 'A human reviewer rejected this call, so it did not run: no decision'],
   ])('%s: a rejected_by_human result tells the model, nothing runs', (_name, decision, message) => {
     const admitted = turnWith(start().state, [checked(refund, { needsApproval: true })], 1_000);
     const plan = planReviewed(admitted.state, decision ? { '1.1': decision } : {}, 2_000);
-    expect(plan.record).toMatchObject([{ toolCallId: '1.1', error: { code: 'rejected_by_human', message }, retryHint: { reason: 'rejected' } }]);
+    expect(plan.record).toMatchObject([
+      { toolCallId: '1.1', error: { code: 'rejected_by_human', message }, retryHint: { reason: 'rejected' } },
+    ]);
     expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
   });
 });
@@ -76,9 +124,13 @@ describe('reviewed calls that run', () => {
     expect(plan.state).toMatchObject({ phase: 'tools', reviews: [], waitingRuns: [] });
   });
 
-  it('run with the batch\'s calls that were refused before the review, which stay recorded', () => {
+  it("run with the batch's calls that were refused before the review, which stay recorded", () => {
     const pay = toolCall('pay', {}, '1.2');
-    const admitted = turnWith(start().state, [checked(refund, { needsApproval: true }), checked(pay, { failure: failed(pay, 'unknown_tool') })], 1_000);
+    const admitted = turnWith(
+      start().state,
+      [checked(refund, { needsApproval: true }), checked(pay, { failure: failed(pay, 'unknown_tool') })],
+      1_000,
+    );
     const running = planReviewed(admitted.state, { '1.1': { type: 'accept' } }, 2_000);
     const done = planResume(running.state, [ok(refund)], 3_000);
     expect(done.record.map((r) => [r.toolCallId, r.status])).toEqual([
@@ -115,13 +167,20 @@ describe('clarification', () => {
   it("no answer in time with onClarificationTimeout: 'continue': the model goes on without it", () => {
     const plan = planClarificationTimeout(asking({ onClarificationTimeout: 'continue' }).state, 61_000);
     expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
-    expect(plan.notes).toEqual(['Nobody answered "Which email is on the order?" in time. Continue without it, or say what you cannot do.']);
+    expect(plan.notes).toEqual([
+      'Nobody answered "Which email is on the order?" in time. Continue without it, or say what you cannot do.',
+    ]);
   });
 });
 
 describe('cancel', () => {
   it('ends a wait with a forced final turn; the finished run reports the reason', () => {
-    const waiting = turnResulting(start().state, [checked(refund)], (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which?' }), 1_000);
+    const waiting = turnResulting(
+      start().state,
+      [checked(refund)],
+      (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which?' }),
+      1_000,
+    );
     const plan = planCancel(waiting.state, 'cancelled by a user', 4_000);
     expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
     expect(plan.notes).toEqual([finalNote('cancelled by a user')]);
@@ -146,23 +205,43 @@ describe('cancel', () => {
 });
 
 describe('what the model is told of a review', () => {
-  it('an edit or a response is said in a note after the batch\'s results, never between a call and its result', () => {
+  it("an edit or a response is said in a note after the batch's results, never between a call and its result", () => {
     const trace = drive({
-      model: [toolCallsReply([rawCall('refund', { order_id: 'A-17', amount: 120 }), rawCall('lookup', { order_id: 'A-17' })]), textReply('done')],
+      model: [
+        toolCallsReply([rawCall('refund', { order_id: 'A-17', amount: 120 }), rawCall('lookup', { order_id: 'A-17' })]),
+        textReply('done'),
+      ],
       needsApproval: (c) => c.name === 'refund',
       tool: (c) => ok(c),
-      review: (reviews) => Object.fromEntries(reviews.map((r) => [r.toolCallId, { type: 'edit', args: { order_id: 'A-17', amount: 100 }, argsHash: argsHash({ order_id: 'A-17', amount: 100 }) }])),
+      review: (reviews) =>
+        Object.fromEntries(
+          reviews.map((r) => [
+            r.toolCallId,
+            {
+              type: 'edit',
+              args: { order_id: 'A-17', amount: 100 },
+              argsHash: argsHash({ order_id: 'A-17', amount: 100 }),
+            },
+          ]),
+        ),
     });
     expect(trace.transcript.map((m) => m.role)).toEqual(['assistant', 'tool', 'tool', 'user', 'assistant']);
     expect(trace.transcript[3]).toEqual({
       role: 'user',
-      content: '[cairn] A reviewer edited your refund call 1.1: it ran with {"order_id":"A-17","amount":100}, not {"order_id":"A-17","amount":120}.',
+      content:
+        '[cairn] A reviewer edited your refund call 1.1: it ran with {"order_id":"A-17","amount":100}, not {"order_id":"A-17","amount":120}.',
     });
   });
 });
 
 describe('how long a person has, and pauses', () => {
-  const asked = (policy = {}) => turnResulting(start(policy).state, [checked(refund)], (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which?' }), 1_000).state;
+  const asked = (policy = {}) =>
+    turnResulting(
+      start(policy).state,
+      [checked(refund)],
+      (c) => failed(c, 'missing_fields', { clarifyingQuestion: 'Which?' }),
+      1_000,
+    ).state;
 
   it('a question waits for ever without a timeout; with one, the time left counts from when it was asked, at least 1 ms', () => {
     expect(clarificationTimeLeft(asked(), 50_000)).toBeNull();
@@ -174,7 +253,7 @@ describe('how long a person has, and pauses', () => {
     expect(clarificationTimeLeft({ ...state, waitingSince: null }, 99_000)).toBe(10_000);
   });
 
-  it('a pause is a person\'s time: it does not count against the budget, and a question\'s clock stops meanwhile', () => {
+  it("a pause is a person's time: it does not count against the budget, and a question's clock stops meanwhile", () => {
     const state = asked({ clarificationTimeoutMs: 10_000 });
     const resumed = planResumed(state, 5_000);
     expect(resumed).toMatchObject({ humanWaitMs: state.humanWaitMs + 5_000, waitingSince: 6_000 });
@@ -188,9 +267,17 @@ describe('reviews and cancel: what the model is told', () => {
   it('a respond decision is explained in a note; a rejection tells the model not to retry blindly', () => {
     const responded = decide({ type: 'respond', content: 'no' });
     const done = planResume(responded.state, [ok(search)], 6_000);
-    expect(done.notes).toContain('A reviewer answered your refund call 1.1 instead of running it: its result is the reviewer\'s response, and nothing ran.');
-    const rejected = planReviewed(turnWith(start().state, [checked(refund, { needsApproval: true })]).state, { '1.1': { type: 'reject' } }, 0);
-    expect(rejected.record[0]).toMatchObject({ retryHint: { message: 'Do not call it again with the same arguments; use the reason to choose what to do.' } });
+    expect(done.notes).toContain(
+      "A reviewer answered your refund call 1.1 instead of running it: its result is the reviewer's response, and nothing ran.",
+    );
+    const rejected = planReviewed(
+      turnWith(start().state, [checked(refund, { needsApproval: true })]).state,
+      { '1.1': { type: 'reject' } },
+      0,
+    );
+    expect(rejected.record[0]).toMatchObject({
+      retryHint: { message: 'Do not call it again with the same arguments; use the reason to choose what to do.' },
+    });
   });
 
   it('an edit note shows at most 300 characters of each argument list', () => {
@@ -198,7 +285,9 @@ describe('reviews and cancel: what the model is told', () => {
     const plan = decide({ type: 'edit', args: long, argsHash: argsHash(long) });
     const done = planResume(plan.state, [ok(search), ok({ ...refund, args: long })], 6_000);
     const note = done.notes.find((n) => n.startsWith('A reviewer edited'))!;
-    expect(note).toBe(`A reviewer edited your refund call 1.1: it ran with ${JSON.stringify(long).slice(0, 300)}…, not ${JSON.stringify(refund.args)}.`);
+    expect(note).toBe(
+      `A reviewer edited your refund call 1.1: it ran with ${JSON.stringify(long).slice(0, 300)}…, not ${JSON.stringify(refund.args)}.`,
+    );
   });
 
   it('cancel keeps the results that came, and refuses only the calls that did not run, saying why', () => {
@@ -206,7 +295,10 @@ describe('reviews and cancel: what the model is told', () => {
     const half = { ...admitted.state, batch: { ...admitted.state.batch!, results: { '1.2': ok(search) } } };
     const plan = planCancel(half, 'stopped by ops', 0);
     expect(plan.record[1]).toEqual(ok(search));
-    expect(plan.record[0]).toMatchObject({ toolCallId: '1.1', error: { code: 'cancelled', message: 'Not run: the run was cancelled (stopped by ops).' } });
+    expect(plan.record[0]).toMatchObject({
+      toolCallId: '1.1',
+      error: { code: 'cancelled', message: 'Not run: the run was cancelled (stopped by ops).' },
+    });
     expect(plan.state).toMatchObject({ batch: null, reviews: [], waitingRuns: [], clarification: null });
     expect(planCancel(start().state, 'x', 0).record).toEqual([]);
   });

@@ -47,15 +47,22 @@ export function planClarificationAnswer(state: PlannerState, answer: JsonValue, 
 export function planClarificationTimeout(state: PlannerState, now: number): Plan {
   const question = state.clarification?.question ?? '';
   const next = { ...endWait(state, now), clarification: null };
-  if (state.policy.onClarificationTimeout === 'finalize') return finalize(next, `no answer to "${question}" in time`, [], [], 'no_answer');
-  return callModel(next, 'auto', [`Nobody answered "${question}" in time. Continue without it, or say what you cannot do.`]);
+  if (state.policy.onClarificationTimeout === 'finalize')
+    return finalize(next, `no answer to "${question}" in time`, [], [], 'no_answer');
+  return callModel(next, 'auto', [
+    `Nobody answered "${question}" in time. Continue without it, or say what you cannot do.`,
+  ]);
 }
 
 /**
  * All pending reviews are decided: accepted and edited calls run (with the batch's other calls),
  * `respond` becomes the call's result, `reject` tells the model why.
  */
-export function planReviewed(state: PlannerState, decisions: Readonly<Record<string, ReviewDecision>>, now: number): Plan {
+export function planReviewed(
+  state: PlannerState,
+  decisions: Readonly<Record<string, ReviewDecision>>,
+  now: number,
+): Plan {
   const batch = state.batch;
   if (!batch) throw new Error('planReviewed: no batch in progress');
   const results: Record<string, ToolResult> = { ...batch.results };
@@ -72,14 +79,28 @@ export function planReviewed(state: PlannerState, decisions: Readonly<Record<str
         break;
       case 'edit': {
         const edited = { ...call, args: decision.args };
-        entries = entries.map((e) => (e.call.toolCallId === call.toolCallId ? { ...e, call: edited, key: callKey(call.name, decision.argsHash), argsHash: decision.argsHash } : e));
+        entries = entries.map((e) =>
+          e.call.toolCallId === call.toolCallId
+            ? { ...e, call: edited, key: callKey(call.name, decision.argsHash), argsHash: decision.argsHash }
+            : e,
+        );
         toRun.push(edited);
-        notes.push(`A reviewer edited your ${call.name} call ${call.toolCallId}: it ran with ${clip(decision.args)}, not ${clip(call.args)}.`);
+        notes.push(
+          `A reviewer edited your ${call.name} call ${call.toolCallId}: it ran with ${clip(decision.args)}, not ${clip(call.args)}.`,
+        );
         break;
       }
       case 'respond':
-        results[call.toolCallId] = { status: 'ok', name: call.name, toolCallId: call.toolCallId, result: decision.content, telemetry: NO_TELEMETRY };
-        notes.push(`A reviewer answered your ${call.name} call ${call.toolCallId} instead of running it: its result is the reviewer's response, and nothing ran.`);
+        results[call.toolCallId] = {
+          status: 'ok',
+          name: call.name,
+          toolCallId: call.toolCallId,
+          result: decision.content,
+          telemetry: NO_TELEMETRY,
+        };
+        notes.push(
+          `A reviewer answered your ${call.name} call ${call.toolCallId} instead of running it: its result is the reviewer's response, and nothing ran.`,
+        );
         break;
       case 'reject':
         results[call.toolCallId] = rejected(call, decision.reason);
@@ -89,8 +110,19 @@ export function planReviewed(state: PlannerState, decisions: Readonly<Record<str
         assertNever(decision, 'review decision');
     }
   }
-  const next: PlannerState = { ...endWait(state, now), reviews: [], waitingRuns: [], batch: { entries, results, ...(notes.length > 0 && { notes }) } };
-  if (toRun.length > 0) return { state: { ...keyOnceCalls(next, toRun), phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
+  const next: PlannerState = {
+    ...endWait(state, now),
+    reviews: [],
+    waitingRuns: [],
+    batch: { entries, results, ...(notes.length > 0 && { notes }) },
+  };
+  if (toRun.length > 0)
+    return {
+      state: { ...keyOnceCalls(next, toRun), phase: 'tools' },
+      step: { type: 'execute_tools', calls: toRun },
+      record: [],
+      notes: [],
+    };
   return completeBatch(next, now);
 }
 

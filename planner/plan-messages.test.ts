@@ -9,7 +9,10 @@ const tools: PlanStep = { type: 'execute_tools', calls: [toolCall('lookup')] };
 const backOff: PlanStep = { type: 'back_off', delayMs: 1_000, reason: 'back-off for lookup: timed out', next: tools };
 const answered: PlanStep = { type: 'finish', answer: 'Done.', reason: null };
 const forced: PlanStep = { type: 'finish', answer: 'Stopped.', reason: 'cancelled' };
-const asking: PlanStep = { type: 'await_clarification', clarification: { id: 'q1', question: 'Which window?', toolCallId: '1.1', tool: 'lookup', askedAt: 0 } as never };
+const asking: PlanStep = {
+  type: 'await_clarification',
+  clarification: { id: 'q1', question: 'Which window?', toolCallId: '1.1', tool: 'lookup', askedAt: 0 } as never,
+};
 const messages = [
   { id: 'm1', text: 'Also check A-1002.' },
   { id: 'm2', text: 'And A-1003.' },
@@ -17,7 +20,8 @@ const messages = [
 
 describe('messageDecision', () => {
   it('queues whatever the policy when nothing could be cut short', () => {
-    for (const onMessage of ['enqueue', 'interrupt', 'reject'] as const) expect(messageDecision(onMessage, null)).toBe('queue');
+    for (const onMessage of ['enqueue', 'interrupt', 'reject'] as const)
+      expect(messageDecision(onMessage, null)).toBe('queue');
   });
 
   it('refuses while the run works when the policy rejects', () => {
@@ -52,7 +56,13 @@ describe('deliverMessages', () => {
 
   it('joins the next model call as it is, every message in order, adding nothing else', () => {
     const { state } = start();
-    expect(deliverMessages(state, callModelStep, messages)).toEqual({ state, step: callModelStep, record: [], notes: [], said: ['Also check A-1002.', 'And A-1003.'] });
+    expect(deliverMessages(state, callModelStep, messages)).toEqual({
+      state,
+      step: callModelStep,
+      record: [],
+      notes: [],
+      said: ['Also check A-1002.', 'And A-1003.'],
+    });
   });
 
   it("turns a finish on the model's own answer into one more model turn that hears them", () => {

@@ -51,6 +51,7 @@ export function deliverMessages(state: PlannerState, step: PlanStep, messages: r
   if (messages.length === 0) return null;
   const said = messages.map((m) => m.text);
   if (step.type === 'call_model') return { state, step, record: [], notes: [], said };
-  if (step.type === 'finish' && step.reason === null && state.finalizing === null) return { ...callModel(state, 'auto'), said };
+  if (step.type === 'finish' && step.reason === null && state.finalizing === null)
+    return { ...callModel(state, 'auto'), said };
   return null;
 }

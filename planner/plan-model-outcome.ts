@@ -22,7 +22,13 @@ export interface ModelTurnFacts {
   readonly random?: number;
 }
 
-export function planModelOutcome(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts = {}): Plan {
+export function planModelOutcome(
+  state: PlannerState,
+  outcome: ModelOutcome,
+  toolbox: Toolbox,
+  now: number,
+  facts: ModelTurnFacts = {},
+): Plan {
   // A reply ends any wait for the provider, and its usage counts (per model) whatever comes next.
   const counted: PlannerState =
     outcome.status === 'ok'
@@ -31,12 +37,14 @@ export function planModelOutcome(state: PlannerState, outcome: ModelOutcome, too
           providerWait: null,
           ...(outcome.response && { usage: addUsage(state.usage, facts.model ?? 'model', outcome.response.usage) }),
           // Near the tenant's budget window (the worker says so): a next model turn is the wrap-up turn.
-          ...(outcome.tenantWindowNear && !state.tenantNear && { tenantNear: tenantWindowNearText(outcome.tenantWindowNear) }),
+          ...(outcome.tenantWindowNear &&
+            !state.tenantNear && { tenantNear: tenantWindowNearText(outcome.tenantWindowNear) }),
         }
       : state;
   const plan = decide(counted, outcome, toolbox, now, facts);
   // The run's last word is the model's: the transcript ends with the answer it gave.
-  if (outcome.status === 'ok' && plan.step.type === 'finish' && !plan.reply) return { ...plan, reply: { text: plan.step.answer, toolCalls: [] } };
+  if (outcome.status === 'ok' && plan.step.type === 'finish' && !plan.reply)
+    return { ...plan, reply: { text: plan.step.answer, toolCalls: [] } };
   return outcome.status === 'ok' && outcome.response ? checkBudget(plan, now) : plan;
 }
 
@@ -51,49 +59,106 @@ function failureOf(outcome: Extract<ModelOutcome, { status: 'error' }>): ModelFa
 /** The run ends without its answer because of its model: failed, unless the policy asks for a soft end. */
 function modelEnd(state: PlannerState, code: RunEndCode, message: string): Plan {
   const answer = `The run ended: ${message}`;
-  return finish(state, answer, [], `${code}: ${message.slice(0, 200)}`, { code, message, fail: state.policy.onModelFailure !== 'end' });
+  return finish(state, answer, [], `${code}: ${message.slice(0, 200)}`, {
+    code,
+    message,
+    fail: state.policy.onModelFailure !== 'end',
+  });
 }
 
 /** Wait for the provider (a durable timer) and ask again, or end `model_unavailable` once patience is spent. */
-function waitForProvider(state: PlannerState, outcome: Extract<ModelOutcome, { status: 'error' }>, failure: ModelFailure, now: number, random: number | undefined): Plan {
+function waitForProvider(
+  state: PlannerState,
+  outcome: Extract<ModelOutcome, { status: 'error' }>,
+  failure: ModelFailure,
+  now: number,
+  random: number | undefined,
+): Plan {
   const { policy } = state;
   const since = state.providerWait?.since ?? now;
   const attempts = (state.providerWait?.attempts ?? 0) + 1;
   // Flow control's holds are not refusals: the back-off grows with the provider's refusals only, so a run held
   // for its permit and then refused once waits a second or two, not the jitter of its fifth attempt.
-  const refusals = (state.providerWait?.refusals ?? state.providerWait?.attempts ?? 0) + (failure === 'throttled' ? 0 : 1);
+  const refusals =
+    (state.providerWait?.refusals ?? state.providerWait?.attempts ?? 0) + (failure === 'throttled' ? 0 : 1);
   const patienceLeft = since + policy.modelPatienceMs - now;
-  const timeLeft = policy.timeBudgetMs === null ? Number.POSITIVE_INFINITY : policy.timeBudgetMs - (now - state.startedAt - state.humanWaitMs);
+  const timeLeft =
+    policy.timeBudgetMs === null
+      ? Number.POSITIVE_INFINITY
+      : policy.timeBudgetMs - (now - state.startedAt - state.humanWaitMs);
   const left = Math.min(patienceLeft, timeLeft);
   if (left <= 0) {
     const waited = Math.max(0, now - since);
-    return modelEnd(state, 'model_unavailable', `the model provider did not take the call for ${Math.round(waited / 1000)} s (${attempts - 1} waits; ${outcome.error.message.slice(0, 300)})`);
+    return modelEnd(
+      state,
+      'model_unavailable',
+      `the model provider did not take the call for ${Math.round(waited / 1000)} s (${attempts - 1} waits; ${outcome.error.message.slice(0, 300)})`,
+    );
   }
   const unit = random ?? unitFromKey(state.runKey ?? 'run', state.turn * 1_000 + attempts);
-  const delayMs = Math.max(1, Math.min(providerWaitDelay(policy.backoff, Math.max(1, refusals), unit, failure, outcome.retryAfterMs), Math.ceil(left)));
+  const delayMs = Math.max(
+    1,
+    Math.min(
+      providerWaitDelay(policy.backoff, Math.max(1, refusals), unit, failure, outcome.retryAfterMs),
+      Math.ceil(left),
+    ),
+  );
   const waiting: PlannerState = { ...state, providerWait: { since, attempts, refusals }, phase: 'backing_off' };
   const again = callModel(waiting, state.lastToolChoice);
-  const reason = failure === 'throttled' ? 'model call held by flow control' : failure === 'unavailable' ? 'model provider unavailable' : failure === 'overloaded' ? 'model provider overloaded' : 'model rate-limited';
+  const reason =
+    failure === 'throttled'
+      ? 'model call held by flow control'
+      : failure === 'unavailable'
+        ? 'model provider unavailable'
+        : failure === 'overloaded'
+          ? 'model provider overloaded'
+          : 'model rate-limited';
   return { ...again, state: waiting, step: { type: 'back_off', delayMs, reason, next: again.step } };
 }
 
-function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, now: number, facts: ModelTurnFacts): Plan {
+function decide(
+  state: PlannerState,
+  outcome: ModelOutcome,
+  toolbox: Toolbox,
+  now: number,
+  facts: ModelTurnFacts,
+): Plan {
   const { policy } = state;
   if (outcome.status === 'error') {
     const failure = failureOf(outcome);
-    if (failure === 'rate_limited' || failure === 'overloaded' || failure === 'throttled' || failure === 'unavailable') return waitForProvider(state, outcome, failure, now, facts.random);
+    if (failure === 'rate_limited' || failure === 'overloaded' || failure === 'throttled' || failure === 'unavailable')
+      return waitForProvider(state, outcome, failure, now, facts.random);
     // The run's tenant has spent a window of its budget (the worker's per-tenant budgets): the call was not sent, the run ends `budget_exhausted`.
-    if (failure === 'tenant_budget') return tenantWindowSpent(state, outcome.tenantWindow, outcome.error.message, callModel(state, state.lastToolChoice).step, now);
-    if (failure === 'misconfigured') return modelEnd(state, 'model_misconfigured', `the model cannot be used as configured (${outcome.error.message.slice(0, 400)})`);
+    if (failure === 'tenant_budget')
+      return tenantWindowSpent(
+        state,
+        outcome.tenantWindow,
+        outcome.error.message,
+        callModel(state, state.lastToolChoice).step,
+        now,
+      );
+    if (failure === 'misconfigured')
+      return modelEnd(
+        state,
+        'model_misconfigured',
+        `the model cannot be used as configured (${outcome.error.message.slice(0, 400)})`,
+      );
     // A reply the boundary refused (a model client broke the ModelOutcome shape) is an unusable
     // response: asked again, within the same retries, then a forced final turn.
     if (outcome.error.code === 'malformed_model_output') {
-      if (state.modelRetries < policy.maxModelRetries) return callModel({ ...state, modelRetries: state.modelRetries + 1 }, state.lastToolChoice);
+      if (state.modelRetries < policy.maxModelRetries)
+        return callModel({ ...state, modelRetries: state.modelRetries + 1 }, state.lastToolChoice);
       const why = `the model's reply was malformed (malformed_model_output: ${outcome.error.message.slice(0, 200)})`;
-      return state.finalizing ? finish(state, `The run ended without a final answer: ${why}.`) : finalize(state, why, [], [], 'model_unusable');
+      return state.finalizing
+        ? finish(state, `The run ended without a final answer: ${why}.`)
+        : finalize(state, why, [], [], 'model_unusable');
     }
     // A model client's own error of another kind: the model could not be used this turn, and nothing says waiting helps.
-    return modelEnd(state, 'model_unavailable', `the model could not be reached (${outcome.error.message.slice(0, 400)})`);
+    return modelEnd(
+      state,
+      'model_unavailable',
+      `the model could not be reached (${outcome.error.message.slice(0, 400)})`,
+    );
   }
 
   const response = outcome.response;
@@ -104,7 +169,9 @@ function decide(state: PlannerState, outcome: ModelOutcome, toolbox: Toolbox, no
       return callModel({ ...state, nudges: state.nudges + 1 }, state.lastToolChoice, [NUDGE]);
     if (!degenerate && state.modelRetries < policy.maxModelRetries)
       return callModel({ ...state, modelRetries: state.modelRetries + 1 }, state.lastToolChoice);
-    const why = verdict.valid ? 'the model gave no visible answer' : `the model response was unusable (${verdict.reason})`;
+    const why = verdict.valid
+      ? 'the model gave no visible answer'
+      : `the model response was unusable (${verdict.reason})`;
     if (state.finalizing) return finish(state, `The run ended without a final answer: ${why}.`);
     return finalize(state, why, [], [], 'model_unusable');
   }

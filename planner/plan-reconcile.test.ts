@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ReconcileCall, ReconcileReport } from '../shared/tools/reconcile.js';
-import { checked, drive, failed, ok, rawCall, start, textReply, toolCall, toolCallsReply, turnWith } from './testing.js';
+import {
+  checked,
+  drive,
+  failed,
+  ok,
+  rawCall,
+  start,
+  textReply,
+  toolCall,
+  toolCallsReply,
+  turnWith,
+} from './testing.js';
 import { MAX_RECONCILES, planReconcile, planReconciled } from './plan-reconcile.js';
 
 const refund = rawCall('refund', { orderId: 'A-1', amount: 20 });
@@ -14,22 +25,32 @@ function world(reconcile?: (call: ReconcileCall) => ReconcileReport, lost = 1) {
     model,
     sideEffects: once,
     roundTrip: true,
-    tool: (call: Parameters<typeof ok>[0], run: number) => (call.name === 'refund' && run <= lost ? failed(call, 'outcome_unknown') : ok(call, { reference: `RF-${run}` })),
+    tool: (call: Parameters<typeof ok>[0], run: number) =>
+      call.name === 'refund' && run <= lost ? failed(call, 'outcome_unknown') : ok(call, { reference: `RF-${run}` }),
     answer: () => 'It did not.',
     ...(reconcile && { reconcile }),
   };
 }
 
 describe('reconciling an unknown outcome', () => {
-  it('records what happened as the call\'s result: no person is asked, no second run, the model sees a normal result', () => {
+  it("records what happened as the call's result: no person is asked, no second run, the model sees a normal result", () => {
     const asked: ReconcileCall[] = [];
-    const trace = drive(world((call) => (asked.push(call), { toolCallId: call.call.toolCallId, happened: true, result: ok(call.call, { reference: 'RF-1' }) })));
+    const trace = drive(
+      world(
+        (call) => (
+          asked.push(call),
+          { toolCallId: call.call.toolCallId, happened: true, result: ok(call.call, { reference: 'RF-1' }) }
+        ),
+      ),
+    );
     expect(trace.last.step).toMatchObject({ type: 'finish', answer: 'Refunded.' });
     expect(trace.plans.some((p) => p.step.type === 'await_clarification')).toBe(false);
     expect(trace.executed).toHaveLength(1);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.idempotencyKey).toMatch(/\/refund#.+\/1$/);
-    expect(trace.records).toEqual([expect.objectContaining({ status: 'ok', result: { reference: 'RF-1' }, reconciled: true })]);
+    expect(trace.records).toEqual([
+      expect.objectContaining({ status: 'ok', result: { reference: 'RF-1' }, reconciled: true }),
+    ]);
     expect(trace.transcript.find((m) => m.role === 'tool')).toMatchObject({ content: { reference: 'RF-1' } });
   });
 
@@ -48,7 +69,9 @@ describe('reconciling an unknown outcome', () => {
   it('asks a person, as without reconcile, when the tool cannot tell', () => {
     const trace = drive(world((call) => ({ toolCallId: call.call.toolCallId, unknown: 'the payment API is down' })));
     const question = trace.plans.find((p) => p.step.type === 'await_clarification');
-    expect(question?.step).toMatchObject({ clarification: { question: expect.stringMatching(/^refund \(call 1\.1.*nobody knows whether it took effect/) } });
+    expect(question?.step).toMatchObject({
+      clarification: { question: expect.stringMatching(/^refund \(call 1\.1.*nobody knows whether it took effect/) },
+    });
   });
 
   it('asks a person after MAX_RECONCILES rounds of "did not happen" and a lost re-run', () => {
@@ -65,10 +88,14 @@ describe('reconciling an unknown outcome', () => {
     expect(trace.plans.some((p) => p.step.type === 'await_clarification')).toBe(true);
   });
 
-  it('holds the batch\'s other results while reconciling, and records them in call order', () => {
+  it("holds the batch's other results while reconciling, and records them in call order", () => {
     const lookup = rawCall('lookup', { orderId: 'A-1' });
     const trace = drive({
-      ...world((call) => ({ toolCallId: call.call.toolCallId, happened: true, result: ok(call.call, { reference: 'RF-1' }) })),
+      ...world((call) => ({
+        toolCallId: call.call.toolCallId,
+        happened: true,
+        result: ok(call.call, { reference: 'RF-1' }),
+      })),
       model: [toolCallsReply([lookup, refund]), textReply('Done.')],
     });
     expect(trace.records.map((r) => [r.name, r.status])).toEqual([
@@ -78,9 +105,15 @@ describe('reconciling an unknown outcome', () => {
   });
 
   it('records the held results as they came back when the run is cancelled while reconciling', () => {
-    const trace = drive({ ...world((call) => ({ toolCallId: call.call.toolCallId, happened: false })), signals: [{ atPlan: 2, cancel: 'stop' }], model: [...model, textReply('Stopped.')] });
+    const trace = drive({
+      ...world((call) => ({ toolCallId: call.call.toolCallId, happened: false })),
+      signals: [{ atPlan: 2, cancel: 'stop' }],
+      model: [...model, textReply('Stopped.')],
+    });
     expect(trace.plans[2]!.step.type).toBe('reconcile');
-    expect(trace.records).toEqual([expect.objectContaining({ status: 'error', error: expect.objectContaining({ code: 'outcome_unknown' }) })]);
+    expect(trace.records).toEqual([
+      expect.objectContaining({ status: 'error', error: expect.objectContaining({ code: 'outcome_unknown' }) }),
+    ]);
   });
 
   it('settles each call by its own report: one happened, the other runs again', () => {

@@ -27,10 +27,15 @@ export function planReconcile(state: PlannerState, results: readonly ToolResult[
     const entry = batch.entries.find((e) => e.call.toolCallId === result.toolCallId);
     const idempotencyKey = batch.onceKeys?.[result.toolCallId];
     const asked = batch.reconciles?.[result.toolCallId] ?? 0;
-    return entry?.reconcile && idempotencyKey && !outcomeKnown(result) && asked < MAX_RECONCILES ? [{ call: entry.call, idempotencyKey }] : [];
+    return entry?.reconcile && idempotencyKey && !outcomeKnown(result) && asked < MAX_RECONCILES
+      ? [{ call: entry.call, idempotencyKey }]
+      : [];
   });
   if (calls.length === 0) return undefined;
-  const reconciles = { ...batch.reconciles, ...Object.fromEntries(calls.map(({ call }) => [call.toolCallId, (batch.reconciles?.[call.toolCallId] ?? 0) + 1])) };
+  const reconciles = {
+    ...batch.reconciles,
+    ...Object.fromEntries(calls.map(({ call }) => [call.toolCallId, (batch.reconciles?.[call.toolCallId] ?? 0) + 1])),
+  };
   return {
     state: { ...state, phase: 'tools', batch: { ...batch, reconciling: results, reconciles } },
     step: { type: 'reconcile', calls },

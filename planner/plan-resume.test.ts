@@ -10,8 +10,15 @@ const admitted = (policy = {}) => turnWith(start(policy).state, [checked(lookup)
 
 describe('planResume', () => {
   it('names every tool it backs off for, once, and why: timed out unless the first was rate limited', () => {
-    const twice = turnWith(start().state, [checked(lookup), checked({ ...lookup, toolCallId: '1.2', args: { id: 2 } })]).state;
-    const both = planResume(twice, [failed(lookup, 'timeout'), failed({ ...lookup, toolCallId: '1.2', args: { id: 2 } }, 'timeout')], 0);
+    const twice = turnWith(start().state, [
+      checked(lookup),
+      checked({ ...lookup, toolCallId: '1.2', args: { id: 2 } }),
+    ]).state;
+    const both = planResume(
+      twice,
+      [failed(lookup, 'timeout'), failed({ ...lookup, toolCallId: '1.2', args: { id: 2 } }, 'timeout')],
+      0,
+    );
     expect(stepOf(both, 'back_off').reason).toBe('back-off for lookup: timed out');
     const mixed = planResume(admitted(), [failed(lookup, 'timeout'), failed(search, 'rate_limited')], 0);
     expect(stepOf(mixed, 'back_off').reason).toBe('back-off for lookup, search_orders: timed out');
@@ -24,14 +31,19 @@ describe('planResume', () => {
     expect(limitedFirst.notes).toEqual([]);
   });
 
-  it('counts each re-run against the turn\'s budget of the call', () => {
+  it("counts each re-run against the turn's budget of the call", () => {
     const plan = planResume(admitted(), [failed(lookup, 'timeout'), ok(search)], 0);
-    expect(plan.state.attempts).toMatchObject({ [turnWith(start().state, [checked(lookup)]).state.batch!.entries[0]!.key]: 2 });
+    expect(plan.state.attempts).toMatchObject({
+      [turnWith(start().state, [checked(lookup)]).state.batch!.entries[0]!.key]: 2,
+    });
   });
 
   it('backs off a transient failure that carries no hint at all', () => {
     const { retryHint: _, ...bare } = failed(lookup, 'timeout');
-    expect(stepOf(planResume(admitted(), [bare, ok(search)], 0), 'back_off').next).toEqual({ type: 'execute_tools', calls: [lookup] });
+    expect(stepOf(planResume(admitted(), [bare, ok(search)], 0), 'back_off').next).toEqual({
+      type: 'execute_tools',
+      calls: [lookup],
+    });
   });
 
   it('a retry-after exactly at the ceiling is waited out', () => {

@@ -16,7 +16,12 @@ import type { Plan, PlanStep, PlannerState } from './plan.js';
  * Results of executed calls arrive; back off what is transient, else complete the batch.
  * `alsoRun`: calls of the batch that run again now under their keys (plan-reconcile.ts).
  */
-export function planResume(state: PlannerState, results: readonly ToolResult[], now: number, alsoRun: readonly ToolCall[] = []): Plan {
+export function planResume(
+  state: PlannerState,
+  results: readonly ToolResult[],
+  now: number,
+  alsoRun: readonly ToolCall[] = [],
+): Plan {
   const batch = state.batch;
   if (!batch) throw new Error('planResume: no batch in progress');
   const merged = { ...batch.results };
@@ -51,11 +56,22 @@ export function planResume(state: PlannerState, results: readonly ToolResult[], 
       notes: [],
     };
   }
-  if (alsoRun.length > 0) return { state: { ...next, phase: 'tools' }, step: { type: 'execute_tools', calls: alsoRun }, record: [], notes: [] };
+  if (alsoRun.length > 0)
+    return {
+      state: { ...next, phase: 'tools' },
+      step: { type: 'execute_tools', calls: alsoRun },
+      record: [],
+      notes: [],
+    };
   return completeBatch(next, now);
 }
 
 /** A back-off's timer fired: take the step it deferred (the model again, or the calls again). */
 export function planBackoffElapsed(state: PlannerState, step: Extract<PlanStep, { type: 'back_off' }>): Plan {
-  return { state: { ...state, phase: step.next.type === 'call_model' ? 'model' : 'tools' }, step: step.next, record: [], notes: [] };
+  return {
+    state: { ...state, phase: step.next.type === 'call_model' ? 'model' : 'tools' },
+    step: step.next,
+    record: [],
+    notes: [],
+  };
 }

@@ -10,7 +10,22 @@ import { backoffDelay } from './backoff.js';
 import { HINT_ACTIONS } from './hint-actions.js';
 import { planResume } from './plan-resume.js';
 import { DEFAULT_POLICY } from './policy.js';
-import { checked, drive, failed, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, turnWith, validatorFailed, TOOLS } from './testing.js';
+import {
+  checked,
+  drive,
+  failed,
+  ok,
+  rawCall,
+  start,
+  stepOf,
+  textReply,
+  toolCall,
+  toolCallsReply,
+  turnResulting,
+  turnWith,
+  validatorFailed,
+  TOOLS,
+} from './testing.js';
 
 const lookup = toolCall('lookup', { order_id: 'A-17' });
 const search = toolCall('search_orders', { status: 'shipped' });
@@ -28,10 +43,22 @@ describe('every retry reason has exactly one rule', () => {
 
 describe('repair: the model retries with the structured error in front of it', () => {
   it.each<[string, (c: ToolCall) => ToolResult, unknown]>([
-    ['invalid_arguments, restricted', (c) => failed(c, 'invalid_arguments', { restrictToTool: true }), { tool: 'lookup' }],
+    [
+      'invalid_arguments, restricted',
+      (c) => failed(c, 'invalid_arguments', { restrictToTool: true }),
+      { tool: 'lookup' },
+    ],
     ['invalid_arguments, unrestricted', (c) => failed(c, 'invalid_arguments'), 'auto'],
-    ['malformed_arguments, restricted', (c) => failed(c, 'malformed_arguments', { restrictToTool: true }), { tool: 'lookup' }],
-    ['missing_fields, restricted', (c) => failed(c, 'missing_fields', { restrictToTool: true, missingFields: ['order_id'] }), { tool: 'lookup' }],
+    [
+      'malformed_arguments, restricted',
+      (c) => failed(c, 'malformed_arguments', { restrictToTool: true }),
+      { tool: 'lookup' },
+    ],
+    [
+      'missing_fields, restricted',
+      (c) => failed(c, 'missing_fields', { restrictToTool: true, missingFields: ['order_id'] }),
+      { tool: 'lookup' },
+    ],
     ['semantic_error', (c) => failed(c, 'semantic_error'), 'auto'],
     ['semantic_error, restricted', (c) => failed(c, 'semantic_error', { restrictToTool: true }), { tool: 'lookup' }],
     ['validation_failed (validator post-hook)', (c) => validatorFailed(c), 'auto'],
@@ -64,18 +91,30 @@ describe('repair: the model retries with the structured error in front of it', (
 });
 
 describe('missing fields only a human can supply → await_clarification', () => {
-  it('asks the hint\'s clarifying question, with the fields and an example', () => {
-    const hint = { missingFields: ['email'], exampleInput: { order_id: 'A-1', email: 'a@b.c' }, clarifyingQuestion: 'Which email is on the order?' };
+  it("asks the hint's clarifying question, with the fields and an example", () => {
+    const hint = {
+      missingFields: ['email'],
+      exampleInput: { order_id: 'A-1', email: 'a@b.c' },
+      clarifyingQuestion: 'Which email is on the order?',
+    };
     const plan = afterOne((c) => failed(c, 'missing_fields', { ...hint, restrictToTool: true }));
     expect(stepOf(plan, 'await_clarification').clarification).toEqual({
-      id: 'q1', question: 'Which email is on the order?', tool: 'lookup', missingFields: ['email'], exampleInput: hint.exampleInput,
+      id: 'q1',
+      question: 'Which email is on the order?',
+      tool: 'lookup',
+      missingFields: ['email'],
+      exampleInput: hint.exampleInput,
     });
     expect(plan.state).toMatchObject({ phase: 'awaiting_clarification', waitingSince: 1_000, questions: 1 });
     expect(plan.record).toHaveLength(1);
   });
 
   it("with missingFieldsFrom: 'user', asks for the missing fields even without a question", () => {
-    const plan = afterOne((c) => failed(c, 'missing_fields', { missingFields: ['order_id', 'email'], restrictToTool: true }), lookup, { missingFieldsFrom: 'user' });
+    const plan = afterOne(
+      (c) => failed(c, 'missing_fields', { missingFields: ['order_id', 'email'], restrictToTool: true }),
+      lookup,
+      { missingFieldsFrom: 'user' },
+    );
     const { clarification } = stepOf(plan, 'await_clarification');
     expect(clarification.question).toBe('To call lookup I need: order_id, email. Please provide them.');
     expect(clarification.missingFields).toEqual(['order_id', 'email']);
@@ -89,18 +128,24 @@ describe('missing fields only a human can supply → await_clarification', () =>
       answer: () => 'A-17',
     });
     expect(stepOf(first, 'await_clarification').clarification.id).toBe('q1');
-    expect(answered.plans.flatMap((p) => (p.step.type === 'await_clarification' ? [p.step.clarification.id] : []))).toEqual(['q1', 'q2']);
+    expect(
+      answered.plans.flatMap((p) => (p.step.type === 'await_clarification' ? [p.step.clarification.id] : [])),
+    ).toEqual(['q1', 'q2']);
   });
 });
 
 describe('timeout / rate_limited → back off and re-run the same call, no model turn', () => {
   it('re-runs within the per-turn budget, then hands the failure to the model', () => {
-    const trace = drive({ model: [toolCallsReply([rawCall('lookup', lookup.args)]), textReply('gave up')], tool: (c) => failed(c, 'timeout') });
+    const trace = drive({
+      model: [toolCallsReply([rawCall('lookup', lookup.args)]), textReply('gave up')],
+      tool: (c) => failed(c, 'timeout'),
+    });
     expect(trace.executed).toHaveLength(DEFAULT_POLICY.retryBudgetPerTurn);
     expect(trace.modelCalls).toHaveLength(2);
     const backOffs = trace.plans.flatMap((p) => (p.step.type === 'back_off' ? [p.step] : []));
     expect(backOffs).toHaveLength(2);
-    for (const b of backOffs) expect(b.next).toEqual({ type: 'execute_tools', calls: [{ ...lookup, toolCallId: '1.1' }] });
+    for (const b of backOffs)
+      expect(b.next).toEqual({ type: 'execute_tools', calls: [{ ...lookup, toolCallId: '1.1' }] });
     // Exponential: ~1 s then ~2 s, each within ±20 %.
     expect(backOffs[0]!.delayMs).toBeGreaterThanOrEqual(800);
     expect(backOffs[0]!.delayMs).toBeLessThanOrEqual(1_200);
@@ -109,10 +154,13 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
     expect(trace.records.map((r) => r.status)).toEqual(['error']);
   });
 
-  it('honours the tool\'s retry-after as the floor, with full jitter above it', () => {
+  it("honours the tool's retry-after as the floor, with full jitter above it", () => {
     const plan = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 2_500 }));
     const step = stepOf(plan, 'back_off');
-    expect(step).toMatchObject({ reason: 'back-off for lookup: rate limited', next: { type: 'execute_tools', calls: [lookup] } });
+    expect(step).toMatchObject({
+      reason: 'back-off for lookup: rate limited',
+      next: { type: 'execute_tools', calls: [lookup] },
+    });
     expect(step.delayMs).toBeGreaterThanOrEqual(2_500);
     expect(step.delayMs).toBeLessThan(2_500 + DEFAULT_POLICY.backoff.initialMs);
     expect(plan.record).toEqual([]);
@@ -172,9 +220,15 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
 
   it('waits once for a batch with two transient failures, as long as the slower of the two needs', () => {
     const other = toolCall('search_orders', {}, '1.2');
-    for (const [first, second] of [[1_000, 3_000], [3_000, 1_000]]) {
+    for (const [first, second] of [
+      [1_000, 3_000],
+      [3_000, 1_000],
+    ]) {
       const admitted = turnWith(start().state, [checked(lookup), checked(other)]);
-      const plan = planResumeWith(admitted, [failed(lookup, 'rate_limited', { retryAfterMs: first }), failed(other, 'rate_limited', { retryAfterMs: second })]);
+      const plan = planResumeWith(admitted, [
+        failed(lookup, 'rate_limited', { retryAfterMs: first }),
+        failed(other, 'rate_limited', { retryAfterMs: second }),
+      ]);
       const step = stepOf(plan, 'back_off');
       expect(step).toMatchObject({ next: { type: 'execute_tools', calls: [lookup, other] } });
       // As long as the slower of the two needs: its retry-after and its jitter.
@@ -185,7 +239,10 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
 
   it('honours a custom maxRetryAfterMs: waits up to it, hands longer ones to the model', () => {
     const policy = { backoff: { maxRetryAfterMs: 5_000 } };
-    const waited = stepOf(afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 4_000 }), lookup, policy), 'back_off').delayMs;
+    const waited = stepOf(
+      afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 4_000 }), lookup, policy),
+      'back_off',
+    ).delayMs;
     expect(waited).toBeGreaterThanOrEqual(4_000);
     expect(waited).toBeLessThan(5_000);
     const tooLong = afterOne((c) => failed(c, 'rate_limited', { retryAfterMs: 6_000 }), lookup, policy);
@@ -200,7 +257,7 @@ describe('timeout / rate_limited → back off and re-run the same call, no model
   });
 });
 
-describe('tool_unavailable → the tool leaves the model\'s tools, with a note', () => {
+describe("tool_unavailable → the tool leaves the model's tools, with a note", () => {
   it('for the rest of the run by default; a later call to it is refused without running', () => {
     const trace = drive({
       model: [toolCallsReply([rawCall('lookup')]), toolCallsReply([rawCall('lookup')]), textReply('sorry')],
@@ -208,7 +265,9 @@ describe('tool_unavailable → the tool leaves the model\'s tools, with a note',
     });
     expect(trace.executed).toHaveLength(1);
     expect(trace.modelCalls.map((s) => s.tools.includes('lookup'))).toEqual([true, false, false]);
-    expect(trace.notes).toContain('lookup is unavailable and has been removed from your tools for the rest of this run.');
+    expect(trace.notes).toContain(
+      'lookup is unavailable and has been removed from your tools for the rest of this run.',
+    );
     const refused = trace.records[1]!;
     expect(refused).toMatchObject({
       status: 'error',
@@ -220,7 +279,12 @@ describe('tool_unavailable → the tool leaves the model\'s tools, with a note',
   it('for `disableToolForTurns` model turns when set', () => {
     const trace = drive({
       policy: { disableToolForTurns: 2 },
-      model: [toolCallsReply([rawCall('lookup')]), toolCallsReply([rawCall('search_orders')]), toolCallsReply([rawCall('search_orders', { p: 2 })]), textReply('done')],
+      model: [
+        toolCallsReply([rawCall('lookup')]),
+        toolCallsReply([rawCall('search_orders')]),
+        toolCallsReply([rawCall('search_orders', { p: 2 })]),
+        textReply('done'),
+      ],
       tool: (c) => (c.name === 'lookup' ? failed(c, 'tool_unavailable') : ok(c)),
     });
     expect(trace.modelCalls.map((s) => s.tools.includes('lookup'))).toEqual([true, false, false, true]);
@@ -229,15 +293,25 @@ describe('tool_unavailable → the tool leaves the model\'s tools, with a note',
 });
 
 describe('malformed_response → this exact call is blocked', () => {
-  it.each(['output_not_json', 'output_schema_violation'] as const)('%s: refused next time as loop_detected, not run', (code) => {
-    const trace = drive({
-      model: [toolCallsReply([rawCall('search_orders', search.args)]), toolCallsReply([rawCall('search_orders', search.args), rawCall('search_orders', { status: 'placed' })]), textReply('done')],
-      tool: (c) => (c.args && typeof c.args === 'object' && 'status' in c.args && c.args.status === 'shipped' ? failed(c, code) : ok(c)),
-    });
-    expect(trace.executed.map((c) => c.args)).toEqual([search.args, { status: 'placed' }]);
-    expect(trace.records[1]).toMatchObject({ toolCallId: '2.1', error: { code: 'loop_detected' } });
-    expect(trace.records[2]).toMatchObject({ toolCallId: '2.2', status: 'ok' });
-  });
+  it.each(['output_not_json', 'output_schema_violation'] as const)(
+    '%s: refused next time as loop_detected, not run',
+    (code) => {
+      const trace = drive({
+        model: [
+          toolCallsReply([rawCall('search_orders', search.args)]),
+          toolCallsReply([rawCall('search_orders', search.args), rawCall('search_orders', { status: 'placed' })]),
+          textReply('done'),
+        ],
+        tool: (c) =>
+          c.args && typeof c.args === 'object' && 'status' in c.args && c.args.status === 'shipped'
+            ? failed(c, code)
+            : ok(c),
+      });
+      expect(trace.executed.map((c) => c.args)).toEqual([search.args, { status: 'placed' }]);
+      expect(trace.records[1]).toMatchObject({ toolCallId: '2.1', error: { code: 'loop_detected' } });
+      expect(trace.records[2]).toMatchObject({ toolCallId: '2.2', status: 'ok' });
+    },
+  );
 });
 
 describe('partial_data → keep what came, the model continues', () => {
@@ -266,14 +340,27 @@ describe('internal_error / rejected → inform the model', () => {
 });
 
 describe('a clarifying question in the hint reaches a person, whatever the rule of the failure', () => {
-  it.each<ToolErrorCode>(['internal_error', 'rejected_by_human', 'retry_budget_exceeded', 'cancelled', 'partial_data'])('%s', (code) => {
-    const plan = afterOne((c) => failed(c, code, { clarifyingQuestion: 'Which warehouse?' }));
-    expect(stepOf(plan, 'await_clarification').clarification).toEqual({ id: 'q1', question: 'Which warehouse?', tool: 'lookup' });
-  });
+  it.each<ToolErrorCode>(['internal_error', 'rejected_by_human', 'retry_budget_exceeded', 'cancelled', 'partial_data'])(
+    '%s',
+    (code) => {
+      const plan = afterOne((c) => failed(c, code, { clarifyingQuestion: 'Which warehouse?' }));
+      expect(stepOf(plan, 'await_clarification').clarification).toEqual({
+        id: 'q1',
+        question: 'Which warehouse?',
+        tool: 'lookup',
+      });
+    },
+  );
 
   it('timeout, once its re-runs are used up', () => {
-    const plan = afterOne((c) => failed(c, 'timeout', { clarifyingQuestion: 'Which warehouse?' }), lookup, { retryBudgetPerTurn: 1 });
-    expect(stepOf(plan, 'await_clarification').clarification).toEqual({ id: 'q1', question: 'Which warehouse?', tool: 'lookup' });
+    const plan = afterOne((c) => failed(c, 'timeout', { clarifyingQuestion: 'Which warehouse?' }), lookup, {
+      retryBudgetPerTurn: 1,
+    });
+    expect(stepOf(plan, 'await_clarification').clarification).toEqual({
+      id: 'q1',
+      question: 'Which warehouse?',
+      tool: 'lookup',
+    });
   });
 });
 

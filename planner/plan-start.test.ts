@@ -45,7 +45,7 @@ describe('planStart', () => {
     });
   });
 
-  it('keeps no run key when the run has none, and the initial state is the start plan\'s', () => {
+  it("keeps no run key when the run has none, and the initial state is the start plan's", () => {
     const state = initialState({ policy: policy(), tools: TOOLS, now: 0 });
     expect(state).not.toHaveProperty('runKey');
     expect(planStart({ policy: policy(), tools: TOOLS, now: 0 }).state).toEqual(state);

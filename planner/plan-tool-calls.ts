@@ -18,10 +18,20 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     const { call } = c;
     if (c.failure) results[call.toolCallId] = c.failure;
     else if (!enabled.includes(call.name))
-      results[call.toolCallId] = refusal(call, 'unknown_tool', `${call.name} is disabled: ${state.disabled[call.name]?.reason ?? 'not available'}.`, enabled);
-    else if (state.blocked[c.key]) results[call.toolCallId] = refusal(call, 'loop_detected', `Not run: ${state.blocked[c.key]}`);
+      results[call.toolCallId] = refusal(
+        call,
+        'unknown_tool',
+        `${call.name} is disabled: ${state.disabled[call.name]?.reason ?? 'not available'}.`,
+        enabled,
+      );
+    else if (state.blocked[c.key])
+      results[call.toolCallId] = refusal(call, 'loop_detected', `Not run: ${state.blocked[c.key]}`);
     else if (admitted.length >= state.policy.maxCallsPerTurn)
-      results[call.toolCallId] = refusal(call, 'too_many_calls', `Not run: a turn runs at most ${state.policy.maxCallsPerTurn} calls; call again for the rest.`);
+      results[call.toolCallId] = refusal(
+        call,
+        'too_many_calls',
+        `Not run: a turn runs at most ${state.policy.maxCallsPerTurn} calls; call again for the rest.`,
+      );
     else admitted.push(c);
   }
 
@@ -33,13 +43,28 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     const { call } = c;
     const used = attempts[c.key] ?? 0;
     if (over) {
-      results[call.toolCallId] = refusal(call, 'tool_call_cap_exceeded', `Not run: the run's cap of ${state.policy.maxToolCalls} tool calls would be crossed by this batch.`);
+      results[call.toolCallId] = refusal(
+        call,
+        'tool_call_cap_exceeded',
+        `Not run: the run's cap of ${state.policy.maxToolCalls} tool calls would be crossed by this batch.`,
+      );
     } else if (used >= budgetFor(state, c.sideEffects)) {
-      results[call.toolCallId] = refusal(call, 'retry_budget_exceeded', `Not run: ${call.name} with these arguments already ran ${used} time(s) this turn.`);
+      results[call.toolCallId] = refusal(
+        call,
+        'retry_budget_exceeded',
+        `Not run: ${call.name} with these arguments already ran ${used} time(s) this turn.`,
+      );
     } else if (c.needsApproval) {
       attempts[c.key] = used + 1;
       const { allow, description } = c.review ?? {};
-      reviews.push({ toolCallId: call.toolCallId, name: call.name, args: call.args, argsHash: c.argsHash, ...(allow && { allowed: allow }), ...(description && { description }) });
+      reviews.push({
+        toolCallId: call.toolCallId,
+        name: call.name,
+        args: call.args,
+        argsHash: c.argsHash,
+        ...(allow && { allowed: allow }),
+        ...(description && { description }),
+      });
     } else {
       attempts[c.key] = used + 1;
       toRun.push(call);
@@ -51,7 +76,16 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     // A new model turn starts a new budget.
     attempts,
     toolCallsUsed: state.toolCallsUsed + toRun.length + reviews.length,
-    batch: { entries: checked.map((c) => ({ call: c.call, key: c.key, sideEffects: c.sideEffects, argsHash: c.argsHash, ...(c.reconcile && { reconcile: c.reconcile }) })), results },
+    batch: {
+      entries: checked.map((c) => ({
+        call: c.call,
+        key: c.key,
+        sideEffects: c.sideEffects,
+        argsHash: c.argsHash,
+        ...(c.reconcile && { reconcile: c.reconcile }),
+      })),
+      results,
+    },
   };
   if (reviews.length > 0) {
     return {
@@ -62,7 +96,12 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     };
   }
   if (toRun.length > 0) {
-    return { state: { ...keyOnceCalls(next, toRun), phase: 'tools' }, step: { type: 'execute_tools', calls: toRun }, record: [], notes: [] };
+    return {
+      state: { ...keyOnceCalls(next, toRun), phase: 'tools' },
+      step: { type: 'execute_tools', calls: toRun },
+      record: [],
+      notes: [],
+    };
   }
   return completeBatch(next, now, over ? `tool call cap (${state.policy.maxToolCalls}) reached` : undefined);
 }

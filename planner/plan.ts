@@ -155,7 +155,12 @@ export interface PlannerState {
    */
   /** Why the run wraps up: its tenant's budget window was near when it last called the model; absent: it was not. */
   readonly tenantNear?: string;
-  readonly tenantAllowance?: { readonly tokens: number; readonly costUsd: number; readonly fromTokens: number; readonly fromCostUsd: number };
+  readonly tenantAllowance?: {
+    readonly tokens: number;
+    readonly costUsd: number;
+    readonly fromTokens: number;
+    readonly fromCostUsd: number;
+  };
 }
 
 /** A request to a person to extend the run's budget (policy `budget.onExhausted: 'ask'`). */
@@ -177,7 +182,9 @@ export interface BudgetRequest {
 }
 
 /** A person's answer to a budget request: add tokens and/or cost, or stop the run. */
-export type BudgetDecision = { readonly type: 'extend'; readonly tokens?: number; readonly costUsd?: number } | { readonly type: 'stop'; readonly reason?: string };
+export type BudgetDecision =
+  | { readonly type: 'extend'; readonly tokens?: number; readonly costUsd?: number }
+  | { readonly type: 'stop'; readonly reason?: string };
 
 /** How a finished run ended when it did not answer: its code, a sentence, and whether it fails the run. */
 export interface RunEnd {

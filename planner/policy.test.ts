@@ -36,7 +36,12 @@ describe('resolvePolicy', () => {
   });
 
   it('layers overrides in order, later ones winning, and merges the groups field by field', () => {
-    const agent = { maxTurns: 4, backoff: { initialMs: 10 }, context: { maxChars: 1_000 }, history: { maxEvents: 100 } };
+    const agent = {
+      maxTurns: 4,
+      backoff: { initialMs: 10 },
+      context: { maxChars: 1_000 },
+      history: { maxEvents: 100 },
+    };
     const run = { maxTurns: 9, backoff: { maxMs: 20 }, context: { keepRecentTurns: 2 }, history: { maxBytes: 50 } };
     const policy = resolvePolicy(agent, undefined, run);
     expect(policy.maxTurns).toBe(9);

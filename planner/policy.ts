@@ -4,7 +4,14 @@
  */
 import type { AgentPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
 
-export type { AgentPolicy, BackoffPolicy, BudgetPolicy, ContextPolicy, HistoryPolicy, PolicyOverrides } from '../shared/agent/agent-policy.js';
+export type {
+  AgentPolicy,
+  BackoffPolicy,
+  BudgetPolicy,
+  ContextPolicy,
+  HistoryPolicy,
+  PolicyOverrides,
+} from '../shared/agent/agent-policy.js';
 
 export const DEFAULT_POLICY: AgentPolicy = {
   maxTurns: 16,

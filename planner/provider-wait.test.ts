@@ -46,7 +46,10 @@ describe('a rate-limited or overloaded model is waited for, up to the patience',
 
   it("flow control's holds are waited exactly and do not grow the back-off of the provider's own refusals", () => {
     const holds = Array.from({ length: 4 }, () => modelFailure('throttled', 700));
-    const trace = drive({ model: [...holds, modelFailure('rate_limited', 1_000), modelFailure('rate_limited', 1_000), textReply('Done.')], random: () => 0.5 });
+    const trace = drive({
+      model: [...holds, modelFailure('rate_limited', 1_000), modelFailure('rate_limited', 1_000), textReply('Done.')],
+      random: () => 0.5,
+    });
     const waits = trace.plans.flatMap((p) => (p.step.type === 'back_off' ? [p.step.delayMs] : []));
     // The first refusal after four holds jitters over the first window (1 s), the second over the next (2 s).
     expect(waits).toEqual([700, 700, 700, 700, 1_500, 2_000]);
@@ -72,11 +75,18 @@ describe('a rate-limited or overloaded model is waited for, up to the patience',
     expect(trace.now).toBeLessThanOrEqual(10_000 + 10 * 1_000);
     const soft = drive({ policy: { modelPatienceMs: 5_000, onModelFailure: 'end' }, model: storm, random: () => 0 });
     expect(stepOf(soft.last, 'finish').end).toMatchObject({ code: 'model_unavailable', fail: false });
-    expect(runOutcome(soft.last.state, stepOf(soft.last, 'finish'))).toMatchObject({ status: 'ended', code: 'model_unavailable' });
+    expect(runOutcome(soft.last.state, stepOf(soft.last, 'finish'))).toMatchObject({
+      status: 'ended',
+      code: 'model_unavailable',
+    });
   });
 
   it('the time budget bounds the patience', () => {
-    const trace = drive({ policy: { timeBudgetMs: 4_000 }, model: Array.from({ length: 20 }, () => modelFailure('overloaded')), random: () => 0.99 });
+    const trace = drive({
+      policy: { timeBudgetMs: 4_000 },
+      model: Array.from({ length: 20 }, () => modelFailure('overloaded')),
+      random: () => 0.99,
+    });
     expect(stepOf(trace.last, 'finish').end?.code).toBe('model_unavailable');
     expect(trace.now).toBeLessThanOrEqual(4_000 + 2_000);
   });
@@ -88,8 +98,13 @@ describe('a rate-limited or overloaded model is waited for, up to the patience',
 
   it('a misconfigured model ends the run at once as model_misconfigured', () => {
     const plan = afterModel(start().state, modelFailure('misconfigured'));
-    expect(stepOf(plan, 'finish')).toMatchObject({ end: { code: 'model_misconfigured', fail: true }, reason: expect.stringMatching(/^model_misconfigured: /) });
-    expect(stepOf(afterModel(start({ onModelFailure: 'end' }).state, modelFailure('misconfigured')), 'finish').end?.fail).toBe(false);
+    expect(stepOf(plan, 'finish')).toMatchObject({
+      end: { code: 'model_misconfigured', fail: true },
+      reason: expect.stringMatching(/^model_misconfigured: /),
+    });
+    expect(
+      stepOf(afterModel(start({ onModelFailure: 'end' }).state, modelFailure('misconfigured')), 'finish').end?.fail,
+    ).toBe(false);
   });
 
   it('a model client error coded timeout is a provider that is down: waited for', () => {

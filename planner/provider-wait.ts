@@ -16,8 +16,15 @@ import { maxRetryAfter } from './backoff.js';
  * (at most `maxRetryAfterMs`) plus `unit` × min(maxMs, initialMs × coefficient^(attempt−1)), with
  * `unit` uniform in [0, 1). A flow-control permit (`throttled`) is waited exactly.
  */
-export function providerWaitDelay(backoff: BackoffPolicy, attempt: number, unit: number, failure: ModelFailure, retryAfterMs?: number): number {
-  const floor = retryAfterMs !== undefined && retryAfterMs >= 0 ? Math.min(Math.ceil(retryAfterMs), maxRetryAfter(backoff)) : 0;
+export function providerWaitDelay(
+  backoff: BackoffPolicy,
+  attempt: number,
+  unit: number,
+  failure: ModelFailure,
+  retryAfterMs?: number,
+): number {
+  const floor =
+    retryAfterMs !== undefined && retryAfterMs >= 0 ? Math.min(Math.ceil(retryAfterMs), maxRetryAfter(backoff)) : 0;
   if (failure === 'throttled') return floor;
   const cap = Math.min(backoff.maxMs, backoff.initialMs * backoff.coefficient ** Math.max(0, attempt - 1));
   const u = Number.isFinite(unit) ? Math.min(Math.max(unit, 0), 1 - Number.EPSILON) : 0;

@@ -10,7 +10,24 @@ import { toolError } from '../shared/failures/tool-error.js';
 import { planModelOutcome } from './plan-model-outcome.js';
 import { toolboxOf } from './toolbox.js';
 import { isDegenerate, validateResponse, visibleText } from './response-validator.js';
-import { INTERRUPTED, NO_RESPONSE, afterModel, checked, drive, failed, modelError, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, TOOLS } from './testing.js';
+import {
+  INTERRUPTED,
+  NO_RESPONSE,
+  afterModel,
+  checked,
+  drive,
+  failed,
+  modelError,
+  ok,
+  rawCall,
+  start,
+  stepOf,
+  textReply,
+  toolCall,
+  toolCallsReply,
+  turnResulting,
+  TOOLS,
+} from './testing.js';
 
 const response = (text: string, calls = 0, interrupted = false): ModelResponse => ({
   text,
@@ -61,43 +78,73 @@ describe('planModelOutcome: unusable responses are retried, then the run is fina
     expect(trace.modelCalls.slice(0, 3).map((s) => s.toolChoice)).toEqual(['auto', 'auto', 'auto']);
     expect(trace.modelCalls[3]).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
     expect(trace.notes).toEqual([finalNote('the model response was unusable (empty_response)')]);
-    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Best effort.', reason: 'the model response was unusable (empty_response)' });
+    expect(trace.last.step).toEqual({
+      type: 'finish',
+      answer: 'Best effort.',
+      reason: 'the model response was unusable (empty_response)',
+    });
     expect(trace.last.state.turn).toBe(1); // unusable responses are not turns
   });
 
   it('keeps a restricted tool choice for the retry', () => {
     const lookup = toolCall('lookup');
-    const repair = turnResulting(start().state, [checked(lookup)], (c) => failed(c, 'invalid_arguments', { restrictToTool: true }));
-    expect(afterModel(repair.state, NO_RESPONSE).step).toEqual({ type: 'call_model', toolChoice: { tool: 'lookup' }, tools: [...TOOLS] });
+    const repair = turnResulting(start().state, [checked(lookup)], (c) =>
+      failed(c, 'invalid_arguments', { restrictToTool: true }),
+    );
+    expect(afterModel(repair.state, NO_RESPONSE).step).toEqual({
+      type: 'call_model',
+      toolChoice: { tool: 'lookup' },
+      tools: [...TOOLS],
+    });
   });
 
   it('counts retries per turn: a usable response resets the count', () => {
-    const trace = drive({ model: [NO_RESPONSE, NO_RESPONSE, toolCallsReply([rawCall('lookup')]), NO_RESPONSE, NO_RESPONSE, textReply('Done.')], tool: (c) => ok(c) });
+    const trace = drive({
+      model: [
+        NO_RESPONSE,
+        NO_RESPONSE,
+        toolCallsReply([rawCall('lookup')]),
+        NO_RESPONSE,
+        NO_RESPONSE,
+        textReply('Done.'),
+      ],
+      tool: (c) => ok(c),
+    });
     expect(trace.last.step).toEqual({ type: 'finish', answer: 'Done.', reason: null });
   });
 
   it('ends the run when the final turn is unusable too', () => {
     const trace = drive({ policy: { maxModelRetries: 0 }, model: [NO_RESPONSE, NO_RESPONSE] });
     expect(trace.last.step).toEqual({
-      type: 'finish', answer: 'The run ended without a final answer: the model response was unusable (nil_response).', reason: 'the model response was unusable (nil_response)',
+      type: 'finish',
+      answer: 'The run ended without a final answer: the model response was unusable (nil_response).',
+      reason: 'the model response was unusable (nil_response)',
     });
   });
 });
 
 describe('planModelOutcome: degenerate (think-only) responses are nudged, then finalized', () => {
   it('nudges up to maxNudges with a note, then forces a final turn', () => {
-    const trace = drive({ model: [thinkOnly('<think>hmm</think>'), thinkOnly('<think>still'), textReply('<think>ok</think>It shipped.')] });
+    const trace = drive({
+      model: [thinkOnly('<think>hmm</think>'), thinkOnly('<think>still'), textReply('<think>ok</think>It shipped.')],
+    });
     expect(trace.modelCalls[1]).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
     expect(trace.modelCalls[2]).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
     expect(trace.notes).toEqual([NUDGE, finalNote('the model gave no visible answer')]);
-    expect(trace.last.step).toEqual({ type: 'finish', answer: 'It shipped.', reason: 'the model gave no visible answer' });
+    expect(trace.last.step).toEqual({
+      type: 'finish',
+      answer: 'It shipped.',
+      reason: 'the model gave no visible answer',
+    });
   });
 
   it('follows maxNudges, and ends the run when the final turn is degenerate too', () => {
     const trace = drive({ policy: { maxNudges: 2 }, model: [1, 2, 3, 4].map(() => thinkOnly('<think>…</think>')) });
     expect(trace.notes.filter((n) => n === NUDGE)).toHaveLength(2);
     expect(trace.last.step).toEqual({
-      type: 'finish', answer: 'The run ended without a final answer: the model gave no visible answer.', reason: 'the model gave no visible answer',
+      type: 'finish',
+      answer: 'The run ended without a final answer: the model gave no visible answer.',
+      reason: 'the model gave no visible answer',
     });
   });
 });
@@ -106,10 +153,18 @@ describe('planModelOutcome: provider failures (more in provider-wait.test.ts)', 
   it('a rate-limited model waits at least its retry-after, then calls the model again the same way, not counted as a retry', () => {
     const plan = afterModel(start().state, modelError('rate_limited', 3_000));
     const step = stepOf(plan, 'back_off');
-    expect(step).toMatchObject({ reason: 'model rate-limited', next: { type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] } });
+    expect(step).toMatchObject({
+      reason: 'model rate-limited',
+      next: { type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] },
+    });
     expect(step.delayMs).toBeGreaterThanOrEqual(3_000);
     expect(step.delayMs).toBeLessThan(4_000);
-    expect(plan.state).toMatchObject({ phase: 'backing_off', modelRetries: 0, turn: 0, providerWait: { since: 0, attempts: 1 } });
+    expect(plan.state).toMatchObject({
+      phase: 'backing_off',
+      modelRetries: 0,
+      turn: 0,
+      providerWait: { since: 0, attempts: 1 },
+    });
   });
 
   it('any other provider failure ends the run at once, failing it as model_unavailable', () => {
@@ -133,7 +188,10 @@ describe('planModelOutcome: a provider retry-after is waited out up to maxRetryA
     ['the default ceiling', {}, 600_000],
     ['a custom ceiling', { backoff: { maxRetryAfterMs: 30_000 } }, 30_000],
   ])('%s', (_name, policy, ceiling) => {
-    const plan = afterModel(start({ ...policy, modelPatienceMs: 3_600_000 }).state, modelError('rate_limited', 36_000_000));
+    const plan = afterModel(
+      start({ ...policy, modelPatienceMs: 3_600_000 }).state,
+      modelError('rate_limited', 36_000_000),
+    );
     const delay = stepOf(plan, 'back_off').delayMs;
     // The ceiling, plus at most the first exponential step of jitter.
     expect(delay).toBeGreaterThanOrEqual(ceiling);
@@ -149,14 +207,35 @@ describe('planModelOutcome: usable responses', () => {
   });
 
   it('tool calls are checked by the toolbox, numbered by turn, recorded as the reply and admitted', () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Look up an order.', input: z.object({ order_id: z.string() }), execute: () => ({}) });
-    const refund = defineTool({ name: 'refund', description: 'Refund an order.', input: z.object({ order_id: z.string() }), execute: () => ({}) });
-    const calls = [rawCall('lookup', { order_id: 'A-17' }), { id: 'call_9', name: 'refund', arguments: '{"order_id":' }];
-    const plan = planModelOutcome(start().state, toolCallsReply(calls, '<think>two calls</think>'), toolboxOf([lookup, refund]), 0);
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up an order.',
+      input: z.object({ order_id: z.string() }),
+      execute: () => ({}),
+    });
+    const refund = defineTool({
+      name: 'refund',
+      description: 'Refund an order.',
+      input: z.object({ order_id: z.string() }),
+      execute: () => ({}),
+    });
+    const calls = [
+      rawCall('lookup', { order_id: 'A-17' }),
+      { id: 'call_9', name: 'refund', arguments: '{"order_id":' },
+    ];
+    const plan = planModelOutcome(
+      start().state,
+      toolCallsReply(calls, '<think>two calls</think>'),
+      toolboxOf([lookup, refund]),
+      0,
+    );
     expect(plan.step).toEqual({ type: 'execute_tools', calls: [toolCall('lookup', { order_id: 'A-17' }, '1.1')] });
     expect(plan.reply).toEqual({
       text: '<think>two calls</think>',
-      toolCalls: [toolCall('lookup', { order_id: 'A-17' }, '1.1'), { toolCallId: '1.2', providerCallId: 'call_9', name: 'refund', args: '{"order_id":' }],
+      toolCalls: [
+        toolCall('lookup', { order_id: 'A-17' }, '1.1'),
+        { toolCallId: '1.2', providerCallId: 'call_9', name: 'refund', args: '{"order_id":' },
+      ],
     });
     expect(plan.state.batch?.results['1.2']).toMatchObject({ status: 'error', error: { code: 'malformed_arguments' } });
     expect(plan.state).toMatchObject({ phase: 'tools', turn: 1 });
@@ -167,15 +246,31 @@ describe('planModelOutcome: usable responses', () => {
     const forced = afterModel(afterModel(final.state, INTERRUPTED).state, INTERRUPTED);
     expect(forced.step).toMatchObject({ type: 'call_model', toolChoice: 'none' });
     const plan = afterModel(forced.state, toolCallsReply([rawCall('lookup')], 'I cannot finish the lookup.'));
-    expect(plan.step).toEqual({ type: 'finish', answer: 'I cannot finish the lookup.', reason: 'the model response was unusable (interrupted)' });
+    expect(plan.step).toEqual({
+      type: 'finish',
+      answer: 'I cannot finish the lookup.',
+      reason: 'the model response was unusable (interrupted)',
+    });
   });
 });
 
 describe('planModelOutcome: a reply the boundary refused (malformed_model_output)', () => {
   it('is asked again within maxModelRetries, then the run gets a forced final turn saying why', () => {
-    const trace = drive({ policy: { maxModelRetries: 2 }, model: [modelError('malformed_model_output'), modelError('malformed_model_output'), modelError('malformed_model_output'), textReply('Best effort.')] });
+    const trace = drive({
+      policy: { maxModelRetries: 2 },
+      model: [
+        modelError('malformed_model_output'),
+        modelError('malformed_model_output'),
+        modelError('malformed_model_output'),
+        textReply('Best effort.'),
+      ],
+    });
     expect(trace.modelCalls.map((s) => s.toolChoice)).toEqual(['auto', 'auto', 'auto', 'none']);
-    expect(trace.last.step).toEqual({ type: 'finish', answer: 'Best effort.', reason: expect.stringMatching(/^the model's reply was malformed/) });
+    expect(trace.last.step).toEqual({
+      type: 'finish',
+      answer: 'Best effort.',
+      reason: expect.stringMatching(/^the model's reply was malformed/),
+    });
   });
 });
 
@@ -187,7 +282,10 @@ describe('planModelOutcome: what the transcript and the run report keep', () => 
 
   it('an unreachable model ends the run at once, telling the model nothing, with the code as the reason', () => {
     const plan = afterModel(start().state, modelError('tool_unavailable'));
-    expect(plan).toMatchObject({ step: { type: 'finish', reason: expect.stringMatching(/^model_unavailable: /) }, notes: [] });
+    expect(plan).toMatchObject({
+      step: { type: 'finish', reason: expect.stringMatching(/^model_unavailable: /) },
+      notes: [],
+    });
     // The run's own words are not put in the model's mouth.
     expect(plan.reply).toBeUndefined();
   });
@@ -197,6 +295,10 @@ describe('planModelOutcome: what the transcript and the run report keep', () => 
     const trace = drive({ policy: { maxModelRetries: 0 }, model: [malformed, malformed] });
     const why = `the model's reply was malformed (malformed_model_output: ${'x'.repeat(200)})`;
     expect(trace.notes).toEqual([finalNote(why)]);
-    expect(trace.last.step).toEqual({ type: 'finish', answer: `The run ended without a final answer: ${why}.`, reason: why });
+    expect(trace.last.step).toEqual({
+      type: 'finish',
+      answer: `The run ended without a final answer: ${why}.`,
+      reason: why,
+    });
   });
 });

@@ -10,7 +10,9 @@ export { visibleText };
 
 export type InvalidResponseReason = 'nil_response' | 'interrupted' | 'empty_response';
 
-export type ResponseVerdict = { readonly valid: true } | { readonly valid: false; readonly reason: InvalidResponseReason };
+export type ResponseVerdict =
+  | { readonly valid: true }
+  | { readonly valid: false; readonly reason: InvalidResponseReason };
 
 export function validateResponse(response: ModelResponse | null | undefined): ResponseVerdict {
   if (!response) return { valid: false, reason: 'nil_response' };

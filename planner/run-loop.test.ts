@@ -2,14 +2,24 @@ import { describe, expect, it } from 'vitest';
 import type { Happening } from './advance.js';
 import type { LoopSignals } from './loop-control.js';
 import type { Plan, PlannerState } from './plan.js';
-import { runLoop, runLoopInMemory, STOP_LOOP, type AsyncLoopMoves, type LoopDriver, type LoopMoves, type LoopRequest } from './run-loop.js';
+import {
+  runLoop,
+  runLoopInMemory,
+  STOP_LOOP,
+  type AsyncLoopMoves,
+  type LoopDriver,
+  type LoopMoves,
+  type LoopRequest,
+} from './run-loop.js';
 import { PLAIN_TOOLS, start, textReply } from './testing.js';
 
 const ANSWER: Happening = { type: 'model_outcome', outcome: textReply('done') };
 const QUIET: LoopSignals = { cancelReason: null, paused: false, continueAsNewSuggested: false, turnsThisRun: 0 };
 
 /** A driver that logs what the loop asks of it; `signals` may change as the run goes. */
-function scripted(options: { signals?: (state: PlannerState) => Partial<LoopSignals>; messages?: string[]; now?: () => number } = {}) {
+function scripted(
+  options: { signals?: (state: PlannerState) => Partial<LoopSignals>; messages?: string[]; now?: () => number } = {},
+) {
   const recorded: Plan[] = [];
   const decided: Plan[] = [];
   const queued = [...(options.messages ?? [])];
@@ -83,7 +93,11 @@ describe('runLoopInMemory', () => {
     const copies: Plan[] = [];
     const { driver } = scripted();
     const { moves, asked } = answering({ take: [ANSWER] });
-    const finish = runLoopInMemory(start(), { ...driver, record: (plan) => (copies.push({ ...plan, state: { ...plan.state } }), copies.at(-1)) }, moves);
+    const finish = runLoopInMemory(
+      start(),
+      { ...driver, record: (plan) => (copies.push({ ...plan, state: { ...plan.state } }), copies.at(-1)) },
+      moves,
+    );
     expect(asked[0]!.step).toBe(copies[0]!.step);
     expect(asked[0]!.state).toBe(copies[0]!.state);
     expect(finish?.state).toBe(copies[1]!.state);

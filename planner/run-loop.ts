@@ -48,7 +48,12 @@ export type LoopRequest =
    */
   | { readonly type: 'hand_over'; readonly state: PlannerState; readonly step: PlanStep; readonly due: () => boolean }
   /** Take the step: answer what happened, or nothing when woken early (the loop decides again). */
-  | { readonly type: 'take_step'; readonly state: PlannerState; readonly step: PlanStep; readonly handOverDue: () => boolean };
+  | {
+      readonly type: 'take_step';
+      readonly state: PlannerState;
+      readonly step: PlanStep;
+      readonly handOverDue: () => boolean;
+    };
 
 export interface LoopAnswers {
   readonly hold: number;
@@ -59,8 +64,12 @@ export interface LoopAnswers {
 type RequestOf<K extends LoopRequest['type']> = Extract<LoopRequest, { type: K }>;
 
 /** The driver's moves, one per request: a table, so a new request fails `tsc` in every driver. */
-export type LoopMoves = { readonly [K in LoopRequest['type']]: (request: RequestOf<K>) => LoopAnswers[K] | typeof STOP_LOOP };
-export type AsyncLoopMoves = { readonly [K in LoopRequest['type']]: (request: RequestOf<K>) => Promise<LoopAnswers[K]> };
+export type LoopMoves = {
+  readonly [K in LoopRequest['type']]: (request: RequestOf<K>) => LoopAnswers[K] | typeof STOP_LOOP;
+};
+export type AsyncLoopMoves = {
+  readonly [K in LoopRequest['type']]: (request: RequestOf<K>) => Promise<LoopAnswers[K]>;
+};
 
 /** What an in-memory move answers to end the loop there (a person who never answers). */
 export const STOP_LOOP = Symbol('stop the loop');
@@ -118,13 +127,23 @@ function* steps(first: Plan, driver: LoopDriver): Generator<LoopRequest, LoopFin
         plan = advance(state, step, { type: 'cancelled', reason: known.cancelReason! }, driver.context());
         continue;
       case 'hold': {
-        const pausedMs = yield* ask({ type: 'hold', state, step, held: () => loopControl(state, step, signals()) === 'hold' });
+        const pausedMs = yield* ask({
+          type: 'hold',
+          state,
+          step,
+          held: () => loopControl(state, step, signals()) === 'hold',
+        });
         plan = advance(state, step, { type: 'resumed', pausedMs }, driver.context());
         continue;
       }
       case 'hand_over': {
         // A cancel or a pause that arrived meanwhile is acted on here, in this run.
-        const next = yield* ask({ type: 'hand_over', state, step, due: () => loopControl(state, step, signals()) === 'hand_over' });
+        const next = yield* ask({
+          type: 'hand_over',
+          state,
+          step,
+          due: () => loopControl(state, step, signals()) === 'hand_over',
+        });
         if (next) plan = next;
         continue;
       }

@@ -11,6 +11,11 @@ describe('modelTurnAction', () => {
   });
 
   it('names only listed actions', () => {
-    for (const action of [modelTurnAction(true, 'none'), modelTurnAction(false, { tool: 'x' }), modelTurnAction(false, 'auto')]) expect(STEP_ACTIONS).toContain(action);
+    for (const action of [
+      modelTurnAction(true, 'none'),
+      modelTurnAction(false, { tool: 'x' }),
+      modelTurnAction(false, 'auto'),
+    ])
+      expect(STEP_ACTIONS).toContain(action);
   });
 });

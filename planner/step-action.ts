@@ -27,7 +27,10 @@ export const STEP_ACTIONS = [
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
 /** A model turn's action: the forced final turn, a repair restricted to one tool, or a plain turn. */
-export function modelTurnAction(final: boolean, toolChoice: ToolChoice | undefined): Extract<StepAction, 'model' | 'repair' | 'final'> {
+export function modelTurnAction(
+  final: boolean,
+  toolChoice: ToolChoice | undefined,
+): Extract<StepAction, 'model' | 'repair' | 'final'> {
   if (final) return 'final';
   return typeof toolChoice === 'object' ? 'repair' : 'model';
 }

@@ -16,8 +16,24 @@ import type { SideEffects } from '../shared/tools/define-tool.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ReconcileCall, ReconcileReport } from '../shared/tools/reconcile.js';
 import { toolError } from '../shared/failures/tool-error.js';
-import { errorResult, NO_TELEMETRY, type ToolFailureResult, type ToolResult, type ToolSuccess, type ToolValidationFailure } from '../shared/tools/tool-result.js';
-import type { BudgetDecision, BudgetRequest, CheckedCall, PendingClarification, PendingReview, Plan, PlanStep, PlannerState } from './plan.js';
+import {
+  errorResult,
+  NO_TELEMETRY,
+  type ToolFailureResult,
+  type ToolResult,
+  type ToolSuccess,
+  type ToolValidationFailure,
+} from '../shared/tools/tool-result.js';
+import type {
+  BudgetDecision,
+  BudgetRequest,
+  CheckedCall,
+  PendingClarification,
+  PendingReview,
+  Plan,
+  PlanStep,
+  PlannerState,
+} from './plan.js';
 import type { ReviewDecision } from '../shared/tools/review-decision.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { Happening } from './advance.js';
@@ -51,8 +67,13 @@ export function keyOf(call: ToolCall): string {
   return callKey(call.name, argsHash(call.args));
 }
 
-export function checked(call: ToolCall, options: { sideEffects?: SideEffects; needsApproval?: boolean; failure?: ToolResult } = {}): CheckedCall {
-  const facts = options.failure ? { failure: options.failure } : { sideEffects: options.sideEffects ?? 'none', needsApproval: options.needsApproval ?? false };
+export function checked(
+  call: ToolCall,
+  options: { sideEffects?: SideEffects; needsApproval?: boolean; failure?: ToolResult } = {},
+): CheckedCall {
+  const facts = options.failure
+    ? { failure: options.failure }
+    : { sideEffects: options.sideEffects ?? 'none', needsApproval: options.needsApproval ?? false };
   return checkedCall(call, argsHash(call.args), facts);
 }
 
@@ -61,12 +82,30 @@ export function ok(call: ToolCall, result: JsonValue = { done: true }): ToolSucc
 }
 
 /** A failure with `code`, its taxonomy reason and any hint fields; `partialResult` for partial data. */
-export function failed(call: ToolCall, code: ToolErrorCode, hint: Partial<RetryHint> = {}, partialResult?: JsonValue): ToolFailureResult {
-  return errorResult(call, toolError(code, `${call.name} failed: ${code}`), hint, { partialResult, telemetry: { durationMs: 5, attempt: 1 } });
+export function failed(
+  call: ToolCall,
+  code: ToolErrorCode,
+  hint: Partial<RetryHint> = {},
+  partialResult?: JsonValue,
+): ToolFailureResult {
+  return errorResult(call, toolError(code, `${call.name} failed: ${code}`), hint, {
+    partialResult,
+    telemetry: { durationMs: 5, attempt: 1 },
+  });
 }
 
-export function validatorFailed(call: ToolCall, feedback = 'An ISBN must be 13 digits; only 10 are present.'): ToolValidationFailure {
-  return { status: 'validator_failed', name: call.name, toolCallId: call.toolCallId, validator: 'isbn', feedback, telemetry: NO_TELEMETRY };
+export function validatorFailed(
+  call: ToolCall,
+  feedback = 'An ISBN must be 13 digits; only 10 are present.',
+): ToolValidationFailure {
+  return {
+    status: 'validator_failed',
+    name: call.name,
+    toolCallId: call.toolCallId,
+    validator: 'isbn',
+    feedback,
+    telemetry: NO_TELEMETRY,
+  };
 }
 
 // ── Model outcomes ──────────────────────────────────────────────────────────────────────────
@@ -84,21 +123,42 @@ export function textReply(text: string): ModelOutcome {
 }
 
 export const NO_RESPONSE: ModelOutcome = { status: 'ok', response: null };
-export const INTERRUPTED: ModelOutcome = { status: 'ok', response: { text: 'Partial ans', toolCalls: [], finishReason: 'other', interrupted: true } };
+export const INTERRUPTED: ModelOutcome = {
+  status: 'ok',
+  response: { text: 'Partial ans', toolCalls: [], finishReason: 'other', interrupted: true },
+};
 
 export function modelError(code: ToolErrorCode, retryAfterMs?: number): ModelOutcome {
-  return { status: 'error', error: toolError(code, `model call failed: ${code}`), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  return {
+    status: 'error',
+    error: toolError(code, `model call failed: ${code}`),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
 }
 
 /** A provider failure of `kind` as the model activity reports it (429 → rate_limited, 404 → misconfigured…). */
 export function modelFailure(kind: ModelFailure, retryAfterMs?: number): ModelOutcome {
-  const code: ToolErrorCode = kind === 'misconfigured' ? 'internal_error' : kind === 'unavailable' ? 'timeout' : 'rate_limited';
-  return { status: 'error', error: toolError(code, `model call failed: ${kind}`), failure: kind, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  const code: ToolErrorCode =
+    kind === 'misconfigured' ? 'internal_error' : kind === 'unavailable' ? 'timeout' : 'rate_limited';
+  return {
+    status: 'error',
+    error: toolError(code, `model call failed: ${kind}`),
+    failure: kind,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
 }
 
 /** A text reply that reports usage. */
 export function textWithUsage(text: string, inputTokens: number, outputTokens: number, costUsd?: number): ModelOutcome {
-  return { status: 'ok', response: { text, toolCalls: [], finishReason: 'stop', usage: { inputTokens, outputTokens, ...(costUsd !== undefined && { costUsd }) } } };
+  return {
+    status: 'ok',
+    response: {
+      text,
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { inputTokens, outputTokens, ...(costUsd !== undefined && { costUsd }) },
+    },
+  };
 }
 
 // ── Single planner moves ────────────────────────────────────────────────────────────────────
@@ -121,11 +181,21 @@ export function fixedToolbox(calls: readonly CheckedCall[]): Toolbox {
 
 /** A model turn that makes `calls` (already checked): the response, admitted by the planner. */
 export function turnWith(state: PlannerState, calls: readonly CheckedCall[], now = 0): Plan {
-  return planModelOutcome(state, toolCallsReply(calls.map((c) => rawCall(c.call.name, c.call.args))), fixedToolbox(calls), now);
+  return planModelOutcome(
+    state,
+    toolCallsReply(calls.map((c) => rawCall(c.call.name, c.call.args))),
+    fixedToolbox(calls),
+    now,
+  );
 }
 
 /** A model turn whose calls run once and return `results` (by call order among executed calls). */
-export function turnResulting(state: PlannerState, calls: readonly CheckedCall[], answer: (call: ToolCall) => ToolResult, now = 0): Plan {
+export function turnResulting(
+  state: PlannerState,
+  calls: readonly CheckedCall[],
+  answer: (call: ToolCall) => ToolResult,
+  now = 0,
+): Plan {
   const admitted = turnWith(state, calls, now);
   if (admitted.step.type !== 'execute_tools') return admitted;
   return planResume(admitted.state, admitted.step.calls.map(answer), now);
@@ -188,7 +258,11 @@ function worldToolbox(world: World): Toolbox {
       const failure = world.precheck?.(call);
       if (failure) return checkedCall(call, argsHash(args), { failure });
       const sideEffects = world.sideEffects?.[call.name] ?? 'none';
-      return checkedCall(call, argsHash(args), { sideEffects, needsApproval: world.needsApproval?.(call) ?? false, ...(world.reconcile && { reconcile: true as const }) });
+      return checkedCall(call, argsHash(args), {
+        sideEffects,
+        needsApproval: world.needsApproval?.(call) ?? false,
+        ...(world.reconcile && { reconcile: true as const }),
+      });
     },
   };
 }
@@ -246,12 +320,27 @@ export function drive(world: World, maxPlans = 500): Trace {
       // A new run of the chain starts from the carried state and step, through JSON.
       handOvers++;
       runStartTurn = state.turn;
-      return { state: JSON.parse(JSON.stringify(state)), step: JSON.parse(JSON.stringify(step)), record: [], notes: [] };
+      return {
+        state: JSON.parse(JSON.stringify(state)),
+        step: JSON.parse(JSON.stringify(step)),
+        record: [],
+        notes: [],
+      };
     },
     take_step: ({ step }) => take(step) ?? STOP_LOOP,
   };
   runLoopInMemory(start(world.policy, now, world.tools), driver, moves);
-  return { plans, modelCalls, executed, transcript, handOvers, records: plans.flatMap((p) => p.record), notes: plans.flatMap((p) => p.notes), last: plans.at(-1)!, now };
+  return {
+    plans,
+    modelCalls,
+    executed,
+    transcript,
+    handOvers,
+    records: plans.flatMap((p) => p.record),
+    notes: plans.flatMap((p) => p.notes),
+    last: plans.at(-1)!,
+    now,
+  };
 
   /** What the world does for one step; undefined when a human does not answer. */
   function take(step: PlanStep): Happening | undefined {

@@ -33,7 +33,7 @@ const lookup = () =>
 const box = () => toolboxOf([refund(), lookup()]);
 
 describe('toolboxOf', () => {
-  it('carries the tool\'s side effects and identifies the call by tool and arguments', () => {
+  it("carries the tool's side effects and identifies the call by tool and arguments", () => {
     const args = { order_id: 'A-1', amount: 20 };
     const checked = box().check(rawCall('refund', args), '3.1');
     expect(checked).toEqual({
@@ -43,10 +43,13 @@ describe('toolboxOf', () => {
       sideEffects: 'once',
       needsApproval: false,
     });
-    expect(box().check(rawCall('lookup', { id: 'A-1' }), '3.2')).toMatchObject({ sideEffects: 'idempotent', needsApproval: false });
+    expect(box().check(rawCall('lookup', { id: 'A-1' }), '3.2')).toMatchObject({
+      sideEffects: 'idempotent',
+      needsApproval: false,
+    });
   });
 
-  it('a call the approval rule holds needs review, with the tool\'s review config', () => {
+  it("a call the approval rule holds needs review, with the tool's review config", () => {
     const checked = box().check(rawCall('refund', { order_id: 'A-1', amount: 500 }), '3.1');
     expect(checked.needsApproval).toBe(true);
     expect(checked.review).toEqual({ allow: ['accept', 'reject'], description: 'Check the amount.' });
@@ -56,7 +59,11 @@ describe('toolboxOf', () => {
   it('a call with bad arguments or of an unknown tool fails before running: no side effects, no review', () => {
     for (const raw of [rawCall('refund', { order_id: 'A-1', amount: 'lots' }), rawCall('pay', {})]) {
       const checked = box().check(raw, '4.1');
-      expect(checked).toMatchObject({ sideEffects: 'none', needsApproval: false, call: { toolCallId: '4.1', name: raw.name } });
+      expect(checked).toMatchObject({
+        sideEffects: 'none',
+        needsApproval: false,
+        call: { toolCallId: '4.1', name: raw.name },
+      });
       expect(checked.review).toBeUndefined();
       expect(failureCode(checked.failure!)).toBe(raw.name === 'pay' ? 'unknown_tool' : 'invalid_arguments');
       expect(checked.key).toBe(callKey(raw.name, checked.argsHash));
@@ -80,6 +87,8 @@ describe('toolboxOf', () => {
     expect(withPay.check(rawCall('pay', { invoice: 'I-1' }), '1.1').reconcile).toBe(true);
     expect(withPay.check(rawCall('refund', { order_id: 'A-1', amount: 5 }), '1.2')).not.toHaveProperty('reconcile');
     const call = { toolCallId: '1.3', name: 'lookup', args: {} };
-    expect(checkedCall(call, argsHash({}), { sideEffects: 'idempotent', needsApproval: false, reconcile: true })).not.toHaveProperty('reconcile');
+    expect(
+      checkedCall(call, argsHash({}), { sideEffects: 'idempotent', needsApproval: false, reconcile: true }),
+    ).not.toHaveProperty('reconcile');
   });
 });

@@ -20,7 +20,13 @@ export interface Toolbox {
 
 /** What the planner needs to know of a call that passed its checks, or the failure of one that did not. */
 export type CallFacts =
-  | { readonly sideEffects: SideEffects; readonly needsApproval: boolean; readonly review?: ReviewConfig; readonly reconcile?: true; readonly failure?: undefined }
+  | {
+      readonly sideEffects: SideEffects;
+      readonly needsApproval: boolean;
+      readonly review?: ReviewConfig;
+      readonly reconcile?: true;
+      readonly failure?: undefined;
+    }
   | { readonly failure: ToolResult };
 
 /** A CheckedCall from a call, its argument hash and the facts about it. */
@@ -45,7 +51,12 @@ export function toolboxOf(tools: readonly AnyTool[]): Toolbox {
       const checked = checkToolCall(raw, tools, { toolCallId });
       if (checked.failure) return checkedCall(checked.call, checked.argsHash, { failure: checked.failure });
       const { tool, call } = checked;
-      return checkedCall(call, checked.argsHash, { sideEffects: tool.sideEffects, needsApproval: needsApproval(tool, call.args), ...(tool.review && { review: tool.review }), ...(tool.reconcile && { reconcile: true as const }) });
+      return checkedCall(call, checked.argsHash, {
+        sideEffects: tool.sideEffects,
+        needsApproval: needsApproval(tool, call.args),
+        ...(tool.review && { review: tool.review }),
+        ...(tool.reconcile && { reconcile: true as const }),
+      });
     },
   };
 }

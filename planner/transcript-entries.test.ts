@@ -19,9 +19,13 @@ describe('transcriptEntries', () => {
     expect(transcriptEntries(plan({}), [])).toEqual([]);
   });
 
-  it('records the reply, then its results in the plan\'s order with the provider\'s call ids, then the notes', () => {
+  it("records the reply, then its results in the plan's order with the provider's call ids, then the notes", () => {
     const entries = transcriptEntries(
-      plan({ reply: { text: 'Looking.', toolCalls: [search, refund] }, record: [failed(refund, 'timeout'), ok(search, { n: 1 })], notes: ['Note one.', 'Note two.'] }),
+      plan({
+        reply: { text: 'Looking.', toolCalls: [search, refund] },
+        record: [failed(refund, 'timeout'), ok(search, { n: 1 })],
+        notes: ['Note one.', 'Note two.'],
+      }),
       [],
     );
     expect(entries).toEqual([
@@ -47,16 +51,22 @@ describe('transcriptEntries', () => {
   it('a result without a matching call, or without any reply before it, has no provider call id', () => {
     const orphan = toolCall('lookup', {}, '9.9');
     for (const transcript of [[], [{ role: 'user', content: 'hi' }]] as TranscriptMessage[][]) {
-      expect(transcriptEntries(plan({ record: [ok(orphan)] }), transcript)).toEqual([{ role: 'tool', toolCallId: '9.9', name: 'lookup', content: { done: true } }]);
+      expect(transcriptEntries(plan({ record: [ok(orphan)] }), transcript)).toEqual([
+        { role: 'tool', toolCallId: '9.9', name: 'lookup', content: { done: true } },
+      ]);
     }
   });
 
   it('a text answer is an assistant message without calls; notes alone are one user message', () => {
-    expect(transcriptEntries(plan({ reply: { text: 'Done.', toolCalls: [] } }), [])).toEqual([{ role: 'assistant', content: 'Done.', toolCalls: [] }]);
-    expect(transcriptEntries(plan({ notes: ['Only this.'] }), [])).toEqual([{ role: 'user', content: '[cairn] Only this.' }]);
+    expect(transcriptEntries(plan({ reply: { text: 'Done.', toolCalls: [] } }), [])).toEqual([
+      { role: 'assistant', content: 'Done.', toolCalls: [] },
+    ]);
+    expect(transcriptEntries(plan({ notes: ['Only this.'] }), [])).toEqual([
+      { role: 'user', content: '[cairn] Only this.' },
+    ]);
   });
 
-  it('what a person said goes to the model as their own messages, after Cairn\'s notes', () => {
+  it("what a person said goes to the model as their own messages, after Cairn's notes", () => {
     expect(transcriptEntries(plan({ notes: ['Note.'], said: ['Also check B-2.', 'Thanks.'] }), [])).toEqual([
       { role: 'user', content: '[cairn] Note.' },
       { role: 'user', content: 'Also check B-2.' },

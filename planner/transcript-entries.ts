@@ -28,6 +28,8 @@ export function transcriptEntries(plan: Plan, transcript: readonly TranscriptMes
   return added;
 }
 
-function lastReply(transcript: readonly TranscriptMessage[]): Extract<TranscriptMessage, { role: 'assistant' }> | undefined {
+function lastReply(
+  transcript: readonly TranscriptMessage[],
+): Extract<TranscriptMessage, { role: 'assistant' }> | undefined {
   return transcript.findLast((m): m is Extract<TranscriptMessage, { role: 'assistant' }> => m.role === 'assistant');
 }

@@ -81,7 +81,11 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   };
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, options: CodecServerOptions & { origins: readonly string[] }): Promise<void> {
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: CodecServerOptions & { origins: readonly string[] },
+): Promise<void> {
   const origin = request.headers.origin;
   if (origin !== undefined) {
     if (!options.origins.includes('*') && !options.origins.includes(origin)) {
@@ -107,7 +111,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     response.setHeader('Allow', 'POST, OPTIONS');
     return send(response, 405, `${request.method} is not allowed: POST /${operation}`);
   }
-  if (options.authorization !== undefined && !constantTimeEquals(request.headers.authorization ?? '', options.authorization)) {
+  if (
+    options.authorization !== undefined &&
+    !constantTimeEquals(request.headers.authorization ?? '', options.authorization)
+  ) {
     options.log?.(`codec server: refused /${operation} without the expected Authorization header`);
     return send(response, 401, 'Unauthorized: a missing or wrong Authorization header');
   }
@@ -160,7 +167,8 @@ export function fromJson(body: unknown): Payload[] {
       if (typeof value !== 'string') throw new Error(`payloads[${index}].metadata.${key} is not base64 text`);
       metadata[key] = new Uint8Array(Buffer.from(value, 'base64'));
     }
-    if (item.data !== undefined && typeof item.data !== 'string') throw new Error(`payloads[${index}].data is not base64 text`);
+    if (item.data !== undefined && typeof item.data !== 'string')
+      throw new Error(`payloads[${index}].data is not base64 text`);
     return { metadata, data: new Uint8Array(Buffer.from(item.data ?? '', 'base64')) };
   });
 }
@@ -168,6 +176,7 @@ export function fromJson(body: unknown): Payload[] {
 /** A Payload in the codec-server protocol's JSON form. */
 export function toJson(payload: Payload): JsonPayload {
   const metadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) if (value != null) metadata[key] = Buffer.from(value).toString('base64');
+  for (const [key, value] of Object.entries(payload.metadata ?? {}))
+    if (value != null) metadata[key] = Buffer.from(value).toString('base64');
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
 }

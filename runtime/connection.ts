@@ -21,7 +21,9 @@ export function hasExternalServer(env: NodeJS.ProcessEnv = process.env): boolean
 
 /** Connects client and worker to the server the environment and profile describe. */
 export async function connectFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<Connected> {
-  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({
+    overrideEnvVars: env as Record<string, string>,
+  });
   const address = connectionOptions.address ?? 'localhost:7233';
   const options = { ...connectionOptions, address };
   let connection: Connection;
@@ -29,7 +31,10 @@ export async function connectFromEnvironment(env: NodeJS.ProcessEnv = process.en
     connection = await Connection.connect(options);
   } catch (error) {
     // gRPC's own error is a trace that does not name the address: say which server was missing.
-    throw new Error(`No Temporal server at ${address} (${String((error as Error).message).split('\n')[0]}). Start one (\`npx cairn dev\`, or \`temporal server start-dev\`), or set TEMPORAL_ADDRESS.`, { cause: error });
+    throw new Error(
+      `No Temporal server at ${address} (${String((error as Error).message).split('\n')[0]}). Start one (\`npx cairn dev\`, or \`temporal server start-dev\`), or set TEMPORAL_ADDRESS.`,
+      { cause: error },
+    );
   }
   const workerConnection = await NativeConnection.connect(options).catch(async (error: unknown) => {
     await connection.close();

@@ -10,8 +10,13 @@ describe('one database, one dev server', () => {
     const db = join(dir, 'cairn.db');
     try {
       // Held by another live process (the test runner's parent): refused.
-      await writeFile(lockFileOf(db), JSON.stringify({ pid: process.ppid, address: '127.0.0.1:7233', uiUrl: 'http://localhost:8233' }));
-      const refused = await lockDatabase(db, { pid: process.pid, address: '127.0.0.1:7300' }).catch((error: unknown) => error);
+      await writeFile(
+        lockFileOf(db),
+        JSON.stringify({ pid: process.ppid, address: '127.0.0.1:7233', uiUrl: 'http://localhost:8233' }),
+      );
+      const refused = await lockDatabase(db, { pid: process.pid, address: '127.0.0.1:7300' }).catch(
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(DatabaseInUseError);
       expect((refused as Error).message).toBe(
         `${db} is in use by another dev server (pid ${process.ppid}, 127.0.0.1:7233, UI http://localhost:8233): one database, one dev server. ` +
@@ -24,7 +29,10 @@ describe('one database, one dev server', () => {
       expect(devServerHolding(db)).toBeUndefined();
       const release = await lockDatabase(db, { pid: process.pid, address: '127.0.0.1:7300' });
       await updateLock(db, { pid: process.pid, address: '127.0.0.1:40001' });
-      expect(JSON.parse(await readFile(lockFileOf(db), 'utf8'))).toEqual({ pid: process.pid, address: '127.0.0.1:40001' });
+      expect(JSON.parse(await readFile(lockFileOf(db), 'utf8'))).toEqual({
+        pid: process.pid,
+        address: '127.0.0.1:40001',
+      });
       await release();
       expect(devServerHolding(db)).toBeUndefined();
     } finally {

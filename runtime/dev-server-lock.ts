@@ -44,7 +44,8 @@ export async function lockDatabase(dbFilename: string, holder: DevServerHolder):
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw error;
     }
     const current = readHolder(file);
-    if (current && current.pid !== holder.pid && isAlive(current.pid)) throw new DatabaseInUseError(dbFilename, current);
+    if (current && current.pid !== holder.pid && isAlive(current.pid))
+      throw new DatabaseInUseError(dbFilename, current);
     // Stale (its process is gone) or unreadable: take it over.
     await unlink(file).catch(() => {});
   }
@@ -80,4 +81,3 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-

@@ -68,7 +68,10 @@ export const FAST_DEV_SERVER_CONFIG: DynamicConfig = {
 
 /** `dynamicConfig` as `temporal server start-dev` arguments. */
 export function dynamicConfigArgs(config: DynamicConfig): string[] {
-  return Object.entries(config).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
+  return Object.entries(config).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${JSON.stringify(value)}`,
+  ]);
 }
 
 /** The `temporal server start-dev` line that gives a dev server of your own the embedded one's speed (docs/operations.md). */
@@ -92,7 +95,9 @@ export class PortInUseError extends Error {
     super(
       `Port ${port} is already in use (another Temporal server, or another program, listens on it), so no dev server was started there. ` +
         `Pick a free one with ${flag} <port>` +
-        (flag === '--port' ? `, or use the server that is there: TEMPORAL_ADDRESS=127.0.0.1:${port} cairn dev runs only the worker on it.` : '.'),
+        (flag === '--port'
+          ? `, or use the server that is there: TEMPORAL_ADDRESS=127.0.0.1:${port} cairn dev runs only the worker on it.`
+          : '.'),
     );
   }
 }
@@ -101,7 +106,9 @@ export class PortInUseError extends Error {
 async function checkPortFree(port: number, flag: PortInUseError['flag']): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, flag) : error));
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, flag) : error),
+    );
     probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve()));
   });
 }
@@ -111,8 +118,15 @@ async function checkPortFree(port: number, flag: PortInUseError['flag']): Promis
  * PortInUseError before anything starts: the SDK would otherwise wait for *a* server on that port
  * and connect to whichever answers — another project's.
  */
-export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): Promise<Connected & { env: TestWorkflowEnvironment }> {
-  const dbFilename = options.dbFilename === undefined ? (options.persistent ? defaultDbFilename() : undefined) : resolve(options.dbFilename);
+export async function startEmbeddedServer(
+  options: EmbeddedServerOptions = {},
+): Promise<Connected & { env: TestWorkflowEnvironment }> {
+  const dbFilename =
+    options.dbFilename === undefined
+      ? options.persistent
+        ? defaultDbFilename()
+        : undefined
+      : resolve(options.dbFilename);
   let unlock = async () => {};
   if (dbFilename !== undefined) {
     await mkdir(dirname(dbFilename), { recursive: true });
@@ -127,7 +141,10 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
   try {
     if (options.port !== undefined) await checkPortFree(options.port, '--port');
     if (options.uiPort !== undefined) await checkPortFree(options.uiPort, '--ui-port');
-    const executable = await resolveTemporalCli({ ...(options.log && { log: options.log }), ...(options.buildNote && { buildNote: options.buildNote }) });
+    const executable = await resolveTemporalCli({
+      ...(options.log && { log: options.log }),
+      ...(options.buildNote && { buildNote: options.buildNote }),
+    });
     env = await TestWorkflowEnvironment.createLocal({
       server: {
         executable,
@@ -149,7 +166,8 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions = {}): 
   }
   const uiUrl = options.uiPort !== undefined ? `http://localhost:${options.uiPort}` : undefined;
   // A port the server picked itself: the lock names the address it really has.
-  if (dbFilename !== undefined && options.port === undefined) await updateLock(dbFilename, { pid: process.pid, address: env.address, ...(uiUrl && { uiUrl }) });
+  if (dbFilename !== undefined && options.port === undefined)
+    await updateLock(dbFilename, { pid: process.pid, address: env.address, ...(uiUrl && { uiUrl }) });
   const namespace = env.namespace ?? 'default';
   return {
     env,

@@ -16,12 +16,18 @@ export const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
 export const INSTALLED = PACKAGE_ROOT.split(sep).includes('node_modules');
 
 /** Cairn's version, from its package.json. */
-export const PACKAGE_VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const PACKAGE_VERSION: string = (
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 function findPackageRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'cairn-agents') return dir;
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'cairn-agents'
+    )
+      return dir;
     if (dirname(dir) === dir) throw new Error(`Cairn cannot find its own package.json above ${from}.`);
   }
 }

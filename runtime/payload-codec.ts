@@ -56,12 +56,16 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     if (keys.length === 0) throw new Error('AesGcmPayloadCodec needs at least one key.');
     for (const { id, key } of keys) {
       if (!KEY_ID.test(id)) throw new Error(`Codec key id "${id}" must be 1-64 letters, digits, ".", "_" or "-".`);
-      if (key.length !== KEY_BYTES) throw new Error(`Codec key "${id}" has ${key.length} bytes; AES-256 needs exactly ${KEY_BYTES}.`);
+      if (key.length !== KEY_BYTES)
+        throw new Error(`Codec key "${id}" has ${key.length} bytes; AES-256 needs exactly ${KEY_BYTES}.`);
       if (this.#keys.has(id)) throw new Error(`Codec key id "${id}" is configured twice.`);
       this.#keys.set(id, Buffer.from(key));
     }
     this.currentKeyId = options.currentKeyId ?? keys[0]!.id;
-    if (!this.#keys.has(this.currentKeyId)) throw new Error(`The current codec key "${this.currentKeyId}" is not among the keys (${this.keyIds.join(', ')}).`);
+    if (!this.#keys.has(this.currentKeyId))
+      throw new Error(
+        `The current codec key "${this.currentKeyId}" is not among the keys (${this.keyIds.join(', ')}).`,
+      );
   }
 
   /** The configured key ids, the current one first. */
@@ -92,7 +96,11 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       if (!encoding || Buffer.from(encoding).toString('utf8') !== ENCRYPTED_ENCODING) return payload;
       const idBytes = payload.metadata?.[KEY_ID_METADATA];
       const keyId = idBytes ? Buffer.from(idBytes).toString('utf8') : '';
-      if (!keyId) throw new PayloadDecryptionError(`An encrypted payload has no "${KEY_ID_METADATA}" metadata: it was not written by this codec.`, '');
+      if (!keyId)
+        throw new PayloadDecryptionError(
+          `An encrypted payload has no "${KEY_ID_METADATA}" metadata: it was not written by this codec.`,
+          '',
+        );
       const key = this.#keys.get(keyId);
       if (!key)
         throw new PayloadDecryptionError(
@@ -101,12 +109,19 @@ export class AesGcmPayloadCodec implements PayloadCodec {
           keyId,
         );
       const data = Buffer.from(payload.data ?? new Uint8Array());
-      if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptionError(`A payload encrypted with key "${keyId}" is too short to be AES-256-GCM ciphertext.`, keyId);
+      if (data.length < IV_BYTES + TAG_BYTES)
+        throw new PayloadDecryptionError(
+          `A payload encrypted with key "${keyId}" is too short to be AES-256-GCM ciphertext.`,
+          keyId,
+        );
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
         decipher.setAAD(Buffer.from(keyId, 'utf8'));
         decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+        const plain = Buffer.concat([
+          decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+          decipher.final(),
+        ]);
         return parsePayload(plain);
       } catch (error) {
         throw new PayloadDecryptionError(
@@ -131,9 +146,13 @@ export function parseCodecKeys(text: string, source = CODEC_KEYS_ENV): CodecKey[
     const id = entry.slice(0, colon);
     const encoded = entry.slice(colon + 1);
     if (!KEY_ID.test(id)) throw new Error(`${source}: key id "${id}" must be 1-64 letters, digits, ".", "_" or "-".`);
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && !/^[A-Za-z0-9_-]+={0,2}$/.test(encoded)) throw new Error(`${source}: key "${id}" is not base64.`);
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && !/^[A-Za-z0-9_-]+={0,2}$/.test(encoded))
+      throw new Error(`${source}: key "${id}" is not base64.`);
     const key = Buffer.from(encoded, encoded.includes('-') || encoded.includes('_') ? 'base64url' : 'base64');
-    if (key.length !== KEY_BYTES) throw new Error(`${source}: key "${id}" is ${key.length} bytes; AES-256 needs exactly ${KEY_BYTES} (e.g. \`openssl rand -base64 32\`).`);
+    if (key.length !== KEY_BYTES)
+      throw new Error(
+        `${source}: key "${id}" is ${key.length} bytes; AES-256 needs exactly ${KEY_BYTES} (e.g. \`openssl rand -base64 32\`).`,
+      );
     return { id, key: new Uint8Array(key) };
   });
 }

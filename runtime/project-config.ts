@@ -67,22 +67,30 @@ export async function loadProject(configFile: string, options: { readonly deps?:
   if (!existsSync(file)) throw new ProjectConfigError(`${shown} does not exist.`);
   const loaded = (await importModule(file, shown)).default as Partial<CairnConfig> | undefined;
   if (typeof loaded !== 'object' || loaded === null)
-    throw new ProjectConfigError(`${shown} has no default export: end it with \`export default defineConfig({ agents: './src/agents.ts' })\`.`);
+    throw new ProjectConfigError(
+      `${shown} has no default export: end it with \`export default defineConfig({ agents: './src/agents.ts' })\`.`,
+    );
   if (typeof loaded.agents !== 'string' || !loaded.agents)
-    throw new ProjectConfigError(`${shown}: \`agents\` must name the module that exports your agents, e.g. agents: './src/agents.ts'.`);
+    throw new ProjectConfigError(
+      `${shown}: \`agents\` must name the module that exports your agents, e.g. agents: './src/agents.ts'.`,
+    );
   const agentsModule = isAbsolute(loaded.agents) ? loaded.agents : resolve(dirname(file), loaded.agents);
   const agentsShown = relative(process.cwd(), agentsModule) || agentsModule;
-  if (!existsSync(agentsModule)) throw new ProjectConfigError(`${shown}: the agents module ${agentsShown} does not exist.`);
+  if (!existsSync(agentsModule))
+    throw new ProjectConfigError(`${shown}: the agents module ${agentsShown} does not exist.`);
   let agents: Agent[];
   try {
     agents = agentsOf(await importModule(agentsModule, agentsShown), agentsShown);
   } catch (error) {
-    throw error instanceof ProjectConfigError ? error : new ProjectConfigError(`${agentsShown}: ${(error as Error).message}`);
+    throw error instanceof ProjectConfigError
+      ? error
+      : new ProjectConfigError(`${agentsShown}: ${(error as Error).message}`);
   }
   let deps: unknown;
   try {
     // `deps: false` (cairn replay) makes none: no tool runs, so no credentials are needed.
-    if (options.deps !== false) deps = typeof loaded.deps === 'function' ? await (loaded.deps as () => unknown)() : loaded.deps;
+    if (options.deps !== false)
+      deps = typeof loaded.deps === 'function' ? await (loaded.deps as () => unknown)() : loaded.deps;
   } catch (error) {
     throw new ProjectConfigError(`${shown}: making the deps failed: ${(error as Error).message}`);
   }
@@ -102,7 +110,9 @@ async function importModule(file: string, shown: string): Promise<Record<string,
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
-    const hint = IMPORT_HINTS[code ?? ''] ?? (/does not provide an export named/.test(message ?? '') ? IMPORT_HINTS.TYPE_IMPORT : undefined);
+    const hint =
+      IMPORT_HINTS[code ?? ''] ??
+      (/does not provide an export named/.test(message ?? '') ? IMPORT_HINTS.TYPE_IMPORT : undefined);
     throw new ProjectConfigError(`Cannot load ${shown}: ${message ?? String(error)}${hint ? ` ${hint}` : ''}`);
   }
 }

@@ -65,7 +65,8 @@ export async function* replayHistories(
   histories: Iterable<ReplaySource> | AsyncIterable<ReplaySource>,
   options: ReplayOptions,
 ): AsyncGenerator<ReplayOutcome, void, undefined> {
-  if (!options.workflowsPath === !options.workflowBundle) throw new Error('replayHistories needs exactly one of `workflowsPath` or `workflowBundle`.');
+  if (!options.workflowsPath === !options.workflowBundle)
+    throw new Error('replayHistories needs exactly one of `workflowsPath` or `workflowBundle`.');
   const { dataConverter, interceptors } = options.worker ?? {};
   const workflowBundle =
     options.workflowBundle ??
@@ -79,7 +80,10 @@ export async function* replayHistories(
   async function* feed() {
     for await (const item of histories) {
       current = item;
-      yield { workflowId: item.workflowId, history: isHistory(item.history) ? item.history : historyFromJSON(item.history) };
+      yield {
+        workflowId: item.workflowId,
+        history: isHistory(item.history) ? item.history : historyFromJSON(item.history),
+      };
     }
   }
   const replayOptions: ReplayWorkerOptions = {
@@ -89,27 +93,44 @@ export async function* replayHistories(
   };
   for await (const result of Worker.runReplayHistories(replayOptions, feed())) {
     const error = result.error;
-    const base = { workflowId: result.workflowId, runId: result.runId, ...(current?.source !== undefined && { source: current.source }) };
+    const base = {
+      workflowId: result.workflowId,
+      runId: result.runId,
+      ...(current?.source !== undefined && { source: current.source }),
+    };
     if (!error) {
       yield { ...base, status: 'ok' };
       continue;
     }
     const agent = options.agents && current ? await agentOf(current.history, dataConverter) : undefined;
     if (agent !== undefined && !options.agents!.includes(agent))
-      yield { ...base, status: 'unknown_agent', reason: `agent "${agent}" is not in this build (it has ${options.agents!.map((name) => `"${name}"`).join(', ') || 'none'})` };
-    else yield { ...base, status: error.name === 'DeterminismViolationError' ? 'nondeterministic' : 'failed', reason: replayReason(error.message) };
+      yield {
+        ...base,
+        status: 'unknown_agent',
+        reason: `agent "${agent}" is not in this build (it has ${options.agents!.map((name) => `"${name}"`).join(', ') || 'none'})`,
+      };
+    else
+      yield {
+        ...base,
+        status: error.name === 'DeterminismViolationError' ? 'nondeterministic' : 'failed',
+        reason: replayReason(error.message),
+      };
   }
 }
 
 /** The agent a recorded agentRun was started for (its input's `agent`), when the input can be read. */
-async function agentOf(history: unknown, dataConverter: ReplayWorkerOptions['dataConverter']): Promise<string | undefined> {
+async function agentOf(
+  history: unknown,
+  dataConverter: ReplayWorkerOptions['dataConverter'],
+): Promise<string | undefined> {
   try {
     const decoded = isHistory(history) ? history : historyFromJSON(history);
     let payloads = decoded.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
     // Encrypted inputs are decrypted the way the workers do (codecs run in reverse to decode).
     for (const codec of [...(dataConverter?.payloadCodecs ?? [])].reverse()) payloads = await codec.decode(payloads);
     const first = payloads[0];
-    if (!first?.data || new TextDecoder().decode(first.metadata?.encoding ?? new Uint8Array()) !== 'json/plain') return undefined;
+    if (!first?.data || new TextDecoder().decode(first.metadata?.encoding ?? new Uint8Array()) !== 'json/plain')
+      return undefined;
     const agent = (JSON.parse(new TextDecoder().decode(first.data)) as { agent?: unknown } | null)?.agent;
     return typeof agent === 'string' ? agent : undefined;
   } catch {
@@ -119,7 +140,9 @@ async function agentOf(history: unknown, dataConverter: ReplayWorkerOptions['dat
 
 /** The part of a replay error that says what diverged, on one line (the SDK's preamble and Rust wrapping dropped). */
 export function replayReason(message: string): string {
-  const details = message.includes('Details: ') ? message.slice(message.indexOf('Details: ') + 'Details: '.length) : message;
+  const details = message.includes('Details: ')
+    ? message.slice(message.indexOf('Details: ') + 'Details: '.length)
+    : message;
   return details
     .replace(/^Workflow activation completion failed: Failure \{ failure: Some\(Failure \{ message: "/, '')
     .replace(/", source: .*$/s, '')
@@ -156,25 +179,35 @@ export async function readHistoryFile(file: string): Promise<ReplaySource> {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
-    throw new HistoryFileError(code === 'ENOENT' ? `${shown} does not exist.` : `Cannot read ${shown} as a history: ${message}`);
+    throw new HistoryFileError(
+      code === 'ENOENT' ? `${shown} does not exist.` : `Cannot read ${shown} as a history: ${message}`,
+    );
   }
   // Some tools write the events alone.
   const history = Array.isArray(json) ? { events: json } : json;
   const events = (history as { events?: unknown } | null)?.events;
-  if (!Array.isArray(events) || events.length === 0) throw new HistoryFileError(`${shown} is not a workflow history: no "events" (write one with \`temporal workflow show --output json\`).`);
+  if (!Array.isArray(events) || events.length === 0)
+    throw new HistoryFileError(
+      `${shown} is not a workflow history: no "events" (write one with \`temporal workflow show --output json\`).`,
+    );
   let decoded: History;
   try {
     decoded = historyFromJSON(history);
   } catch (error) {
     throw new HistoryFileError(`${shown} is not a workflow history: ${(error as Error).message}`);
   }
-  return { workflowId: workflowIdOf(events as JsonEvent[]) ?? basename(file).replace(/\.json$/, ''), history: decoded, source: shown };
+  return {
+    workflowId: workflowIdOf(events as JsonEvent[]) ?? basename(file).replace(/\.json$/, ''),
+    history: decoded,
+    source: shown,
+  };
 }
 
 function workflowIdOf(events: readonly JsonEvent[]): string | undefined {
   const own = events[0]?.workflowExecutionStartedEventAttributes?.workflowId;
   if (own) return own;
-  const child = events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  const child = events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+    ?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
   return child?.includes('/') ? child.slice(0, child.lastIndexOf('/')) : undefined;
 }
 
@@ -188,17 +221,31 @@ export interface ServerHistoriesOptions {
 }
 
 /** Histories fetched from the server, one at a time as replay asks for them. */
-export async function* serverHistories(client: Client, options: ServerHistoriesOptions): AsyncGenerator<ReplaySource, void, undefined> {
+export async function* serverHistories(
+  client: Client,
+  options: ServerHistoriesOptions,
+): AsyncGenerator<ReplaySource, void, undefined> {
   for (const workflowId of options.workflowIds ?? []) {
     const handle = client.workflow.getHandle(workflowId);
     const { runId } = await handle.describe();
-    yield { workflowId, history: await client.workflow.getHandle(workflowId, runId).fetchHistory(), source: `run ${runId}` };
+    yield {
+      workflowId,
+      history: await client.workflow.getHandle(workflowId, runId).fetchHistory(),
+      source: `run ${runId}`,
+    };
   }
   if (options.query === undefined) return;
   let count = 0;
   if (options.limit !== undefined && options.limit <= 0) return;
-  for await (const run of client.workflow.list({ query: options.query, ...(options.limit !== undefined && { pageSize: Math.min(options.limit, 1000) }) })) {
-    yield { workflowId: run.workflowId, history: await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory(), source: `run ${run.runId}` };
+  for await (const run of client.workflow.list({
+    query: options.query,
+    ...(options.limit !== undefined && { pageSize: Math.min(options.limit, 1000) }),
+  })) {
+    yield {
+      workflowId: run.workflowId,
+      history: await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory(),
+      source: `run ${run.runId}`,
+    };
     if (options.limit !== undefined && ++count >= options.limit) return;
   }
 }

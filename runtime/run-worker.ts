@@ -20,7 +20,12 @@ export interface RunCairnWorkerOptions extends Omit<CairnWorkerOptions, 'connect
    */
   readonly connected?: Connected;
   /** Called once the worker polls. */
-  readonly onReady?: (where: { readonly address: string; readonly namespace: string; readonly taskQueue: string; readonly uiUrl?: string }) => void;
+  readonly onReady?: (where: {
+    readonly address: string;
+    readonly namespace: string;
+    readonly taskQueue: string;
+    readonly uiUrl?: string;
+  }) => void;
 }
 
 /** Runs a Cairn worker until the process is told to stop (the Temporal runtime's shutdown signals). */
@@ -31,7 +36,9 @@ export async function runCairnWorker(options: RunCairnWorkerOptions): Promise<vo
   const connected = given ?? (await connectFromEnvironment());
   try {
     // The transcript Queries of the model activity decode with the same codecs.
-    const client = dataConverter ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter }) : connected.client;
+    const client = dataConverter
+      ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter })
+      : connected.client;
     const worker = await createCairnWorker({
       ...rest,
       ...(dataConverter && { worker: { ...rest.worker, dataConverter } }),
@@ -41,7 +48,12 @@ export async function runCairnWorker(options: RunCairnWorkerOptions): Promise<vo
       namespace: connected.namespace,
     });
     const running = worker.run();
-    onReady?.({ address: connected.address, namespace: connected.namespace, taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE, ...(connected.uiUrl && { uiUrl: connected.uiUrl }) });
+    onReady?.({
+      address: connected.address,
+      namespace: connected.namespace,
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      ...(connected.uiUrl && { uiUrl: connected.uiUrl }),
+    });
     await running;
   } finally {
     if (!given) await connected.close().catch(() => {});

@@ -30,7 +30,9 @@ export function temporalCliCache(env: NodeJS.ProcessEnv = process.env): string {
 export const CACHED_CLI = join(temporalCliCache(), 'temporal');
 
 /** A checkout's own copy (`<checkout>/.cache/temporal-cli/<version>/temporal`), which checkouts built before the machine cache; none when installed. */
-export const CHECKOUT_CLI: string | undefined = INSTALLED ? undefined : join(PACKAGE_ROOT, '.cache', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
+export const CHECKOUT_CLI: string | undefined = INSTALLED
+  ? undefined
+  : join(PACKAGE_ROOT, '.cache', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
 
 export class TemporalCliNotFoundError extends Error {
   override readonly name = 'TemporalCliNotFoundError';
@@ -77,9 +79,14 @@ export async function buildTemporalCli(go: string, options: BuildOptions = {}): 
   await mkdir(dir, { recursive: true });
   const staging = await mkdtemp(join(dir, 'build-'));
   const started = Date.now();
-  log(`Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go, once for this machine: about 4 minutes with empty Go caches (into ${dir})…`);
+  log(
+    `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go, once for this machine: about 4 minutes with empty Go caches (into ${dir})…`,
+  );
   if (options.note) log(options.note);
-  const progress = setInterval(() => log(`  still building the Temporal CLI… ${Math.round((Date.now() - started) / 1000)} s`), PROGRESS_EVERY_MS);
+  const progress = setInterval(
+    () => log(`  still building the Temporal CLI… ${Math.round((Date.now() - started) / 1000)} s`),
+    PROGRESS_EVERY_MS,
+  );
   try {
     await goInstall(go, { ...(options.env ?? process.env), GOBIN: staging, GOFLAGS: '-mod=mod' });
     await rename(join(staging, 'temporal'), target);
@@ -94,11 +101,16 @@ export async function buildTemporalCli(go: string, options: BuildOptions = {}): 
 /** `go install <module>@<version>`; rejects with Go's stderr. */
 function goInstall(go: string, env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(go, ['install', `${MODULE}@${TEMPORAL_CLI_VERSION}`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(go, ['install', `${MODULE}@${TEMPORAL_CLI_VERSION}`], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-64 * 1024)));
     child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(Object.assign(new Error(`go install exited with ${code ?? signal}`), { stderr }))));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(Object.assign(new Error(`go install exited with ${code ?? signal}`), { stderr })),
+    );
   });
 }
 
@@ -129,7 +141,15 @@ export async function resolveTemporalCli(
   const go = await onPath('go', env);
   if (go) {
     try {
-      return { type: 'existing-path', path: await buildTemporalCli(go, { ...(options.log && { log: options.log }), ...(options.buildNote && { note: options.buildNote }), env, cacheDir: dirname(machine) }) };
+      return {
+        type: 'existing-path',
+        path: await buildTemporalCli(go, {
+          ...(options.log && { log: options.log }),
+          ...(options.buildNote && { note: options.buildNote }),
+          env,
+          cacheDir: dirname(machine),
+        }),
+      };
     } catch (error) {
       const stderr = (error as { stderr?: string }).stderr || String(error);
       throw new TemporalCliNotFoundError(`Building the Temporal CLI with Go failed:\n${stderr.trim()}\n\n${HOW_TO}`);

@@ -84,7 +84,9 @@ async function optional<T>(load: () => Promise<T>, install = TRACING_PACKAGES): 
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
-    throw new Error(`Tracing needs packages that are not installed (${(error as Error).message.split('\n')[0]}). Install them beside cairn-agents: npm install ${install}`);
+    throw new Error(
+      `Tracing needs packages that are not installed (${(error as Error).message.split('\n')[0]}). Install them beside cairn-agents: npm install ${install}`,
+    );
   }
 }
 
@@ -98,9 +100,14 @@ export function tracingWorkflowModules(): string[] {
   try {
     otel = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
   } catch {
-    throw new Error(`Tracing needs @temporalio/interceptors-opentelemetry. Install it beside cairn-agents: npm install ${TRACING_PACKAGES}`);
+    throw new Error(
+      `Tracing needs @temporalio/interceptors-opentelemetry. Install it beside cairn-agents: npm install ${TRACING_PACKAGES}`,
+    );
   }
-  return [otel, fileURLToPath(new URL(`../workflows/tracing-interceptors.${RUNNING_FROM_SOURCE ? 'ts' : 'js'}`, import.meta.url))];
+  return [
+    otel,
+    fileURLToPath(new URL(`../workflows/tracing-interceptors.${RUNNING_FROM_SOURCE ? 'ts' : 'js'}`, import.meta.url)),
+  ];
 }
 
 /** Throws unless `bundle` was made with `tracingWorkflowModules()` (else the workflow would make no spans). */
@@ -126,13 +133,20 @@ async function registerContext(): Promise<void> {
   ]);
   const manager = new AsyncLocalStorageContextManager();
   if (!context.setGlobalContextManager(manager.enable())) manager.disable();
-  propagation.setGlobalPropagator(new core.CompositePropagator({ propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()] }));
+  propagation.setGlobalPropagator(
+    new core.CompositePropagator({
+      propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],
+    }),
+  );
 }
 
 /** Sets up tracing for one worker (createCairnWorker calls it when given `tracing`). */
 export async function workerTracing(options: CairnTracingOptions): Promise<WorkerTracing> {
   const given = [options.exporter, options.spanProcessor, options.tracerProvider].filter((o) => o !== undefined).length;
-  if (given !== 1) throw new Error('createCairnWorker: `tracing` takes exactly one of `exporter`, `spanProcessor` or `tracerProvider`.');
+  if (given !== 1)
+    throw new Error(
+      'createCairnWorker: `tracing` takes exactly one of `exporter`, `spanProcessor` or `tracerProvider`.',
+    );
   const [{ OpenTelemetryPlugin }, sdk, resources] = await Promise.all([
     optional(() => import('@temporalio/interceptors-opentelemetry')),
     optional(() => import('@opentelemetry/sdk-trace-base')),
@@ -141,17 +155,29 @@ export async function workerTracing(options: CairnTracingOptions): Promise<Worke
   // The SDK's own types inside (this file's declarations name only the structural ones above).
   let provider = options.tracerProvider as BasicTracerProvider | undefined;
   if (provider && !('activeSpanProcessor' in provider && 'resource' in provider))
-    throw new Error('createCairnWorker: `tracing.tracerProvider` must be a BasicTracerProvider or NodeTracerProvider of the OpenTelemetry JS SDK 1.x, which @temporalio/interceptors-opentelemetry 1.24 uses.');
+    throw new Error(
+      'createCairnWorker: `tracing.tracerProvider` must be a BasicTracerProvider or NodeTracerProvider of the OpenTelemetry JS SDK 1.x, which @temporalio/interceptors-opentelemetry 1.24 uses.',
+    );
   if (!provider) {
     const resource =
-      (options.resource as Resource | undefined) ?? resources.Resource.default().merge(new resources.Resource({ 'service.name': 'cairn-worker' })).merge(resources.envDetectorSync.detect());
+      (options.resource as Resource | undefined) ??
+      resources.Resource.default()
+        .merge(new resources.Resource({ 'service.name': 'cairn-worker' }))
+        .merge(resources.envDetectorSync.detect());
     provider = new sdk.BasicTracerProvider({ resource });
-    provider.addSpanProcessor((options.spanProcessor as SpanProcessor | undefined) ?? new sdk.BatchSpanProcessor(options.exporter as SpanExporter));
+    provider.addSpanProcessor(
+      (options.spanProcessor as SpanProcessor | undefined) ??
+        new sdk.BatchSpanProcessor(options.exporter as SpanExporter),
+    );
   }
   await registerContext();
   const tracer = provider.getTracer('cairn-agents', PACKAGE_VERSION);
   // Workflow spans are made in the sandbox and handed to the processor through a sink; activity spans by `tracer`.
-  const plugin = new OpenTelemetryPlugin({ resource: provider.resource as Resource, spanProcessor: provider.activeSpanProcessor, tracer });
+  const plugin = new OpenTelemetryPlugin({
+    resource: provider.resource as Resource,
+    spanProcessor: provider.activeSpanProcessor,
+    tracer,
+  });
   const owned = options.exporter !== undefined ? provider : undefined;
   const used = provider;
   return {
@@ -170,20 +196,32 @@ export async function workerTracing(options: CairnTracingOptions): Promise<Worke
  * (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) are read by OpenTelemetry itself. Undefined when
  * nothing asks for tracing.
  */
-export async function tracingFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<CairnTracingOptions | undefined> {
+export async function tracingFromEnvironment(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CairnTracingOptions | undefined> {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const tracesEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (!tracesEndpoint && !endpoint) return undefined;
-  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (exporters.length > 0 && !exporters.includes('otlp')) return undefined;
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ||
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ||
+    'http/protobuf'
+  ).trim();
   if (protocol !== 'http/protobuf')
     throw new Error(
       `Cairn exports traces over OTLP http/protobuf, and the environment asks for ${protocol} (OTEL_EXPORTER_OTLP_PROTOCOL). ` +
         'Unset it, or create the exporter yourself and pass it: createCairnWorker({ tracing: { exporter } }).',
     );
-  const { OTLPTraceExporter } = await optional(() => import('@opentelemetry/exporter-trace-otlp-proto'), `${TRACING_PACKAGES} ${OTLP_PACKAGE}`);
+  const { OTLPTraceExporter } = await optional(
+    () => import('@opentelemetry/exporter-trace-otlp-proto'),
+    `${TRACING_PACKAGES} ${OTLP_PACKAGE}`,
+  );
   // The signal's own endpoint is used as it is; the general one gets the traces path (the OTLP spec).
   const url = tracesEndpoint || `${endpoint!.replace(/\/+$/, '')}/v1/traces`;
   return { exporter: new OTLPTraceExporter({ url }) };

@@ -5,7 +5,13 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Client } from '@temporalio/client';
-import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  Worker,
+  type InjectedSinks,
+  type NativeConnection,
+  type WorkerOptions,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
 import type { AnyTool } from '../shared/tools/define-tool.js';
@@ -28,7 +34,10 @@ import { checkWorkflowBundle } from './workflow-bundle-check.js';
 import type { CairnTracingOptions } from './tracing.js';
 
 /** Temporal Worker options Cairn passes through untouched (tuning, interceptors, data converter…). */
-export type WorkerTuning = Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle' | 'bundlerOptions'>;
+export type WorkerTuning = Omit<
+  WorkerOptions,
+  'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle' | 'bundlerOptions'
+>;
 
 export interface CairnWorkerOptions {
   readonly connection: NativeConnection;
@@ -87,11 +96,17 @@ export function workerTools(agents: readonly Agent[]): AnyTool[] {
  * SDK 1.24 still types maxConcurrentWorkflowTaskPolls and maxConcurrentActivityTaskPolls but reads
  * only the poller behaviors: the counts become simple maximums (an explicit behavior wins).
  */
-function pollerBehaviors(tuning: WorkerTuning): Pick<WorkerTuning, 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'> {
+function pollerBehaviors(
+  tuning: WorkerTuning,
+): Pick<WorkerTuning, 'workflowTaskPollerBehavior' | 'activityTaskPollerBehavior'> {
   const { maxConcurrentWorkflowTaskPolls: workflow, maxConcurrentActivityTaskPolls: activity } = tuning;
   return {
-    ...(workflow !== undefined && !tuning.workflowTaskPollerBehavior ? { workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: workflow } } : {}),
-    ...(activity !== undefined && !tuning.activityTaskPollerBehavior ? { activityTaskPollerBehavior: { type: 'simple-maximum', maximum: activity } } : {}),
+    ...(workflow !== undefined && !tuning.workflowTaskPollerBehavior
+      ? { workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: workflow } }
+      : {}),
+    ...(activity !== undefined && !tuning.activityTaskPollerBehavior
+      ? { activityTaskPollerBehavior: { type: 'simple-maximum', maximum: activity } }
+      : {}),
   };
 }
 
@@ -101,7 +116,10 @@ function pollerBehaviors(tuning: WorkerTuning): Pick<WorkerTuning, 'workflowTask
  * turn. `cairn@` and 12 hex digits of the same hash name the code as well. Left to you when you
  * set `buildId`, `useVersioning` or `workerDeploymentOptions`.
  */
-async function shortBuildId(tuning: WorkerTuning, bundle: WorkflowBundleOption): Promise<Pick<WorkerTuning, 'buildId'>> {
+async function shortBuildId(
+  tuning: WorkerTuning,
+  bundle: WorkflowBundleOption,
+): Promise<Pick<WorkerTuning, 'buildId'>> {
   if (tuning.buildId !== undefined || tuning.useVersioning || tuning.workerDeploymentOptions) return {};
   const code = 'code' in bundle ? bundle.code : await readFile(bundle.codePath, 'utf8');
   return { buildId: `cairn@${createHash('sha256').update(code).digest('hex').slice(0, 12)}` };
@@ -110,7 +128,11 @@ async function shortBuildId(tuning: WorkerTuning, bundle: WorkflowBundleOption):
 /** a2aAgent tools call their remote agents through activities/a2a-activity.ts, loaded (with the optional `@a2a-js/sdk`) only when there are some. */
 async function withRemoteAgents(tools: AnyTool[]): Promise<AnyTool[]> {
   if (!tools.some((tool) => a2aAgentOf(tool))) return tools;
-  const { withA2AAgents } = await requirePeers('a2aAgent tools', FEATURE_PEERS.a2a, () => import('../activities/a2a-activity.js'));
+  const { withA2AAgents } = await requirePeers(
+    'a2aAgent tools',
+    FEATURE_PEERS.a2a,
+    () => import('../activities/a2a-activity.js'),
+  );
   return withA2AAgents(tools);
 }
 
@@ -119,15 +141,24 @@ async function withRemoteAgents(tools: AnyTool[]): Promise<AnyTool[]> {
  * worker` too): one warning line per agent whose model cannot be used, naming what is missing
  * (`OPENAI_API_KEY`). Never throws: runs that name another model, or a key set later, still work.
  */
-export function checkAgentModels(agents: readonly Agent[], resolve: (spec: string) => ModelClient, warn: (line: string) => void = (line) => console.warn(line)): string[] {
+export function checkAgentModels(
+  agents: readonly Agent[],
+  resolve: (spec: string) => ModelClient,
+  warn: (line: string) => void = (line) => console.warn(line),
+): string[] {
   const lines: string[] = [];
   for (const agent of agents) {
     if (!agent.model) continue;
     try {
       resolve(agent.model);
     } catch (err) {
-      const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/\s*Accepted model specs:\s*$/, '').trim();
-      lines.push(`cairn: agent "${agent.name}" cannot use its model "${agent.model}": ${first} Its runs will fail (model_misconfigured) until this is fixed.`);
+      const first = (err instanceof Error ? err.message : String(err))
+        .split('\n')[0]!
+        .replace(/\s*Accepted model specs:\s*$/, '')
+        .trim();
+      lines.push(
+        `cairn: agent "${agent.name}" cannot use its model "${agent.model}": ${first} Its runs will fail (model_misconfigured) until this is fixed.`,
+      );
     }
   }
   for (const line of lines) warn(line);
@@ -136,8 +167,10 @@ export function checkAgentModels(agents: readonly Agent[], resolve: (spec: strin
 
 /** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
 export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
-  if (options.models && options.resolveModel) throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
-  if (!options.workflowsPath === !options.workflowBundle) throw new Error('createCairnWorker needs exactly one of `workflowsPath` or `workflowBundle`.');
+  if (options.models && options.resolveModel)
+    throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
+  if (!options.workflowsPath === !options.workflowBundle)
+    throw new Error('createCairnWorker needs exactly one of `workflowsPath` or `workflowBundle`.');
   // Agents that agent tools run are served too (their child runs use this worker's tools).
   const agents = reachableAgents(options.agents);
   const tools = await withRemoteAgents(workerTools(agents));
@@ -147,9 +180,20 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   if (mcp.size > 0) await loadMcpSdk();
   const namespace = options.namespace ?? 'default';
   // The model activity reads transcripts through `client` (Queries): it decodes with the worker's codecs (encryption).
-  const client = options.client ?? new Client({ connection: options.connection, namespace, ...(options.worker?.dataConverter && { dataConverter: options.worker.dataConverter }) });
-  if ((options.worker?.dataConverter?.payloadCodecs?.length ?? 0) > 0 && client.options.loadedDataConverter.payloadCodecs.length === 0)
-    throw new Error('createCairnWorker: `worker.dataConverter` has payload codecs but `client` has none; give the client the same dataConverter (the model activity reads transcripts through it).');
+  const client =
+    options.client ??
+    new Client({
+      connection: options.connection,
+      namespace,
+      ...(options.worker?.dataConverter && { dataConverter: options.worker.dataConverter }),
+    });
+  if (
+    (options.worker?.dataConverter?.payloadCodecs?.length ?? 0) > 0 &&
+    client.options.loadedDataConverter.payloadCodecs.length === 0
+  )
+    throw new Error(
+      'createCairnWorker: `worker.dataConverter` has payload codecs but `client` has none; give the client the same dataConverter (the model activity reads transcripts through it).',
+    );
   const resolve = options.resolveModel ?? ((spec: string) => resolveModel(spec, options.models));
   checkAgentModels(agents, resolve);
   // Fleet-wide limits per provider (Redis); released when the worker stops.
@@ -166,7 +210,10 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   const tracingModule = options.tracing ? await import('./tracing.js') : undefined;
   const tracing = options.tracing && (await tracingModule!.workerTracing(options.tracing));
   if (tracing && options.workflowBundle) await tracingModule!.checkTracingBundle(options.workflowBundle);
-  const workflowInterceptorModules = [...(tuning.interceptors?.workflowModules ?? []), ...(tracing?.workflowModules ?? [])];
+  const workflowInterceptorModules = [
+    ...(tuning.interceptors?.workflowModules ?? []),
+    ...(tracing?.workflowModules ?? []),
+  ];
   const workflowBundle: WorkflowBundleOption =
     options.workflowBundle ??
     (await bundleWorkflows(options.workflowsPath!, {
@@ -189,7 +236,10 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     sinks: {
       ...tuning.sinks,
       [TRANSCRIPT_SINK]: {
-        append: { fn: (info: WorkflowInfo, epoch: number, from: number, messages: TranscriptMessage[]) => transcripts.offer(info, epoch, from, messages) },
+        append: {
+          fn: (info: WorkflowInfo, epoch: number, from: number, messages: TranscriptMessage[]) =>
+            transcripts.offer(info, epoch, from, messages),
+        },
       } satisfies InjectedSinks<{ [TRANSCRIPT_SINK]: TranscriptSinkCalls }>[typeof TRANSCRIPT_SINK],
     },
     connection: options.connection,
@@ -222,7 +272,13 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   return Object.assign(worker, {
     run: () =>
       run().finally(() =>
-        Promise.all([mcp.size > 0 && mcp.close(), tracing?.close().catch(() => {}), transport?.close?.().catch(() => {}), flowControl?.close().catch(() => {}), tenantBudgets?.close().catch(() => {})]),
+        Promise.all([
+          mcp.size > 0 && mcp.close(),
+          tracing?.close().catch(() => {}),
+          transport?.close?.().catch(() => {}),
+          flowControl?.close().catch(() => {}),
+          tenantBudgets?.close().catch(() => {}),
+        ]),
       ),
   });
 }

@@ -21,12 +21,23 @@ const LOAD_TIMEOUT_MS = 5_000;
  * (a ReferenceError). Other errors are left to the workflow: a module may use workflow APIs as it
  * loads, which only a real workflow context answers.
  */
-export async function checkWorkflowBundle(bundle: { readonly code: string } | { readonly codePath: string }): Promise<void> {
+export async function checkWorkflowBundle(
+  bundle: { readonly code: string } | { readonly codePath: string },
+): Promise<void> {
   const code = 'code' in bundle ? bundle.code : await readFile(bundle.codePath, 'utf8');
   const hash = createHash('sha256').update(code).digest('hex');
   if (checked.has(hash)) return;
   // The globals Temporal's worker gives the sandbox (@temporalio/worker's injectGlobals); nothing else.
-  const context = vm.createContext({ URL, URLSearchParams, assert, TextEncoder, TextDecoder, AbortController, console, __webpack_module_cache__: {} });
+  const context = vm.createContext({
+    URL,
+    URLSearchParams,
+    assert,
+    TextEncoder,
+    TextDecoder,
+    AbortController,
+    console,
+    __webpack_module_cache__: {},
+  });
   try {
     vm.runInContext(code, context, { timeout: LOAD_TIMEOUT_MS });
     vm.runInContext('__TEMPORAL__.importWorkflows()', context, { timeout: LOAD_TIMEOUT_MS });

@@ -35,19 +35,27 @@ export class WorkflowBundleError extends Error {
 }
 
 /** What bundling needs besides the entry; the data converter paths must match the worker's. */
-export type BundleWorkflowsOptions = Pick<BundleOptions, 'payloadConverterPath' | 'failureConverterPath' | 'ignoreModules' | 'workflowInterceptorModules'>;
+export type BundleWorkflowsOptions = Pick<
+  BundleOptions,
+  'payloadConverterPath' | 'failureConverterPath' | 'ignoreModules' | 'workflowInterceptorModules'
+>;
 
 /**
  * What the sandbox cannot have: Node built-ins but the three Temporal replaces (assert, url, util),
  * and the SDK's non-workflow packages.
  */
 const FORBIDDEN = new RegExp(
-  `^(${builtinModules.filter((m) => !['assert', 'url', 'util'].includes(m)).map((m) => m.replace(/[/.]/g, '\\$&')).join('|')}|@temporalio/(activity|client|worker|testing|envconfig|common/lib/internal-non-workflow))(/|$)`,
+  `^(${builtinModules
+    .filter((m) => !['assert', 'url', 'util'].includes(m))
+    .map((m) => m.replace(/[/.]/g, '\\$&'))
+    .join('|')}|@temporalio/(activity|client|worker|testing|envconfig|common/lib/internal-non-workflow))(/|$)`,
 );
 
 /** The node_modules folder holding the @temporalio/workflow Cairn itself imports (a peer: the project's). */
 const SDK_NODE_MODULES = (() => {
-  const parts = createRequire(import.meta.url).resolve('@temporalio/workflow').split(sep);
+  const parts = createRequire(import.meta.url)
+    .resolve('@temporalio/workflow')
+    .split(sep);
   return parts.slice(0, parts.lastIndexOf('node_modules') + 1).join(sep);
 })();
 
@@ -55,14 +63,21 @@ type Config = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
 type ExternalsData = { request?: string; contextInfo?: { issuer?: string } };
 
 /** Bundles `workflowsPath` (a file exporting your workflows, e.g. `agentRun`). Throws WorkflowBundleError for a forbidden import. */
-export async function bundleWorkflows(workflowsPath: string, options: BundleWorkflowsOptions = {}): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleWorkflows(
+  workflowsPath: string,
+  options: BundleWorkflowsOptions = {},
+): Promise<WorkflowBundleWithSourceMap> {
   const importers = new Map<string, Set<string>>();
   const ignored = options.ignoreModules ?? [];
   const webpackConfigHook = (config: Config): Config => {
     const original = config.externals as ((data: ExternalsData, callback: unknown) => Promise<unknown>) | undefined;
     const externals = async (data: ExternalsData, callback: unknown) => {
       const name = (data.request ?? '').replace(/^node:/, '');
-      if (FORBIDDEN.test(name) && !ignored.some((m) => name === m || name.startsWith(`${m}/`)) && data.contextInfo?.issuer) {
+      if (
+        FORBIDDEN.test(name) &&
+        !ignored.some((m) => name === m || name.startsWith(`${m}/`)) &&
+        data.contextInfo?.issuer
+      ) {
         if (!importers.has(name)) importers.set(name, new Set());
         importers.get(name)!.add(data.contextInfo.issuer);
       }
@@ -73,7 +88,12 @@ export async function bundleWorkflows(workflowsPath: string, options: BundleWork
     // Last, the node_modules Cairn's own @temporalio/workflow comes from: an entry generated
     // outside the project (runtime/agents-entry.ts) resolves the SDK's modules there.
     const modules = [...((config.resolve?.modules as string[] | undefined) ?? ['node_modules']), SDK_NODE_MODULES];
-    return { ...config, entry, externals, resolve: { ...config.resolve, modules, alias: { ...sourceAliases(), ...(config.resolve?.alias as object) } } };
+    return {
+      ...config,
+      entry,
+      externals,
+      resolve: { ...config.resolve, modules, alias: { ...sourceAliases(), ...(config.resolve?.alias as object) } },
+    };
   };
   const errors: string[] = [];
   try {
@@ -97,7 +117,12 @@ function standInsModule(): string {
 function sourceAliases(): Record<string, string> {
   if (!RUNNING_FROM_SOURCE) return {};
   const entries = ['index', 'workflow', 'worker', 'client', 'testing'];
-  return Object.fromEntries(entries.map((name) => [name === 'index' ? 'cairn-agents$' : `cairn-agents/${name}$`, join(PACKAGE_ROOT, 'entry', `${name}.ts`)]));
+  return Object.fromEntries(
+    entries.map((name) => [
+      name === 'index' ? 'cairn-agents$' : `cairn-agents/${name}$`,
+      join(PACKAGE_ROOT, 'entry', `${name}.ts`),
+    ]),
+  );
 }
 
 /**
@@ -110,11 +135,13 @@ function explain(error: unknown, importers: ReadonlyMap<string, ReadonlySet<stri
     module,
     importedBy: [...files].map((file) => relative(process.cwd(), file) || file).sort(),
   }));
-  const lines = imports.map(({ module, importedBy }) => `  - ${importedBy.length ? importedBy.join(', ') : 'a module'} imports '${module}'`);
+  const lines = imports.map(
+    ({ module, importedBy }) => `  - ${importedBy.length ? importedBy.join(', ') : 'a module'} imports '${module}'`,
+  );
   return new WorkflowBundleError(
     `The workflow bundle cannot include Node built-ins or Temporal's worker, client or activity packages, and these imports pull them in:\n${lines.join('\n')}\n` +
-      'Agents and tools are imported by workflow code, which runs in Temporal\'s deterministic sandbox. Give the side effect to the worker ' +
-      'instead (createCairnWorker({ deps }), which each tool\'s execute receives as context.deps), or import only types (`import type`).',
+      "Agents and tools are imported by workflow code, which runs in Temporal's deterministic sandbox. Give the side effect to the worker " +
+      "instead (createCairnWorker({ deps }), which each tool's execute receives as context.deps), or import only types (`import type`).",
     imports,
   );
 }

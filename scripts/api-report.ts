@@ -15,24 +15,40 @@ export const API_REPORT = join(PACKAGE_ROOT, 'api', 'cairn-agents.api.md');
 
 /** package.json `exports`: `cairn-agents/http` → entry/http.ts. */
 function entryPoints(): { name: string; source: string }[] {
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string | { types?: string }> };
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { types?: string }>;
+  };
   return Object.entries(manifest.exports)
     .filter(([, target]) => typeof target === 'object' && target.types)
     .map(([path, target]) => ({
       name: path === '.' ? manifest.name : `${manifest.name}/${path.slice(2)}`,
-      source: join(PACKAGE_ROOT, (target as { types: string }).types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')),
+      source: join(
+        PACKAGE_ROOT,
+        (target as { types: string }).types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts'),
+      ),
     }));
 }
 
-const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope | ts.TypeFormatFlags.WriteArrowStyleSignature;
+const FORMAT =
+  ts.TypeFormatFlags.NoTruncation |
+  ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope |
+  ts.TypeFormatFlags.WriteArrowStyleSignature;
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /** The report's text: one section per entry point, one line per exported name (and meaning), sorted. */
 export function apiReport(): string {
-  const config = ts.getParsedCommandLineOfConfigFile(join(PACKAGE_ROOT, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(PACKAGE_ROOT, 'tsconfig.build.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   if (!config) throw new Error('api-report: cannot read tsconfig.build.json');
   const entries = entryPoints();
-  const program = ts.createProgram(entries.map((e) => e.source), { ...config.options, noEmit: true });
+  const program = ts.createProgram(
+    entries.map((e) => e.source),
+    { ...config.options, noEmit: true },
+  );
   const checker = program.getTypeChecker();
   const sections: string[] = [];
   for (const entry of entries) {
@@ -66,7 +82,8 @@ function describe(checker: ts.TypeChecker, exported: ts.Symbol): { name: string;
   const at = declarations[0];
   if (!at) return [{ name, text: `${name} (no declaration)` }];
   if (symbol.flags & ts.SymbolFlags.Function) {
-    for (const signature of checker.getTypeOfSymbolAtLocation(symbol, at).getCallSignatures()) add(`function ${name}${checker.signatureToString(signature, undefined, FORMAT)}`);
+    for (const signature of checker.getTypeOfSymbolAtLocation(symbol, at).getCallSignatures())
+      add(`function ${name}${checker.signatureToString(signature, undefined, FORMAT)}`);
   } else if (symbol.flags & ts.SymbolFlags.Class) {
     add(`class ${name} { ${members(checker, symbol)} }`);
   } else if (symbol.flags & (ts.SymbolFlags.Variable | ts.SymbolFlags.Property)) {
@@ -74,19 +91,38 @@ function describe(checker: ts.TypeChecker, exported: ts.Symbol): { name: string;
     // A class re-exported as a const (an entry point that loads its module at run time): the class.
     const constructed = type.getConstructSignatures()[0]?.getReturnType();
     if (constructed) {
-      const statics = type.getProperties().filter((p) => p.name !== 'prototype' && isPublic(p) && !fromLib(p)).map((p) => `static ${p.name}${isCallable(checker, p, at) ? '()' : ''}`).sort();
-      const instance = checker.getPropertiesOfType(constructed).filter(isPublic).map((p) => `${p.name}${p.flags & ts.SymbolFlags.Method ? '()' : ''}`).sort();
+      const statics = type
+        .getProperties()
+        .filter((p) => p.name !== 'prototype' && isPublic(p) && !fromLib(p))
+        .map((p) => `static ${p.name}${isCallable(checker, p, at) ? '()' : ''}`)
+        .sort();
+      const instance = checker
+        .getPropertiesOfType(constructed)
+        .filter(isPublic)
+        .map((p) => `${p.name}${p.flags & ts.SymbolFlags.Method ? '()' : ''}`)
+        .sort();
       add(`class ${name} { ${[...statics, ...instance].join('; ')} }`);
       return out;
     }
     // A table (FAILURES, scriptStep): its keys; a value of any other type: the type.
     const table = !type.aliasSymbol && type.symbol?.name === '__object' && type.getCallSignatures().length === 0;
-    add(`const ${name}: ${table ? `{ ${type.getProperties().map((p) => `${p.name}${isCallable(checker, p, at) ? '()' : ''}`).join('; ')} }` : checker.typeToString(type, at, FORMAT)}`);
+    add(
+      `const ${name}: ${
+        table
+          ? `{ ${type
+              .getProperties()
+              .map((p) => `${p.name}${isCallable(checker, p, at) ? '()' : ''}`)
+              .join('; ')} }`
+          : checker.typeToString(type, at, FORMAT)
+      }`,
+    );
   }
   if (symbol.flags & ts.SymbolFlags.Interface) add(`interface ${name} { ${members(checker, symbol)} }`);
   if (symbol.flags & ts.SymbolFlags.TypeAlias) {
     const alias = declarations.find(ts.isTypeAliasDeclaration)!;
-    add(`type ${name}${alias.typeParameters ? `<${alias.typeParameters.map((p) => p.getText()).join(', ')}>` : ''} = ${brief(alias.type)}`);
+    add(
+      `type ${name}${alias.typeParameters ? `<${alias.typeParameters.map((p) => p.getText()).join(', ')}>` : ''} = ${brief(alias.type)}`,
+    );
   }
   if (out.length === 0) add(`${ts.SymbolFlags[symbol.flags] ?? symbol.flags} ${name}`);
   return out;
@@ -99,10 +135,15 @@ function brief(node: ts.TypeNode): string {
   if (ts.isTypeLiteralNode(node))
     return `{ ${node.members
       .map((member) => {
-        const key = member.name ? member.name.getText() : printer.printNode(ts.EmitHint.Unspecified, member, node.getSourceFile());
+        const key = member.name
+          ? member.name.getText()
+          : printer.printNode(ts.EmitHint.Unspecified, member, node.getSourceFile());
         if (ts.isMethodSignature(member)) return `${key}()`;
         const optional = ts.isPropertySignature(member) && member.questionToken ? '?' : '';
-        const literal = ts.isPropertySignature(member) && member.type && ts.isLiteralTypeNode(member.type) ? `: ${member.type.getText()}` : '';
+        const literal =
+          ts.isPropertySignature(member) && member.type && ts.isLiteralTypeNode(member.type)
+            ? `: ${member.type.getText()}`
+            : '';
         return `${key}${optional}${literal}`;
       })
       .join('; ')} }`;
@@ -121,13 +162,17 @@ function isPublic(member: ts.Symbol): boolean {
   return (
     !member.name.startsWith('__') &&
     !member.name.startsWith('#') &&
-    !(member.declarations ?? []).some((d) => ts.getCombinedModifierFlags(d) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected))
+    !(member.declarations ?? []).some(
+      (d) => ts.getCombinedModifierFlags(d) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected),
+    )
   );
 }
 
 /** Declared by TypeScript's or Node's own types (`Error.captureStackTrace`), not by Cairn. */
 function fromLib(member: ts.Symbol): boolean {
-  return (member.declarations ?? []).every((d) => /\/node_modules\/(typescript\/lib|@types\/node)\//.test(d.getSourceFile().fileName));
+  return (member.declarations ?? []).every((d) =>
+    /\/node_modules\/(typescript\/lib|@types\/node)\//.test(d.getSourceFile().fileName),
+  );
 }
 
 /** Public member names, `?` when optional, `()` when called; statics first, each group sorted. */
@@ -135,7 +180,12 @@ function members(checker: ts.TypeChecker, symbol: ts.Symbol): string {
   const spell = (member: ts.Symbol) =>
     `${member.name}${member.flags & ts.SymbolFlags.Optional ? '?' : ''}${member.flags & ts.SymbolFlags.Method ? '()' : ''}`;
   const names = (list: Iterable<ts.Symbol>) => [...list].filter(isPublic).map(spell).sort();
-  const statics = symbol.flags & ts.SymbolFlags.Class ? names(symbol.exports?.values() ?? []).filter((n) => n !== 'prototype').map((n) => `static ${n}`) : [];
+  const statics =
+    symbol.flags & ts.SymbolFlags.Class
+      ? names(symbol.exports?.values() ?? [])
+          .filter((n) => n !== 'prototype')
+          .map((n) => `static ${n}`)
+      : [];
   const instance = names(checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol)));
   return [...statics, ...instance].join('; ');
 }

@@ -10,7 +10,13 @@ const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 
-const notFound = (spec: string) => Object.assign(new Error(`Cannot find package '${spec}' imported from /app/node_modules/cairn-agents/dist/client/http/agui-events.js`), { code: 'ERR_MODULE_NOT_FOUND' });
+const notFound = (spec: string) =>
+  Object.assign(
+    new Error(
+      `Cannot find package '${spec}' imported from /app/node_modules/cairn-agents/dist/client/http/agui-events.js`,
+    ),
+    { code: 'ERR_MODULE_NOT_FOUND' },
+  );
 
 describe('optional peers', () => {
   it('are optional peers of package.json, tested at the version the install line names, and no dependency', () => {
@@ -28,17 +34,25 @@ describe('optional peers', () => {
 
   it('say in one line which one is missing and the command that installs what the feature needs', async () => {
     const peers: OptionalPeer[] = ['@ag-ui/core', '@ag-ui/encoder', 'ai'];
-    const error = await requirePeers('cairn-agents/http', peers, () => Promise.reject(notFound('@ag-ui/core'))).catch((e: unknown) => e);
+    const error = await requirePeers('cairn-agents/http', peers, () => Promise.reject(notFound('@ag-ui/core'))).catch(
+      (e: unknown) => e,
+    );
     expect(MissingPeerError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toBe('cairn-agents/http needs @ag-ui/core: npm install @ag-ui/core@1.0.0 @ag-ui/encoder@1.0.0 ai@7.0.173');
+    expect((error as Error).message).toBe(
+      'cairn-agents/http needs @ag-ui/core: npm install @ag-ui/core@1.0.0 @ag-ui/encoder@1.0.0 ai@7.0.173',
+    );
     expect(error).toMatchObject({ code: 'missing_peer', peer: '@ag-ui/core' });
     // As Node prints it uncaught: the one line, no frames, no cause.
     expect(inspect(error)).toBe(`[MissingPeerError: ${(error as Error).message}]`);
   });
 
   it('know a subpath import of a peer', async () => {
-    const error = await requirePeers('MCP tools', ['@modelcontextprotocol/sdk'], () => Promise.reject(notFound('@modelcontextprotocol/sdk/client/index.js'))).catch((e: unknown) => e);
-    expect((error as Error).message).toBe('MCP tools needs @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk@1.32.2');
+    const error = await requirePeers('MCP tools', ['@modelcontextprotocol/sdk'], () =>
+      Promise.reject(notFound('@modelcontextprotocol/sdk/client/index.js')),
+    ).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      'MCP tools needs @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk@1.32.2',
+    );
   });
 
   it('let other failures through as they are', async () => {

@@ -73,7 +73,11 @@ export function missingPeerOf(error: unknown, peers: readonly OptionalPeer[]): O
  * `load()`, or a `MissingPeerError` naming the first of `peers` it could not find (the install
  * command names them all). Other failures pass through as they are.
  */
-export async function requirePeers<T>(needer: string, peers: readonly OptionalPeer[], load: () => Promise<T>): Promise<T> {
+export async function requirePeers<T>(
+  needer: string,
+  peers: readonly OptionalPeer[],
+  load: () => Promise<T>,
+): Promise<T> {
   try {
     return await load();
   } catch (error) {

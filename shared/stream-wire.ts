@@ -90,7 +90,11 @@ function base64(bytes: readonly number[]): string {
   for (let i = 0; i < bytes.length; i += 3) {
     const [a, b, c] = [bytes[i]!, bytes[i + 1], bytes[i + 2]];
     const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-    out += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]! + (b === undefined ? '=' : ALPHABET[(n >> 6) & 63]!) + (c === undefined ? '=' : ALPHABET[n & 63]!);
+    out +=
+      ALPHABET[(n >> 18) & 63]! +
+      ALPHABET[(n >> 12) & 63]! +
+      (b === undefined ? '=' : ALPHABET[(n >> 6) & 63]!) +
+      (c === undefined ? '=' : ALPHABET[n & 63]!);
   }
   return out;
 }

@@ -18,7 +18,14 @@ let base = '';
 const tasks: Record<string, unknown> = {
   '/stuck': { id: 't-stuck', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } },
   '/garbage': 42,
-  '/rejecting': { id: 't-no', contextId: 'c', status: { state: 'TASK_STATE_REJECTED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'Not my job.' }] } } },
+  '/rejecting': {
+    id: 't-no',
+    contextId: 'c',
+    status: {
+      state: 'TASK_STATE_REJECTED',
+      message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'Not my job.' }] },
+    },
+  },
 };
 
 beforeAll(async () => {
@@ -26,7 +33,18 @@ beforeAll(async () => {
     const path = (req.url ?? '').replace('/.well-known/agent-card.json', '').replace(/\/$/, '');
     if (req.method === 'GET') {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ name: 'fake', description: 'A fake remote.', version: '1', supportedInterfaces: [{ url: `${base}${path}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] }));
+      res.end(
+        JSON.stringify({
+          name: 'fake',
+          description: 'A fake remote.',
+          version: '1',
+          supportedInterfaces: [{ url: `${base}${path}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+          capabilities: {},
+          defaultInputModes: [],
+          defaultOutputModes: [],
+          skills: [],
+        }),
+      );
       return;
     }
     let body = '';
@@ -46,7 +64,14 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const context = { toolCallId: '1.0', idempotencyKey: 'wf/1.0', attempt: 1, deps: undefined, signal: new AbortController().signal, confirmAttempt: async () => undefined } as ToolContext;
+const context = {
+  toolCallId: '1.0',
+  idempotencyKey: 'wf/1.0',
+  attempt: 1,
+  deps: undefined,
+  signal: new AbortController().signal,
+  confirmAttempt: async () => undefined,
+} as ToolContext;
 
 async function failureOf(url: string, timeoutMs = 1_000): Promise<ToolFailure> {
   const [tool] = withA2AAgents([a2aAgent({ url, name: 'remote', description: 'A remote agent.', timeoutMs })]);

@@ -28,7 +28,13 @@ let innerRuns: CairnClient;
 beforeAll(async () => {
   inner = await startTestWorker();
   innerRuns = new CairnClient({ client: inner.client, taskQueue: inner.taskQueue });
-  served = await serve(createCairnA2AHandler({ client: innerRuns, agents: [(await import('./fixtures/agents.js')).testAgent], startOptions: () => ({ model: innerModel, temporal: { workflowExecutionTimeout: '2m' } }) }));
+  served = await serve(
+    createCairnA2AHandler({
+      client: innerRuns,
+      agents: [(await import('./fixtures/agents.js')).testAgent],
+      startOptions: () => ({ model: innerModel, temporal: { workflowExecutionTimeout: '2m' } }),
+    }),
+  );
   const code = (await bundleWorkflows(join(PACKAGE_ROOT, 'test/fixtures/a2a-workflows.ts'))).code;
   outer = await startTestWorker({ agents: [callerAgent(`${served.url}/test`)], workflowBundle: { code } });
   outerRuns = new CairnClient({ client: outer.client, taskQueue: outer.taskQueue });
@@ -59,12 +65,22 @@ describe('a2aAgent: a remote A2A agent as a tool', () => {
     ({ model: innerModel } = innerScript());
     const { model } = outer.script([
       scriptStep.call('remote_orders', { message: 'Redeliver A-1001.' }),
-      scriptStep.react((context) => scriptStep.call('remote_orders', { taskId: remoteTaskId(context), message: 'morning' })),
+      scriptStep.react((context) =>
+        scriptStep.call('remote_orders', { taskId: remoteTaskId(context), message: 'morning' }),
+      ),
       scriptStep.text('The remote agent scheduled the redelivery.'),
     ]);
-    const { run, state } = await outerRuns.startUntilIdle({ agent: 'caller', prompt: 'A-1001 is late.', model, temporal: { workflowExecutionTimeout: '2m' } });
+    const { run, state } = await outerRuns.startUntilIdle({
+      agent: 'caller',
+      prompt: 'A-1001 is late.',
+      model,
+      temporal: { workflowExecutionTimeout: '2m' },
+    });
     expect(state.phase).toBe('awaiting_clarification');
-    expect(state.clarification).toMatchObject({ question: 'Which delivery window suits you: morning or afternoon?', tool: 'remote_orders' });
+    expect(state.clarification).toMatchObject({
+      question: 'Which delivery window suits you: morning or afternoon?',
+      tool: 'remote_orders',
+    });
 
     await run.answer('morning');
     const result = await run.result();
@@ -75,8 +91,11 @@ describe('a2aAgent: a remote A2A agent as a tool', () => {
     expect((await innerRuns.run(taskId).state()).phase).toBe('done');
   });
 
-  it("a call the inner agent holds for review reaches a person through the outer run; the decision goes back bound to its arguments", async () => {
-    ({ model: innerModel } = inner.script([scriptStep.call('issue_refund', { orderId: 'A-1002', amount: 80 }), scriptStep.text('Refunded 80 on A-1002.')]));
+  it('a call the inner agent holds for review reaches a person through the outer run; the decision goes back bound to its arguments', async () => {
+    ({ model: innerModel } = inner.script([
+      scriptStep.call('issue_refund', { orderId: 'A-1002', amount: 80 }),
+      scriptStep.text('Refunded 80 on A-1002.'),
+    ]));
     const { model } = outer.script([
       scriptStep.call('remote_orders', { message: 'Refund 80 on A-1002.' }),
       scriptStep.react((context) => {
@@ -88,8 +107,15 @@ describe('a2aAgent: a remote A2A agent as a tool', () => {
       scriptStep.text('The refund went through.'),
     ]);
     const refundsBefore = calls.issue_refund ?? 0;
-    const { run, state } = await outerRuns.startUntilIdle({ agent: 'caller', prompt: 'Refund A-1002.', model, temporal: { workflowExecutionTimeout: '2m' } });
-    expect(state.clarification?.question).toMatch(/^remote_orders wants to run issue_refund with \{"orderId":"A-1002","amount":80\}\. Allow it/);
+    const { run, state } = await outerRuns.startUntilIdle({
+      agent: 'caller',
+      prompt: 'Refund A-1002.',
+      model,
+      temporal: { workflowExecutionTimeout: '2m' },
+    });
+    expect(state.clarification?.question).toMatch(
+      /^remote_orders wants to run issue_refund with \{"orderId":"A-1002","amount":80\}\. Allow it/,
+    );
     await run.answer('Yes, allow it.');
     expect((await run.result()).answer).toBe('The refund went through.');
     expect(JSON.stringify(await run.transcript())).toContain('Refunded 80 on A-1002.');
@@ -99,12 +125,22 @@ describe('a2aAgent: a remote A2A agent as a tool', () => {
   it("with onInputRequired 'model', the question is the tool's result and the model answers it; an unknown task is repaired", async () => {
     ({ model: innerModel } = innerScript());
     const { model } = outer.script([
-      scriptStep.call('remote_orders_direct', { taskId: 'cairn-a2a-test-00000000-0000-0000-0000-000000000000', message: 'hello?' }),
+      scriptStep.call('remote_orders_direct', {
+        taskId: 'cairn-a2a-test-00000000-0000-0000-0000-000000000000',
+        message: 'hello?',
+      }),
       scriptStep.call('remote_orders_direct', { message: 'Redeliver A-1001.' }),
-      scriptStep.react((context) => scriptStep.call('remote_orders_direct', { taskId: remoteTaskId(context), message: 'morning' })),
+      scriptStep.react((context) =>
+        scriptStep.call('remote_orders_direct', { taskId: remoteTaskId(context), message: 'morning' }),
+      ),
       scriptStep.text('Done.'),
     ]);
-    const { run, state } = await outerRuns.startUntilIdle({ agent: 'caller', prompt: 'A-1001 is late.', model, temporal: { workflowExecutionTimeout: '2m' } });
+    const { run, state } = await outerRuns.startUntilIdle({
+      agent: 'caller',
+      prompt: 'A-1001 is late.',
+      model,
+      temporal: { workflowExecutionTimeout: '2m' },
+    });
     expect(state.phase).toBe('done');
     expect(state.lastErrors[0]).toMatchObject({ tool: 'remote_orders_direct', code: 'invalid_arguments' });
     const tools = (await run.transcript()).filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));

@@ -12,8 +12,21 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role, SendMessageRequest, TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
+import {
+  Role,
+  SendMessageRequest,
+  TaskState,
+  type Message,
+  type Part,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  type Client as A2AClient,
+} from '@a2a-js/sdk/client';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
 import { INPUT_REQUIRED_MEDIA_TYPE } from '../client/a2a/a2a-task.js';
@@ -83,13 +96,24 @@ function a2aClient(url: string, headers: Record<string, string> = {}): Promise<A
     for (const [key, value] of Object.entries(headers)) merged.set(key, value);
     return fetch(input, { ...init, headers: merged });
   };
-  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] });
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl })],
+  });
   return new ClientFactory(options).createFromUrl(`${url}/test/`); // the card below the agent's path
 }
 
-function send(parts: unknown[], extra: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}): SendMessageRequest {
+function send(
+  parts: unknown[],
+  extra: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {},
+): SendMessageRequest {
   return SendMessageRequest.fromJSON({
-    message: { messageId: randomUUID(), role: 'ROLE_USER', parts, ...(extra.taskId && { taskId: extra.taskId }), ...(extra.contextId && { contextId: extra.contextId }) },
+    message: {
+      messageId: randomUUID(),
+      role: 'ROLE_USER',
+      parts,
+      ...(extra.taskId && { taskId: extra.taskId }),
+      ...(extra.contextId && { contextId: extra.contextId }),
+    },
     ...(extra.returnImmediately && { configuration: { returnImmediately: true } }),
   });
 }
@@ -118,7 +142,11 @@ async function rejects(promise: Promise<unknown>): Promise<{ name: string; messa
 describe('A2A server', () => {
   it('serves an honest agent card', async () => {
     const card = (await (await fetch(`${two.url}/test/.well-known/agent-card.json`)).json()) as any;
-    expect(card).toMatchObject({ name: 'test', capabilities: { streaming: true, pushNotifications: false }, supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: '1.0', url: `${two.url}/test` }] });
+    expect(card).toMatchObject({
+      name: 'test',
+      capabilities: { streaming: true, pushNotifications: false },
+      supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: '1.0', url: `${two.url}/test` }],
+    });
     expect(card.skills[0].tags).toContain('issue_refund');
     const root = (await (await fetch(`${two.url}/.well-known/agent-card.json`)).json()) as any;
     expect(root.name).toBe('test');
@@ -134,11 +162,17 @@ describe('A2A server', () => {
     const refundsBefore = calls.issue_refund ?? 0;
     const contextId = `ctx-${randomUUID()}`;
     const first = await a2aClient(one!.url);
-    const asked = asTask(await first.sendMessage(send([{ text: 'A-1001 is late: redeliver it and refund 80.' }], { contextId })));
+    const asked = asTask(
+      await first.sendMessage(send([{ text: 'A-1001 is late: redeliver it and refund 80.' }], { contextId })),
+    );
     expect(asked.contextId).toBe(contextId);
     expect(asked.id).toMatch(/^cairn-a2a-test-/);
     const question = inputRequired(asked).question;
-    expect(question).toMatchObject({ question: 'Which delivery window suits you: morning or afternoon?', missingFields: ['window'], schema: { type: 'object', required: ['window'] } });
+    expect(question).toMatchObject({
+      question: 'Which delivery window suits you: morning or afternoon?',
+      missingFields: ['window'],
+      schema: { type: 'object', required: ['window'] },
+    });
 
     // The first server stops; a new one, in a process of its own, continues the same task.
     await one!.close();
@@ -146,20 +180,39 @@ describe('A2A server', () => {
     const restarted = await serverProcess();
     try {
       const second = await a2aClient(restarted.url);
-      const reviewing = asTask(await second.sendMessage(send([{ data: { answer: { window: 'morning' } } }], { taskId: asked.id })));
+      const reviewing = asTask(
+        await second.sendMessage(send([{ data: { answer: { window: 'morning' } } }], { taskId: asked.id })),
+      );
       const { reviews } = inputRequired(reviewing);
-      expect(reviews).toEqual([expect.objectContaining({ name: 'issue_refund', args: { orderId: 'A-1001', amount: 80 }, allowed: ['accept', 'edit', 'respond', 'reject'] })]);
+      expect(reviews).toEqual([
+        expect.objectContaining({
+          name: 'issue_refund',
+          args: { orderId: 'A-1001', amount: 80 },
+          allowed: ['accept', 'edit', 'respond', 'reject'],
+        }),
+      ]);
       const held = reviews[0];
 
       // A decision about other arguments is refused by the run's validator: nothing is lost.
-      const stale = await rejects(second.sendMessage(send([{ data: { decision: 'accept', toolCallId: held.toolCallId, argsHash: 'not-the-hash' } }], { taskId: asked.id })));
+      const stale = await rejects(
+        second.sendMessage(
+          send([{ data: { decision: 'accept', toolCallId: held.toolCallId, argsHash: 'not-the-hash' } }], {
+            taskId: asked.id,
+          }),
+        ),
+      );
       expect(stale.message).toMatch(/stale_review/);
       expect(inputRequired(await second.getTask({ tenant: '', id: asked.id })).reviews[0].argsHash).toBe(held.argsHash);
 
       // The decision on yet another instance, streamed: working, the answer artifact, completed.
       const third = await a2aClient(two.url);
       const events: StreamResponse[] = [];
-      for await (const event of third.sendMessageStream(send([{ data: { decision: 'accept', toolCallId: held.toolCallId, argsHash: held.argsHash } }], { taskId: asked.id }))) events.push(event);
+      for await (const event of third.sendMessageStream(
+        send([{ data: { decision: 'accept', toolCallId: held.toolCallId, argsHash: held.argsHash } }], {
+          taskId: asked.id,
+        }),
+      ))
+        events.push(event);
       expect(events[0]!.payload?.$case).toBe('task');
       const cases = events.map((e) => e.payload?.$case);
       expect(cases).toContain('artifactUpdate');
@@ -169,15 +222,28 @@ describe('A2A server', () => {
 
       const done = await second.getTask({ tenant: '', id: asked.id });
       expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-      expect(done.artifacts[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'Refunded 80 on A-1001; redelivery in the morning.' });
+      expect(done.artifacts[0]?.parts[0]?.content).toEqual({
+        $case: 'text',
+        value: 'Refunded 80 on A-1001; redelivery in the morning.',
+      });
       expect(calls.issue_refund! - refundsBefore).toBe(1);
 
-      const listed = await second.listTasks({ tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined });
+      const listed = await second.listTasks({
+        tenant: '',
+        contextId,
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageToken: '',
+        statusTimestampAfter: undefined,
+      });
       expect(listed.tasks.map((t) => t.id)).toEqual([asked.id]);
 
       // A finished task takes no more messages and cannot be canceled.
-      expect((await rejects(second.sendMessage(send([{ text: 'again' }], { taskId: asked.id })))).message).toMatch(/completed/);
-      expect((await rejects(second.cancelTask({ tenant: '', id: asked.id, metadata: undefined }))).name).toBe('TaskNotCancelableError');
+      expect((await rejects(second.sendMessage(send([{ text: 'again' }], { taskId: asked.id })))).message).toMatch(
+        /completed/,
+      );
+      expect((await rejects(second.cancelTask({ tenant: '', id: asked.id, metadata: undefined }))).name).toBe(
+        'TaskNotCancelableError',
+      );
     } finally {
       restarted.close();
     }
@@ -193,7 +259,15 @@ describe('A2A server', () => {
     const asked = asTask(await client.sendMessage(send([{ text: 'Redeliver A-1002.' }])));
     expect(inputRequired(asked).question.schema.required).toEqual(['window']);
     // A decision while only a question waits is refused by the run (not_pending): nothing changes.
-    expect((await rejects(client.sendMessage(send([{ data: { decision: 'accept', toolCallId: 'x', argsHash: 'y' } }], { taskId: asked.id })))).message).toMatch(/not_pending/);
+    expect(
+      (
+        await rejects(
+          client.sendMessage(
+            send([{ data: { decision: 'accept', toolCallId: 'x', argsHash: 'y' } }], { taskId: asked.id }),
+          ),
+        )
+      ).message,
+    ).toMatch(/not_pending/);
     const reviewing = asTask(await client.sendMessage(send([{ text: 'morning' }], { taskId: asked.id })));
     expect(inputRequired(reviewing).reviews[0]).toMatchObject({ name: 'wire_transfer', allowed: ['accept', 'reject'] });
     const canceled = await client.cancelTask({ tenant: '', id: asked.id, metadata: undefined });
@@ -204,18 +278,27 @@ describe('A2A server', () => {
   });
 
   it('subscribe follows a task until it waits; the task has its history; a run that fails is a failed task', async () => {
-    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1004' }), scriptStep.text('Never reached.')]));
+    ({ model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1004' }),
+      scriptStep.text('Never reached.'),
+    ]));
     const client = await a2aClient(two.url);
-    const started = asTask(await client.sendMessage(send([{ text: 'Redeliver A-1004.' }], { returnImmediately: true })));
+    const started = asTask(
+      await client.sendMessage(send([{ text: 'Redeliver A-1004.' }], { returnImmediately: true })),
+    );
     expect(started.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     const events: StreamResponse[] = [];
     for await (const event of client.resubscribeTask({ tenant: '', id: started.id })) events.push(event);
     expect(events[0]!.payload?.$case).toBe('task');
     const last = events.at(-1)!.payload!;
-    const state = last.$case === 'task' ? last.value.status?.state : (last.value as { status: { state: TaskState } }).status.state;
+    const state =
+      last.$case === 'task' ? last.value.status?.state : (last.value as { status: { state: TaskState } }).status.state;
     expect(state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const read = await client.getTask({ tenant: '', id: started.id, historyLength: 10 });
-    expect(read.history[0]).toMatchObject({ role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'Redeliver A-1004.' } }] });
+    expect(read.history[0]).toMatchObject({
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: 'Redeliver A-1004.' } }],
+    });
     expect((await client.getTask({ tenant: '', id: started.id, historyLength: 0 })).history).toEqual([]);
     await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
 
@@ -226,38 +309,95 @@ describe('A2A server', () => {
   });
 
   it('an A2A 0.3 client (message/send, tasks/get) reaches the same runs', async () => {
-    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1005' }), scriptStep.call('schedule_redelivery', { orderId: 'A-1005', window: 'afternoon' }), scriptStep.text('Afternoon it is.')]));
+    ({ model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1005' }),
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1005', window: 'afternoon' }),
+      scriptStep.text('Afternoon it is.'),
+    ]));
     const card = (await (await fetch(`${two.url}/test/.well-known/agent-card.json`)).json()) as any;
     expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${two.url}/test`, preferredTransport: 'JSONRPC' });
     const rpc = async (method: string, params: unknown) =>
-      ((await (await fetch(card.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })).json()) as any);
-    const asked = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'Redeliver A-1005.' }] } });
+      (await (
+        await fetch(card.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+        })
+      ).json()) as any;
+    const asked = await rpc('message/send', {
+      message: {
+        kind: 'message',
+        messageId: randomUUID(),
+        role: 'user',
+        parts: [{ kind: 'text', text: 'Redeliver A-1005.' }],
+      },
+    });
     expect(asked.result).toMatchObject({ kind: 'task', status: { state: 'input-required' } });
     const data = asked.result.status.message.parts.find((p: any) => p.kind === 'data').data;
     expect(data.question.missingFields).toEqual(['window']);
-    const done = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId: asked.result.id, parts: [{ kind: 'data', data: { answer: { window: 'afternoon' } } }] } });
+    const done = await rpc('message/send', {
+      message: {
+        kind: 'message',
+        messageId: randomUUID(),
+        role: 'user',
+        taskId: asked.result.id,
+        parts: [{ kind: 'data', data: { answer: { window: 'afternoon' } } }],
+      },
+    });
     expect(done.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
-    expect((await rpc('tasks/get', { id: asked.result.id })).result.artifacts[0].parts[0]).toMatchObject({ kind: 'text', text: 'Afternoon it is.' });
+    expect((await rpc('tasks/get', { id: asked.result.id })).result.artifacts[0].parts[0]).toMatchObject({
+      kind: 'text',
+      text: 'Afternoon it is.',
+    });
     expect((await rpc('tasks/get', { id: 'no-such-task' })).error.code).toBe(-32001);
   });
 
   it('bad input gets A2A errors and loses nothing', async () => {
     const client = await a2aClient(two.url);
     expect((await rejects(client.getTask({ tenant: '', id: 'cairn-a2a-test-nope' }))).name).toBe('TaskNotFoundError');
-    expect((await rejects(client.sendMessage(send([{ text: 'hi' }], { taskId: 'no-such-task' })))).name).toBe('TaskNotFoundError');
-    expect((await rejects(client.cancelTask({ tenant: '', id: 'no-such-task', metadata: undefined }))).name).toBe('TaskNotFoundError');
+    expect((await rejects(client.sendMessage(send([{ text: 'hi' }], { taskId: 'no-such-task' })))).name).toBe(
+      'TaskNotFoundError',
+    );
+    expect((await rejects(client.cancelTask({ tenant: '', id: 'no-such-task', metadata: undefined }))).name).toBe(
+      'TaskNotFoundError',
+    );
 
-    const post = (body: string, headers: Record<string, string> = {}) => fetch(`${two.url}/test`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${two.url}/test`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     const malformed = await post('{ not json');
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as any).error.code).toBe(-32700);
     const unknownMethod = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'Nope', params: {} }));
     expect(((await unknownMethod.json()) as any).error.code).toBe(-32601);
-    const noParts = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } } }));
+    const noParts = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } },
+      }),
+    );
     expect(((await noParts.json()) as any).error.code).toBe(-32602);
-    const long = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(40_001) }] } } }));
-    expect(((await long.json()) as any).error).toMatchObject({ code: -32602, message: 'The message is longer than 40000 characters.' });
-    const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(100 * 1024) }] } } }));
+    const long = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(40_001) }] } },
+      }),
+    );
+    expect(((await long.json()) as any).error).toMatchObject({
+      code: -32602,
+      message: 'The message is longer than 40000 characters.',
+    });
+    const big = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(100 * 1024) }] } },
+      }),
+    );
     expect(big.status).toBe(413);
 
     const guarded = await serve(handlerOn(clients[0]!, 'sesame'));
@@ -265,22 +405,33 @@ describe('A2A server', () => {
       const card = await fetch(`${guarded.url}/test/.well-known/agent-card.json`);
       expect(card.status).toBe(200);
       const body = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: 'x' } });
-      const refused = await fetch(`${guarded.url}/test`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body });
+      const refused = await fetch(`${guarded.url}/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' },
+        body,
+      });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toMatch(/Bearer/);
-      const allowed = await fetch(`${guarded.url}/test`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sesame' }, body });
+      const allowed = await fetch(`${guarded.url}/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sesame' },
+        body,
+      });
       expect(((await allowed.json()) as any).error.code).toBe(-32001);
     } finally {
       await guarded.close();
     }
   });
 
-  it('two tenants: each starts its own tasks and reaches only them; the other tenant\'s task is TaskNotFound on every method, and its context is not shared', async () => {
+  it("two tenants: each starts its own tasks and reaches only them; the other tenant's task is TaskNotFound on every method, and its context is not shared", async () => {
     const scoped = await serve(
       createCairnA2AHandler({
         client: clients[0]!,
         agents: [testAgent],
-        authorize: (request) => ({ tenant: request.headers.get('x-tenant') ?? 'nobody', user: `${request.headers.get('x-tenant')}-person` }),
+        authorize: (request) => ({
+          tenant: request.headers.get('x-tenant') ?? 'nobody',
+          user: `${request.headers.get('x-tenant')}-person`,
+        }),
         startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '2m' } }),
         onError: () => undefined,
       }),
@@ -288,13 +439,20 @@ describe('A2A server', () => {
     try {
       const acme = await a2aClient(scoped.url, { 'x-tenant': 'acme' });
       const globex = await a2aClient(scoped.url, { 'x-tenant': 'globex' });
-      ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'T-1' }), scriptStep.call('schedule_redelivery', { orderId: 'T-1', window: 'morning' }), scriptStep.text('Morning for acme.')]));
+      ({ model } = w.script([
+        scriptStep.call('schedule_redelivery', { orderId: 'T-1' }),
+        scriptStep.call('schedule_redelivery', { orderId: 'T-1', window: 'morning' }),
+        scriptStep.text('Morning for acme.'),
+      ]));
       const mine = asTask(await acme.sendMessage(send([{ text: 'Redeliver T-1.' }], { contextId: 'support-1' })));
       expect(inputRequired(mine).question.missingFields).toEqual(['window']);
       const described = await w.client.workflow.getHandle(mine.id).describe();
       expect(described.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'acme-person' });
 
-      ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'T-2' }), scriptStep.text('Never reached.')]));
+      ({ model } = w.script([
+        scriptStep.call('schedule_redelivery', { orderId: 'T-2' }),
+        scriptStep.text('Never reached.'),
+      ]));
       const theirs = asTask(await globex.sendMessage(send([{ text: 'Redeliver T-2.' }], { contextId: 'support-1' })));
       expect(theirs.contextId).toBe('support-1');
 
@@ -316,7 +474,14 @@ describe('A2A server', () => {
       await same(async (id) => {
         for await (const _ of globex.sendMessageStream(send([{ text: 'afternoon' }], { taskId: id }))) void _;
       });
-      const list = (client: A2AClient) => client.listTasks({ tenant: '', contextId: 'support-1', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined });
+      const list = (client: A2AClient) =>
+        client.listTasks({
+          tenant: '',
+          contextId: 'support-1',
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          pageToken: '',
+          statusTimestampAfter: undefined,
+        });
       expect((await list(globex)).tasks.map((t) => t.id)).toEqual([theirs.id]);
       expect((await list(acme)).tasks.map((t) => t.id)).toEqual([mine.id]);
 
@@ -325,7 +490,9 @@ describe('A2A server', () => {
       const done = asTask(await acme.sendMessage(send([{ text: 'morning' }], { taskId: mine.id })));
       expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect((await rejects(acme.getTask({ tenant: '', id: theirs.id }))).name).toBe('TaskNotFoundError');
-      expect((await globex.cancelTask({ tenant: '', id: theirs.id, metadata: undefined })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect((await globex.cancelTask({ tenant: '', id: theirs.id, metadata: undefined })).status?.state).toBe(
+        TaskState.TASK_STATE_CANCELED,
+      );
     } finally {
       await scoped.close();
     }

@@ -14,9 +14,10 @@ let w: TestWorker;
 beforeAll(async () => void (w = await startTestWorker()));
 afterAll(() => w?.stop());
 
-
 const toolMessage = (messages: readonly { role: string }[], name: string) =>
-  messages.findLast((m) => m.role === 'tool' && (m as { name?: string }).name === name) as { content: Record<string, any> } | undefined;
+  messages.findLast((m) => m.role === 'tool' && (m as { name?: string }).name === name) as
+    | { content: Record<string, any> }
+    | undefined;
 
 describe('an agent as a tool', () => {
   it("runs the other agent as a child workflow; its answer is the call's result", async () => {
@@ -28,7 +29,9 @@ describe('an agent as a tool', () => {
     ]);
     const handle = await w.start({ agent: 'test', prompt: 'Ask the helper about A-1001.', model });
     expect(await handle.result()).toMatchObject({ answer: 'The helper says A-1001 has shipped.' });
-    expect(toolMessage(scripted.requests[3]!.messages, 'ask_helper')?.content).toEqual({ answer: 'A-1001 has shipped.' });
+    expect(toolMessage(scripted.requests[3]!.messages, 'ask_helper')?.content).toEqual({
+      answer: 'A-1001 has shipped.',
+    });
     // The child sees its task as its prompt, and has its own history, linked to the parent.
     expect(scripted.requests[1]!.messages[1]).toEqual({ role: 'user', content: 'Where is order A-1001?' });
     const child = await w.client.workflow.getHandle(`${handle.workflowId}/1.1`).describe();
@@ -44,7 +47,10 @@ describe('an agent as a tool', () => {
       scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), // child: no window → a question
       scriptStep.react(({ messages }) => {
         const said = messages.findLast((m) => m.role === 'user')!.content;
-        return scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: said.includes('afternoon') ? 'afternoon' : 'morning' });
+        return scriptStep.call('schedule_redelivery', {
+          orderId: 'A-1',
+          window: said.includes('afternoon') ? 'afternoon' : 'morning',
+        });
       }),
       scriptStep.text('Redelivery scheduled.'),
       scriptStep.text('Done: redelivery scheduled.'),
@@ -57,10 +63,14 @@ describe('an agent as a tool', () => {
       child: { toolCallId: '1.1', agent: 'helper', workflowId: `${handle.workflowId}/1.1` },
     });
     expect(state.children).toEqual([expect.objectContaining({ toolCallId: '1.1', agent: 'helper' })]);
-    await expect(handle.executeUpdate(answerClarificationUpdate, { args: [{ id: '1.1/q9', answer: 'morning' }] })).rejects.toMatchObject({
+    await expect(
+      handle.executeUpdate(answerClarificationUpdate, { args: [{ id: '1.1/q9', answer: 'morning' }] }),
+    ).rejects.toMatchObject({
       cause: { message: expect.stringMatching(/Unknown clarification id/) },
     });
-    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: 'afternoon' }] });
+    await handle.executeUpdate(answerClarificationUpdate, {
+      args: [{ id: state.clarification!.id, answer: 'afternoon' }],
+    });
     expect(await handle.result()).toMatchObject({ answer: 'Done: redelivery scheduled.' });
     await recordHistory(handle, 'agent-tool-parent-forwards-answer');
     await recordHistory(w.client.workflow.getHandle(`${handle.workflowId}/1.1`), 'agent-tool-child-asks-parent');
@@ -76,24 +86,37 @@ describe('an agent as a tool', () => {
     ]);
     const handle = await w.start({ agent: 'test', prompt: 'refund A-7', model });
     const { reviews } = await awaiting(handle, 'awaiting_review');
-    expect(reviews).toEqual([expect.objectContaining({ toolCallId: '1.1/1.1', name: 'issue_refund', child: expect.objectContaining({ agent: 'helper' }) })]);
-    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: reviews[0]!.toolCallId, argsHash: reviews[0]!.argsHash, decision: { type: 'accept' } }] });
+    expect(reviews).toEqual([
+      expect.objectContaining({
+        toolCallId: '1.1/1.1',
+        name: 'issue_refund',
+        child: expect.objectContaining({ agent: 'helper' }),
+      }),
+    ]);
+    await handle.executeUpdate(reviewToolCallUpdate, {
+      args: [{ toolCallId: reviews[0]!.toolCallId, argsHash: reviews[0]!.argsHash, decision: { type: 'accept' } }],
+    });
     expect(await handle.result()).toMatchObject({ answer: 'The helper refunded A-7.' });
     expect((calls.issue_refund ?? 0) - before).toBe(1);
   });
 
-  it('brings a child that ended early back as partial data whose causes are the child\'s own errors', async () => {
+  it("brings a child that ended early back as partial data whose causes are the child's own errors", async () => {
     const bad = scriptStep.call('lookup_order', { orderId: 'nope' });
     const { model, scripted } = w.script([
       scriptStep.call('ask_helper', { task: 'Look up order nope.' }),
-      bad, bad, bad, // the same invalid call three times: a loop, and the child must finish
+      bad,
+      bad,
+      bad, // the same invalid call three times: a loop, and the child must finish
       scriptStep.text('I could not look it up.'), // the child's forced final turn
       scriptStep.text('The helper could not find it.'),
     ]);
     const handle = await w.start({ agent: 'test', prompt: 'look up nope', model });
     await handle.result();
     const seen = toolMessage(scripted.requests.at(-1)!.messages, 'ask_helper')!.content;
-    expect(seen.error).toMatchObject({ code: 'partial_data', message: expect.stringMatching(/^helper stopped before finishing/) });
+    expect(seen.error).toMatchObject({
+      code: 'partial_data',
+      message: expect.stringMatching(/^helper stopped before finishing/),
+    });
     expect(seen.error.causes.join(' ')).toMatch(/lookup_order 1\.1: The arguments for lookup_order are invalid/);
     expect(seen.partial).toEqual({ answer: 'I could not look it up.' });
   });
@@ -109,7 +132,10 @@ describe('an agent as a tool', () => {
     await w.client.workflow.getHandle(`${handle.workflowId}/1.1`).terminate('stopped by an operator');
     expect((await handle.result()).answer).toBe('The helper was stopped; I cannot redeliver A-1 now.');
     const seen = toolMessage(scripted.requests[2]!.messages, 'ask_helper')?.content;
-    expect(seen?.error).toMatchObject({ code: 'cancelled', message: expect.stringMatching(/was terminated before it finished.*not retried/) });
+    expect(seen?.error).toMatchObject({
+      code: 'cancelled',
+      message: expect.stringMatching(/was terminated before it finished.*not retried/),
+    });
     expect(JSON.stringify(seen)).not.toMatch(/kept failing|Temporal's retries/);
     // Not disabled: the model is still offered the agent tool.
     expect(scripted.requests[2]!.tools.map((t) => t.name)).toContain('ask_helper');
@@ -125,9 +151,15 @@ describe('an agent as a tool', () => {
     const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model });
     await awaiting(handle, 'awaiting_clarification');
     await handle.signal(cancelSignal, 'the customer changed their mind');
-    expect(await handle.result()).toMatchObject({ answer: 'Cancelled; nothing was scheduled.', reason: 'the customer changed their mind' });
+    expect(await handle.result()).toMatchObject({
+      answer: 'Cancelled; nothing was scheduled.',
+      reason: 'the customer changed their mind',
+    });
     const child = w.client.workflow.getHandle(`${handle.workflowId}/1.1`);
-    expect(await child.result()).toMatchObject({ answer: 'Stopped before scheduling.', reason: 'the customer changed their mind' });
+    expect(await child.result()).toMatchObject({
+      answer: 'Stopped before scheduling.',
+      reason: 'the customer changed their mind',
+    });
   });
 
   it('loses nothing when the worker restarts while a child waits', async () => {
@@ -141,7 +173,9 @@ describe('an agent as a tool', () => {
     const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model });
     const state = await awaiting(handle, 'awaiting_clarification');
     await w.restart();
-    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: 'morning' }] });
+    await handle.executeUpdate(answerClarificationUpdate, {
+      args: [{ id: state.clarification!.id, answer: 'morning' }],
+    });
     expect(await handle.result()).toMatchObject({ answer: 'Done.' });
   });
 });

@@ -25,7 +25,10 @@ afterAll(() => w?.stop());
 
 describe('an AI SDK tool() in the agents module', () => {
   it('runs an agent whose tool is a real tool() from ai to completion', async () => {
-    const { model, scripted } = w.script([scriptStep.call('get_weather', { city: 'Paris' }), scriptStep.text('Clear, 21 °C.')]);
+    const { model, scripted } = w.script([
+      scriptStep.call('get_weather', { city: 'Paris' }),
+      scriptStep.text('Clear, 21 °C.'),
+    ]);
     const handle = await w.start({ agent: 'weather', prompt: 'Weather in Paris?', model });
     expect(await handle.result()).toMatchObject({ answer: 'Clear, 21 °C.', toolCalls: 1 });
     expect(weatherCalls.Paris).toBe(1);
@@ -36,11 +39,18 @@ describe('an AI SDK tool() in the agents module', () => {
 
   it('refuses, at worker start, a bundle whose modules fail to load in the sandbox', { timeout: 600_000 }, async () => {
     // Temporal's own bundler, without Cairn's stand-ins: eventsource-parser (via ai) needs TransformStream as it loads.
-    const raw = await bundleWorkflowCode({ workflowsPath: entry, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+    const raw = await bundleWorkflowCode({
+      workflowsPath: entry,
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+    });
     await expect(checkWorkflowBundle({ code: raw.code })).rejects.toMatchObject({
       name: 'WorkflowBundleError',
-      message: expect.stringMatching(/every workflow task would fail: TransformStream is not defined \(in \.\/node_modules\/eventsource-parser\//),
+      message: expect.stringMatching(
+        /every workflow task would fail: TransformStream is not defined \(in \.\/node_modules\/eventsource-parser\//,
+      ),
     });
-    await expect(startTestWorker({ agents: [weatherAgent], workflowBundle: { code: raw.code } })).rejects.toThrow(/TransformStream is not defined/);
+    await expect(startTestWorker({ agents: [weatherAgent], workflowBundle: { code: raw.code } })).rejects.toThrow(
+      /TransformStream is not defined/,
+    );
   });
 });

@@ -9,14 +9,23 @@ import { slowIt } from './support/slow-it.js';
 
 describe('the API report', () => {
   // Slow (a TypeScript program over every source) and nothing a mutant changes: skipped under mutation.
-  slowIt('matches the entry points (after a change to them: npm run api:report, and review the diff)', { timeout: 180_000 }, () => {
-    const checkedIn = readFileSync(API_REPORT, 'utf8');
-    const now = apiReport();
-    if (now !== checkedIn) {
-      const before = new Set(checkedIn.split('\n'));
-      const after = new Set(now.split('\n'));
-      const changes = [...[...before].filter((l) => !after.has(l)).map((l) => `- ${l}`), ...[...after].filter((l) => !before.has(l)).map((l) => `+ ${l}`)];
-      expect.fail(`The public API changed; run npm run api:report and review api/cairn-agents.api.md:\n${changes.join('\n')}`);
-    }
-  });
+  slowIt(
+    'matches the entry points (after a change to them: npm run api:report, and review the diff)',
+    { timeout: 180_000 },
+    () => {
+      const checkedIn = readFileSync(API_REPORT, 'utf8');
+      const now = apiReport();
+      if (now !== checkedIn) {
+        const before = new Set(checkedIn.split('\n'));
+        const after = new Set(now.split('\n'));
+        const changes = [
+          ...[...before].filter((l) => !after.has(l)).map((l) => `- ${l}`),
+          ...[...after].filter((l) => !before.has(l)).map((l) => `+ ${l}`),
+        ];
+        expect.fail(
+          `The public API changed; run npm run api:report and review api/cairn-agents.api.md:\n${changes.join('\n')}`,
+        );
+      }
+    },
+  );
 });

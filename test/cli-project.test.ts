@@ -39,13 +39,23 @@ export const helper = defineAgent({ name: 'helper', instructions: 'Help.', tools
 const CONFIG = `import { defineConfig } from 'cairn-agents/worker';\nexport default defineConfig({ agents: './src/agents.ts', deps: () => ({ made: true }) });\n`;
 
 /** `cairn <args>` from the sources, in `cwd`. */
-function cairn(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cairn(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', pathToFileURL(join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args],
+      [
+        '--import',
+        pathToFileURL(join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
+        join(PACKAGE_ROOT, 'cli', 'main.ts'),
+        ...args,
+      ],
       { cwd, env: { ...process.env, TSX_TSCONFIG_PATH: join(PACKAGE_ROOT, 'tsconfig.json'), ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -71,10 +81,29 @@ describe('a project’s cairn.config.ts', () => {
   });
 
   it.each([
-    ['no default export', { 'cairn.config.ts': 'export const x = 1;\n' }, /cairn\.config\.ts has no default export: end it with `export default defineConfig/],
-    ['no agents module', { 'cairn.config.ts': 'export default { deps: {} };\n' }, /`agents` must name the module that exports your agents/],
-    ['a missing agents module', { 'cairn.config.ts': "export default { agents: './src/nope.ts' };\n" }, /the agents module .*src\/nope\.ts does not exist/],
-    ['an agents module without agents', { 'cairn.config.ts': "export default { agents: './src/agents.ts' };\n", 'src/agents.ts': 'export const x = 1;\n' }, /src\/agents\.ts exports no agent/],
+    [
+      'no default export',
+      { 'cairn.config.ts': 'export const x = 1;\n' },
+      /cairn\.config\.ts has no default export: end it with `export default defineConfig/,
+    ],
+    [
+      'no agents module',
+      { 'cairn.config.ts': 'export default { deps: {} };\n' },
+      /`agents` must name the module that exports your agents/,
+    ],
+    [
+      'a missing agents module',
+      { 'cairn.config.ts': "export default { agents: './src/nope.ts' };\n" },
+      /the agents module .*src\/nope\.ts does not exist/,
+    ],
+    [
+      'an agents module without agents',
+      {
+        'cairn.config.ts': "export default { agents: './src/agents.ts' };\n",
+        'src/agents.ts': 'export const x = 1;\n',
+      },
+      /src\/agents\.ts exports no agent/,
+    ],
   ])('names the file and the fix: %s', async (_what, files, message) => {
     const dir = await project(files);
     await expect(loadProject(join(dir, 'cairn.config.ts'))).rejects.toThrow(message);
@@ -96,7 +125,10 @@ describe('a project’s cairn.config.ts', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toMatchObject({ name: 'WorkflowBundleError', imports: [{ module: 'fs', importedBy: [expect.stringMatching(/src\/tools\.ts$/)] }] });
+    expect(error).toMatchObject({
+      name: 'WorkflowBundleError',
+      imports: [{ module: 'fs', importedBy: [expect.stringMatching(/src\/tools\.ts$/)] }],
+    });
     expect((error as Error).message).toMatch(/src\/tools\.ts imports 'fs'/);
     expect((error as Error).message).toMatch(/context\.deps/);
   });
@@ -109,7 +141,11 @@ describe('cairn worker and cairn dev in a project', () => {
       const outcome = await cairn(['worker'], outside);
       expect(outcome.code).toBe(1);
       expect(outcome.stdout).toBe('');
-      expect(outcome.stderr.trimEnd()).toMatch(new RegExp(`^cairn worker: No cairn\\.config\\.ts in ${outside} or any folder above it\\..*cairn init.*--config <file>\\.$`));
+      expect(outcome.stderr.trimEnd()).toMatch(
+        new RegExp(
+          `^cairn worker: No cairn\\.config\\.ts in ${outside} or any folder above it\\..*cairn init.*--config <file>\\.$`,
+        ),
+      );
     } finally {
       await rm(outside, { recursive: true });
     }
@@ -120,7 +156,9 @@ describe('cairn worker and cairn dev in a project', () => {
       'cairn.config.ts': CONFIG,
       'src/agents.ts': `${AGENTS}\nconst other = defineTool({ name: 'lookup', description: 'Another lookup.', input: z.object({}), execute: () => ({}) });\nexport const second = defineAgent({ name: 'second', instructions: 'Also help.', tools: [other] });\n`,
     });
-    const outcome = await cairn(['worker', '--task-queue', `q-${randomUUID()}`], dir, { TEMPORAL_ADDRESS: serverAddress() });
+    const outcome = await cairn(['worker', '--task-queue', `q-${randomUUID()}`], dir, {
+      TEMPORAL_ADDRESS: serverAddress(),
+    });
     expect(outcome.code, outcome.stderr).toBe(1);
     expect(outcome.stderr.trimEnd()).toBe(
       'cairn worker: Agents "helper" and "second" each have a tool named "lookup", and they are different tools. A worker runs tools by name: rename one, or give both agents the same tool object.',
@@ -132,8 +170,12 @@ describe('cairn worker and cairn dev in a project', () => {
       'cairn.config.ts': CONFIG,
       'src/agents.ts': `import { readFileSync } from 'node:fs';\n${AGENTS}\nexport const host = () => readFileSync('/etc/hostname', 'utf8');\n`,
     });
-    const outcome = await cairn(['worker', '--task-queue', `q-${randomUUID()}`], dir, { TEMPORAL_ADDRESS: serverAddress() });
+    const outcome = await cairn(['worker', '--task-queue', `q-${randomUUID()}`], dir, {
+      TEMPORAL_ADDRESS: serverAddress(),
+    });
     expect(outcome.code, outcome.stderr).toBe(1);
-    expect(outcome.stderr).toMatch(/^cairn worker: The workflow bundle cannot include Node built-ins .* src\/agents\.ts imports 'fs' /m);
+    expect(outcome.stderr).toMatch(
+      /^cairn worker: The workflow bundle cannot include Node built-ins .* src\/agents\.ts imports 'fs' /m,
+    );
   });
 });

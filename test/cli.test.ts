@@ -33,20 +33,37 @@ interface Outcome {
 const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** Runs `cairn ...args` on this Node (24), against the test server unless `env` says otherwise. */
-function cairn(args: readonly string[], env: Record<string, string> = {}, timeout = 50_000, cwd = PACKAGE_ROOT): Promise<Outcome> {
+function cairn(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  timeout = 50_000,
+  cwd = PACKAGE_ROOT,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [TSX, join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args],
-      { cwd, env: { ...cleanEnvironment(), TSX_TSCONFIG_PATH: join(PACKAGE_ROOT, 'tsconfig.json'), TEMPORAL_ADDRESS: serverAddress(), ...env }, timeout },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      {
+        cwd,
+        env: {
+          ...cleanEnvironment(),
+          TSX_TSCONFIG_PATH: join(PACKAGE_ROOT, 'tsconfig.json'),
+          TEMPORAL_ADDRESS: serverAddress(),
+          ...env,
+        },
+        timeout,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
 
 /** This process's environment without any other Temporal connection settings (TEMPORAL_CLI_PATH stays: which CLI `cairn dev` starts). */
 function cleanEnvironment(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') || key === 'TEMPORAL_CLI_PATH'));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') || key === 'TEMPORAL_CLI_PATH'),
+  );
 }
 
 /** A failure: the exit code, nothing on stdout, one line on stderr (returned). */
@@ -78,7 +95,10 @@ function expectWaiting(outcome: Outcome): string {
 /** `cairn watch --json`: one event a line; the watch ended at the answer (0) or at a person (3). */
 function eventLines(outcome: Outcome): Record<string, any>[] {
   expect([0, 3], outcome.stderr).toContain(outcome.code);
-  return outcome.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+  return outcome.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 const newId = () => `cli-${randomUUID().slice(0, 8)}`;
@@ -101,9 +121,19 @@ const READY_TIMEOUT_MS = 200_000;
  * process (`--import tsx`), so signals reach the CLI. `ready` is the first JSON line on stdout, or
  * the first line matching `readyLine`.
  */
-function startLongRunning(args: readonly string[], env: Record<string, string> = {}, readyLine?: RegExp, user?: { uid: number; gid: number }, cwd = PACKAGE_ROOT): LongRunning {
+function startLongRunning(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  readyLine?: RegExp,
+  user?: { uid: number; gid: number },
+  cwd = PACKAGE_ROOT,
+): LongRunning {
   const tsx = pathToFileURL(join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], { cwd, env: { ...cleanEnvironment(), TSX_TSCONFIG_PATH: join(PACKAGE_ROOT, 'tsconfig.json'), ...env }, ...user });
+  const child = spawn(process.execPath, ['--import', tsx, join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], {
+    cwd,
+    env: { ...cleanEnvironment(), TSX_TSCONFIG_PATH: join(PACKAGE_ROOT, 'tsconfig.json'), ...env },
+    ...user,
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
@@ -117,7 +147,10 @@ function startLongRunning(args: readonly string[], env: Record<string, string> =
       }
     });
     void exited.then((code) => reject(new Error(`cairn ${args[0]} exited (${code}) before it was ready: ${stderr}`)));
-    setTimeout(() => reject(new Error(`cairn ${args[0]} was not ready within ${READY_TIMEOUT_MS / 1000} s: ${stderr}`)), READY_TIMEOUT_MS).unref();
+    setTimeout(
+      () => reject(new Error(`cairn ${args[0]} was not ready within ${READY_TIMEOUT_MS / 1000} s: ${stderr}`)),
+      READY_TIMEOUT_MS,
+    ).unref();
   });
   return {
     pid: child.pid,
@@ -134,10 +167,14 @@ function startLongRunning(args: readonly string[], env: Record<string, string> =
 /** Ports nobody listens on right now. */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve) => {
+          const server = createServer();
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((server) => (server.address() as { port: number }).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
@@ -145,7 +182,11 @@ async function freePorts(count: number): Promise<number[]> {
 }
 
 /** The text of the notes Cairn adds to the transcript (answers, budgets…). */
-const notes = (ctx: ScriptContext) => ctx.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+const notes = (ctx: ScriptContext) =>
+  ctx.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 
 describe('cairn help and usage errors', () => {
   it('links a run to the Temporal UI, when there is one', () => {
@@ -157,19 +198,27 @@ describe('cairn help and usage errors', () => {
 
   it('docs/operations.md gives the same fast dev server command `cairn dev` prints for a local server of your own', () => {
     expect(fastDevServerHint()).toContain(fastDevServerCommand());
-    expect(readFileSync(join(PACKAGE_ROOT, 'docs', 'operations.md'), 'utf8')).toContain(`\n${fastDevServerCommand()}\n`);
+    expect(readFileSync(join(PACKAGE_ROOT, 'docs', 'operations.md'), 'utf8')).toContain(
+      `\n${fastDevServerCommand()}\n`,
+    );
   });
 
   it('init --from a checkout writes a file: dependency npm packs like a release (install-links); a wrong --from is one line, exit 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cairn-init-'));
     try {
-      const init = json<{ cairnAgents: string; files: string[] }>(await cairn(['init', join(dir, 'app'), '--from', PACKAGE_ROOT, '--json']));
+      const init = json<{ cairnAgents: string; files: string[] }>(
+        await cairn(['init', join(dir, 'app'), '--from', PACKAGE_ROOT, '--json']),
+      );
       expect(init.cairnAgents).toBe(`file:${relative(join(dir, 'app'), PACKAGE_ROOT)}`);
       expect(init.files).toContain('.npmrc');
-      expect(JSON.parse(readFileSync(join(dir, 'app', 'package.json'), 'utf8')).dependencies['cairn-agents']).toBe(init.cairnAgents);
+      expect(JSON.parse(readFileSync(join(dir, 'app', 'package.json'), 'utf8')).dependencies['cairn-agents']).toBe(
+        init.cairnAgents,
+      );
       expect(readFileSync(join(dir, 'app', '.npmrc'), 'utf8')).toBe('engine-strict=true\ninstall-links=true\n');
       const wrong = await cairn(['init', join(dir, 'other'), '--from', join(dir, 'nothing.tgz')]);
-      expect(expectOneLineFailure(wrong, 1)).toBe(`cairn init: --from ${join(dir, 'nothing.tgz')}: not a cairn-agents tarball (.tgz, from npm pack) or a folder holding cairn-agents' package.json.`);
+      expect(expectOneLineFailure(wrong, 1)).toBe(
+        `cairn init: --from ${join(dir, 'nothing.tgz')}: not a cairn-agents tarball (.tgz, from npm pack) or a folder holding cairn-agents' package.json.`,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -192,19 +241,29 @@ describe('cairn help and usage errors', () => {
       activityTaskPollerBehavior: { type: 'autoscaling' },
     });
     expect(tuningFlags({ config: 'cairn.config.ts' })).toEqual({});
-    expect(() => tuningFlags({ 'max-concurrent-activities': '1.5' })).toThrow('--max-concurrent-activities must be a whole number above 0, not "1.5"');
+    expect(() => tuningFlags({ 'max-concurrent-activities': '1.5' })).toThrow(
+      '--max-concurrent-activities must be a whole number above 0, not "1.5"',
+    );
   });
 
   it('on an older Node, bin/cairn.js says "Use Node 24" in one line, before loading anything', async () => {
     const older = await new Promise<Outcome>((resolve) =>
       execFile(
         process.execPath,
-        ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.11.1"})', join(PACKAGE_ROOT, 'bin', 'cairn.js'), 'dev'],
+        [
+          '--import',
+          'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.11.1"})',
+          join(PACKAGE_ROOT, 'bin', 'cairn.js'),
+          'dev',
+        ],
         { cwd: PACKAGE_ROOT, timeout: 30_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       ),
     );
-    expect(expectOneLineFailure(older, 1)).toBe('cairn: Use Node 24 (this is Node 20.11.1); Cairn and its projects run TypeScript directly, which Node 24 does.');
+    expect(expectOneLineFailure(older, 1)).toBe(
+      'cairn: Use Node 24 (this is Node 20.11.1); Cairn and its projects run TypeScript directly, which Node 24 does.',
+    );
   });
 
   it('prints the command list with --help, and on stderr with exit 2 when no command is given', async () => {
@@ -249,8 +308,14 @@ describe('cairn help and usage errors', () => {
     [['show', 'a', 'b'], /^cairn show: unexpected argument "b"/],
     [['dev', '--port', '99999'], /^cairn dev: --port must be a port number/],
     [['worker', 'extra'], /^cairn worker: unexpected argument "extra"/],
-    [['worker', '--max-cached-workflows', '0'], /^cairn worker: --max-cached-workflows must be a whole number above 0, not "0"$/],
-    [['dev', '--workflow-task-pollers', 'lots'], /^cairn dev: --workflow-task-pollers must be a whole number above 0 or "auto", not "lots"$/],
+    [
+      ['worker', '--max-cached-workflows', '0'],
+      /^cairn worker: --max-cached-workflows must be a whole number above 0, not "0"$/,
+    ],
+    [
+      ['dev', '--workflow-task-pollers', 'lots'],
+      /^cairn dev: --workflow-task-pollers must be a whole number above 0 or "auto", not "lots"$/,
+    ],
   ])('cairn %j → exit 2 with one line', async (args, message) => {
     expect(expectOneLineFailure(await cairn(args), 2)).toMatch(message);
   });
@@ -268,7 +333,10 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     cairn(['run', 'test', prompt, '--model', model, '--task-queue', w.taskQueue, ...more]);
 
   it('run --wait prints the workflow id, the UI link and the answer', async () => {
-    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1' }), scriptStep.text('Order A-1 has shipped.')]);
+    const { model } = w.script([
+      scriptStep.call('lookup_order', { orderId: 'A-1' }),
+      scriptStep.text('Order A-1 has shipped.'),
+    ]);
     const text = expectSuccess(await run(model, ['--wait'], 'Where is order A-1?'));
     const workflowId = /^Started (cairn-test-[0-9a-f]{8}) \(agent test, task queue test-/.exec(text)?.[1];
     expect(workflowId, text).toBeDefined();
@@ -284,9 +352,24 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
   it('run --wait --json prints one document with the result', async () => {
     const { model } = w.script([scriptStep.text('Nothing to look up.')]);
     const workflowId = newId();
-    const outcome = await cairn(['run', 'test', 'Anything?', '--model', model, '--task-queue', w.taskQueue, '--wait', '--json', '--id', workflowId], {
-      TEMPORAL_UI_URL: 'http://ui.example:8080',
-    });
+    const outcome = await cairn(
+      [
+        'run',
+        'test',
+        'Anything?',
+        '--model',
+        model,
+        '--task-queue',
+        w.taskQueue,
+        '--wait',
+        '--json',
+        '--id',
+        workflowId,
+      ],
+      {
+        TEMPORAL_UI_URL: 'http://ui.example:8080',
+      },
+    );
     const doc = json<{ runId: string }>(outcome);
     expect(doc).toEqual({
       workflowId,
@@ -302,13 +385,22 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
         toolCalls: 0,
         generation: 0,
         errors: [],
-        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 1, byModel: { [model]: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 1 } } },
+        usage: {
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+          calls: 1,
+          byModel: { [model]: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 1 } },
+        },
       },
     });
   });
 
   it('run then watch follows the run to its answer (text and --json)', async () => {
-    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-7' }), scriptStep.text('A-7 has shipped.')]);
+    const { model } = w.script([
+      scriptStep.call('lookup_order', { orderId: 'A-7' }),
+      scriptStep.text('A-7 has shipped.'),
+    ]);
     const started = json<{ workflowId: string; url: string | null }>(await run(model, ['--json'], 'Where is A-7?'));
     expect(started.workflowId).toMatch(/^cairn-test-[0-9a-f]{8}$/);
 
@@ -322,11 +414,19 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     const events = eventLines(await cairn(['watch', started.workflowId, '--json']));
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
     expect(events[0]).toMatchObject({ type: 'run_started', agent: 'test', prompt: 'Where is A-7?' });
-    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['model_turn', 'tool_start', 'tool_end', 'decision']));
-    expect(events.find((e) => e.type === 'tool_end')).toMatchObject({ name: 'lookup_order', toolCallId: '1.1', result: { status: 'ok', result: { id: 'A-7' } } });
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['model_turn', 'tool_start', 'tool_end', 'decision']),
+    );
+    expect(events.find((e) => e.type === 'tool_end')).toMatchObject({
+      name: 'lookup_order',
+      toolCallId: '1.1',
+      result: { status: 'ok', result: { id: 'A-7' } },
+    });
     expect(events.at(-1)).toMatchObject({ type: 'finish', answer: 'A-7 has shipped.', reason: null });
     // A watcher restarted with --from reads on from there.
-    const resumed = eventLines(await cairn(['watch', started.workflowId, '--json', '--from', String(events.length - 2)]));
+    const resumed = eventLines(
+      await cairn(['watch', started.workflowId, '--json', '--from', String(events.length - 2)]),
+    );
     expect(resumed).toEqual(events.slice(-2));
   });
 
@@ -344,24 +444,36 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expectSuccess(await run(model, ['--id', workflowId], 'Please redeliver A-1.'));
 
     const watched = expectWaiting(await cairn(['watch', workflowId]));
-    expect(watched).toContain('[turn 1] error schedule_redelivery [1.1] invalid_arguments: A delivery window is required.');
-    expect(watched).toMatch(/question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/);
+    expect(watched).toContain(
+      '[turn 1] error schedule_redelivery [1.1] invalid_arguments: A delivery window is required.',
+    );
+    expect(watched).toMatch(
+      /question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/,
+    );
     expect(watched).toContain(`  answer with: cairn answer ${workflowId} "<text>"`);
     const waiting = eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)!;
     expect(waiting.type).toBe('question');
     const questionId = waiting.clarification.id;
 
     const refused = expectOneLineFailure(await cairn(['answer', workflowId, 'morning', '--id', 'no-such-question']), 1);
-    expect(refused).toBe(`cairn answer: The run refused the update: Unknown clarification id "no-such-question"; the pending one is "${questionId}".`);
+    expect(refused).toBe(
+      `cairn answer: The run refused the update: Unknown clarification id "no-such-question"; the pending one is "${questionId}".`,
+    );
     // Refused without a trace in history: the run still waits on the same question.
-    expect(eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)).toMatchObject({ type: 'question', clarification: { id: questionId } });
+    expect(eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)).toMatchObject({
+      type: 'question',
+      clarification: { id: questionId },
+    });
 
     const answered = json(await cairn(['answer', workflowId, '{"window":"afternoon"}', '--json']));
     expect(answered).toEqual({ workflowId, questionId, answer: { window: 'afternoon' } });
 
     const done = expectSuccess(await cairn(['watch', workflowId]));
     expect(done).toContain('done: Redelivery of A-1 is scheduled for the afternoon.');
-    expect(await w.client.workflow.getHandle(workflowId).result()).toMatchObject({ answer: 'Redelivery of A-1 is scheduled for the afternoon.', toolCalls: 2 });
+    expect(await w.client.workflow.getHandle(workflowId).result()).toMatchObject({
+      answer: 'Redelivery of A-1 is scheduled for the afternoon.',
+      toolCalls: 2,
+    });
 
     const shown = expectSuccess(await cairn(['show', workflowId]));
     expect(shown).toContain('user       Please redeliver A-1.');
@@ -369,20 +481,29 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(shown).toContain('tool       ✗ schedule_redelivery [1.1] invalid_arguments: A delivery window is required.');
     expect(shown).toMatch(/ {13}hint: \{.*"missingFields":\["window"\].*\}/);
     expect(shown).toContain('{"window":"afternoon"}');
-    expect(shown).toMatch(/tool {7}✓ schedule_redelivery \[\d+\.1\] \{"orderId":"A-1","window":"afternoon","scheduled":true\}/);
+    expect(shown).toMatch(
+      /tool {7}✓ schedule_redelivery \[\d+\.1\] \{"orderId":"A-1","window":"afternoon","scheduled":true\}/,
+    );
     expect(shown.trimEnd().endsWith('Answer: Redelivery of A-1 is scheduled for the afternoon.')).toBe(true);
 
-    const doc = json<{ state: { transcriptLength: number }; transcript: { role: string }[] }>(await cairn(['show', workflowId, '--json']));
+    const doc = json<{ state: { transcriptLength: number }; transcript: { role: string }[] }>(
+      await cairn(['show', workflowId, '--json']),
+    );
     expect(doc.transcript).toHaveLength(doc.state.transcriptLength);
     expect(doc.transcript.map((m) => m.role).slice(0, 4)).toEqual(['system', 'user', 'assistant', 'tool']);
 
     // The run is over: named as closed.
-    expect(expectOneLineFailure(await cairn(['answer', workflowId, 'morning']), 1)).toBe(`cairn answer: Run "${workflowId}" is completed; a closed run takes no answers.`);
+    expect(expectOneLineFailure(await cairn(['answer', workflowId, 'morning']), 1)).toBe(
+      `cairn answer: Run "${workflowId}" is completed; a closed run takes no answers.`,
+    );
   });
 
   it('review accept: the held tool call runs once and the run finishes', async () => {
     const before = calls.issue_refund ?? 0;
-    const { model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-1', amount: 60 }), scriptStep.text('Refunded 60 on A-1.')]);
+    const { model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-1', amount: 60 }),
+      scriptStep.text('Refunded 60 on A-1.'),
+    ]);
     const workflowId = newId();
     expectSuccess(await run(model, ['--id', workflowId], 'Refund A-1.'));
 
@@ -392,14 +513,21 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(calls.issue_refund ?? 0).toBe(before);
 
     // An invalid edit is refused by the run's validator: exit 1, one line, still pending.
-    const refused = expectOneLineFailure(await cairn(['review', workflowId, '1.1', 'edit', '{"orderId":"A-1","amount":-5}']), 1);
-    expect(refused).toMatch(/^cairn review: The run refused the update: The edited arguments are invalid for issue_refund/);
+    const refused = expectOneLineFailure(
+      await cairn(['review', workflowId, '1.1', 'edit', '{"orderId":"A-1","amount":-5}']),
+      1,
+    );
+    expect(refused).toMatch(
+      /^cairn review: The run refused the update: The edited arguments are invalid for issue_refund/,
+    );
     expect(expectOneLineFailure(await cairn(['review', workflowId, '9.9', 'accept']), 1)).toBe(
       `cairn review: Run "${workflowId}" has no review pending for tool call "9.9"; pending: 1.1 (issue_refund).`,
     );
 
     const accepted = expectSuccess(await cairn(['review', workflowId, '1.1', 'accept']));
-    expect(accepted).toMatch(new RegExp(`^Accepted 1\\.1 \\(issue_refund \\{"orderId":"A-1","amount":60\\}\\) on ${workflowId}\\.`));
+    expect(accepted).toMatch(
+      new RegExp(`^Accepted 1\\.1 \\(issue_refund \\{"orderId":"A-1","amount":60\\}\\) on ${workflowId}\\.`),
+    );
     expect(expectSuccess(await cairn(['watch', workflowId]))).toContain('done: Refunded 60 on A-1.');
     expect(calls.issue_refund).toBe(before + 1);
   });
@@ -410,7 +538,11 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
       scriptStep.call('issue_refund', { orderId: 'A-2', amount: 75 }),
       scriptStep.react((ctx) => {
         const tool = ctx.messages.findLast((m) => m.role === 'tool');
-        return scriptStep.text(JSON.stringify(tool?.role === 'tool' ? tool.content : null).includes('rejected_by_human') ? 'No refund: a reviewer said no.' : 'Unexpected.');
+        return scriptStep.text(
+          JSON.stringify(tool?.role === 'tool' ? tool.content : null).includes('rejected_by_human')
+            ? 'No refund: a reviewer said no.'
+            : 'Unexpected.',
+        );
       }),
     ]);
     const workflowId = newId();
@@ -436,25 +568,41 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
   it('a run that fails or is terminated: watch ends with how it ended (exit 1), show says it', async () => {
     // A run started by another client with an input the run refuses: it fails in its first workflow task.
     const failing = newId();
-    await w.client.workflow.start('agentRun', { taskQueue: w.taskQueue, workflowId: failing, args: [{ agent: 'test', prompt: 'Refund A-9.', policy: { maxTurns: 'many' } }] });
+    await w.client.workflow.start('agentRun', {
+      taskQueue: w.taskQueue,
+      workflowId: failing,
+      args: [{ agent: 'test', prompt: 'Refund A-9.', policy: { maxTurns: 'many' } }],
+    });
     const watched = await cairn(['watch', failing]);
     expect(watched.code, watched.stderr).toBe(1);
-    expect(watched.stderr.trimEnd()).toMatch(new RegExp(`^cairn watch: Run "${failing}" failed: Invalid run input: .policy\\.maxTurns. must be a number`));
+    expect(watched.stderr.trimEnd()).toMatch(
+      new RegExp(`^cairn watch: Run "${failing}" failed: Invalid run input: .policy\\.maxTurns. must be a number`),
+    );
     expect(watched.stderr.trimEnd().split('\n')).toHaveLength(1);
     // It failed before it had any state to show: show says how it failed.
-    expect(expectOneLineFailure(await cairn(['show', failing]), 1)).toBe(`cairn show: Run "${failing}" failed: Invalid run input: \`policy.maxTurns\` must be a number, not a string.`);
+    expect(expectOneLineFailure(await cairn(['show', failing]), 1)).toBe(
+      `cairn show: Run "${failing}" failed: Invalid run input: \`policy.maxTurns\` must be a number, not a string.`,
+    );
 
     const { model: held } = w.script([scriptStep.call('issue_refund', { orderId: 'A-10', amount: 99 })]);
     const terminated = newId();
     expectSuccess(await run(held, ['--id', terminated], 'Refund A-10.'));
     await w.client.workflow.getHandle(terminated).terminate('stopped by an operator');
-    const [ended, endedJson] = await Promise.all([cairn(['watch', terminated]), cairn(['watch', terminated, '--json'])]);
+    const [ended, endedJson] = await Promise.all([
+      cairn(['watch', terminated]),
+      cairn(['watch', terminated, '--json']),
+    ]);
     expect(ended.code, ended.stderr).toBe(1);
-    expect(ended.stderr.trimEnd()).toMatch(new RegExp(`^cairn watch: Run "${terminated}" terminated: .*stopped by an operator`));
+    expect(ended.stderr.trimEnd()).toMatch(
+      new RegExp(`^cairn watch: Run "${terminated}" terminated: .*stopped by an operator`),
+    );
     // Its events first, then how it ended.
     expect(ended.stdout).toMatch(/review \S+: issue_refund/);
     expect(endedJson.code, endedJson.stderr).toBe(1);
-    const events = endedJson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; offset: number });
+    const events = endedJson.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; offset: number });
     expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['model_turn', 'review']));
     expect(events[0]!.offset).toBe(0);
     // A closed run waits on nobody: its review is history, with no command to decide it.
@@ -468,7 +616,10 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
       cairn(['say', terminated, 'hello?']),
       cairn(['show', terminated]),
     ]);
-    const closed = (command: string, takes: string) => new RegExp(`^cairn ${command}: Run "${terminated}" is terminated: .*stopped by an operator.*; a closed run takes no ${takes}\\.$`);
+    const closed = (command: string, takes: string) =>
+      new RegExp(
+        `^cairn ${command}: Run "${terminated}" is terminated: .*stopped by an operator.*; a closed run takes no ${takes}\\.$`,
+      );
     expect(expectOneLineFailure(answer, 1)).toMatch(closed('answer', 'answers'));
     expect(expectOneLineFailure(review, 1)).toMatch(closed('review', 'review decisions'));
     expect(expectOneLineFailure(say, 1)).toMatch(closed('say', 'messages'));
@@ -478,19 +629,34 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
   });
 
   it('run --wait stops where the run waits on a person: the question or the held call and the command that answers it, exit 3', async () => {
-    const { model: asks } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), scriptStep.text('unused')]);
+    const { model: asks } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),
+      scriptStep.text('unused'),
+    ]);
     const question = newId();
     const waiting = await run(asks, ['--id', question, '--wait'], 'Please redeliver A-1.');
     const text = expectWaiting(waiting);
-    expect(text).toMatch(/Waiting on a person \(phase awaiting_clarification\):\n {2}question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/);
+    expect(text).toMatch(
+      /Waiting on a person \(phase awaiting_clarification\):\n {2}question \S+ \(from schedule_redelivery\): Which delivery window suits you: morning or afternoon\?/,
+    );
     expect(text).toContain(`    answer with: cairn answer ${question} "<text>"`);
     expect(waiting.stderr).toBe('');
 
-    const { model: held } = w.script([scriptStep.call('issue_refund', { orderId: 'A-4', amount: 70 }), scriptStep.text('Refunded.')]);
+    const { model: held } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-4', amount: 70 }),
+      scriptStep.text('Refunded.'),
+    ]);
     const review = newId();
     const doc = await run(held, ['--id', review, '--wait', '--json'], 'Refund A-4.');
     expect(doc.code, doc.stderr).toBe(3);
-    expect(JSON.parse(doc.stdout)).toMatchObject({ workflowId: review, waiting: { phase: 'awaiting_review', clarification: null, reviews: [{ toolCallId: '1.1', name: 'issue_refund', args: { orderId: 'A-4', amount: 70 } }] } });
+    expect(JSON.parse(doc.stdout)).toMatchObject({
+      workflowId: review,
+      waiting: {
+        phase: 'awaiting_review',
+        clarification: null,
+        reviews: [{ toolCallId: '1.1', name: 'issue_refund', args: { orderId: 'A-4', amount: 70 } }],
+      },
+    });
     const shown = await cairn(['show', review]);
     expect(shown.code).toBe(3);
     expect(shown.stdout).toContain(`  decide with: cairn review ${review} 1.1 accept`);
@@ -499,35 +665,64 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(expectSuccess(await cairn(['watch', review]))).toContain('done: Refunded.');
   });
 
-  it.skipIf(!existsSync('/usr/bin/script'))('run --wait in a terminal asks right there: the held call, y runs it, and the answer follows (exit 0)', async () => {
-    const before = calls.issue_refund ?? 0;
-    const { model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-5', amount: 70 }), scriptStep.text('Refunded 70 on A-5.')]);
-    const command = [process.execPath, TSX, join(PACKAGE_ROOT, 'cli', 'main.ts'), 'run', 'test', 'Refund A-5.', '--model', model, '--task-queue', w.taskQueue, '--wait'].map((arg) => `'${arg}'`).join(' ');
-    // `script` gives the command a terminal (a pty); what we write is what a person types.
-    const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress() } });
-    let out = '';
-    let answered = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!answered && out.includes('run it? [y]es, [n]o, or Enter for later')) {
-        answered = true;
-        child.stdin.write('y\r');
-      }
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code, out).toBe(0);
-    expect(out).toContain('? issue_refund {"orderId":"A-5","amount":70}: run it?');
-    expect(out).toContain('Answer: Refunded 70 on A-5.');
-    expect(out).not.toContain('Waiting on a person');
-    expect(calls.issue_refund).toBe(before + 1);
-  });
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'run --wait in a terminal asks right there: the held call, y runs it, and the answer follows (exit 0)',
+    async () => {
+      const before = calls.issue_refund ?? 0;
+      const { model } = w.script([
+        scriptStep.call('issue_refund', { orderId: 'A-5', amount: 70 }),
+        scriptStep.text('Refunded 70 on A-5.'),
+      ]);
+      const command = [
+        process.execPath,
+        TSX,
+        join(PACKAGE_ROOT, 'cli', 'main.ts'),
+        'run',
+        'test',
+        'Refund A-5.',
+        '--model',
+        model,
+        '--task-queue',
+        w.taskQueue,
+        '--wait',
+      ]
+        .map((arg) => `'${arg}'`)
+        .join(' ');
+      // `script` gives the command a terminal (a pty); what we write is what a person types.
+      const child = spawn('script', ['-qefc', command, '/dev/null'], {
+        cwd: PACKAGE_ROOT,
+        env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress() },
+      });
+      let out = '';
+      let answered = false;
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (!answered && out.includes('run it? [y]es, [n]o, or Enter for later')) {
+          answered = true;
+          child.stdin.write('y\r');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code, out).toBe(0);
+      expect(out).toContain('? issue_refund {"orderId":"A-5","amount":70}: run it?');
+      expect(out).toContain('Answer: Refunded 70 on A-5.');
+      expect(out).not.toContain('Waiting on a person');
+      expect(calls.issue_refund).toBe(before + 1);
+    },
+  );
 
   it('counts the calls refused at validation too: run --wait and show say how many the model made and how many never ran', async () => {
-    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'nope' }), scriptStep.call('lookup_order', { orderId: 'A-1' }), scriptStep.text('A-1 has shipped.')]);
+    const { model } = w.script([
+      scriptStep.call('lookup_order', { orderId: 'nope' }),
+      scriptStep.call('lookup_order', { orderId: 'A-1' }),
+      scriptStep.text('A-1 has shipped.'),
+    ]);
     const workflowId = newId();
     const text = expectSuccess(await run(model, ['--id', workflowId, '--wait'], 'Where is A-1?'));
     expect(text).toContain('Answer: A-1 has shipped.\n  3 turn(s), 2 tool call(s), 1 refused before running\n');
-    expect(expectSuccess(await cairn(['show', workflowId])).split('\n')[0]).toBe(`${workflowId} · agent test · phase done · turn 3 · 2 tool call(s), 1 refused before running`);
+    expect(expectSuccess(await cairn(['show', workflowId])).split('\n')[0]).toBe(
+      `${workflowId} · agent test · phase done · turn 3 · 2 tool call(s), 1 refused before running`,
+    );
   });
 
   it('a tool that throws: watch shows what it threw, and the run goes on', async () => {
@@ -535,7 +730,9 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     const workflowId = newId();
     expectSuccess(await run(model, ['--id', workflowId, '--wait'], 'Try the crashy tool.'));
     const watched = expectSuccess(await cairn(['watch', workflowId]));
-    expect(watched).toContain('[turn 1] error crashy [1.1] internal_error: crashy threw: Cannot read properties of undefined (reading "rows")');
+    expect(watched).toContain(
+      '[turn 1] error crashy [1.1] internal_error: crashy threw: Cannot read properties of undefined (reading "rows")',
+    );
   });
 
   it('show piped into a reader that stops early (| head -1) exits quietly: no EPIPE trace', async () => {
@@ -547,7 +744,8 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
         'sh',
         ['-c', `"${process.execPath}" "${TSX}" cli/main.ts show ${workflowId} | head -1`],
         { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress() }, timeout: 50_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       ),
     );
     expect(piped.code, piped.stderr).toBe(0);
@@ -555,12 +753,14 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(piped.stderr).toBe('');
   });
 
-  it('with no worker on the run\'s task queue, watch, show, answer and review say so within their deadline (exit 1)', async () => {
+  it("with no worker on the run's task queue, watch, show, answer and review say so within their deadline (exit 1)", async () => {
     const taskQueue = `nobody-${randomUUID().slice(0, 8)}`;
     const workflowId = newId();
     const started = await cairn(['run', 'test', 'Anyone?', '--id', workflowId, '--task-queue', taskQueue]);
     expect(started.code, started.stderr).toBe(0);
-    expect(started.stderr).toContain(`no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}"`);
+    expect(started.stderr).toContain(
+      `no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}"`,
+    );
     const outcomes = await Promise.all([
       cairn(['watch', workflowId]),
       cairn(['watch', workflowId, '--json']),
@@ -569,7 +769,11 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
       cairn(['review', workflowId, '1.1', 'accept']),
     ]);
     for (const outcome of outcomes)
-      expect(expectOneLineFailure(outcome, 1)).toMatch(new RegExp(`^cairn \\w+: No worker is polling task queue "${taskQueue}", so nothing answered run "${workflowId}" within 10 s\\. Start one for it \\(cairn dev, or cairn worker --task-queue ${taskQueue}\\)`));
+      expect(expectOneLineFailure(outcome, 1)).toMatch(
+        new RegExp(
+          `^cairn \\w+: No worker is polling task queue "${taskQueue}", so nothing answered run "${workflowId}" within 10 s\\. Start one for it \\(cairn dev, or cairn worker --task-queue ${taskQueue}\\)`,
+        ),
+      );
   });
 
   it('npm run --silent cairn -- … --json prints only the JSON document (no npm banner)', async () => {
@@ -577,9 +781,24 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     const outcome = await new Promise<Outcome>((resolve) =>
       execFile(
         'npm',
-        ['run', '--silent', 'cairn', '--', 'run', 'test', 'Anything?', '--model', model, '--task-queue', w.taskQueue, '--wait', '--json'],
+        [
+          'run',
+          '--silent',
+          'cairn',
+          '--',
+          'run',
+          'test',
+          'Anything?',
+          '--model',
+          model,
+          '--task-queue',
+          w.taskQueue,
+          '--wait',
+          '--json',
+        ],
         { cwd: PACKAGE_ROOT, env: { ...cleanEnvironment(), TEMPORAL_ADDRESS: serverAddress() }, timeout: 50_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       ),
     );
     expect(json<{ result: { answer: string } }>(outcome).result.answer).toBe('Nothing to do.');
@@ -587,7 +806,10 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
 
   it('runtime failures are one line with exit 1: unknown run, duplicate id, failed run, no server', async () => {
     // A run that stays open (waiting for a review), so its id cannot be reused.
-    const { model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-3', amount: 99 }), scriptStep.text('unused')]);
+    const { model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-3', amount: 99 }),
+      scriptStep.text('unused'),
+    ]);
     const workflowId = newId();
     expectSuccess(await run(model, ['--id', workflowId]));
     const [show, watch, answer, duplicate, unknownAgent] = await Promise.all([
@@ -600,12 +822,18 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(expectOneLineFailure(show, 1)).toBe('cairn show: No run with workflow id "no-such-run".');
     expect(expectOneLineFailure(watch, 1)).toBe('cairn watch: No run with workflow id "no-such-run".');
     expect(expectOneLineFailure(answer, 1)).toBe('cairn answer: No run with workflow id "no-such-run".');
-    expect(expectOneLineFailure(duplicate, 1)).toBe(`cairn run: A run with workflow id "${workflowId}" already exists; pick another --id.`);
+    expect(expectOneLineFailure(duplicate, 1)).toBe(
+      `cairn run: A run with workflow id "${workflowId}" already exists; pick another --id.`,
+    );
     // An unknown agent fails the run's first workflow task: `cairn run` says so at once, naming the agents there are.
-    expect(expectOneLineFailure(unknownAgent, 1)).toBe('cairn run: The run failed: Unknown agent "nobody". Known: test, helper');
+    expect(expectOneLineFailure(unknownAgent, 1)).toBe(
+      'cairn run: The run failed: Unknown agent "nobody". Known: test, helper',
+    );
 
     const noServer = await cairn(['show', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
-    expect(expectOneLineFailure(noServer, 1)).toMatch(/^cairn show: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `cairn dev`, or set TEMPORAL_ADDRESS\.$/);
+    expect(expectOneLineFailure(noServer, 1)).toMatch(
+      /^cairn show: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `cairn dev`, or set TEMPORAL_ADDRESS\.$/,
+    );
   });
 });
 
@@ -613,18 +841,42 @@ describe('cairn dev and cairn worker', () => {
   // Integration tests: without the global setup's server (and so its Temporal CLI), fail at once.
   beforeAll(() => void serverAddress());
 
-  it('worker with no server at its address: one line naming the address, no gRPC trace', { timeout: 120_000 }, async () => {
-    const outcome = await cairn(['worker', '--task-queue', `q-${randomUUID()}`], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 90_000);
-    expect(expectOneLineFailure(outcome, 1)).toMatch(/^cairn worker: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one \(`npx cairn dev`, or `temporal server start-dev`\), or set TEMPORAL_ADDRESS\.$/);
+  it('worker with no server at its address: one line naming the address, no gRPC trace', {
+    timeout: 120_000,
+  }, async () => {
+    const outcome = await cairn(
+      ['worker', '--task-queue', `q-${randomUUID()}`],
+      { TEMPORAL_ADDRESS: '127.0.0.1:1' },
+      90_000,
+    );
+    expect(expectOneLineFailure(outcome, 1)).toMatch(
+      /^cairn worker: No Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one \(`npx cairn dev`, or `temporal server start-dev`\), or set TEMPORAL_ADDRESS\.$/,
+    );
   });
 
   it('dev --json writes only JSON lines on stdout, from start to shutdown', { timeout: 120_000 }, async () => {
     const [port, uiPort] = await freePorts(2);
     const dir = await mkdtemp(join(tmpdir(), 'cairn-dev-'));
     const taskQueue = `dev-${randomUUID()}`;
-    const dev = startLongRunning(['dev', '--json', '--port', `${port}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'dev.db'), '--task-queue', taskQueue]);
+    const dev = startLongRunning([
+      'dev',
+      '--json',
+      '--port',
+      `${port}`,
+      '--ui-port',
+      `${uiPort}`,
+      '--db-filename',
+      join(dir, 'dev.db'),
+      '--task-queue',
+      taskQueue,
+    ]);
     try {
-      expect(await dev.ready).toMatchObject({ taskQueue, namespace: 'default', uiUrl: `http://localhost:${uiPort}`, embeddedServer: true });
+      expect(await dev.ready).toMatchObject({
+        taskQueue,
+        namespace: 'default',
+        uiUrl: `http://localhost:${uiPort}`,
+        embeddedServer: true,
+      });
     } finally {
       expect(await dev.stop(), dev.stderr()).toBe(0);
       await rm(dir, { recursive: true, force: true });
@@ -633,19 +885,44 @@ describe('cairn dev and cairn worker', () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
-  it('dev --port P --ui-port U: the hint and the run links name that server and that UI', { timeout: 120_000 }, async () => {
+  it('dev --port P --ui-port U: the hint and the run links name that server and that UI', {
+    timeout: 120_000,
+  }, async () => {
     const [port, uiPort] = await freePorts(2);
     const dir = await mkdtemp(join(tmpdir(), 'cairn-dev-'));
-    const dev = startLongRunning(['dev', '--port', `${port}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'dev.db'), '--task-queue', `dev-${randomUUID()}`], {}, /^ {2}try: /);
+    const dev = startLongRunning(
+      [
+        'dev',
+        '--port',
+        `${port}`,
+        '--ui-port',
+        `${uiPort}`,
+        '--db-filename',
+        join(dir, 'dev.db'),
+        '--task-queue',
+        `dev-${randomUUID()}`,
+      ],
+      {},
+      /^ {2}try: /,
+    );
     try {
       await dev.ready;
       const text = dev.stdout();
-      expect(text).toContain(`Embedded Temporal dev server 127.0.0.1:${port}, namespace default, UI http://localhost:${uiPort}\n`);
+      expect(text).toContain(
+        `Embedded Temporal dev server 127.0.0.1:${port}, namespace default, UI http://localhost:${uiPort}\n`,
+      );
       const hint = /^ {2}try: (.*)$/m.exec(text)?.[1];
-      expect(hint).toMatch(new RegExp(`^TEMPORAL_ADDRESS=127\\.0\\.0\\.1:${port} TEMPORAL_UI_URL=http://localhost:${uiPort} cairn run orders "…" --task-queue dev-`));
+      expect(hint).toMatch(
+        new RegExp(
+          `^TEMPORAL_ADDRESS=127\\.0\\.0\\.1:${port} TEMPORAL_UI_URL=http://localhost:${uiPort} cairn run orders "…" --task-queue dev-`,
+        ),
+      );
       // What the hint says to set is what makes the links right.
       const started = json<{ url: string }>(
-        await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', hint!.split('--task-queue ')[1]!, '--json'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_UI_URL: `http://localhost:${uiPort}` }),
+        await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', hint!.split('--task-queue ')[1]!, '--json'], {
+          TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+          TEMPORAL_UI_URL: `http://localhost:${uiPort}`,
+        }),
       );
       expect(started.url).toMatch(new RegExp(`^http://localhost:${uiPort}/namespaces/default/workflows/cairn-orders-`));
     } finally {
@@ -654,25 +931,56 @@ describe('cairn dev and cairn worker', () => {
     }
   });
 
-  it('dev on a port another dev server holds fails at once, naming the port and the flags; the first keeps serving', { timeout: 180_000 }, async () => {
+  it('dev on a port another dev server holds fails at once, naming the port and the flags; the first keeps serving', {
+    timeout: 180_000,
+  }, async () => {
     const [port, uiPort, otherUiPort] = await freePorts(3);
     const dir = await mkdtemp(join(tmpdir(), 'cairn-dev-'));
     const taskQueue = `dev-${randomUUID()}`;
-    const first = startLongRunning(['dev', '--json', '--port', `${port}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'first.db'), '--task-queue', taskQueue]);
+    const first = startLongRunning([
+      'dev',
+      '--json',
+      '--port',
+      `${port}`,
+      '--ui-port',
+      `${uiPort}`,
+      '--db-filename',
+      join(dir, 'first.db'),
+      '--task-queue',
+      taskQueue,
+    ]);
     try {
       await first.ready;
       // Same gRPC port, its own UI port, database and queue: it must not join the first server.
-      const second = await cairn(['dev', '--port', `${port}`, '--ui-port', `${otherUiPort}`, '--db-filename', join(dir, 'second.db'), '--task-queue', `dev-${randomUUID()}`], { TEMPORAL_ADDRESS: '' });
+      const second = await cairn(
+        [
+          'dev',
+          '--port',
+          `${port}`,
+          '--ui-port',
+          `${otherUiPort}`,
+          '--db-filename',
+          join(dir, 'second.db'),
+          '--task-queue',
+          `dev-${randomUUID()}`,
+        ],
+        { TEMPORAL_ADDRESS: '' },
+      );
       const line = expectOneLineFailure(second, 1);
       expect(line).toContain(`Port ${port} is already in use`);
       expect(line).toContain('--port <port>');
       expect(line).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port}`);
       // And a busy UI port, the same way.
-      const busyUi = await cairn(['dev', '--port', `${otherUiPort}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'third.db')], { TEMPORAL_ADDRESS: '' });
+      const busyUi = await cairn(
+        ['dev', '--port', `${otherUiPort}`, '--ui-port', `${uiPort}`, '--db-filename', join(dir, 'third.db')],
+        { TEMPORAL_ADDRESS: '' },
+      );
       expect(expectOneLineFailure(busyUi, 1)).toContain(`Port ${uiPort} is already in use`);
       // The first one still serves: a run on its queue reaches its question.
       const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
-      const { workflowId } = json<{ workflowId: string }>(await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'], env));
+      const { workflowId } = json<{ workflowId: string }>(
+        await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'], env),
+      );
       expect(eventLines(await cairn(['watch', workflowId, '--json'], env)).at(-1)!.type).toBe('question');
     } finally {
       expect(await first.stop(), first.stderr()).toBe(0);
@@ -680,22 +988,53 @@ describe('cairn dev and cairn worker', () => {
     }
   });
 
-  it('one database, one dev server: a second cairn dev in the project is refused naming the first (pid, address, UI); cairn worker there names that UI', { timeout: 240_000 }, async () => {
+  it('one database, one dev server: a second cairn dev in the project is refused naming the first (pid, address, UI); cairn worker there names that UI', {
+    timeout: 240_000,
+  }, async () => {
     const [port, uiPort, otherPort, otherUiPort] = await freePorts(4);
     const dir = await mkdtemp(join(tmpdir(), 'cairn-project-'));
     const config = join(PACKAGE_ROOT, 'cairn.config.ts');
     const taskQueue = `dev-${randomUUID()}`;
-    const first = startLongRunning(['dev', '--json', '--config', config, '--port', `${port}`, '--ui-port', `${uiPort}`, '--no-http', '--task-queue', taskQueue], {}, undefined, undefined, dir);
+    const first = startLongRunning(
+      [
+        'dev',
+        '--json',
+        '--config',
+        config,
+        '--port',
+        `${port}`,
+        '--ui-port',
+        `${uiPort}`,
+        '--no-http',
+        '--task-queue',
+        taskQueue,
+      ],
+      {},
+      undefined,
+      undefined,
+      dir,
+    );
     try {
       await first.ready;
       // Other ports, the same project (and so the same .temporal/cairn.db): refused before any server starts.
-      const second = await cairn(['dev', '--config', config, '--port', `${otherPort}`, '--ui-port', `${otherUiPort}`, '--no-http'], { TEMPORAL_ADDRESS: '' }, 90_000, dir);
+      const second = await cairn(
+        ['dev', '--config', config, '--port', `${otherPort}`, '--ui-port', `${otherUiPort}`, '--no-http'],
+        { TEMPORAL_ADDRESS: '' },
+        90_000,
+        dir,
+      );
       expect(expectOneLineFailure(second, 1)).toBe(
         `cairn dev: ${join(dir, '.temporal', 'cairn.db')} is in use by another dev server (pid ${first.pid}, 127.0.0.1:${port}, UI http://localhost:${uiPort}): one database, one dev server. ` +
           `Use that one (TEMPORAL_ADDRESS=127.0.0.1:${port} cairn dev runs only the worker on it), stop it, or pass --db-filename <another file>.`,
       );
       // A worker of the same project on that server names the UI it really has (not port + 1000).
-      const worker = startLongRunning(['worker', '--json', '--config', config, '--task-queue', `w-${randomUUID()}`], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` }, undefined, undefined, dir);
+      const worker = startLongRunning(
+        ['worker', '--json', '--config', config, '--task-queue', `w-${randomUUID()}`],
+        { TEMPORAL_ADDRESS: `127.0.0.1:${port}` },
+        undefined,
+        undefined,
+        dir,
+      );
       try {
         expect(await worker.ready).toMatchObject({ address: `127.0.0.1:${port}`, uiUrl: `http://localhost:${uiPort}` });
       } finally {
@@ -703,7 +1042,9 @@ describe('cairn dev and cairn worker', () => {
       }
       // The first still serves, untouched: a run on its queue reaches its question.
       const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
-      const { workflowId } = json<{ workflowId: string }>(await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'], env));
+      const { workflowId } = json<{ workflowId: string }>(
+        await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'], env),
+      );
       expect(eventLines(await cairn(['watch', workflowId, '--json'], env)).at(-1)!.type).toBe('question');
     } finally {
       expect(await first.stop(), first.stderr()).toBe(0);
@@ -715,28 +1056,45 @@ describe('cairn dev and cairn worker', () => {
 
   // The Docker image installs as root and runs as `USER node`: the worker must write nothing into
   // the project or its node_modules. Only root can start a process as another user.
-  it.skipIf(process.getuid?.() !== 0)('worker as a user who cannot write the project or node_modules (Docker\'s USER node) starts and serves runs', { timeout: 120_000 }, async () => {
-    const taskQueue = `readonly-${randomUUID()}`;
-    const home = await mkdtemp(join(tmpdir(), 'cairn-nobody-'));
-    await chown(home, 65534, 65534);
-    const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], { TEMPORAL_ADDRESS: serverAddress(), HOME: home }, undefined, { uid: 65534, gid: 65534 });
-    try {
-      expect(await worker.ready).toMatchObject({ taskQueue, embeddedServer: false });
-      const { workflowId } = json<{ workflowId: string }>(await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json']));
-      expect(eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)!.type).toBe('question');
-    } finally {
-      await worker.stop();
-      await rm(home, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    "worker as a user who cannot write the project or node_modules (Docker's USER node) starts and serves runs",
+    { timeout: 120_000 },
+    async () => {
+      const taskQueue = `readonly-${randomUUID()}`;
+      const home = await mkdtemp(join(tmpdir(), 'cairn-nobody-'));
+      await chown(home, 65534, 65534);
+      const worker = startLongRunning(
+        ['worker', '--json', '--task-queue', taskQueue],
+        { TEMPORAL_ADDRESS: serverAddress(), HOME: home },
+        undefined,
+        { uid: 65534, gid: 65534 },
+      );
+      try {
+        expect(await worker.ready).toMatchObject({ taskQueue, embeddedServer: false });
+        const { workflowId } = json<{ workflowId: string }>(
+          await cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json']),
+        );
+        expect(eventLines(await cairn(['watch', workflowId, '--json'])).at(-1)!.type).toBe('question');
+      } finally {
+        await worker.stop();
+        await rm(home, { recursive: true, force: true });
+      }
+    },
+  );
 
-  it('run orders without --model: two runs on one worker each get their own scripted model and finish', { timeout: 240_000 }, async () => {
+  it('run orders without --model: two runs on one worker each get their own scripted model and finish', {
+    timeout: 240_000,
+  }, async () => {
     const taskQueue = `orders-${randomUUID()}`;
-    const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], { TEMPORAL_ADDRESS: serverAddress() });
+    const worker = startLongRunning(['worker', '--json', '--task-queue', taskQueue], {
+      TEMPORAL_ADDRESS: serverAddress(),
+    });
     try {
       // The test server runs without a UI: the worker names none rather than guess port + 1000.
       expect(await worker.ready).toMatchObject({ taskQueue, embeddedServer: false, uiUrl: null });
-      const started = await Promise.all([1, 2].map(() => cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'])));
+      const started = await Promise.all(
+        [1, 2].map(() => cairn(['run', 'orders', DEMO_PROMPT, '--task-queue', taskQueue, '--json'])),
+      );
       const ids = started.map((outcome) => json<{ workflowId: string }>(outcome).workflowId);
       const answers = await Promise.all(ids.map(finishOrdersRun));
       for (const answer of answers) expect(answer).toContain('refunded the 12.00 shipping fee');
@@ -760,17 +1118,30 @@ async function finishOrdersRun(workflowId: string): Promise<string | null> {
 }
 
 describe('the main job: cairn demo (what `npm run demo` runs), without a terminal', () => {
-  it('mends every failure class, tells the story in order, keeps its worker up with --keep until stopped, and exits 0', { timeout: 240_000 }, async () => {
+  it('mends every failure class, tells the story in order, keeps its worker up with --keep until stopped, and exits 0', {
+    timeout: 240_000,
+  }, async () => {
     const demo = startLongRunning(['demo', '--keep'], { TEMPORAL_ADDRESS: serverAddress() }, /Ctrl-C to stop\.$/);
     await demo.ready;
     const out = demo.stdout();
     // --keep: the last lines say what stays up and how to stop it; SIGTERM ends it cleanly.
-    expect(out.trimEnd().split('\n').slice(-2)).toEqual([expect.stringMatching(/^See the whole run in the Temporal UI: http:\/\/\S+\/workflows\/cairn-demo-/), 'The worker stays up (--keep). Ctrl-C to stop.']);
+    expect(out.trimEnd().split('\n').slice(-2)).toEqual([
+      expect.stringMatching(/^See the whole run in the Temporal UI: http:\/\/\S+\/workflows\/cairn-demo-/),
+      'The worker stays up (--keep). Ctrl-C to stop.',
+    ]);
     expect(await demo.stop(), demo.stderr()).toBe(0);
     // Nobody was asked and --yes was not given: it says it answered by itself, and why.
     expect(out).toContain('  (no terminal: answered automatically) answering: morning');
     expect(out).not.toContain('(--yes)');
-    for (const code of ['invalid_arguments', 'semantic_error', 'partial_data', 'output_not_json', 'output_schema_violation', 'missing_fields', 'tool_unavailable'])
+    for (const code of [
+      'invalid_arguments',
+      'semantic_error',
+      'partial_data',
+      'output_not_json',
+      'output_schema_violation',
+      'missing_fields',
+      'tool_unavailable',
+    ])
       expect(out).toContain(`] ${code}: `);
     const order = [
       '✗ search_orders [1.1] invalid_arguments',
@@ -791,7 +1162,11 @@ describe('the main job: cairn demo (what `npm run demo` runs), without a termina
     const workflowId = /Run (cairn-demo-\S+) started/.exec(out)?.[1];
     const connection = await Connection.connect({ address: serverAddress() });
     try {
-      expect((await new Client({ connection }).workflow.getHandle(workflowId!).describe()).typedSearchAttributes.get(CairnAgent)).toBe('orders');
+      expect(
+        (await new Client({ connection }).workflow.getHandle(workflowId!).describe()).typedSearchAttributes.get(
+          CairnAgent,
+        ),
+      ).toBe('orders');
     } finally {
       await connection.close();
     }

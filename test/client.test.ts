@@ -29,7 +29,10 @@ const redeliverAndRefund = () => [
   scriptStep.react(({ messages }) => {
     const said = String(messages.findLast((m) => m.role === 'user')?.content);
     return scriptStep.calls([
-      { name: 'schedule_redelivery', arguments: { orderId: 'A-1', window: said.includes('afternoon') ? 'afternoon' : 'morning' } },
+      {
+        name: 'schedule_redelivery',
+        arguments: { orderId: 'A-1', window: said.includes('afternoon') ? 'afternoon' : 'morning' },
+      },
       { name: 'issue_refund', arguments: { orderId: 'A-1', amount: 60 } },
     ]);
   }),
@@ -40,15 +43,28 @@ describe('CairnClient', () => {
   it('starts a run and stops at its question (update-with-start), answers it, decides its review, and gets the result', async () => {
     const refunds = calls.issue_refund ?? 0;
     const { model } = w.script(redeliverAndRefund());
-    const { run, state } = await runs.startUntilIdle({ agent: 'test', prompt: 'Redeliver A-1 and refund it.', model, workflowId: `client-${randomUUID()}` });
+    const { run, state } = await runs.startUntilIdle({
+      agent: 'test',
+      prompt: 'Redeliver A-1 and refund it.',
+      model,
+      workflowId: `client-${randomUUID()}`,
+    });
     expect(run.firstExecutionRunId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(state).toMatchObject({ phase: 'awaiting_clarification', clarification: { question: 'Which delivery window suits you: morning or afternoon?' } });
+    expect(state).toMatchObject({
+      phase: 'awaiting_clarification',
+      clarification: { question: 'Which delivery window suits you: morning or afternoon?' },
+    });
     await expect(run.review('1.1', { type: 'accept' })).rejects.toSatisfy(NotPendingError.isInstance);
 
     expect(await run.answer('the afternoon, please')).toEqual({ questionId: state.clarification!.id });
     const held = await run.untilIdle();
-    expect(held).toMatchObject({ phase: 'awaiting_review', reviews: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 60 } }] });
-    await expect(run.answer('again')).rejects.toThrow(`Run "${run.workflowId}" has no pending question (phase awaiting_review).`);
+    expect(held).toMatchObject({
+      phase: 'awaiting_review',
+      reviews: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 60 } }],
+    });
+    await expect(run.answer('again')).rejects.toThrow(
+      `Run "${run.workflowId}" has no pending question (phase awaiting_review).`,
+    );
     expect(calls.issue_refund ?? 0).toBe(refunds);
 
     await run.review(held.reviews[0]!, { type: 'accept' });
@@ -59,7 +75,10 @@ describe('CairnClient', () => {
   });
 
   it('watches a run: its steps in order, once each, until it finishes', async () => {
-    const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-7' }), scriptStep.text('A-7 has shipped.')]);
+    const { model } = w.script([
+      scriptStep.call('lookup_order', { orderId: 'A-7' }),
+      scriptStep.text('A-7 has shipped.'),
+    ]);
     const run = await runs.start({ agent: 'test', prompt: 'Where is A-7?', model });
     expect(run.workflowId).toMatch(/^cairn-test-[0-9a-f]{8}$/);
     const steps: StepLogEntry[] = [];
@@ -73,13 +92,19 @@ describe('CairnClient', () => {
   });
 
   it('pauses, resumes and cancels a run', async () => {
-    const { model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-2' }), scriptStep.text('Cancelled as asked.')]);
+    const { model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-2' }),
+      scriptStep.text('Cancelled as asked.'),
+    ]);
     const { run } = await runs.startUntilIdle({ agent: 'test', prompt: 'Redeliver A-2.', model });
     await run.pause();
     expect(await run.untilIdle()).toMatchObject({ paused: true });
     await run.resume();
     await run.cancel('the customer changed their mind');
-    expect(await run.result()).toMatchObject({ answer: 'Cancelled as asked.', reason: expect.stringContaining('the customer changed their mind') });
+    expect(await run.result()).toMatchObject({
+      answer: 'Cancelled as asked.',
+      reason: expect.stringContaining('the customer changed their mind'),
+    });
   });
 
   it('refuses bad human input as a non-retryable HumanInputError, and writes nothing', async () => {
@@ -89,7 +114,10 @@ describe('CairnClient', () => {
       () => undefined,
       (error: unknown) => error,
     );
-    expect(refused).toMatchObject({ name: 'WorkflowUpdateFailedError', cause: { type: 'HumanInputError', nonRetryable: true, message: 'The answer is empty.' } });
+    expect(refused).toMatchObject({
+      name: 'WorkflowUpdateFailedError',
+      cause: { type: 'HumanInputError', nonRetryable: true, message: 'The answer is empty.' },
+    });
     await run.cancel();
     await run.result();
   });
@@ -117,7 +145,14 @@ describe('CairnClient', () => {
 
   it('docs/run-api.md shows the shapes a client sends', () => {
     const docs = readFileSync(join(PACKAGE_ROOT, 'docs', 'run-api.md'), 'utf8');
-    for (const shape of ['{"type":"accept"}', '{"type":"edit","args":', '{"type":"respond","content":', '{"type":"reject","reason":', '{"id":"q1","answer":']) expect(docs).toContain(shape);
+    for (const shape of [
+      '{"type":"accept"}',
+      '{"type":"edit","args":',
+      '{"type":"respond","content":',
+      '{"type":"reject","reason":',
+      '{"id":"q1","answer":',
+    ])
+      expect(docs).toContain(shape);
   });
 });
 
@@ -125,9 +160,17 @@ describe('startTestEnvironment', () => {
   it('bundles your workflows file and serves its agents with your deps', async () => {
     const ledger: Ledger = { entries: [] };
     // The shared test server (`address`) keeps this quick; by default it starts a server of its own.
-    const env = await startTestEnvironment({ agents: [scribe], deps: ledger, address: serverAddress(), workflowsPath: join(PACKAGE_ROOT, 'test', 'fixtures', 'scribe-agents.ts') });
+    const env = await startTestEnvironment({
+      agents: [scribe],
+      deps: ledger,
+      address: serverAddress(),
+      workflowsPath: join(PACKAGE_ROOT, 'test', 'fixtures', 'scribe-agents.ts'),
+    });
     try {
-      const { model, scripted } = env.script([scriptStep.call('write_note', { text: 'hello' }), scriptStep.text('Noted.')]);
+      const { model, scripted } = env.script([
+        scriptStep.call('write_note', { text: 'hello' }),
+        scriptStep.text('Noted.'),
+      ]);
       const run = await env.client.start({ agent: 'scribe', prompt: 'Note hello.', model });
       expect(await run.result()).toMatchObject({ answer: 'Noted.', toolCalls: 1 });
       expect(ledger.entries).toEqual(['hello']);

@@ -13,7 +13,13 @@ import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { NativeConnection } from '@temporalio/worker';
-import { ALLOWED_HEADERS, startCodecServer, toJson, type CodecServer, type JsonPayload } from '../runtime/codec-server.js';
+import {
+  ALLOWED_HEADERS,
+  startCodecServer,
+  toJson,
+  type CodecServer,
+  type JsonPayload,
+} from '../runtime/codec-server.js';
 import {
   AesGcmPayloadCodec,
   CODEC_KEYS_ENV,
@@ -49,7 +55,12 @@ describe('the AES-256-GCM payload codec', () => {
 
   it('round-trips payloads: ciphertext with the key id on the wire, the same payload back', async () => {
     const codec = new AesGcmPayloadCodec([k1]);
-    const originals = [jsonPayload({ prompt: 'Refund order A-1001, é ✓ 𝄞' }), jsonPayload(null), jsonPayload('x'.repeat(70_000)), { metadata: { encoding: Buffer.from('binary/null') } }];
+    const originals = [
+      jsonPayload({ prompt: 'Refund order A-1001, é ✓ 𝄞' }),
+      jsonPayload(null),
+      jsonPayload('x'.repeat(70_000)),
+      { metadata: { encoding: Buffer.from('binary/null') } },
+    ];
     const encoded = await codec.encode(originals);
     expect(encoded).toHaveLength(originals.length);
     for (const payload of encoded) {
@@ -63,7 +74,9 @@ describe('the AES-256-GCM payload codec', () => {
     expect(Buffer.from(again!.data!).equals(Buffer.from(encoded[0]!.data!))).toBe(false);
 
     const decoded = await codec.decode(encoded);
-    expect(decoded.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual(originals.map((p) => defaultPayloadConverter.fromPayload(p)));
+    expect(decoded.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual(
+      originals.map((p) => defaultPayloadConverter.fromPayload(p)),
+    );
     expect(decoded.map((p) => text(p.metadata?.encoding))).toEqual(originals.map((p) => text(p.metadata?.encoding)));
     expect(await codec.encode([])).toEqual([]);
   });
@@ -96,7 +109,10 @@ describe('the AES-256-GCM payload codec', () => {
     // A worker still on the old keys cannot read it, and says which key it lacks.
     const failure = await before.decode(fresh).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PayloadDecryptionError);
-    expect(failure).toMatchObject({ keyId: 'k2', message: expect.stringMatching(/encrypted with key "k2", which is not configured \(configured: k1\)/) });
+    expect(failure).toMatchObject({
+      keyId: 'k2',
+      message: expect.stringMatching(/encrypted with key "k2", which is not configured \(configured: k1\)/),
+    });
     // currentKeyId picks another key to encrypt with.
     const pinned = new AesGcmPayloadCodec([k2, k1], { currentKeyId: 'k1' });
     expect(text((await pinned.encode([jsonPayload(1)]))[0]!.metadata?.[KEY_ID_METADATA])).toBe('k1');
@@ -105,11 +121,19 @@ describe('the AES-256-GCM payload codec', () => {
   it('fails clearly on a wrong key under the same id, a tampered payload or a payload without a key id', async () => {
     const [sealed] = await new AesGcmPayloadCodec([k1]).encode([jsonPayload('secret')]);
     const impostor = new AesGcmPayloadCodec([{ id: 'k1', key: k2.key }]);
-    await expect(impostor.decode([sealed!])).rejects.toThrow(/encrypted with key "k1" does not decrypt with the configured key "k1"/);
+    await expect(impostor.decode([sealed!])).rejects.toThrow(
+      /encrypted with key "k1" does not decrypt with the configured key "k1"/,
+    );
     const tampered = Buffer.from(sealed!.data!);
     tampered[20] = tampered[20]! ^ 1;
-    await expect(new AesGcmPayloadCodec([k1]).decode([{ ...sealed, data: tampered }])).rejects.toThrow(PayloadDecryptionError);
-    await expect(new AesGcmPayloadCodec([k1]).decode([{ metadata: { encoding: sealed!.metadata!.encoding! }, data: sealed!.data! }])).rejects.toThrow(/no "encryption-key-id" metadata/);
+    await expect(new AesGcmPayloadCodec([k1]).decode([{ ...sealed, data: tampered }])).rejects.toThrow(
+      PayloadDecryptionError,
+    );
+    await expect(
+      new AesGcmPayloadCodec([k1]).decode([
+        { metadata: { encoding: sealed!.metadata!.encoding! }, data: sealed!.data! },
+      ]),
+    ).rejects.toThrow(/no "encryption-key-id" metadata/);
   });
 
   it('reads CAIRN_CODEC_KEYS: id:<base64>, the current key first; errors name the entry, never the key', () => {
@@ -120,7 +144,9 @@ describe('the AES-256-GCM payload codec', () => {
     expect(dataConverterFromEnvironment({ [CODEC_KEYS_ENV]: a })?.payloadCodecs).toHaveLength(1);
     expect(codecFromEnvironment({})).toBeUndefined();
     expect(dataConverterFromEnvironment({ [CODEC_KEYS_ENV]: ' ' })).toBeUndefined();
-    expect(parseCodecKeys(`k:${Buffer.alloc(32, 7).toString('base64url')}`)[0]!.key).toEqual(new Uint8Array(32).fill(7));
+    expect(parseCodecKeys(`k:${Buffer.alloc(32, 7).toString('base64url')}`)[0]!.key).toEqual(
+      new Uint8Array(32).fill(7),
+    );
 
     const short = Buffer.alloc(16, 1).toString('base64');
     expect(() => parseCodecKeys(`k1:${short}`)).toThrow(/key "k1" is 16 bytes; AES-256 needs exactly 32/);
@@ -145,16 +171,31 @@ describe('the AES-256-GCM payload codec', () => {
   });
 });
 
-async function post(server: CodecServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Namespace': 'default', ...headers }, body: JSON.stringify(body) });
+async function post(
+  server: CodecServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Namespace': 'default', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
-async function decodeThrough(server: CodecServer, payloads: Payload[], headers: Record<string, string> = {}): Promise<Payload[]> {
+async function decodeThrough(
+  server: CodecServer,
+  payloads: Payload[],
+  headers: Record<string, string> = {},
+): Promise<Payload[]> {
   const response = await post(server, '/decode', { payloads: payloads.map(toJson) }, headers);
   expect(response.status).toBe(200);
   const body = (await response.json()) as { payloads: JsonPayload[] };
   return body.payloads.map((p) => ({
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
+    metadata: Object.fromEntries(
+      Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]),
+    ),
     data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')),
   }));
 }
@@ -165,7 +206,12 @@ describe('the codec server', () => {
   let guarded: CodecServer;
   beforeAll(async () => {
     server = await startCodecServer({ codecs: [codec], port: 0 });
-    guarded = await startCodecServer({ codecs: [codec], port: 0, origins: ['http://ui.example:8080'], authorization: 'Bearer s3cret' });
+    guarded = await startCodecServer({
+      codecs: [codec],
+      port: 0,
+      origins: ['http://ui.example:8080'],
+      authorization: 'Bearer s3cret',
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -182,7 +228,15 @@ describe('the codec server', () => {
     const { payloads } = (await encoded.json()) as { payloads: JsonPayload[] };
     expect(Buffer.from(payloads[0]!.metadata!.encoding!, 'base64').toString()).toBe(ENCRYPTED_ENCODING);
     expect(Buffer.from(payloads[0]!.metadata![KEY_ID_METADATA]!, 'base64').toString()).toBe('k2');
-    const [back] = await decodeThrough(server, [{ metadata: { encoding: Buffer.from(payloads[0]!.metadata!.encoding!, 'base64'), [KEY_ID_METADATA]: Buffer.from('k2') }, data: Buffer.from(payloads[0]!.data!, 'base64') }]);
+    const [back] = await decodeThrough(server, [
+      {
+        metadata: {
+          encoding: Buffer.from(payloads[0]!.metadata!.encoding!, 'base64'),
+          [KEY_ID_METADATA]: Buffer.from('k2'),
+        },
+        data: Buffer.from(payloads[0]!.data!, 'base64'),
+      },
+    ]);
     expect(defaultPayloadConverter.fromPayload(back!)).toBe('typed in the UI');
   });
 
@@ -200,7 +254,11 @@ describe('the codec server', () => {
   it('answers the Temporal UI’s CORS preflight, and refuses other origins', async () => {
     const preflight = await fetch(`${server.url}/decode`, {
       method: 'OPTIONS',
-      headers: { Origin: 'http://localhost:8233', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace' },
+      headers: {
+        Origin: 'http://localhost:8233',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-namespace',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
@@ -213,7 +271,10 @@ describe('the codec server', () => {
     expect(decoded.status).toBe(200);
     expect(decoded.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
     expect((await post(server, '/decode', { payloads: [] }, { Origin: 'http://evil.example' })).status).toBe(403);
-    const other = await fetch(`${server.url}/decode`, { method: 'OPTIONS', headers: { Origin: 'http://evil.example' } });
+    const other = await fetch(`${server.url}/decode`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://evil.example' },
+    });
     expect(other.status).toBe(403);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -227,11 +288,21 @@ describe('the codec server', () => {
     expect(missing.headers.get('access-control-allow-origin')).toBe('http://ui.example:8080'); // the UI can read why
     expect((await post(guarded, '/decode', body, { ...origin, Authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await post(guarded, '/encode', body, { Authorization: 'Bearer s3cret!' })).status).toBe(401);
-    const preflight = await fetch(`${guarded.url}/decode`, { method: 'OPTIONS', headers: { ...origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization' } });
+    const preflight = await fetch(`${guarded.url}/decode`, {
+      method: 'OPTIONS',
+      headers: {
+        ...origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    });
     expect(preflight.status).toBe(204);
     const [decoded] = await decodeThrough(guarded, sealed, { ...origin, Authorization: 'Bearer s3cret' });
     expect(defaultPayloadConverter.fromPayload(decoded!)).toBe('guarded');
-    expect((await post(guarded, '/decode', body, { Origin: 'http://localhost:8233', Authorization: 'Bearer s3cret' })).status).toBe(403);
+    expect(
+      (await post(guarded, '/decode', body, { Origin: 'http://localhost:8233', Authorization: 'Bearer s3cret' }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -240,7 +311,8 @@ function payloadsOf(value: unknown, path = ''): { path: string; payload: Payload
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return [];
   if (/(searchAttributes|indexedFields|header)$/i.test(path)) return [];
   const record = value as Record<string, unknown>;
-  if ('data' in record && (record.data instanceof Uint8Array || 'metadata' in record) && !Array.isArray(value)) return [{ path, payload: record as Payload }];
+  if ('data' in record && (record.data instanceof Uint8Array || 'metadata' in record) && !Array.isArray(value))
+    return [{ path, payload: record as Payload }];
   return Object.entries(record).flatMap(([k, v]) => payloadsOf(v, `${path}.${k}`));
 }
 
@@ -253,11 +325,19 @@ function bytesOf(value: unknown): Uint8Array[] {
 
 /** `cairn …` from the sources on this Node, with only `env`'s Temporal and Cairn settings. */
 function cairnProcess(args: readonly string[], env: Record<string, string>) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TEMPORAL_') && !k.startsWith('CAIRN_CODEC')));
-  return spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], { cwd: PACKAGE_ROOT, env: { ...clean, ...env } });
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('TEMPORAL_') && !k.startsWith('CAIRN_CODEC')),
+  );
+  return spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), ...args], {
+    cwd: PACKAGE_ROOT,
+    env: { ...clean, ...env },
+  });
 }
 
-async function cairnOutcome(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function cairnOutcome(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = cairnProcess(args, env);
   let stdout = '';
   let stderr = '';
@@ -283,7 +363,11 @@ describe('a run with the codec on, on the real dev server', () => {
     server = await startCodecServer({ codecs: [codec], port: 0, authorization: 'Bearer codec-test' });
     const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text(answer)]);
     // Started as Cairn's client starts runs: its static summary ("test: <prompt>") and search attributes too.
-    const handle = await new CairnClient({ client: w.client, taskQueue: w.taskQueue }).start({ agent: 'test', prompt, model });
+    const handle = await new CairnClient({ client: w.client, taskQueue: w.taskQueue }).start({
+      agent: 'test',
+      prompt,
+      model,
+    });
     workflowId = handle.workflowId;
     // Through the codec, everything reads as usual.
     expect(await handle.result()).toMatchObject({ answer });
@@ -299,18 +383,37 @@ describe('a run with the codec on, on the real dev server', () => {
     expect(found.length).toBeGreaterThan(5);
     // Only the SDK's patch markers (`patched()` ids, written by the SDK core) stay in clear.
     const clear = found.filter(({ payload }) => text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING);
-    expect(clear.filter(({ path }) => !/\.markerRecordedEventAttributes\.details\.patch-data\./.test(path)).map(({ path }) => path)).toEqual([]);
-    for (const { payload } of clear) expect(Object.keys(JSON.parse(text(payload.data))).sort()).toEqual(['deprecated', 'id']);
-    expect(new Set(found.filter(({ payload }) => !clear.some((c) => c.payload === payload)).map(({ payload }) => text(payload.metadata?.[KEY_ID_METADATA])))).toEqual(new Set(['k2']));
+    expect(
+      clear
+        .filter(({ path }) => !/\.markerRecordedEventAttributes\.details\.patch-data\./.test(path))
+        .map(({ path }) => path),
+    ).toEqual([]);
+    for (const { payload } of clear)
+      expect(Object.keys(JSON.parse(text(payload.data))).sort()).toEqual(['deprecated', 'id']);
+    expect(
+      new Set(
+        found
+          .filter(({ payload }) => !clear.some((c) => c.payload === payload))
+          .map(({ payload }) => text(payload.metadata?.[KEY_ID_METADATA])),
+      ),
+    ).toEqual(new Set(['k2']));
     for (const bytes of bytesOf(history.events)) expect(Buffer.from(bytes).includes(marker)).toBe(false);
     // The run's static summary and activity summaries are payloads too: encrypted; search attributes are not.
     expect(found.filter(({ path }) => /userMetadata\.summary$/.test(path)).length).toBeGreaterThan(2);
-    expect(history.events!.some((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.CairnPhase)).toBe(true);
+    expect(
+      history.events!.some(
+        (e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.CairnPhase,
+      ),
+    ).toBe(true);
     // A client without the codec cannot read the result.
     await expect(raw.workflow.getHandle(workflowId).result()).rejects.toThrow();
 
     // The codec server decodes the same payloads to the run's input, transcript and answer.
-    const decoded = await decodeThrough(server, found.map(({ payload }) => payload), { Authorization: 'Bearer codec-test' });
+    const decoded = await decodeThrough(
+      server,
+      found.map(({ payload }) => payload),
+      { Authorization: 'Bearer codec-test' },
+    );
     const plain = decoded.map((p) => text(p.data)).join('\n');
     expect(plain).toContain(prompt);
     expect(plain).toContain(answer);
@@ -320,7 +423,10 @@ describe('a run with the codec on, on the real dev server', () => {
   });
 
   it('`temporal workflow show` shows ciphertext, and with `cairn codec-server` as --codec-endpoint the prompt', async () => {
-    const child = cairnProcess(['codec-server', '--port', '0', '--json'], { [CODEC_KEYS_ENV]: keys, CAIRN_CODEC_AUTH: 'Bearer cli-test' });
+    const child = cairnProcess(['codec-server', '--port', '0', '--json'], {
+      [CODEC_KEYS_ENV]: keys,
+      CAIRN_CODEC_AUTH: 'Bearer cli-test',
+    });
     try {
       let stdout = '';
       const ready = await new Promise<{ url: string; keyIds: string[]; auth: boolean }>((resolve, reject) => {
@@ -330,14 +436,39 @@ describe('a run with the codec on, on the real dev server', () => {
         });
         child.on('exit', (code) => reject(new Error(`cairn codec-server exited (${code})`)));
       });
-      expect(ready).toMatchObject({ keyIds: ['k2', 'k1'], auth: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+      expect(ready).toMatchObject({
+        keyIds: ['k2', 'k1'],
+        auth: true,
+        url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      });
 
       const cli = await resolveTemporalCli({ allowDownload: false });
       if (cli.type !== 'existing-path') throw new Error('no Temporal CLI');
       const show = async (...extra: string[]) =>
-        (await run(cli.path, ['workflow', 'show', '--workflow-id', workflowId, '--address', serverAddress(), '--namespace', 'default', '--detailed', '--color', 'never', ...extra], { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 })).stdout;
+        (
+          await run(
+            cli.path,
+            [
+              'workflow',
+              'show',
+              '--workflow-id',
+              workflowId,
+              '--address',
+              serverAddress(),
+              '--namespace',
+              'default',
+              '--detailed',
+              '--color',
+              'never',
+              ...extra,
+            ],
+            { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+          )
+        ).stdout;
       const without = await show();
-      expect(without).toContain(`input.payloads[0].metadata.encoding: ${Buffer.from(ENCRYPTED_ENCODING).toString('base64')}`);
+      expect(without).toContain(
+        `input.payloads[0].metadata.encoding: ${Buffer.from(ENCRYPTED_ENCODING).toString('base64')}`,
+      );
       expect(without).not.toContain(marker);
       const withCodec = await show('--codec-endpoint', ready.url, '--codec-auth', 'Bearer cli-test');
       expect(withCodec).toContain(`input[0].prompt: ${prompt}`);

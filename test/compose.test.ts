@@ -38,7 +38,11 @@ const docs = read('docs/docker.md');
 function environment(service: Service): Record<string, string | null> {
   const env = service.environment ?? {};
   if (Array.isArray(env)) {
-    return Object.fromEntries(env.map((entry) => (entry.includes('=') ? [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] : [entry, null])));
+    return Object.fromEntries(
+      env.map((entry) =>
+        entry.includes('=') ? [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] : [entry, null],
+      ),
+    );
   }
   return Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value === null ? null : String(value)]));
 }
@@ -68,7 +72,9 @@ function documentedServices(): string[] {
 describe('docker-compose.yml', () => {
   it('has every service docs/docker.md names, and documents every service it has', () => {
     const documented = documentedServices();
-    expect(documented).toEqual(expect.arrayContaining(['postgresql', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'cairn-worker']));
+    expect(documented).toEqual(
+      expect.arrayContaining(['postgresql', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'cairn-worker']),
+    );
     expect(Object.keys(services).sort()).toEqual([...documented].sort());
   });
 
@@ -86,17 +92,18 @@ describe('docker-compose.yml', () => {
   it('publishes the frontend on 7233 and the UI on 8080, nothing else', () => {
     expect(ports(services.temporal!)).toEqual(['7233:7233']);
     expect(ports(services['temporal-ui']!)).toEqual(['8080:8080']);
-    for (const name of ['postgresql', 'temporal-admin-tools', 'cairn-worker']) expect(ports(services[name]!)).toEqual([]);
+    for (const name of ['postgresql', 'temporal-admin-tools', 'cairn-worker'])
+      expect(ports(services[name]!)).toEqual([]);
     expect(environment(services['temporal-ui']!).TEMPORAL_ADDRESS).toBe('temporal:7233');
   });
 
-  it('gives the server PostgreSQL\'s port under both names the image reads (DB_PORT for setup, POSTGRES_PORT for its config, visibility included)', () => {
+  it("gives the server PostgreSQL's port under both names the image reads (DB_PORT for setup, POSTGRES_PORT for its config, visibility included)", () => {
     const env = environment(services.temporal!);
     expect(env.DB_PORT).toBe('5432');
     expect(env.POSTGRES_PORT).toBe(env.DB_PORT);
   });
 
-  it('caps Signals per run as Cairn\'s dev servers do (the flood guard), from a mounted dynamic config file', () => {
+  it("caps Signals per run as Cairn's dev servers do (the flood guard), from a mounted dynamic config file", () => {
     const temporal = services.temporal!;
     const path = environment(temporal).DYNAMIC_CONFIG_FILE_PATH!;
     const mount = (temporal.volumes ?? []).find((volume) => volume.split(':')[1] === `/etc/temporal/${path}`);
@@ -105,7 +112,7 @@ describe('docker-compose.yml', () => {
     expect(config['history.maximumSignalsPerExecution']?.[0]?.value).toBe(MAX_SIGNALS_PER_RUN);
   });
 
-  it('points the worker\'s run links at the UI the host sees (TEMPORAL_UI_URL), not at the gRPC port + 1000', () => {
+  it("points the worker's run links at the UI the host sees (TEMPORAL_UI_URL), not at the gRPC port + 1000", () => {
     const published = ports(services['temporal-ui']!)[0]!.split(':')[0];
     expect(withDefaults(environment(services['cairn-worker']!).TEMPORAL_UI_URL!)).toBe(`http://localhost:${published}`);
   });
@@ -137,8 +144,10 @@ describe('docker-compose.yml', () => {
       for (const [dependency, condition] of Object.entries(dependencies(service))) {
         expect(Object.keys(services), `${name} depends on ${dependency}`).toContain(dependency);
         expect(conditions, `${name} → ${dependency}: ${condition}`).toContain(condition);
-        if (condition === 'service_healthy') expect(services[dependency]!.healthcheck?.test, `${dependency} needs a healthcheck`).toBeDefined();
-        if (condition === 'service_completed_successfully') expect(services[dependency]!.restart ?? 'no').not.toMatch(/^(always|unless-stopped)$/);
+        if (condition === 'service_healthy')
+          expect(services[dependency]!.healthcheck?.test, `${dependency} needs a healthcheck`).toBeDefined();
+        if (condition === 'service_completed_successfully')
+          expect(services[dependency]!.restart ?? 'no').not.toMatch(/^(always|unless-stopped)$/);
       }
     }
     // Every service's dependencies, transitively; a cycle throws.
@@ -153,7 +162,9 @@ describe('docker-compose.yml', () => {
     };
     for (const name of Object.keys(services)) closure(name);
     expect(dependencies(services.temporal!)).toEqual({ postgresql: 'service_healthy' });
-    expect(dependencies(services['cairn-worker']!)).toEqual({ 'temporal-admin-tools': 'service_completed_successfully' });
+    expect(dependencies(services['cairn-worker']!)).toEqual({
+      'temporal-admin-tools': 'service_completed_successfully',
+    });
     expect([...closure('cairn-worker')].sort()).toEqual(['postgresql', 'temporal', 'temporal-admin-tools']);
     expect(closure('temporal-ui').has('temporal')).toBe(true);
   });
@@ -168,7 +179,8 @@ describe('docker-compose.yml', () => {
   it('escapes shell variables and gives every compose variable a default', () => {
     // A bare `$NAME` would be interpolated by Compose (to empty); shell variables are written `$$NAME`.
     expect(composeText.replace(/\$\$/g, '')).not.toMatch(/\$(?!\{)/);
-    for (const [, name, rest] of composeText.replace(/\$\$/g, '').matchAll(/\$\{([A-Z0-9_]+)([^}]*)\}/g)) expect(rest, name).toMatch(/^:-/);
+    for (const [, name, rest] of composeText.replace(/\$\$/g, '').matchAll(/\$\{([A-Z0-9_]+)([^}]*)\}/g))
+      expect(rest, name).toMatch(/^:-/);
   });
 
   it('builds the worker from the Dockerfile', () => {
@@ -208,10 +220,30 @@ describe('Dockerfile', () => {
   });
 
   it('keeps local state and secrets out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim());
     for (const entry of ['node_modules', '.git', '.env', '.temporal', '.cache']) expect(ignored).toContain(entry);
     // What the worker needs is not ignored.
-    for (const needed of ['bin', 'cli', 'client', 'entry', 'examples', 'testing', 'contract', 'workflows', 'activities', 'runtime', 'shared', 'planner', 'cairn.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'])
+    for (const needed of [
+      'bin',
+      'cli',
+      'client',
+      'entry',
+      'examples',
+      'testing',
+      'contract',
+      'workflows',
+      'activities',
+      'runtime',
+      'shared',
+      'planner',
+      'cairn.config.ts',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'package.json',
+      'package-lock.json',
+    ])
       expect(ignored).not.toContain(needed);
   });
 });

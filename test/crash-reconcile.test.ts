@@ -52,38 +52,70 @@ async function trial(kind: 'SIGKILL' | 'SIGSTOP') {
   const taskQueue = `reconcile-${randomUUID()}`;
   const ledgerDir = await mkdtemp(join(dir, 'ledger-'));
   const eventsPath = join(dir, `${taskQueue}.jsonl`);
-  const readEvents = async () => (await readFile(eventsPath, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as LedgerEvent);
-  const settings = { TASK_QUEUE: taskQueue, LEDGER_DIR: ledgerDir, EVENTS: eventsPath, PRE_MS: '1500', POST_MS: '4000' };
-  const [a] = await Promise.all([startWorkerProcess('ledger-worker.ts', settings, workers), startWorkerProcess('ledger-worker.ts', settings, workers)]);
+  const readEvents = async () =>
+    (await readFile(eventsPath, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LedgerEvent);
+  const settings = {
+    TASK_QUEUE: taskQueue,
+    LEDGER_DIR: ledgerDir,
+    EVENTS: eventsPath,
+    PRE_MS: '1500',
+    POST_MS: '4000',
+  };
+  const [a] = await Promise.all([
+    startWorkerProcess('ledger-worker.ts', settings, workers),
+    startWorkerProcess('ledger-worker.ts', settings, workers),
+  ]);
   const handles = await Promise.all(
     Array.from({ length: RUNS }, (_, i) =>
-      client.workflow.start('ledgerAgentRun', { taskQueue, workflowId: `ledger-${kind}-${i}-${randomUUID()}`, args: [{ agent: 'ledger', prompt: `Append E-${i}.`, model: 'scripted:ledger' }] }),
+      client.workflow.start('ledgerAgentRun', {
+        taskQueue,
+        workflowId: `ledger-${kind}-${i}-${randomUUID()}`,
+        args: [{ agent: 'ledger', prompt: `Append E-${i}.`, model: 'scripted:ledger' }],
+      }),
     ),
   );
 
   // Worker A has effects done but not reported, and attempts still before their effect.
-  const mine = (events: readonly LedgerEvent[], what: LedgerEvent['event']) => new Set(events.filter((e) => e.pid === a.pid && e.event === what).map((e) => e.key));
-  await waitFor(async () => {
-    const events = await readEvents();
-    const [started, confirmed, effected, ended] = (['start', 'confirmed', 'effect', 'end'] as const).map((what) => mine(events, what));
-    const unreported = [...effected!].filter((k) => !ended!.has(k)).length;
-    const before = [...started!].filter((k) => !confirmed!.has(k)).length;
-    return unreported >= 2 && before >= 1 ? true : undefined;
-  }, 'effects in flight on worker A', 120_000);
+  const mine = (events: readonly LedgerEvent[], what: LedgerEvent['event']) =>
+    new Set(events.filter((e) => e.pid === a.pid && e.event === what).map((e) => e.key));
+  await waitFor(
+    async () => {
+      const events = await readEvents();
+      const [started, confirmed, effected, ended] = (['start', 'confirmed', 'effect', 'end'] as const).map((what) =>
+        mine(events, what),
+      );
+      const unreported = [...effected!].filter((k) => !ended!.has(k)).length;
+      const before = [...started!].filter((k) => !confirmed!.has(k)).length;
+      return unreported >= 2 && before >= 1 ? true : undefined;
+    },
+    'effects in flight on worker A',
+    120_000,
+  );
   const struckAt = Date.now();
   a.kill(kind);
 
   // Every run completes; a run that asks a person is counted (and answered, so the trial ends).
   const questions = new Set<string>();
   const done = new Set<string>();
-  for (const h of handles) void h.result().then(() => done.add(h.workflowId), () => done.add(h.workflowId));
+  for (const h of handles)
+    void h.result().then(
+      () => done.add(h.workflowId),
+      () => done.add(h.workflowId),
+    );
   const resumeAt = kind === 'SIGSTOP' ? struckAt + STOP_MS : undefined;
   let resumed = false;
-  await waitFor(async () => {
-    if (resumeAt !== undefined && !resumed && Date.now() >= resumeAt) (resumed = true, a.kill('SIGCONT'));
-    await Promise.all(handles.filter((h) => !done.has(h.workflowId)).map((h) => answerIfAsked(h, questions)));
-    return done.size === RUNS ? true : undefined;
-  }, `${RUNS} runs to complete`, 240_000);
+  await waitFor(
+    async () => {
+      if (resumeAt !== undefined && !resumed && Date.now() >= resumeAt) (resumed = true), a.kill('SIGCONT');
+      await Promise.all(handles.filter((h) => !done.has(h.workflowId)).map((h) => answerIfAsked(h, questions)));
+      return done.size === RUNS ? true : undefined;
+    },
+    `${RUNS} runs to complete`,
+    240_000,
+  );
   const recoveryMs = Date.now() - struckAt;
   if (resumeAt !== undefined && !resumed) {
     await new Promise((r) => setTimeout(r, Math.max(0, resumeAt - Date.now())));
@@ -93,20 +125,31 @@ async function trial(kind: 'SIGKILL' | 'SIGSTOP') {
   expect(results.every((r) => r.answer === 'Appended.')).toBe(true);
 
   // A resumed worker finishes what it held: every attempt it started ends (fenced, deduped or done).
-  const events = kind === 'SIGSTOP'
-    ? await waitFor(async () => {
-        const all = await readEvents();
-        const open = [...mine(all, 'start')].filter((k) => !all.some((e) => e.pid === a.pid && e.key === k && TERMINAL.has(e.event)));
-        return open.length === 0 ? all : undefined;
-      }, 'the resumed worker to finish its attempts', 60_000)
-    : await readEvents();
+  const events =
+    kind === 'SIGSTOP'
+      ? await waitFor(
+          async () => {
+            const all = await readEvents();
+            const open = [...mine(all, 'start')].filter(
+              (k) => !all.some((e) => e.pid === a.pid && e.key === k && TERMINAL.has(e.event)),
+            );
+            return open.length === 0 ? all : undefined;
+          },
+          'the resumed worker to finish its attempts',
+          60_000,
+        )
+      : await readEvents();
 
   const files = await readdir(ledgerDir);
   const perRun = handles.map((h) => files.filter((f) => decodeURIComponent(f).startsWith(`${h.workflowId}/`)).length);
   // From the histories (a Query would replay 30 runs at once on a loaded machine).
-  const reconciled = (await Promise.all(handles.map(async (h) => scheduled(await historyEvents(h)).includes('reconcileTool')))).filter(Boolean).length;
+  const reconciled = (
+    await Promise.all(handles.map(async (h) => scheduled(await historyEvents(h)).includes('reconcileTool')))
+  ).filter(Boolean).length;
   // Attempts A had started when struck: all timed out while it was stopped (the stop is many heartbeat timeouts).
-  const struck = new Set(events.filter((e) => e.pid === a.pid && e.event === 'start' && e.at < struckAt).map((e) => e.key));
+  const struck = new Set(
+    events.filter((e) => e.pid === a.pid && e.event === 'start' && e.at < struckAt).map((e) => e.key),
+  );
   const lateEvents = events.filter((e) => e.pid === a.pid && e.at > struckAt && struck.has(e.key));
   const late = lateEvents.filter((e) => e.event === 'effect');
   // Reaching the ledger at all after the attempt timed out (an effect, or one the key deduped): what the fence prevents.
@@ -115,7 +158,9 @@ async function trial(kind: 'SIGKILL' | 'SIGSTOP') {
   // Only an attempt the server confirmed as current (its answer may still have been on the way when
   // the worker stopped) may reach the ledger late: the window docs/tools.md measures. Any other is the fence failing.
   const unfenced = lateEvents.filter(
-    (e) => (e.event === 'effect' || e.event === 'deduped') && !events.some((c) => c.event === 'confirmed' && c.pid === e.pid && c.key === e.key && c.at <= e.at),
+    (e) =>
+      (e.event === 'effect' || e.event === 'deduped') &&
+      !events.some((c) => c.event === 'confirmed' && c.pid === e.pid && c.key === e.key && c.at <= e.at),
   ).length;
   const windows = events.flatMap((e) => {
     if (e.event !== 'effect') return [];
@@ -134,17 +179,33 @@ async function trial(kind: 'SIGKILL' | 'SIGSTOP') {
   return { late: late.length, reached, fenced, unfenced };
 }
 
-
 describe('a once tool with reconcile, one attempt crashed', () => {
-  it('records the effect that happened, runs again under the same key what did not, and asks nobody', { timeout: 300_000 }, async () => {
+  it('records the effect that happened, runs again under the same key what did not, and asks nobody', {
+    timeout: 300_000,
+  }, async () => {
     const taskQueue = `reconcile-${randomUUID()}`;
     const ledgerDir = await mkdtemp(join(dir, 'ledger-'));
-    await startWorkerProcess('ledger-worker.ts', { TASK_QUEUE: taskQueue, LEDGER_DIR: ledgerDir, EVENTS: join(dir, `${taskQueue}.jsonl`) }, workers);
+    await startWorkerProcess(
+      'ledger-worker.ts',
+      { TASK_QUEUE: taskQueue, LEDGER_DIR: ledgerDir, EVENTS: join(dir, `${taskQueue}.jsonl`) },
+      workers,
+    );
     const run = async (entry: string) => {
-      const handle = await client.workflow.start('ledgerAgentRun', { taskQueue, workflowId: `reconcile-${entry}`, args: [{ agent: 'ledger', prompt: `Append ${entry}.`, model: 'scripted:ledger' }] });
+      const handle = await client.workflow.start('ledgerAgentRun', {
+        taskQueue,
+        workflowId: `reconcile-${entry}`,
+        args: [{ agent: 'ledger', prompt: `Append ${entry}.`, model: 'scripted:ledger' }],
+      });
       expect(await handle.result()).toMatchObject({ answer: 'Appended.' });
-      const files = (await readdir(ledgerDir)).map(decodeURIComponent).filter((f) => f.startsWith(`${handle.workflowId}/`));
-      return { handle, activities: scheduled(await historyEvents(handle)).filter((a) => a !== 'callModel'), files, state: await handle.query(stateQuery) };
+      const files = (await readdir(ledgerDir))
+        .map(decodeURIComponent)
+        .filter((f) => f.startsWith(`${handle.workflowId}/`));
+      return {
+        handle,
+        activities: scheduled(await historyEvents(handle)).filter((a) => a !== 'callModel'),
+        files,
+        state: await handle.query(stateQuery),
+      };
     };
     const after = await run('crash-after');
     expect(after.activities).toEqual(['runTool', 'reconcileTool']);
@@ -164,7 +225,9 @@ describe('a once tool with reconcile, its worker struck while effects are in fli
     await trial('SIGKILL');
   });
 
-  it('SIGSTOP, then SIGCONT after the attempts timed out: no effect twice, nobody asked, the late worker carries out nothing', { timeout: 420_000 + STOP_MS }, async () => {
+  it('SIGSTOP, then SIGCONT after the attempts timed out: no effect twice, nobody asked, the late worker carries out nothing', {
+    timeout: 420_000 + STOP_MS,
+  }, async () => {
     // A late attempt stopped between its confirmation and its effect still reaches the ledger (the
     // window docs/tools.md measures): whichever of it and the retry writes first, the key keeps the
     // effect single (checked in trial). Every other late attempt is fenced.

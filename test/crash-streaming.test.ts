@@ -23,7 +23,8 @@ import { serve } from './support/http.js';
 import { connectClient } from './support/temporal.js';
 import { startWorkerProcess } from './support/worker-process.js';
 
-const REPLY = 'The order A-1001 shipped on Monday from the north warehouse and arrives on Thursday, on time, in one box.';
+const REPLY =
+  'The order A-1001 shipped on Monday from the north warehouse and arrives on Thursday, on time, in one box.';
 const PIECES = 10;
 const HANG_AFTER = 3;
 
@@ -41,9 +42,19 @@ afterAll(async () => {
 async function setUp() {
   const taskQueue = `crash-stream-${randomUUID()}`;
   const settings = { TASK_QUEUE: taskQueue, REPLY, PIECES: String(PIECES) };
-  const first = await startWorkerProcess('streaming-worker.ts', { ...settings, HANG_AFTER_PIECES: String(HANG_AFTER) }, workers);
+  const first = await startWorkerProcess(
+    'streaming-worker.ts',
+    { ...settings, HANG_AFTER_PIECES: String(HANG_AFTER) },
+    workers,
+  );
   const cairn = new CairnClient({ client, taskQueue });
-  const served = await serve(createCairnHttpHandler({ client: cairn, agents: [testAgent], startOptions: () => ({ model: 'scripted:stream', temporal: { workflowExecutionTimeout: '5m' } }) }));
+  const served = await serve(
+    createCairnHttpHandler({
+      client: cairn,
+      agents: [testAgent],
+      startOptions: () => ({ model: 'scripted:stream', temporal: { workflowExecutionTimeout: '5m' } }),
+    }),
+  );
   let killedAt = 0;
   let second: Promise<ChildProcess> | undefined;
   return {
@@ -68,7 +79,9 @@ async function setUp() {
 /** The run's live events, in stream order (the run has finished). */
 async function liveEvents(workflowId: string): Promise<LiveEvent[]> {
   const live: LiveEvent[] = [];
-  for await (const event of new AgentRunHandle(client, workflowId).events({ types: ['model_delta', 'model_reset', 'finish'] }))
+  for await (const event of new AgentRunHandle(client, workflowId).events({
+    types: ['model_delta', 'model_reset', 'finish'],
+  }))
     if (event.type === 'model_delta' || event.type === 'model_reset') live.push(event);
   return live;
 }
@@ -77,7 +90,8 @@ async function liveEvents(workflowId: string): Promise<LiveEvent[]> {
 function expectResetThenWhole(live: readonly LiveEvent[]) {
   const calls = new Set(live.map((e) => e.call));
   expect(calls.size).toBe(1);
-  const text = (attempt: number) => live.flatMap((e) => (e.type === 'model_delta' && e.attempt === attempt ? [e.text ?? ''] : [])).join('');
+  const text = (attempt: number) =>
+    live.flatMap((e) => (e.type === 'model_delta' && e.attempt === attempt ? [e.text ?? ''] : [])).join('');
   const stale = text(1);
   expect(stale.length).toBeGreaterThan(0);
   expect(stale.length).toBeLessThan(REPLY.length);
@@ -94,57 +108,65 @@ function expectResetThenWhole(live: readonly LiveEvent[]) {
 const slow = { timeout: 240_000 };
 
 describe('a worker SIGKILLed mid-stream', () => {
-  it('AI SDK UI stream: partial text, reset-step, then the retry whole; the message is never more than a prefix of the reply', slow, async () => {
-    const trial = await setUp();
-    try {
-      const chatId = `c-${randomUUID()}`;
-      const transport = new DefaultChatTransport<UIMessage>({ api: `${trial.served.url}/chat` });
-      const stream = await transport.sendMessages({
-        trigger: 'submit-message',
-        chatId,
-        messageId: undefined,
-        messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text: 'Where is A-1001?' }] }],
-        abortSignal: undefined,
-      });
-      const texts = (m: UIMessage) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
-      const seen: string[][] = [];
-      let partial: string | undefined;
-      let last: UIMessage | undefined;
-      for await (const message of readUIMessageStream<UIMessage>({ stream, terminateOnError: true })) {
-        const now = texts(message);
-        seen.push(now);
-        // The model hangs after HANG_AFTER pieces: text here is mid-stream, on the first worker.
-        if (partial === undefined && now.join('').length > 0) {
-          partial = now.join('');
-          trial.strike();
+  it(
+    'AI SDK UI stream: partial text, reset-step, then the retry whole; the message is never more than a prefix of the reply',
+    slow,
+    async () => {
+      const trial = await setUp();
+      try {
+        const chatId = `c-${randomUUID()}`;
+        const transport = new DefaultChatTransport<UIMessage>({ api: `${trial.served.url}/chat` });
+        const stream = await transport.sendMessages({
+          trigger: 'submit-message',
+          chatId,
+          messageId: undefined,
+          messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text: 'Where is A-1001?' }] }],
+          abortSignal: undefined,
+        });
+        const texts = (m: UIMessage) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
+        const seen: string[][] = [];
+        let partial: string | undefined;
+        let last: UIMessage | undefined;
+        for await (const message of readUIMessageStream<UIMessage>({ stream, terminateOnError: true })) {
+          const now = texts(message);
+          seen.push(now);
+          // The model hangs after HANG_AFTER pieces: text here is mid-stream, on the first worker.
+          if (partial === undefined && now.join('').length > 0) {
+            partial = now.join('');
+            trial.strike();
+          }
+          last = message;
         }
-        last = message;
-      }
-      const resetMs = Date.now() - trial.killedAt;
-      expect(partial!.length).toBeLessThan(REPLY.length);
-      expect(REPLY.startsWith(partial!)).toBe(true);
-      // At no point did the message hold stale and new text together, or any text twice.
-      for (const now of seen) {
-        expect(now.length).toBeLessThanOrEqual(1);
-        expect(REPLY.startsWith(now.join(''))).toBe(true);
-      }
-      expect(texts(last!)).toEqual([REPLY]);
-      expect(last!.parts.filter((p) => p.type === 'text')).toHaveLength(1);
+        const resetMs = Date.now() - trial.killedAt;
+        expect(partial!.length).toBeLessThan(REPLY.length);
+        expect(REPLY.startsWith(partial!)).toBe(true);
+        // At no point did the message hold stale and new text together, or any text twice.
+        for (const now of seen) {
+          expect(now.length).toBeLessThanOrEqual(1);
+          expect(REPLY.startsWith(now.join(''))).toBe(true);
+        }
+        expect(texts(last!)).toEqual([REPLY]);
+        expect(last!.parts.filter((p) => p.type === 'text')).toHaveLength(1);
 
-      const workflowId = `cairn-thread-${chatId}`;
-      expect((await new AgentRunHandle(client, workflowId).result()).answer).toBe(REPLY);
-      expectResetThenWhole(await liveEvents(workflowId));
-      console.log(`UI stream: the retry's whole reply reached the client ${resetMs} ms after the SIGKILL`);
-    } finally {
-      await trial.tearDown();
-    }
-  });
+        const workflowId = `cairn-thread-${chatId}`;
+        expect((await new AgentRunHandle(client, workflowId).result()).answer).toBe(REPLY);
+        expectResetThenWhole(await liveEvents(workflowId));
+        console.log(`UI stream: the retry's whole reply reached the client ${resetMs} ms after the SIGKILL`);
+      } finally {
+        await trial.tearDown();
+      }
+    },
+  );
 
   it('AG-UI: the stale message ends and cairn.reset names it; the retry is a fresh message, whole', slow, async () => {
     const trial = await setUp();
     try {
       const threadId = `t-${randomUUID()}`;
-      const agent = new HttpAgent({ url: `${trial.served.url}/agui`, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }] });
+      const agent = new HttpAgent({
+        url: `${trial.served.url}/agui`,
+        threadId,
+        initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }],
+      });
       const events: BaseEvent[] = [];
       await agent.runAgent(undefined, {
         onEvent: ({ event }) => {
@@ -170,12 +192,17 @@ describe('a worker SIGKILLed mid-stream', () => {
       expect(partial.length).toBeGreaterThan(0);
       expect(partial.length).toBeLessThan(REPLY.length);
       expect([...contents].filter(([id]) => id !== stale).map(([, text]) => text)).toEqual([REPLY]);
-      const staleEnd = events.findIndex((e) => e.type === 'TEXT_MESSAGE_END' && named<{ messageId: string }>(e).messageId === stale);
+      const staleEnd = events.findIndex(
+        (e) => e.type === 'TEXT_MESSAGE_END' && named<{ messageId: string }>(e).messageId === stale,
+      );
       expect(staleEnd).toBeGreaterThanOrEqual(0);
       expect(staleEnd).toBeLessThan(events.indexOf(resets[0]!));
       expect(events.at(-1)?.type).toBe('RUN_FINISHED');
       // Dropping what cairn.reset names leaves the reply once.
-      const assistantTexts = (messages: readonly Message[]) => messages.flatMap((m) => (m.role === 'assistant' && typeof m.content === 'string' && m.content ? [m.content] : []));
+      const assistantTexts = (messages: readonly Message[]) =>
+        messages.flatMap((m) =>
+          m.role === 'assistant' && typeof m.content === 'string' && m.content ? [m.content] : [],
+        );
       expect(assistantTexts(agent.messages.filter((m) => m.id !== stale))).toEqual([REPLY]);
 
       const workflowId = `cairn-thread-${threadId}`;

@@ -17,20 +17,37 @@ const TURNS = 2_000;
 /** Turns a run gets before a plain answer may end it: long runs, so the turns are spent on outcomes, not on starting runs. */
 const TURNS_PER_RUN = 30;
 
-const fuzz = fuzzModel(SEED, { toolNames: ['lookup_order', 'search_orders', 'no_such_tool'], turnsPerRun: TURNS_PER_RUN });
+const fuzz = fuzzModel(SEED, {
+  toolNames: ['lookup_order', 'search_orders', 'no_such_tool'],
+  turnsPerRun: TURNS_PER_RUN,
+});
 
 let w: TestWorker;
 beforeAll(async () => void (w = await startTestWorker({ models: { fuzz: fuzz.client } })));
 afterAll(() => w?.stop());
 
 describe(`${TURNS} fuzzed model turns`, () => {
-  it('every run ends honestly, no workflow task fails, every outcome arrives structured', { timeout: 600_000 }, async () => {
-    const policy = { maxTurns: 60, maxToolCalls: 1_000, maxModelRetries: 60, maxNudges: 60, maxConsecutiveFailedBatches: 60, onLoop: 'finalize' as const, maxRepairsPerTool: 60 };
+  it('every run ends honestly, no workflow task fails, every outcome arrives structured', {
+    timeout: 600_000,
+  }, async () => {
+    const policy = {
+      maxTurns: 60,
+      maxToolCalls: 1_000,
+      maxModelRetries: 60,
+      maxNudges: 60,
+      maxConsecutiveFailedBatches: 60,
+      onLoop: 'finalize' as const,
+      maxRepairsPerTool: 60,
+    };
     const handles: AgentRunHandle[] = [];
     let failed = 0;
     while (fuzz.generated.length < TURNS) {
       const wave = await Promise.all(
-        Array.from({ length: 16 }, () => w.start({ agent: 'test', prompt: 'Look things up.', model: 'scripted:fuzz', policy }).then((h) => new AgentRunHandle(w.client, h.workflowId))),
+        Array.from({ length: 16 }, () =>
+          w
+            .start({ agent: 'test', prompt: 'Look things up.', model: 'scripted:fuzz', policy })
+            .then((h) => new AgentRunHandle(w.client, h.workflowId)),
+        ),
       );
       handles.push(...wave);
       // A model client's own error (not a refusal to wait out) fails the run honestly, as model_unavailable.
@@ -56,7 +73,10 @@ describe(`${TURNS} fuzzed model turns`, () => {
           turns++;
           if (event.error?.code === 'malformed_model_output') malformed++;
         }
-      })().then(() => 'completed', (error: unknown) => (error as { cause?: { type?: string } }).cause?.type);
+      })().then(
+        () => 'completed',
+        (error: unknown) => (error as { cause?: { type?: string } }).cause?.type,
+      );
       closed.push(await ended);
     }
     expect(closed.filter((how) => how === 'model_unavailable').length).toBe(failed);
@@ -64,6 +84,8 @@ describe(`${TURNS} fuzzed model turns`, () => {
     expect(turns).toBe(fuzz.generated.length);
     expect(malformed).toBe(fuzz.generated.filter((g) => g.expect === 'malformed').length);
     expect(malformed).toBeGreaterThan(TURNS / 10);
-    console.log(`${turns} model turns in ${handles.length} runs; ${malformed} malformed outcomes refused at the boundary, all structured; ${failed} runs failed model_unavailable on a model error`);
+    console.log(
+      `${turns} model turns in ${handles.length} runs; ${malformed} malformed outcomes refused at the boundary, all structured; ${failed} runs failed model_unavailable on a model error`,
+    );
   });
 });

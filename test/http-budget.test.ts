@@ -29,7 +29,11 @@ beforeAll(async () => {
     createCairnHttpHandler({
       client,
       agents: [testAgent],
-      startOptions: () => ({ model, policy: { budget: { maxTokens: 30, onExhausted: 'ask', wrapUpAt: 1 } }, temporal: { workflowExecutionTimeout: '2m' } }),
+      startOptions: () => ({
+        model,
+        policy: { budget: { maxTokens: 30, onExhausted: 'ask', wrapUpAt: 1 } },
+        temporal: { workflowExecutionTimeout: '2m' },
+      }),
     }),
   );
 });
@@ -38,10 +42,21 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 const handle = (workflowId: string) => w.client.workflow.getHandle(workflowId);
 /** A first reply over the budget (35 tokens of 30), then an answer. */
-const overBudget = (answer: string) => w.script([{ ...(scriptStep.call('lookup_order', { orderId: 'A-1' }) as Extract<FixedStep, { kind: 'respond' }>), usage: { inputTokens: 20, outputTokens: 15 } }, scriptStep.text(answer)]);
+const overBudget = (answer: string) =>
+  w.script([
+    {
+      ...(scriptStep.call('lookup_order', { orderId: 'A-1' }) as Extract<FixedStep, { kind: 'respond' }>),
+      usage: { inputTokens: 20, outputTokens: 15 },
+    },
+    scriptStep.text(answer),
+  ]);
 
 async function errorOf(response: Response): Promise<{ status: number; code: string }> {
   const body = (await response.json()) as { error: { code: string } };
@@ -58,71 +73,157 @@ describe('budget requests over HTTP', () => {
   it('AG-UI: the window ends with the budget interrupt; a resume with { decision } extends it and the run answers', async () => {
     ({ model } = overBudget('A-1 is on its way.'));
     const threadId = `budget-${randomUUID()}`;
-    const agent = new HttpAgent({ url: `${served.url}/agui`, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1?' }] });
+    const agent = new HttpAgent({
+      url: `${served.url}/agui`,
+      threadId,
+      initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1?' }],
+    });
 
     const first = await runOnce(agent);
     expect(first.finished.outcome).toMatchObject({
       type: 'interrupt',
-      interrupts: [{ id: 'budget:b1', reason: 'budget_exhausted', metadata: { requestId: 'b1', request: { limit: 'tokens', maxTokens: 30, usedTokens: 35 } } }],
+      interrupts: [
+        {
+          id: 'budget:b1',
+          reason: 'budget_exhausted',
+          metadata: { requestId: 'b1', request: { limit: 'tokens', maxTokens: 30, usedTokens: 35 } },
+        },
+      ],
     });
-    const [interrupt] = (first.finished.outcome as { interrupts: { id: string; responseSchema: unknown }[] }).interrupts;
+    const [interrupt] = (first.finished.outcome as { interrupts: { id: string; responseSchema: unknown }[] })
+      .interrupts;
     expect(interrupt!.responseSchema).toMatchObject({ required: ['decision'] });
 
     // An extension that does not add the used-up limit is refused by the run, and leaves it waiting.
     const base = { threadId, runId: 'r-bad', messages: [], tools: [], context: [], state: {}, forwardedProps: {} };
-    const refused = await fetch(`${served.url}/agui`, json({ ...base, resume: [{ interruptId: 'budget:b1', status: 'resolved', payload: { decision: { type: 'extend', costUsd: 1 } } }] }));
+    const refused = await fetch(
+      `${served.url}/agui`,
+      json({
+        ...base,
+        resume: [
+          { interruptId: 'budget:b1', status: 'resolved', payload: { decision: { type: 'extend', costUsd: 1 } } },
+        ],
+      }),
+    );
     expect(await errorOf(refused)).toEqual({ status: 422, code: 'invalid_input' });
-    const stale = await fetch(`${served.url}/agui`, json({ ...base, resume: [{ interruptId: 'budget:b9', status: 'resolved', payload: { decision: { type: 'extend', tokens: 10 } } }] }));
+    const stale = await fetch(
+      `${served.url}/agui`,
+      json({
+        ...base,
+        resume: [
+          { interruptId: 'budget:b9', status: 'resolved', payload: { decision: { type: 'extend', tokens: 10 } } },
+        ],
+      }),
+    );
     expect(await errorOf(stale)).toEqual({ status: 409, code: 'not_pending' });
 
     // The same agent resumes with the person's extension; the run answers.
-    const resumed = await runOnce(agent, { resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { decision: { type: 'extend', tokens: 100 } } }] });
+    const resumed = await runOnce(agent, {
+      resume: [
+        { interruptId: interrupt!.id, status: 'resolved', payload: { decision: { type: 'extend', tokens: 100 } } },
+      ],
+    });
     expect(resumed.finished.outcome).toMatchObject({ type: 'success' });
     const state = await handle(`cairn-thread-${threadId}`).query('state');
-    expect(state).toMatchObject({ phase: 'done', answer: 'A-1 is on its way.', budget: { maxTokens: 130, extended: { tokens: 100 }, pending: null } });
+    expect(state).toMatchObject({
+      phase: 'done',
+      answer: 'A-1 is on its way.',
+      budget: { maxTokens: 130, extended: { tokens: 100 }, pending: null },
+    });
   });
 
   it('REST and the inbox: the card tells the spending; bad decisions are 422/409; a stop ends the run; a closed run is 409', async () => {
     ({ model } = overBudget('never said'));
-    const started = (await (await fetch(`${served.url}/runs`, json({ agent: 'test', prompt: 'Where is A-1?', threadId: `budget-${randomUUID()}` }))).json()) as { runId: string };
+    const started = (await (
+      await fetch(
+        `${served.url}/runs`,
+        json({ agent: 'test', prompt: 'Where is A-1?', threadId: `budget-${randomUUID()}` }),
+      )
+    ).json()) as { runId: string };
     const runId = started.runId;
     await awaiting(handle(runId), 'awaiting_budget');
     const url = `${served.url}/runs/${encodeURIComponent(runId)}/budget`;
 
-    type Item = { runId: string; phase: string; waiting: { kind: string; id: string; request: unknown; usage: unknown; schema: unknown }[] };
-    const item = await waitFor(async () => ((await (await fetch(`${served.url}/inbox`)).json()) as { items: Item[] }).items.find((i) => i.runId === runId), 'the inbox card');
+    type Item = {
+      runId: string;
+      phase: string;
+      waiting: { kind: string; id: string; request: unknown; usage: unknown; schema: unknown }[];
+    };
+    const item = await waitFor(
+      async () =>
+        ((await (await fetch(`${served.url}/inbox`)).json()) as { items: Item[] }).items.find((i) => i.runId === runId),
+      'the inbox card',
+    );
     expect(item).toMatchObject({
       phase: 'awaiting_budget',
-      waiting: [{ kind: 'budget', id: 'budget:b1', request: { id: 'b1', limit: 'tokens', maxTokens: 30, usedTokens: 35 }, usage: { inputTokens: 20, outputTokens: 15 }, schema: { required: ['decision'] } }],
+      waiting: [
+        {
+          kind: 'budget',
+          id: 'budget:b1',
+          request: { id: 'b1', limit: 'tokens', maxTokens: 30, usedTokens: 35 },
+          usage: { inputTokens: 20, outputTokens: 15 },
+          schema: { required: ['decision'] },
+        },
+      ],
     });
 
-    expect(await errorOf(await fetch(url, json({ decision: { type: 'grow' } })))).toEqual({ status: 422, code: 'invalid_input' });
-    expect(await errorOf(await fetch(url, json({ decision: { type: 'extend', tokens: 0 } })))).toEqual({ status: 422, code: 'invalid_input' });
-    expect(await errorOf(await fetch(url, json({ requestId: 'b7', decision: { type: 'extend', tokens: 10 } })))).toEqual({ status: 409, code: 'not_pending' });
+    expect(await errorOf(await fetch(url, json({ decision: { type: 'grow' } })))).toEqual({
+      status: 422,
+      code: 'invalid_input',
+    });
+    expect(await errorOf(await fetch(url, json({ decision: { type: 'extend', tokens: 0 } })))).toEqual({
+      status: 422,
+      code: 'invalid_input',
+    });
+    expect(
+      await errorOf(await fetch(url, json({ requestId: 'b7', decision: { type: 'extend', tokens: 10 } }))),
+    ).toEqual({ status: 409, code: 'not_pending' });
 
     const stopped = await fetch(url, json({ requestId: 'b1', decision: { type: 'stop', reason: 'enough' } }));
     expect(stopped.status).toBe(200);
     expect(await stopped.json()).toEqual({ runId, requestId: 'b1', decision: 'stop' });
     const result = await handle(runId).result();
-    expect(result.outcome).toMatchObject({ status: 'ended', code: 'budget_exhausted', message: expect.stringContaining('(enough)') });
-    expect(await errorOf(await fetch(url, json({ decision: { type: 'extend', tokens: 10 } })))).toEqual({ status: 409, code: 'run_closed' });
+    expect(result.outcome).toMatchObject({
+      status: 'ended',
+      code: 'budget_exhausted',
+      message: expect.stringContaining('(enough)'),
+    });
+    expect(await errorOf(await fetch(url, json({ decision: { type: 'extend', tokens: 10 } })))).toEqual({
+      status: 409,
+      code: 'run_closed',
+    });
   });
 
   it('the UI stream tells a budget request as a data-cairn-budget part', async () => {
     ({ model } = overBudget('fine'));
     const id = `chat-${randomUUID()}`;
-    const response = await fetch(`${served.url}/chat`, json({ id, messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Where is A-1?' }] }] }));
+    const response = await fetch(
+      `${served.url}/chat`,
+      json({ id, messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Where is A-1?' }] }] }),
+    );
     const chunks = (await response.text())
       .split('\n')
       .filter((l) => l.startsWith('data: {'))
       .map((l) => JSON.parse(l.slice(6)) as { type: string; id?: string; data?: unknown });
-    expect(chunks.find((c) => c.type === 'data-cairn-budget')).toMatchObject({ id: 'budget:b1', data: { interruptId: 'budget:b1', request: { limit: 'tokens', usedTokens: 35 } } });
-    await handle(`cairn-thread-${id}`).executeUpdate('extendBudget', { args: [{ id: 'b1', decision: { type: 'stop' } }] });
+    expect(chunks.find((c) => c.type === 'data-cairn-budget')).toMatchObject({
+      id: 'budget:b1',
+      data: { interruptId: 'budget:b1', request: { limit: 'tokens', usedTokens: 35 } },
+    });
+    await handle(`cairn-thread-${id}`).executeUpdate('extendBudget', {
+      args: [{ id: 'b1', decision: { type: 'stop' } }],
+    });
   });
 
   it('the inbox page: a budget card tells the spending; an extension without tokens is caught on the page; Extend goes on', async () => {
     ({ model } = overBudget('A-1 arrives today.'));
-    const runId = ((await (await fetch(`${served.url}/runs`, json({ agent: 'test', prompt: 'Where is A-1?', threadId: `budget-${randomUUID()}` }))).json()) as { runId: string }).runId;
+    const runId = (
+      (await (
+        await fetch(
+          `${served.url}/runs`,
+          json({ agent: 'test', prompt: 'Where is A-1?', threadId: `budget-${randomUUID()}` }),
+        )
+      ).json()) as { runId: string }
+    ).runId;
     await awaiting(handle(runId), 'awaiting_budget');
     const browser = await launchChromium();
     try {
@@ -144,6 +245,8 @@ describe('budget requests over HTTP', () => {
       await browser.close();
     }
     expect((await handle(runId).result()).answer).toBe('A-1 arrives today.');
-    expect((await handle(runId).query('state')) as unknown).toMatchObject({ budget: { extended: { tokens: 100, costUsd: 0 } } });
+    expect((await handle(runId).query('state')) as unknown).toMatchObject({
+      budget: { extended: { tokens: 100, costUsd: 0 } },
+    });
   });
 });

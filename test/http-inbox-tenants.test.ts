@@ -32,7 +32,8 @@ beforeAll(async () => {
       agents: [testAgent],
       authorize: (request) => {
         const tenant = TOKENS[/^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? ''];
-        if (!tenant) throw new HttpError(401, 'unauthorized', 'Send your token.', { 'www-authenticate': 'Bearer realm="cairn"' });
+        if (!tenant)
+          throw new HttpError(401, 'unauthorized', 'Send your token.', { 'www-authenticate': 'Bearer realm="cairn"' });
         return { tenant };
       },
       startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '3m' } }),
@@ -78,7 +79,8 @@ describe('two tenants, two inbox pages', () => {
       ...acme.map((id) => cards(acmePage).filter({ hasText: id }).waitFor(WAIT)),
       ...globex.map((id) => cards(globexPage).filter({ hasText: id }).waitFor(WAIT)),
     ]);
-    const shown = async (page: Page) => (await cards(page).evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-id')!.split('|')[0]))).sort();
+    const shown = async (page: Page) =>
+      (await cards(page).evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-id')!.split('|')[0]))).sort();
     expect(await shown(acmePage)).toEqual([...acme].sort());
     expect(await shown(globexPage)).toEqual(globex);
     expect(await globexPage.locator('body').textContent()).not.toContain('T-2');

@@ -50,7 +50,11 @@ afterAll(async () => {
 
 async function startAs(tenant: string, orderId: string): Promise<string> {
   ({ model } = w.script([scriptStep.call('issue_refund', { orderId, amount: 80 }), scriptStep.text('Refunded.')]));
-  const response = await fetch(`${served.url}/runs`, { method: 'POST', headers: { 'x-tenant': tenant, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'test', prompt: `Refund ${orderId}.` }) });
+  const response = await fetch(`${served.url}/runs`, {
+    method: 'POST',
+    headers: { 'x-tenant': tenant, 'content-type': 'application/json' },
+    body: JSON.stringify({ agent: 'test', prompt: `Refund ${orderId}.` }),
+  });
   expect(response.status).toBe(201);
   const { runId } = (await response.json()) as { runId: string };
   // One after the other: each waits from a later moment than the one before.
@@ -58,13 +62,18 @@ async function startAs(tenant: string, orderId: string): Promise<string> {
   return runId;
 }
 
-async function allPages(tenant: string, limit: number): Promise<{ items: InboxItem[]; totals: number[]; pages: number }> {
+async function allPages(
+  tenant: string,
+  limit: number,
+): Promise<{ items: InboxItem[]; totals: number[]; pages: number }> {
   const items: InboxItem[] = [];
   const totals: number[] = [];
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const response = await fetch(`${served.url}/inbox?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-tenant': tenant } });
+    const response = await fetch(`${served.url}/inbox?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'x-tenant': tenant },
+    });
     expect(response.status).toBe(200);
     const page = (await response.json()) as InboxPage;
     expect(page.items.length).toBeLessThanOrEqual(limit);
@@ -80,17 +89,30 @@ describe('the inbox from visibility', () => {
   it('a run waiting on its budget, and one that continued as new while it waits, publish what they wait for and since when', async () => {
     const tenant = `b${randomUUID().slice(0, 8)}`;
     const start = async (prompt: string) => {
-      const response = await fetch(`${served.url}/runs`, { method: 'POST', headers: { 'x-tenant': tenant, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'test', prompt }) });
+      const response = await fetch(`${served.url}/runs`, {
+        method: 'POST',
+        headers: { 'x-tenant': tenant, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'test', prompt }),
+      });
       expect(response.status).toBe(201);
       return ((await response.json()) as { runId: string }).runId;
     };
     // Over its budget (35 tokens of 30) on its first reply: it asks a person for more.
-    ({ model } = w.script([{ ...(scriptStep.call('lookup_order', { orderId: 'A-1' }) as Extract<FixedStep, { kind: 'respond' }>), usage: { inputTokens: 20, outputTokens: 15 } }, scriptStep.text('Found.')]));
+    ({ model } = w.script([
+      {
+        ...(scriptStep.call('lookup_order', { orderId: 'A-1' }) as Extract<FixedStep, { kind: 'respond' }>),
+        usage: { inputTokens: 20, outputTokens: 15 },
+      },
+      scriptStep.text('Found.'),
+    ]));
     more = { policy: { budget: { maxTokens: 30, onExhausted: 'ask', wrapUpAt: 1 } } };
     const budgeted = await start('Look up A-1.');
     const asked = await awaiting(w.client.workflow.getHandle(budgeted), 'awaiting_budget');
     // Hands over (continue-as-new) after one turn: the review it waits on goes with it.
-    ({ model } = w.script([scriptStep.call('issue_refund', { orderId: 'C-1', amount: 80 }), scriptStep.text('Refunded.')]));
+    ({ model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'C-1', amount: 80 }),
+      scriptStep.text('Refunded.'),
+    ]));
     more = { continueAsNewAfterTurns: 1 };
     const continued = await start('Refund C-1.');
     more = {};
@@ -101,12 +123,24 @@ describe('the inbox from visibility', () => {
     }, 'the second run of the chain waits on the review');
 
     const budgetMemo = (await own.workflow.getHandle(budgeted).describe()).memo?.cairnWaiting as WaitingSummary;
-    expect(budgetMemo).toMatchObject({ v: 1, phase: 'awaiting_budget', tenant, budget: { pending: { id: asked.budget!.pending!.id, limit: 'tokens' } } });
+    expect(budgetMemo).toMatchObject({
+      v: 1,
+      phase: 'awaiting_budget',
+      tenant,
+      budget: { pending: { id: asked.budget!.pending!.id, limit: 'tokens' } },
+    });
     const secondRun = await own.workflow.getHandle(continued).describe();
     const chainMemo = secondRun.memo?.cairnWaiting as WaitingSummary;
-    expect(chainMemo).toMatchObject({ v: 1, phase: 'awaiting_review', tenant, reviews: [{ toolCallId: handedOver.reviews[0]!.toolCallId }] });
+    expect(chainMemo).toMatchObject({
+      v: 1,
+      phase: 'awaiting_review',
+      tenant,
+      reviews: [{ toolCallId: handedOver.reviews[0]!.toolCallId }],
+    });
     let first: WaitingSummary | undefined;
-    for await (const info of own.workflow.list({ query: `WorkflowId = '${continued}' AND ExecutionStatus = 'ContinuedAsNew'` }))
+    for await (const info of own.workflow.list({
+      query: `WorkflowId = '${continued}' AND ExecutionStatus = 'ContinuedAsNew'`,
+    }))
       first = (await own.workflow.getHandle(continued, info.runId).describe()).memo?.cairnWaiting as WaitingSummary;
     expect(first).toMatchObject({ phase: 'awaiting_review' });
     // Waiting since the first run of the chain asked, not since the second started.
@@ -114,16 +148,27 @@ describe('the inbox from visibility', () => {
     expect(chainMemo.since).toBeLessThan(secondRun.startTime.getTime());
     expect(secondRun.memo?.cairnTenant).toBe(tenant);
     expect((await fetch(`${served.url}/runs/${continued}`, { headers: { 'x-tenant': tenant } })).status).toBe(200);
-    expect((await fetch(`${served.url}/runs/${continued}`, { headers: { 'x-tenant': 'someone-else' } })).status).toBe(404);
+    expect((await fetch(`${served.url}/runs/${continued}`, { headers: { 'x-tenant': 'someone-else' } })).status).toBe(
+      404,
+    );
 
     const read = await waitFor(async () => {
       const got = await allPages(tenant, 50);
       return got.items.length === 2 ? got : undefined;
     }, 'both listed');
     const byId = new Map(read.items.map((i) => [i.runId, i]));
-    expect(byId.get(budgeted)).toMatchObject({ phase: 'awaiting_budget', waitingSince: new Date(budgetMemo.since).toISOString(), request: 'Look up A-1.', waiting: [{ kind: 'budget', id: `budget:${asked.budget!.pending!.id}` }] });
+    expect(byId.get(budgeted)).toMatchObject({
+      phase: 'awaiting_budget',
+      waitingSince: new Date(budgetMemo.since).toISOString(),
+      request: 'Look up A-1.',
+      waiting: [{ kind: 'budget', id: `budget:${asked.budget!.pending!.id}` }],
+    });
     expect(byId.get(budgeted)!.waiting[0]!.schema).toBeDefined();
-    expect(byId.get(continued)).toMatchObject({ phase: 'awaiting_review', waitingSince: new Date(chainMemo.since).toISOString(), waiting: [{ kind: 'review' }] });
+    expect(byId.get(continued)).toMatchObject({
+      phase: 'awaiting_review',
+      waitingSince: new Date(chainMemo.since).toISOString(),
+      waiting: [{ kind: 'review' }],
+    });
     earlier = { tenant, items: read.items };
   });
 
@@ -152,7 +197,13 @@ describe('the inbox from visibility', () => {
     expect(read.items.map((i) => i.runId)).not.toContain(elsewhere);
 
     // What the run published: its memo holds what it waits for.
-    expect((await own.workflow.getHandle(ids[0]!).describe()).memo?.cairnWaiting).toMatchObject({ v: 1, agent: 'test', phase: 'awaiting_review', tenant, request: 'Refund A-1.' });
+    expect((await own.workflow.getHandle(ids[0]!).describe()).memo?.cairnWaiting).toMatchObject({
+      v: 1,
+      agent: 'test',
+      phase: 'awaiting_review',
+      tenant,
+      request: 'Refund A-1.',
+    });
     // No worker: a Query would wait for one. The inbox answers all the same, the same items.
     await w.stop();
     stopped = true;
@@ -162,6 +213,7 @@ describe('the inbox from visibility', () => {
     // The budget request and the handed-over run too: from their memos alone.
     if (earlier) expect((await allPages(earlier.tenant, 50)).items).toEqual(earlier.items);
     expect((await fetch(`${served.url}/inbox?cursor=nonsense`, { headers: { 'x-tenant': tenant } })).status).toBe(400);
-    for (const id of [...ids, elsewhere, ...(earlier?.items.map((i) => i.runId) ?? [])]) await own.workflow.getHandle(id).terminate('test done');
+    for (const id of [...ids, elsewhere, ...(earlier?.items.map((i) => i.runId) ?? [])])
+      await own.workflow.getHandle(id).terminate('test done');
   });
 });

@@ -31,7 +31,14 @@ const WAIT = { timeout: 60_000 };
 beforeAll(async () => {
   [w, browser] = await Promise.all([startTestWorker(), launchChromium()]);
   const client = new CairnClient({ client: w.client, taskQueue: w.taskQueue });
-  served = await serve(createCairnHttpHandler({ client, agents: [testAgent], temporalUiUrl: 'http://localhost:8233', startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '3m' } }) }));
+  served = await serve(
+    createCairnHttpHandler({
+      client,
+      agents: [testAgent],
+      temporalUiUrl: 'http://localhost:8233',
+      startOptions: () => ({ model, temporal: { workflowExecutionTimeout: '3m' } }),
+    }),
+  );
   await mkdir(SHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -42,18 +49,39 @@ afterAll(async () => {
 
 async function start(script: Parameters<TestWorker['script']>[0], prompt: string): Promise<string> {
   ({ model } = w.script(script));
-  const response = await fetch(`${served.url}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'test', prompt, threadId: `inbox-${randomUUID()}` }) });
+  const response = await fetch(`${served.url}/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ agent: 'test', prompt, threadId: `inbox-${randomUUID()}` }),
+  });
   expect(response.status).toBe(201);
   return ((await response.json()) as { runId: string }).runId;
 }
 
 describe('the inbox page', () => {
   it('lists every run waiting on a person, takes answers and decisions, follows decisions made elsewhere, and empties', async () => {
-    const asking = await start([scriptStep.call('schedule_redelivery', { orderId: 'A-1' }), scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: 'morning' }), scriptStep.text('Redelivery booked.')], 'Redeliver A-1.');
-    const refunding = await start([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')], 'Refund A-2.');
-    const wiring = await start([scriptStep.call('wire_transfer', { account: 'DE-0042', amount: 500 }), scriptStep.text('Wired.')], 'Wire 500.');
+    const asking = await start(
+      [
+        scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),
+        scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: 'morning' }),
+        scriptStep.text('Redelivery booked.'),
+      ],
+      'Redeliver A-1.',
+    );
+    const refunding = await start(
+      [scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')],
+      'Refund A-2.',
+    );
+    const wiring = await start(
+      [scriptStep.call('wire_transfer', { account: 'DE-0042', amount: 500 }), scriptStep.text('Wired.')],
+      'Wire 500.',
+    );
     const handle = (id: string) => w.client.workflow.getHandle(id);
-    await Promise.all([awaiting(handle(asking), 'awaiting_clarification'), awaiting(handle(refunding), 'awaiting_review'), awaiting(handle(wiring), 'awaiting_review')]);
+    await Promise.all([
+      awaiting(handle(asking), 'awaiting_clarification'),
+      awaiting(handle(refunding), 'awaiting_review'),
+      awaiting(handle(wiring), 'awaiting_review'),
+    ]);
     const refundsBefore = calls.issue_refund ?? 0;
 
     const page = await browser.newPage({ viewport: { width: 1000, height: 1100 } });
@@ -66,17 +94,29 @@ describe('the inbox page', () => {
     expect(await wire.textContent()).toContain('Check the account against the customer record before accepting.');
     expect(await wire.textContent()).toContain('Allowed: accept, reject');
     expect(await wire.locator('button', { hasText: 'Edit' }).count()).toBe(0);
-    expect(await refund.locator('a', { hasText: 'Temporal UI' }).getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(refunding)}`);
+    expect(await refund.locator('a', { hasText: 'Temporal UI' }).getAttribute('href')).toBe(
+      `http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(refunding)}`,
+    );
     // What a person needs to judge: the request, the latest words, since when it waits, the whole arguments.
     expect(await refund.locator('.convo').textContent()).toContain('Refund A-2.');
     expect(await question.locator('.convo').textContent()).toContain('Redeliver A-1.');
     const since = new Date((await refund.locator('.since').getAttribute('title'))!).getTime();
     const startedAt = (await handle(refunding).describe()).startTime.getTime();
-    const asked = (await (await fetch(`${served.url}/inbox`)).json()) as { items: { runId: string; waitingSince: string; startedAt: string; exchange: unknown[] }[] };
+    const asked = (await (await fetch(`${served.url}/inbox`)).json()) as {
+      items: { runId: string; waitingSince: string; startedAt: string; exchange: unknown[] }[];
+    };
     const listed = asked.items.find((i) => i.runId === refunding)!;
     expect(since).toBe(new Date(listed.waitingSince).getTime());
     expect(since).toBeGreaterThan(startedAt);
-    expect(await refund.locator('textarea').evaluate((t) => (t as unknown as { scrollHeight: number }).scrollHeight <= (t as unknown as { clientHeight: number }).clientHeight + 1)).toBe(true);
+    expect(
+      await refund
+        .locator('textarea')
+        .evaluate(
+          (t) =>
+            (t as unknown as { scrollHeight: number }).scrollHeight <=
+            (t as unknown as { clientHeight: number }).clientHeight + 1,
+        ),
+    ).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'inbox-waiting.png'), fullPage: true });
 
     // An edit that breaks the tool's schema is caught on the page; nothing is sent.
@@ -96,18 +136,26 @@ describe('the inbox page', () => {
     await question.locator('.error', { hasText: 'answer.window must be one of "morning", "afternoon"' }).waitFor(WAIT);
     await question.locator('input[name=window]').fill('morning');
     await question.locator('button', { hasText: 'Answer' }).click();
-    await Promise.all([refund.waitFor({ state: 'detached', ...WAIT }), question.waitFor({ state: 'detached', ...WAIT })]);
+    await Promise.all([
+      refund.waitFor({ state: 'detached', ...WAIT }),
+      question.waitFor({ state: 'detached', ...WAIT }),
+    ]);
     // Each act is confirmed on the page.
     await page.locator('.notice', { hasText: `Accepted the call to issue_refund` }).waitFor(WAIT);
-    await page.locator('.notice', { hasText: `Answered "Which delivery window suits you: morning or afternoon?" on ${asking}` }).waitFor(WAIT);
+    await page
+      .locator('.notice', { hasText: `Answered "Which delivery window suits you: morning or afternoon?" on ${asking}` })
+      .waitFor(WAIT);
 
     // Decided elsewhere (the JSON API): the card leaves without a reload.
     const pending = (await awaiting(handle(wiring), 'awaiting_review')).reviews[0]!;
-    const decided = await fetch(`${served.url}/runs/${encodeURIComponent(wiring)}/reviews/${encodeURIComponent(pending.toolCallId)}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ argsHash: pending.argsHash, decision: { type: 'reject', reason: 'Unknown account.' } }),
-    });
+    const decided = await fetch(
+      `${served.url}/runs/${encodeURIComponent(wiring)}/reviews/${encodeURIComponent(pending.toolCallId)}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ argsHash: pending.argsHash, decision: { type: 'reject', reason: 'Unknown account.' } }),
+      },
+    );
     expect(decided.status).toBe(200);
     await wire.waitFor({ state: 'detached', ...WAIT });
     await page.locator('#empty', { hasText: 'Nobody is waiting on a person.' }).waitFor(WAIT);

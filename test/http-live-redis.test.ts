@@ -19,12 +19,21 @@ import { STREAM_PUBLISH_SIGNAL, STREAM_PUBLISH_UPDATE } from '../shared/live/mod
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { serve, type Served } from './support/http.js';
-import { chat, expectAguiDeltasWhileHeld, expectAguiResetThenWhole, expectUiResetThenWhole, REPLY, streamingModels, uiTexts as texts } from './support/live-deltas.js';
+import {
+  chat,
+  expectAguiDeltasWhileHeld,
+  expectAguiResetThenWhole,
+  expectUiResetThenWhole,
+  REPLY,
+  streamingModels,
+  uiTexts as texts,
+} from './support/live-deltas.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 import { probeRedis, REDIS_URL } from './support/redis.js';
 
 const unreachable = await probeRedis(REDIS_URL);
-if (unreachable) console.warn(`test/http-live-redis.test.ts skipped: Redis is not reachable at ${REDIS_URL} (${unreachable}).`);
+if (unreachable)
+  console.warn(`test/http-live-redis.test.ts skipped: Redis is not reachable at ${REDIS_URL} (${unreachable}).`);
 
 const AGAIN = 'A-1002 is packed and leaves the warehouse tomorrow morning.';
 const live = streamingModels({
@@ -43,7 +52,10 @@ describe.skipIf(unreachable !== undefined)('HTTP handler: live deltas through Re
 
   beforeAll(async () => {
     await redis.connect();
-    w = await startTestWorker({ models: live.models, activityOptions: { modelActivity: { streaming: redisTransport({ url: REDIS_URL, keyPrefix }) } } });
+    w = await startTestWorker({
+      models: live.models,
+      activityOptions: { modelActivity: { streaming: redisTransport({ url: REDIS_URL, keyPrefix }) } },
+    });
     const client = new CairnClient({ client: w.client, taskQueue: w.taskQueue });
     served = await serve(
       createCairnHttpHandler({
@@ -99,7 +111,9 @@ describe.skipIf(unreachable !== undefined)('HTTP handler: live deltas through Re
       });
       expect(textWhileHeld).toBe(true);
       expect(texts(last)).toEqual([REPLY]);
-      expect(last.parts.filter((p) => p.type === 'dynamic-tool')).toEqual([expect.objectContaining({ toolName: 'lookup_order', state: 'output-available', input: { orderId: 'A-1001' } })]);
+      expect(last.parts.filter((p) => p.type === 'dynamic-tool')).toEqual([
+        expect.objectContaining({ toolName: 'lookup_order', state: 'output-available', input: { orderId: 'A-1001' } }),
+      ]);
       await expectNoPublishes(`cairn-thread-${chatId}`);
     });
 

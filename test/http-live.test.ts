@@ -17,7 +17,17 @@ import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { serve, type Served } from './support/http.js';
-import { assistantTexts, chat, expectAguiDeltasWhileHeld, expectAguiResetThenWhole, expectUiResetThenWhole, REPLY, streamingModels, uiTexts as texts, userMessage } from './support/live-deltas.js';
+import {
+  assistantTexts,
+  chat,
+  expectAguiDeltasWhileHeld,
+  expectAguiResetThenWhole,
+  expectUiResetThenWhole,
+  REPLY,
+  streamingModels,
+  uiTexts as texts,
+  userMessage,
+} from './support/live-deltas.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
 const live = streamingModels({
@@ -39,7 +49,11 @@ let throttled: Served;
 beforeAll(async () => {
   w = await startTestWorker({ models: live.models, activityOptions: { modelActivity: { streaming: true } } });
   const client = new CairnClient({ client: w.client, taskQueue: w.taskQueue });
-  const options = { client, agents: [testAgent], startOptions: () => ({ model: live.model, temporal: { workflowExecutionTimeout: '2m' } }) };
+  const options = {
+    client,
+    agents: [testAgent],
+    startOptions: () => ({ model: live.model, temporal: { workflowExecutionTimeout: '2m' } }),
+  };
   served = await serve(createCairnHttpHandler(options));
   // No acts on a run at all: every message is throttled (429), as one over the bound would be.
   throttled = await serve(createCairnHttpHandler({ ...options, maxInFlightPerRun: 0 }));
@@ -75,7 +89,11 @@ describe('AG-UI: live deltas', () => {
   it('a new user message on a thread whose run works is handed to the run, and the window tells what followed', async () => {
     const held = live.hold('aguiSend');
     const threadId = `t-${randomUUID()}`;
-    const first = new HttpAgent({ url: `${served.url}/agui`, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'Check A-1001.' }] });
+    const first = new HttpAgent({
+      url: `${served.url}/agui`,
+      threadId,
+      initialMessages: [{ id: 'u1', role: 'user', content: 'Check A-1001.' }],
+    });
     const firstRun = first.runAgent();
     const run = new AgentRunHandle(w.client, `cairn-thread-${threadId}`);
     await firstDelta(run); // the run is in its first model call, held open
@@ -96,9 +114,12 @@ describe('AG-UI: live deltas', () => {
       },
     });
     await firstRun;
-    const custom = (name: string) => told.find((e) => e.type === 'CUSTOM' && (e as unknown as { name: string }).name === name);
+    const custom = (name: string) =>
+      told.find((e) => e.type === 'CUSTOM' && (e as unknown as { name: string }).name === name);
     expect(custom('cairn.delivery')).toMatchObject({ value: { delivery: 'queued' } });
-    expect(custom('cairn.human')).toMatchObject({ value: { kind: 'message', detail: expect.stringContaining('A-1002') } });
+    expect(custom('cairn.human')).toMatchObject({
+      value: { kind: 'message', detail: expect.stringContaining('A-1002') },
+    });
     expect((await run.state()).steps.some((s) => s.action === 'message' && s.detail.includes('A-1002'))).toBe(true);
     expect(assistantTexts(second.messages)).toContain('Both checked.');
     expect((await run.result()).answer).toBe('Both checked.');
@@ -111,7 +132,8 @@ describe('AI SDK UI stream: live deltas', () => {
     let textWhileHeld = false;
     let toolInputStreamed = false;
     const last = await chat(served.url, `c-${randomUUID()}`, 'Where is A-1001?', (message) => {
-      if (message.parts.some((p) => p.type === 'dynamic-tool' && p.state === 'input-streaming')) toolInputStreamed = true;
+      if (message.parts.some((p) => p.type === 'dynamic-tool' && p.state === 'input-streaming'))
+        toolInputStreamed = true;
       if (!held.released && texts(message).some((t) => t.length > 0)) {
         textWhileHeld = true; // the second call cannot complete before this: it waits for release()
         held.release();
@@ -121,7 +143,9 @@ describe('AI SDK UI stream: live deltas', () => {
     expect(toolInputStreamed).toBe(true);
     expect(texts(last)).toEqual([REPLY]);
     const tools = last.parts.filter((p) => p.type === 'dynamic-tool');
-    expect(tools).toEqual([expect.objectContaining({ toolName: 'lookup_order', state: 'output-available', input: { orderId: 'A-1001' } })]);
+    expect(tools).toEqual([
+      expect.objectContaining({ toolName: 'lookup_order', state: 'output-available', input: { orderId: 'A-1001' } }),
+    ]);
   });
 
   it('a new user message on a chat whose run works is handed to the run, and the stream tells what followed', async () => {
@@ -152,7 +176,13 @@ describe('AI SDK UI stream: live deltas', () => {
     expect(await transport.reconnectToStream({ chatId })).toBeNull(); // no run yet
     // The page loads, sends, and is reloaded while the model call is held: its stream is dropped.
     const gone = new AbortController();
-    const first = await transport.sendMessages({ trigger: 'submit-message', chatId, messageId: undefined, messages: [userMessage('Where is A-1001?')], abortSignal: gone.signal });
+    const first = await transport.sendMessages({
+      trigger: 'submit-message',
+      chatId,
+      messageId: undefined,
+      messages: [userMessage('Where is A-1001?')],
+      abortSignal: gone.signal,
+    });
     await firstDelta(new AgentRunHandle(w.client, `cairn-thread-${chatId}`));
     gone.abort();
     await first.cancel().catch(() => {});
@@ -168,7 +198,8 @@ describe('AI SDK UI stream: live deltas', () => {
     // Finished: a client that lost the end gets the whole last response again (a replay), the answer once.
     const after = await transport.reconnectToStream({ chatId });
     let replayed: UIMessage | undefined;
-    for await (const message of readUIMessageStream<UIMessage>({ stream: after!, terminateOnError: true })) replayed = message;
+    for await (const message of readUIMessageStream<UIMessage>({ stream: after!, terminateOnError: true }))
+      replayed = message;
     expect(texts(replayed!)).toEqual([REPLY]);
   });
 
@@ -180,11 +211,20 @@ describe('AI SDK UI stream: live deltas', () => {
 
 describe('POST /runs/:id/messages', () => {
   const post = (base: string, runId: string, body: unknown) =>
-    fetch(`${base}/runs/${encodeURIComponent(runId)}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${base}/runs/${encodeURIComponent(runId)}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   async function heldRun(name: 'restSend' | 'restBusy', policy?: { onMessage: 'reject' }) {
     const held = live.hold(name);
-    const handle = await w.start({ agent: 'test', prompt: 'Check A-1001.', model: live.model, ...(policy && { policy }) });
+    const handle = await w.start({
+      agent: 'test',
+      prompt: 'Check A-1001.',
+      model: live.model,
+      ...(policy && { policy }),
+    });
     await firstDelta(new AgentRunHandle(w.client, handle.workflowId));
     return { held, handle };
   }
@@ -193,16 +233,26 @@ describe('POST /runs/:id/messages', () => {
     const { held, handle } = await heldRun('restSend');
     const accepted = await post(served.url, handle.workflowId, { text: 'Also check A-1002, please.' });
     expect(accepted.status).toBe(202);
-    expect(await accepted.json()).toEqual({ runId: handle.workflowId, messageId: expect.any(String), delivery: 'queued' });
+    expect(await accepted.json()).toEqual({
+      runId: handle.workflowId,
+      messageId: expect.any(String),
+      delivery: 'queued',
+    });
 
     const bodies = async (r: Response) => [r.status, ((await r.json()) as { error: { code: string } }).error.code];
     expect(await bodies(await post(served.url, handle.workflowId, ['text']))).toEqual([400, 'invalid_request']);
     expect(await bodies(await post(served.url, handle.workflowId, { text: '  ' }))).toEqual([422, 'invalid_input']);
-    expect(await bodies(await post(served.url, handle.workflowId, { text: 'x', updateId: 7 }))).toEqual([422, 'invalid_input']);
+    expect(await bodies(await post(served.url, handle.workflowId, { text: 'x', updateId: 7 }))).toEqual([
+      422,
+      'invalid_input',
+    ]);
     const busy = await post(throttled.url, handle.workflowId, { text: 'Hello?' });
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(await bodies(busy)).toEqual([429, 'busy']);
-    expect(await bodies(await post(served.url, `test-${randomUUID()}`, { text: 'Hello?' }))).toEqual([404, 'unknown_run']);
+    expect(await bodies(await post(served.url, `test-${randomUUID()}`, { text: 'Hello?' }))).toEqual([
+      404,
+      'unknown_run',
+    ]);
 
     held.release();
     expect((await handle.result()).answer).toBe('Done.');

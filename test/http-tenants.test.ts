@@ -51,11 +51,23 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const as = (tenant: string, extra: Record<string, string> = {}) => ({ 'x-tenant': tenant, 'x-user': `${tenant}-user`, 'content-type': 'application/json', ...extra });
+const as = (tenant: string, extra: Record<string, string> = {}) => ({
+  'x-tenant': tenant,
+  'x-user': `${tenant}-user`,
+  'content-type': 'application/json',
+  ...extra,
+});
 
 async function startAs(tenant: string, threadId: string, prompt: string): Promise<string> {
-  ({ model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')]));
-  const response = await fetch(`${served.url}/runs`, { method: 'POST', headers: as(tenant), body: JSON.stringify({ agent: 'test', prompt, threadId }) });
+  ({ model } = w.script([
+    scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }),
+    scriptStep.text('Refunded.'),
+  ]));
+  const response = await fetch(`${served.url}/runs`, {
+    method: 'POST',
+    headers: as(tenant),
+    body: JSON.stringify({ agent: 'test', prompt, threadId }),
+  });
   expect(response.status).toBe(201);
   return ((await response.json()) as { runId: string }).runId;
 }
@@ -72,14 +84,24 @@ describe('tenants over HTTP', () => {
     const b = await startAs('globex', thread, 'Refund A-2 for globex.');
     // Two tenants' thread of the same name: two runs.
     expect(a).not.toBe(b);
-    const [stateA, stateB] = await Promise.all([awaiting(w.client.workflow.getHandle(a), 'awaiting_review'), awaiting(w.client.workflow.getHandle(b), 'awaiting_review')]);
+    const [stateA, stateB] = await Promise.all([
+      awaiting(w.client.workflow.getHandle(a), 'awaiting_review'),
+      awaiting(w.client.workflow.getHandle(b), 'awaiting_review'),
+    ]);
     // The owner, in the run's state, memo and search attributes.
     expect([stateA.tenant, stateA.user, stateB.tenant]).toEqual(['acme', 'acme-user', 'globex']);
     const described = await w.client.workflow.getHandle(a).describe();
     expect(described.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'acme-user' });
-    expect([described.typedSearchAttributes.get(CairnTenant), described.typedSearchAttributes.get(CairnUser)]).toEqual(['acme', 'acme-user']);
+    expect([described.typedSearchAttributes.get(CairnTenant), described.typedSearchAttributes.get(CairnUser)]).toEqual([
+      'acme',
+      'acme-user',
+    ]);
     // The tenant is the run's fairness key; a run a person started over HTTP goes ahead of background runs.
-    expect(described.raw.workflowExecutionInfo?.priority).toMatchObject({ fairnessKey: 'acme', fairnessWeight: 1, priorityKey: 2 });
+    expect(described.raw.workflowExecutionInfo?.priority).toMatchObject({
+      fairnessKey: 'acme',
+      fairnessWeight: 1,
+      priorityKey: 2,
+    });
     const held = stateA.reviews[0]!;
 
     // A run that never was, for comparison: its status and body are what globex gets for acme's run.
@@ -94,9 +116,19 @@ describe('tenants over HTTP', () => {
       [`${path}/events`, { headers: as('globex') }],
       [`${path}/events`, { headers: as('globex', { 'last-event-id': '0' }) }],
       [`${path}/answer`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ answer: 'morning' }) }],
-      [`${path}/reviews/${encodeURIComponent(held.toolCallId)}`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ argsHash: held.argsHash, decision: { type: 'accept' } }) }],
+      [
+        `${path}/reviews/${encodeURIComponent(held.toolCallId)}`,
+        {
+          method: 'POST',
+          headers: as('globex'),
+          body: JSON.stringify({ argsHash: held.argsHash, decision: { type: 'accept' } }),
+        },
+      ],
       [`${path}/messages`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ text: 'hello' }) }],
-      [`${path}/budget`, { method: 'POST', headers: as('globex'), body: JSON.stringify({ decision: { type: 'stop' } }) }],
+      [
+        `${path}/budget`,
+        { method: 'POST', headers: as('globex'), body: JSON.stringify({ decision: { type: 'stop' } }) },
+      ],
       [`${path}/cancel`, { method: 'POST', headers: as('globex'), body: JSON.stringify({}) }],
     ];
     for (const [url, init] of attempts) {
@@ -117,11 +149,30 @@ describe('tenants over HTTP', () => {
     expect((await fetch(`${served.url}/chat/${chatThread}/stream`, { headers: as('acme') })).status).toBe(200);
 
     // AG-UI: globex resuming acme's interrupt on a thread id only acme has reaches nothing of acme's.
-    const agent = new HttpAgent({ url: `${served.url}/agui`, threadId: chatThread, headers: as('globex'), initialMessages: [] });
+    const agent = new HttpAgent({
+      url: `${served.url}/agui`,
+      threadId: chatThread,
+      headers: as('globex'),
+      initialMessages: [],
+    });
     const events: BaseEvent[] = [];
     const resumed = await agent
-      .runAgent({ resume: [{ interruptId: heldInChat.toolCallId, status: 'resolved', payload: { decision: { type: 'accept' }, argsHash: heldInChat.argsHash } }] } as never, { onEvent: ({ event }) => void events.push(event) })
-      .then(() => 'ok', (error: Error) => error.message);
+      .runAgent(
+        {
+          resume: [
+            {
+              interruptId: heldInChat.toolCallId,
+              status: 'resolved',
+              payload: { decision: { type: 'accept' }, argsHash: heldInChat.argsHash },
+            },
+          ],
+        } as never,
+        { onEvent: ({ event }) => void events.push(event) },
+      )
+      .then(
+        () => 'ok',
+        (error: Error) => error.message,
+      );
     expect(JSON.stringify(events)).not.toContain('acme');
     expect(String(resumed)).not.toContain('acme');
     // acme's run still holds its call, untouched by globex's attempts.
@@ -156,12 +207,16 @@ describe('tenants over HTTP', () => {
     await expect(client.forTenant('acme').run(`never-${randomUUID()}`)).rejects.toBeInstanceOf(UnknownRunError);
 
     // The owner decides; the run completes.
-    const decided = await fetch(`${path}/reviews/${encodeURIComponent(held.toolCallId)}`, { method: 'POST', headers: as('acme'), body: JSON.stringify({ argsHash: held.argsHash, decision: { type: 'accept' } }) });
+    const decided = await fetch(`${path}/reviews/${encodeURIComponent(held.toolCallId)}`, {
+      method: 'POST',
+      headers: as('acme'),
+      body: JSON.stringify({ argsHash: held.argsHash, decision: { type: 'accept' } }),
+    });
     expect(decided.status).toBe(200);
     for (const id of [b, chatA]) await w.client.workflow.getHandle(id).terminate('test done');
   });
 
-  it("a tenant at its limit of runs in flight gets 429 with Retry-After; another tenant does not; a finished run frees a place", async () => {
+  it('a tenant at its limit of runs in flight gets 429 with Retry-After; another tenant does not; a finished run frees a place', async () => {
     const limited = await serve(
       createCairnHttpHandler({
         client,
@@ -174,13 +229,26 @@ describe('tenants over HTTP', () => {
     try {
       const small = `small${randomUUID().slice(0, 6)}`;
       const post = (tenant: string, threadId: string) =>
-        fetch(`${limited.url}/runs`, { method: 'POST', headers: as(tenant), body: JSON.stringify({ agent: 'test', prompt: 'Refund A-2.', threadId }) });
-      ({ model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')]));
+        fetch(`${limited.url}/runs`, {
+          method: 'POST',
+          headers: as(tenant),
+          body: JSON.stringify({ agent: 'test', prompt: 'Refund A-2.', threadId }),
+        });
+      ({ model } = w.script([
+        scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }),
+        scriptStep.text('Refunded.'),
+      ]));
       const first = await post(small, 'one');
       expect(first.status).toBe(201);
       const { runId } = (await first.json()) as { runId: string };
       await awaiting(w.client.workflow.getHandle(runId), 'awaiting_review');
-      await waitFor(async () => ((await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 1 ? true : undefined), 'the run counted');
+      await waitFor(
+        async () =>
+          (await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 1
+            ? true
+            : undefined,
+        'the run counted',
+      );
       // The same thread again: its run is found, no new one, no refusal.
       expect((await post(small, 'one')).status).toBe(201);
       const refused = await post(small, 'two');
@@ -193,7 +261,13 @@ describe('tenants over HTTP', () => {
       await w.client.workflow.getHandle(((await big.json()) as { runId: string }).runId).terminate('test done');
       // The small tenant's run ends: a place is free again.
       await w.client.workflow.getHandle(runId).terminate('test done');
-      await waitFor(async () => ((await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 0 ? true : undefined), 'the run no longer counted');
+      await waitFor(
+        async () =>
+          (await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 0
+            ? true
+            : undefined,
+        'the run no longer counted',
+      );
       const again = await post(small, 'two');
       expect(again.status).toBe(201);
       await w.client.workflow.getHandle(((await again.json()) as { runId: string }).runId).terminate('test done');
@@ -206,25 +280,55 @@ describe('tenants over HTTP', () => {
     const tenantAuth = (request: Request) => ({ tenant: request.headers.get('x-tenant') ?? 'nobody' });
     const maxRunsPerTenant = (tenant: string) => (tenant.startsWith('small') ? 1 : undefined);
     const startOptions = () => ({ model, temporal: { workflowExecutionTimeout: '3m' } });
-    const a2a = await serve(createCairnA2AHandler({ client, agents: [testAgent], authorize: tenantAuth, maxRunsPerTenant, startOptions, onError: () => undefined }));
-    const mcpHandler = createCairnMcpHandler({ client, agents: [testAgent], basePath: '/mcp', authorize: tenantAuth, maxRunsPerTenant, startOptions, onError: () => undefined });
+    const a2a = await serve(
+      createCairnA2AHandler({
+        client,
+        agents: [testAgent],
+        authorize: tenantAuth,
+        maxRunsPerTenant,
+        startOptions,
+        onError: () => undefined,
+      }),
+    );
+    const mcpHandler = createCairnMcpHandler({
+      client,
+      agents: [testAgent],
+      basePath: '/mcp',
+      authorize: tenantAuth,
+      maxRunsPerTenant,
+      startOptions,
+      onError: () => undefined,
+    });
     const mcp = await serve(mcpHandler);
     const a = await startAs('acme', `cross-${randomUUID().slice(0, 8)}`, 'Refund A-2 for acme.');
     await awaiting(w.client.workflow.getHandle(a), 'awaiting_review');
     const ghost = `cairn-thread-acme:${randomUUID()}`;
     try {
       const getTask = async (tenant: string, id: string) =>
-        (await (await fetch(`${a2a.url}/test`, { method: 'POST', headers: as(tenant), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }) })).json()) as { error?: { code: number; message: string }; result?: { id: string } };
+        (await (
+          await fetch(`${a2a.url}/test`, {
+            method: 'POST',
+            headers: as(tenant),
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+          })
+        ).json()) as { error?: { code: number; message: string }; result?: { id: string } };
       expect((await getTask('acme', a)).result?.id).toBe(a);
       const other = await getTask('globex', a);
       expect(other.error?.code).toBe(-32001);
-      expect(JSON.stringify(other).replaceAll(a, '<id>')).toBe(JSON.stringify(await getTask('globex', ghost)).replaceAll(ghost, '<id>'));
+      expect(JSON.stringify(other).replaceAll(a, '<id>')).toBe(
+        JSON.stringify(await getTask('globex', ghost)).replaceAll(ghost, '<id>'),
+      );
 
       const callAs = async (tenant: string, runId: string | undefined) => {
         const mcpClient = new McpClient({ name: tenant, version: '1' });
-        await mcpClient.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: as(tenant) } }));
+        await mcpClient.connect(
+          new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: as(tenant) } }),
+        );
         try {
-          return (await mcpClient.callTool({ name: 'test', arguments: runId === undefined ? { prompt: 'Refund A-2.' } : { runId } })) as { isError?: boolean; content: unknown; structuredContent?: { status?: string; runId?: string } };
+          return (await mcpClient.callTool({
+            name: 'test',
+            arguments: runId === undefined ? { prompt: 'Refund A-2.' } : { runId },
+          })) as { isError?: boolean; content: unknown; structuredContent?: { status?: string; runId?: string } };
         } finally {
           await mcpClient.close();
         }
@@ -232,18 +336,34 @@ describe('tenants over HTTP', () => {
       expect((await callAs('acme', a)).structuredContent?.status).toBe('input_required');
       const refused = await callAs('globex', a);
       expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused.content).replaceAll(a, '<id>')).toBe(JSON.stringify((await callAs('globex', ghost)).content).replaceAll(ghost, '<id>'));
+      expect(JSON.stringify(refused.content).replaceAll(a, '<id>')).toBe(
+        JSON.stringify((await callAs('globex', ghost)).content).replaceAll(ghost, '<id>'),
+      );
 
       // A tenant at its limit of runs in flight (1): no second run over A2A (429) nor over MCP.
       const small = `small${randomUUID().slice(0, 6)}`;
-      ({ model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }), scriptStep.text('Refunded.')]));
+      ({ model } = w.script([
+        scriptStep.call('issue_refund', { orderId: 'A-2', amount: 80 }),
+        scriptStep.text('Refunded.'),
+      ]));
       const first = await callAs(small, undefined);
       expect(first.structuredContent?.status).toBe('input_required');
-      await waitFor(async () => ((await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 1 ? true : undefined), 'the run counted');
+      await waitFor(
+        async () =>
+          (await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 1
+            ? true
+            : undefined,
+        'the run counted',
+      );
       const send = await fetch(`${a2a.url}/test`, {
         method: 'POST',
         headers: as(small),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Refund A-3.' }] } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'SendMessage',
+          params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Refund A-3.' }] } },
+        }),
       });
       expect(send.status).toBe(429);
       expect(send.headers.get('retry-after')).toBe('5');
@@ -271,16 +391,34 @@ describe('tenants over HTTP', () => {
     ]);
     // A tenant weighs 3 against the others; a run nobody waits on goes behind interactive ones.
     const weighted = new CairnClient({ client: w.client, taskQueue: w.taskQueue, tenantWeights: { acme: 3 } });
-    const run = await weighted.forTenant('acme', 'ann').start({ agent: 'test', prompt: 'redeliver A-1', model: scripted, priority: { priorityKey: BACKGROUND_PRIORITY } });
+    const run = await weighted.forTenant('acme', 'ann').start({
+      agent: 'test',
+      prompt: 'redeliver A-1',
+      model: scripted,
+      priority: { priorityKey: BACKGROUND_PRIORITY },
+    });
     const parent = w.client.workflow.getHandle(run.workflowId);
     await awaiting(parent, 'awaiting_clarification');
     const child = await w.client.workflow.getHandle(`${run.workflowId}/1.1`).describe();
     expect(child.memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'ann' });
     expect(child.typedSearchAttributes.get(CairnTenant)).toBe('acme');
-    expect((await parent.describe()).raw.workflowExecutionInfo?.priority).toMatchObject({ fairnessKey: 'acme', fairnessWeight: 3, priorityKey: BACKGROUND_PRIORITY });
-    expect(child.raw.workflowExecutionInfo?.priority).toMatchObject({ fairnessKey: 'acme', fairnessWeight: 3, priorityKey: BACKGROUND_PRIORITY });
-    expect(await w.client.workflow.getHandle(`${run.workflowId}/1.1`).query(stateQuery)).toMatchObject({ tenant: 'acme', user: 'ann' });
-    const memo = (await parent.describe()).memo?.cairnWaiting as { clarification: { id: string }; tenant: string } | undefined;
+    expect((await parent.describe()).raw.workflowExecutionInfo?.priority).toMatchObject({
+      fairnessKey: 'acme',
+      fairnessWeight: 3,
+      priorityKey: BACKGROUND_PRIORITY,
+    });
+    expect(child.raw.workflowExecutionInfo?.priority).toMatchObject({
+      fairnessKey: 'acme',
+      fairnessWeight: 3,
+      priorityKey: BACKGROUND_PRIORITY,
+    });
+    expect(await w.client.workflow.getHandle(`${run.workflowId}/1.1`).query(stateQuery)).toMatchObject({
+      tenant: 'acme',
+      user: 'ann',
+    });
+    const memo = (await parent.describe()).memo?.cairnWaiting as
+      | { clarification: { id: string }; tenant: string }
+      | undefined;
     expect(memo).toMatchObject({ tenant: 'acme', clarification: { id: '1.1/q1' } });
     await expect(client.forTenant('globex').run(`${run.workflowId}/1.1`)).rejects.toBeInstanceOf(UnknownRunError);
     await parent.terminate('test done');

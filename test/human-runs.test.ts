@@ -28,12 +28,14 @@ let w: TestWorker;
 beforeAll(async () => void (w = await startTestWorker()));
 afterAll(() => w?.stop());
 
-
 const redelivery = () => [
   scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),
   scriptStep.react(({ messages }) => {
     const answer = messages.findLast((m) => m.role === 'user')!;
-    return scriptStep.call('schedule_redelivery', { orderId: 'A-1', window: answer.content.includes('afternoon') ? 'afternoon' : 'morning' });
+    return scriptStep.call('schedule_redelivery', {
+      orderId: 'A-1',
+      window: answer.content.includes('afternoon') ? 'afternoon' : 'morning',
+    });
   }),
   scriptStep.text('Scheduled.'),
 ];
@@ -43,17 +45,30 @@ describe('clarification', () => {
     const { model, scripted } = w.script(redelivery());
     const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model });
     const state = await awaiting(handle, 'awaiting_clarification');
-    expect(state.clarification).toMatchObject({ id: 'q1', question: expect.stringMatching(/delivery window/), missingFields: ['window'] });
+    expect(state.clarification).toMatchObject({
+      id: 'q1',
+      question: expect.stringMatching(/delivery window/),
+      missingFields: ['window'],
+    });
 
     const before = (await events(handle)).length;
-    await expect(handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q9', answer: 'afternoon' }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Unknown clarification id/) } });
-    await expect(handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: '   ' }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/empty/) } });
-    await expect(handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 42 as never }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/non-empty text/) } });
+    await expect(
+      handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q9', answer: 'afternoon' }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Unknown clarification id/) } });
+    await expect(
+      handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: '   ' }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/empty/) } });
+    await expect(
+      handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 42 as never }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/non-empty text/) } });
     expect((await events(handle)).length).toBe(before);
 
     await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 'afternoon please' }] });
     expect((await handle.result()).answer).toBe('Scheduled.');
-    expect(scripted.requests[2]!.messages.at(-1)).toMatchObject({ role: 'tool', content: { window: 'afternoon', scheduled: true } });
+    expect(scripted.requests[2]!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: { window: 'afternoon', scheduled: true },
+    });
     await recordHistory(handle, 'clarification-update');
   });
 
@@ -79,7 +94,9 @@ describe('review of tool calls', () => {
   };
   const rejectNextReview = async (handle: WorkflowHandle, decided: string) => {
     const next = await nextReview(handle, decided);
-    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: next.toolCallId, argsHash: next.argsHash, decision: { type: 'reject' } }] });
+    await handle.executeUpdate(reviewToolCallUpdate, {
+      args: [{ toolCallId: next.toolCallId, argsHash: next.argsHash, decision: { type: 'reject' } }],
+    });
   };
   const refundRun = async (...after: ReturnType<typeof scriptStep.text>[]) => {
     const { model, scripted } = w.script([scriptStep.call('issue_refund', { orderId: 'A-7', amount: 60 }), ...after]);
@@ -91,17 +108,32 @@ describe('review of tool calls', () => {
   it.each([
     ['accept', { type: 'accept' }, { refunded: 60, orderId: 'A-7' }, 1],
     ['edit', { type: 'edit', args: { orderId: 'A-7', amount: 45 } }, { refunded: 45 }, 1],
-    ['respond', { type: 'respond', content: { refunded: 0, note: 'handled by phone' } }, { note: 'handled by phone' }, 0],
-    ['reject', { type: 'reject', reason: 'over the limit' }, { error: { code: 'rejected_by_human', message: expect.stringMatching(/over the limit/) } }, 0],
+    [
+      'respond',
+      { type: 'respond', content: { refunded: 0, note: 'handled by phone' } },
+      { note: 'handled by phone' },
+      0,
+    ],
+    [
+      'reject',
+      { type: 'reject', reason: 'over the limit' },
+      { error: { code: 'rejected_by_human', message: expect.stringMatching(/over the limit/) } },
+      0,
+    ],
   ] as const)('%s', async (name, decision, seen, runs) => {
     const before = calls.issue_refund ?? 0;
     // A second reviewed call keeps the run open while the decision is sent again.
-    const { handle, scripted, review } = await refundRun(scriptStep.call('issue_refund', { orderId: 'A-8', amount: 80 }), scriptStep.text('Done.'));
+    const { handle, scripted, review } = await refundRun(
+      scriptStep.call('issue_refund', { orderId: 'A-8', amount: 80 }),
+      scriptStep.text('Done.'),
+    );
     expect(review).toMatchObject({ name: 'issue_refund', args: { orderId: 'A-7', amount: 60 } });
     const input = { toolCallId: review.toolCallId, argsHash: review.argsHash, decision: decision as never };
     await handle.executeUpdate(reviewToolCallUpdate, { args: [input] });
     // The same decision again (another reviewer): refused, naming the decision that counted; nothing changes.
-    await expect(handle.executeUpdate(reviewToolCallUpdate, { args: [input] })).rejects.toMatchObject({ cause: { details: [{ code: 'already_decided' }], message: expect.stringContaining('counted') } });
+    await expect(handle.executeUpdate(reviewToolCallUpdate, { args: [input] })).rejects.toMatchObject({
+      cause: { details: [{ code: 'already_decided' }], message: expect.stringContaining('counted') },
+    });
     await rejectNextReview(handle, review.toolCallId);
     await handle.result();
     expect((calls.issue_refund ?? 0) - before).toBe(runs);
@@ -110,61 +142,116 @@ describe('review of tool calls', () => {
   });
 
   it("offers only the decisions the tool's review config allows, with its description, and refuses others without history", async () => {
-    const { model, scripted } = w.script([scriptStep.call('wire_transfer', { account: 'DE-1', amount: 500 }), scriptStep.text('Done.')]);
+    const { model, scripted } = w.script([
+      scriptStep.call('wire_transfer', { account: 'DE-1', amount: 500 }),
+      scriptStep.text('Done.'),
+    ]);
     const handle = await w.start({ agent: 'test', prompt: 'wire 500', model });
     const state = await awaiting(handle, 'awaiting_review');
     const [review] = state.reviews;
-    expect(review).toMatchObject({ name: 'wire_transfer', allowed: ['accept', 'reject'], description: 'Check the account against the customer record before accepting.' });
+    expect(review).toMatchObject({
+      name: 'wire_transfer',
+      allowed: ['accept', 'reject'],
+      description: 'Check the account against the customer record before accepting.',
+    });
     const before = (await events(handle)).length;
-    for (const decision of [{ type: 'edit', args: { account: 'DE-2', amount: 500 } }, { type: 'respond', content: { wired: 0 } }]) {
+    for (const decision of [
+      { type: 'edit', args: { account: 'DE-2', amount: 500 } },
+      { type: 'respond', content: { wired: 0 } },
+    ]) {
       await expect(
-        handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review!.toolCallId, argsHash: review!.argsHash, decision: decision as never }] }),
-      ).rejects.toMatchObject({ cause: { message: `wire_transfer does not allow "${decision.type}" in review; allowed: accept, reject.`, nonRetryable: true } });
+        handle.executeUpdate(reviewToolCallUpdate, {
+          args: [{ toolCallId: review!.toolCallId, argsHash: review!.argsHash, decision: decision as never }],
+        }),
+      ).rejects.toMatchObject({
+        cause: {
+          message: `wire_transfer does not allow "${decision.type}" in review; allowed: accept, reject.`,
+          nonRetryable: true,
+        },
+      });
     }
     expect((await events(handle)).length).toBe(before);
-    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review!.toolCallId, argsHash: review!.argsHash, decision: { type: 'accept' } }] });
+    await handle.executeUpdate(reviewToolCallUpdate, {
+      args: [{ toolCallId: review!.toolCallId, argsHash: review!.argsHash, decision: { type: 'accept' } }],
+    });
     await handle.result();
     expect(scripted.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: { wired: 500 } });
   });
 
   it('tells the model what the reviewer changed, after the results', async () => {
     const { handle, scripted, review } = await refundRun(scriptStep.text('Done.'));
-    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'edit', args: { orderId: 'A-7', amount: 45 } } }] });
+    await handle.executeUpdate(reviewToolCallUpdate, {
+      args: [
+        {
+          toolCallId: review.toolCallId,
+          argsHash: review.argsHash,
+          decision: { type: 'edit', args: { orderId: 'A-7', amount: 45 } },
+        },
+      ],
+    });
     await handle.result();
     const seen = scripted.requests[1]!.messages;
     expect(seen.at(-2)).toMatchObject({ role: 'tool', content: { refunded: 45 } });
     expect(seen.at(-1)).toEqual({
       role: 'user',
-      content: '[cairn] A reviewer edited your issue_refund call 1.1: it ran with {"orderId":"A-7","amount":45}, not {"orderId":"A-7","amount":60}.',
+      content:
+        '[cairn] A reviewer edited your issue_refund call 1.1: it ran with {"orderId":"A-7","amount":45}, not {"orderId":"A-7","amount":60}.',
     });
   });
 
   it('fails closed on a stale decision and on invalid edits, without history', async () => {
     // A second reviewed call after the first keeps the run open for the checks on a decided call.
-    const { handle, review } = await refundRun(scriptStep.call('issue_refund', { orderId: 'A-8', amount: 80 }), scriptStep.text('Done.'));
+    const { handle, review } = await refundRun(
+      scriptStep.call('issue_refund', { orderId: 'A-8', amount: 80 }),
+      scriptStep.text('Done.'),
+    );
     const before = (await events(handle)).length;
     await expect(
-      handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: 'stale', decision: { type: 'accept' } }] }),
+      handle.executeUpdate(reviewToolCallUpdate, {
+        args: [{ toolCallId: review.toolCallId, argsHash: 'stale', decision: { type: 'accept' } }],
+      }),
     ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Stale decision/) } });
     await expect(
-      handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'edit', args: { orderId: 'A-7', amount: -5 } } }] }),
+      handle.executeUpdate(reviewToolCallUpdate, {
+        args: [
+          {
+            toolCallId: review.toolCallId,
+            argsHash: review.argsHash,
+            decision: { type: 'edit', args: { orderId: 'A-7', amount: -5 } },
+          },
+        ],
+      }),
     ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/edited arguments are invalid/) } });
     // Ids that are keys of every object: refused as unknown, structured, not a crash of the validator.
     for (const toolCallId of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
-      await expect(handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId, argsHash: review.argsHash, decision: { type: 'accept' } }] })).rejects.toMatchObject({
+      await expect(
+        handle.executeUpdate(reviewToolCallUpdate, {
+          args: [{ toolCallId, argsHash: review.argsHash, decision: { type: 'accept' } }],
+        }),
+      ).rejects.toMatchObject({
         cause: { type: 'HumanInputError', message: `No review is pending for tool call "${toolCallId}".` },
       });
     expect((await events(handle)).length).toBe(before);
-    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'reject' } }] });
+    await handle.executeUpdate(reviewToolCallUpdate, {
+      args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'reject' } }],
+    });
     const next = await nextReview(handle, review.toolCallId);
     await expect(
-      handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'accept' } }] }),
+      handle.executeUpdate(reviewToolCallUpdate, {
+        args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'accept' } }],
+      }),
     ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/already decided/) } });
     // Once a decision is taken too (the decided record is looked up first).
-    await expect(handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: '__proto__', argsHash: review.argsHash, decision: { type: 'accept' } }] })).rejects.toMatchObject({
+    await expect(
+      handle.executeUpdate(reviewToolCallUpdate, {
+        args: [{ toolCallId: '__proto__', argsHash: review.argsHash, decision: { type: 'accept' } }],
+      }),
+    ).rejects.toMatchObject({
       cause: { type: 'HumanInputError' },
     });
-    await handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId: next.toolCallId, argsHash: next.argsHash, decision: { type: 'reject' } }] });
+    await handle.executeUpdate(reviewToolCallUpdate, {
+      args: [{ toolCallId: next.toolCallId, argsHash: next.argsHash, decision: { type: 'reject' } }],
+    });
     await handle.result();
   });
 });
@@ -180,19 +267,27 @@ describe('long and interrupted runs', () => {
     expect(state.steps[0]).toMatchObject({ seq: 1, turn: 0, action: 'model' });
     expect(state.steps.map((s) => s.seq)).toEqual(state.steps.map((_, i) => i + 1));
     expect(state.steps.at(-1)).toMatchObject({ action: 'clarify' });
-    await latest.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: 'morning' }] });
+    await latest.executeUpdate(answerClarificationUpdate, {
+      args: [{ id: state.clarification!.id, answer: 'morning' }],
+    });
     const result = await handle.result();
     expect(result).toMatchObject({ answer: 'Scheduled.', toolCalls: 3 });
     expect(result.generation).toBeGreaterThanOrEqual(3); // one hand-over per model turn
     // The last turn still saw the first turn's tool result, carried through every hand-over.
     expect(scripted.requests.at(-1)!.messages.some((m) => m.role === 'tool' && m.name === 'lookup_order')).toBe(true);
-    await recordHistory(w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId), 'continue-as-new-first-run'); // ends by continuing as new
+    await recordHistory(
+      w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId),
+      'continue-as-new-first-run',
+    ); // ends by continuing as new
     await recordHistory(latest, 'continue-as-new-last-run'); // starts from carried state
   });
 
   it('carries a pending review across continue-as-new', async () => {
     const before = calls.issue_refund ?? 0;
-    const { model } = w.script([scriptStep.call('issue_refund', { orderId: 'A-7', amount: 60 }), scriptStep.text('Done.')]);
+    const { model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-7', amount: 60 }),
+      scriptStep.text('Done.'),
+    ]);
     const handle = await w.start({ agent: 'test', prompt: 'refund A-7', model, continueAsNewAfterTurns: 1 });
     const latest = w.client.workflow.getHandle(handle.workflowId);
     // The first run awaits the review for a moment before it hands over: wait for the second's.
@@ -200,7 +295,11 @@ describe('long and interrupted runs', () => {
       const s = await latest.query(stateQuery).catch(() => undefined);
       return s?.phase === 'awaiting_review' && s.generation === 1 && !s.continuingAsNew ? s : undefined;
     }, 'the review in the second run');
-    const input = { toolCallId: reviews[0]!.toolCallId, argsHash: reviews[0]!.argsHash, decision: { type: 'accept' } as const };
+    const input = {
+      toolCallId: reviews[0]!.toolCallId,
+      argsHash: reviews[0]!.argsHash,
+      decision: { type: 'accept' } as const,
+    };
     await latest.executeUpdate(reviewToolCallUpdate, { args: [input] });
     const result = await handle.result();
     expect(result).toMatchObject({ answer: 'Done.', generation: 1 });
@@ -220,14 +319,17 @@ describe('long and interrupted runs', () => {
 describe('run control: pause, resume, cancel', () => {
   /** Starts a run that is paused before its first step (the pause arrives with the start). */
   const startPaused = async (input: AgentRunInput) => {
-    const handle = await w.client.workflow.signalWithStart<(input: AgentRunInput) => Promise<AgentRunResult>, []>('agentRun', {
-      taskQueue: w.taskQueue,
-      workflowId: `test-paused-${randomUUID()}`,
-      args: [input],
-      signal: pauseSignal,
-      signalArgs: [],
-      workflowExecutionTimeout: '2m',
-    });
+    const handle = await w.client.workflow.signalWithStart<(input: AgentRunInput) => Promise<AgentRunResult>, []>(
+      'agentRun',
+      {
+        taskQueue: w.taskQueue,
+        workflowId: `test-paused-${randomUUID()}`,
+        args: [input],
+        signal: pauseSignal,
+        signalArgs: [],
+        workflowExecutionTimeout: '2m',
+      },
+    );
     await waitFor(async () => ((await handle.query(stateQuery)).paused ? true : undefined), 'paused');
     return handle;
   };
@@ -245,7 +347,10 @@ describe('run control: pause, resume, cancel', () => {
     const { model } = w.script([scriptStep.text('Stopped as asked.')]);
     const handle = await startPaused({ agent: 'test', prompt: 'hello', model });
     await handle.signal(cancelSignal, 'the operator said stop');
-    expect(await handle.result()).toMatchObject({ answer: 'Stopped as asked.', reason: expect.stringMatching(/the operator said stop/) });
+    expect(await handle.result()).toMatchObject({
+      answer: 'Stopped as asked.',
+      reason: expect.stringMatching(/the operator said stop/),
+    });
     await recordHistory(handle, 'cancel-while-paused');
   });
 
@@ -253,16 +358,28 @@ describe('run control: pause, resume, cancel', () => {
     const { model } = w.script([scriptStep.text('Stopped.')]);
     const handle = await startPaused({ agent: 'test', prompt: 'hello', model });
     await handle.signal(cancelSignal, { why: 'not a string' } as never);
-    expect(await handle.result()).toMatchObject({ answer: 'Stopped.', reason: expect.stringMatching(/cancelled by a user/) });
+    expect(await handle.result()).toMatchObject({
+      answer: 'Stopped.',
+      reason: expect.stringMatching(/cancelled by a user/),
+    });
   });
 
-  it('stops a pending question\'s clock while paused', async () => {
+  it("stops a pending question's clock while paused", async () => {
     const { model } = w.script(redelivery());
-    const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model, policy: { clarificationTimeoutMs: 1_500 } });
+    const handle = await w.start({
+      agent: 'test',
+      prompt: 'redeliver A-1',
+      model,
+      policy: { clarificationTimeoutMs: 1_500 },
+    });
     await awaiting(handle, 'awaiting_clarification');
     await handle.signal(pauseSignal);
     await new Promise((r) => setTimeout(r, 2_500)); // past the timeout, had the clock run
-    expect(await handle.query(stateQuery)).toMatchObject({ phase: 'awaiting_clarification', paused: true, clarification: { id: 'q1' } });
+    expect(await handle.query(stateQuery)).toMatchObject({
+      phase: 'awaiting_clarification',
+      paused: true,
+      clarification: { id: 'q1' },
+    });
     await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 'morning' }] });
     await handle.signal(resumeSignal);
     expect(await handle.result()).toMatchObject({ answer: 'Scheduled.', reason: null });
@@ -270,10 +387,18 @@ describe('run control: pause, resume, cancel', () => {
 
   it('cuts a long back-off short when cancelled', async () => {
     const { model } = w.script([scriptStep.call('busy_api', {}), scriptStep.text('Gave up.')]);
-    const handle = await w.start({ agent: 'test', prompt: 'call the busy API', model, policy: { backoff: { maxRetryAfterMs: 120_000 } } });
+    const handle = await w.start({
+      agent: 'test',
+      prompt: 'call the busy API',
+      model,
+      policy: { backoff: { maxRetryAfterMs: 120_000 } },
+    });
     await awaiting(handle, 'backing_off');
     await handle.signal(cancelSignal, 'not waiting a minute');
-    expect(await handle.result()).toMatchObject({ answer: 'Gave up.', reason: expect.stringMatching(/not waiting a minute/) });
+    expect(await handle.result()).toMatchObject({
+      answer: 'Gave up.',
+      reason: expect.stringMatching(/not waiting a minute/),
+    });
     // Cut short: the back-off's timer was cancelled, it never fired (no wall-clock guess).
     const history = await events(handle);
     expect(history.filter((e) => e.timerCanceledEventAttributes)).toHaveLength(1);
@@ -285,7 +410,13 @@ describe('run control: pause, resume, cancel', () => {
     // The batch's second call takes a moment: the pause lands while it runs, so the run holds
     // with the question pending, before it waits for the answer.
     const [, ...rest] = redelivery();
-    const { model } = w.script([scriptStep.calls([{ name: 'schedule_redelivery', arguments: { orderId: 'A-1' } }, { name: 'takes_a_moment', arguments: {} }]), ...rest]);
+    const { model } = w.script([
+      scriptStep.calls([
+        { name: 'schedule_redelivery', arguments: { orderId: 'A-1' } },
+        { name: 'takes_a_moment', arguments: {} },
+      ]),
+      ...rest,
+    ]);
     const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model, continueAsNewAfterTurns: 1 });
     await awaiting(handle, 'tools');
     await handle.signal(pauseSignal);
@@ -294,9 +425,12 @@ describe('run control: pause, resume, cancel', () => {
       return s.phase === 'awaiting_clarification' && s.paused ? s : undefined;
     }, 'paused at the question');
     expect(state.generation).toBe(0);
-    const answer = (text: string) => handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: text }] });
+    const answer = (text: string) =>
+      handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: text }] });
     await answer('afternoon');
-    await expect(answer('morning')).rejects.toMatchObject({ cause: { message: expect.stringMatching(/already answered/) } });
+    await expect(answer('morning')).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/already answered/) },
+    });
     await handle.signal(resumeSignal);
     const result = await handle.result();
     expect(result).toMatchObject({ answer: 'Scheduled.' });
@@ -304,13 +438,17 @@ describe('run control: pause, resume, cancel', () => {
     // The hand-over carried the answer: the first run's continue-as-new input holds it.
     const first = await events(w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId));
     expect(continuedWith(first)?.carried).toMatchObject({ answer: 'afternoon', step: { type: 'await_clarification' } });
-    await recordHistory(w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId), 'continue-as-new-carried-answer');
+    await recordHistory(
+      w.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId),
+      'continue-as-new-carried-answer',
+    );
   });
 });
 
 /** The input a run continued as new with, decoded from its history. */
 function continuedWith(history: HistoryEvent[]): AgentRunInput | undefined {
-  const data = history.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads?.[0]?.data;
+  const data = history.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)
+    ?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads?.[0]?.data;
   return data ? (JSON.parse(Buffer.from(data).toString()) as AgentRunInput) : undefined;
 }
 
@@ -328,7 +466,10 @@ describe('starting a run and reading it like a person would', () => {
     const { model } = w.script(redelivery());
     const start = startOperation({ agent: 'test', prompt: 'redeliver A-1', model });
     const state = await w.client.workflow.executeUpdateWithStart(untilIdleUpdate, { startWorkflowOperation: start });
-    expect(state).toMatchObject({ phase: 'awaiting_clarification', clarification: { id: 'q1', missingFields: ['window'] } });
+    expect(state).toMatchObject({
+      phase: 'awaiting_clarification',
+      clarification: { id: 'q1', missingFields: ['window'] },
+    });
     const handle = await start.workflowHandle();
     await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 'morning' }] });
     expect((await handle.result()).answer).toBe('Scheduled.');

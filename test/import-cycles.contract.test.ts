@@ -24,6 +24,10 @@ describe('import cycles contract', () => {
     expect(cyclesOf(graph({ a: ['a'] }))).toEqual([['a', 'a']]);
     expect(cyclesOf(graph({ a: ['b', 'c'], b: ['c'], c: [] }))).toEqual([]);
     // Multi-line, type-only, re-export and dynamic imports are all imports.
-    expect(importsIn("import type {\n  A,\n  B,\n} from './a.js';\nexport * from '../b.js';\nconst c = await import('./c.js');")).toEqual(['./a.js', '../b.js', './c.js']);
+    expect(
+      importsIn(
+        "import type {\n  A,\n  B,\n} from './a.js';\nexport * from '../b.js';\nconst c = await import('./c.js');",
+      ),
+    ).toEqual(['./a.js', '../b.js', './c.js']);
   });
 });

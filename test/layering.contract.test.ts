@@ -28,27 +28,85 @@ interface Rule {
 }
 
 const RULES: readonly Rule[] = [
-  { folder: 'shared', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(planner|workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
-  { folder: 'planner', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\//, /\.\.\/(workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
+  {
+    folder: 'shared',
+    forbidden: [
+      NODE_BUILTIN,
+      WORKER_SIDE,
+      /^@temporalio\//,
+      /\.\.\/(planner|workflows|activities|runtime|cli|client)\//,
+      NOT_PRODUCTION,
+    ],
+  },
+  {
+    folder: 'planner',
+    forbidden: [
+      NODE_BUILTIN,
+      WORKER_SIDE,
+      /^@temporalio\//,
+      /\.\.\/(workflows|activities|runtime|cli|client)\//,
+      NOT_PRODUCTION,
+    ],
+  },
   // The run's contract: Temporal's define functions, shared/ and planner/ types; never the workflow that implements it.
-  { folder: 'contract', forbidden: [NODE_BUILTIN, WORKER_SIDE, /^@temporalio\/(?!(workflow|common)$)/, /\.\.\/(workflows|activities|runtime|cli|client)\//, NOT_PRODUCTION] },
-  { folder: 'workflows', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client)\//, NOT_PRODUCTION] },
+  {
+    folder: 'contract',
+    forbidden: [
+      NODE_BUILTIN,
+      WORKER_SIDE,
+      /^@temporalio\/(?!(workflow|common)$)/,
+      /\.\.\/(workflows|activities|runtime|cli|client)\//,
+      NOT_PRODUCTION,
+    ],
+  },
+  {
+    folder: 'workflows',
+    forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client)\//, NOT_PRODUCTION],
+  },
   { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'runtime', forbidden: [/\.\.\/(cli|client)\//, NOT_PRODUCTION] },
   // Clients speak to runs through the contract (contract/), never the workflow's own files.
-  { folder: 'client', forbidden: [/^@temporalio\/(activity|worker|testing)|^@ai-sdk\//, /\.\.\/(workflows|activities|runtime|cli)\//, NOT_PRODUCTION] },
+  {
+    folder: 'client',
+    forbidden: [
+      /^@temporalio\/(activity|worker|testing)|^@ai-sdk\//,
+      /\.\.\/(workflows|activities|runtime|cli)\//,
+      NOT_PRODUCTION,
+    ],
+  },
   // The HTTP handler writes the AI SDK's UI message stream with `ai`'s own writers; nothing else in client/ loads `ai`.
-  { folder: 'client', forbidden: [/^ai(\/|$)/], except: ['client/http/chat-endpoint.ts', 'client/http/ui-message-chunks.ts'] },
+  {
+    folder: 'client',
+    forbidden: [/^ai(\/|$)/],
+    except: ['client/http/chat-endpoint.ts', 'client/http/ui-message-chunks.ts'],
+  },
   // A2A is an optional peer: only the A2A server (client/a2a/) and the a2aAgent tool's activity load it.
-  { folder: 'client', forbidden: [/^@a2a-js\//], except: ['client/a2a/a2a-task.ts', 'client/a2a/a2a-request-handler.ts', 'client/a2a/agent-card.ts', 'client/a2a/cairn-a2a-handler.ts'] },
+  {
+    folder: 'client',
+    forbidden: [/^@a2a-js\//],
+    except: [
+      'client/a2a/a2a-task.ts',
+      'client/a2a/a2a-request-handler.ts',
+      'client/a2a/agent-card.ts',
+      'client/a2a/cairn-a2a-handler.ts',
+    ],
+  },
   { folder: 'shared', forbidden: [/^@a2a-js\//] },
   { folder: 'activities', forbidden: [/^@a2a-js\//], except: ['activities/a2a-activity.ts'] },
   // The demo command runs the examples' agent with its scripted model; no other command may.
   { folder: 'cli', forbidden: [NOT_PRODUCTION], except: ['cli/demo.ts'] },
   { folder: 'testing', forbidden: [/\.\.\/(cli|examples|entry)\//] },
   // The workflow-safe entry points: what a workflow bundle imports.
-  { folder: 'entry', forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//], except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/a2a.ts', 'entry/mcp.ts', 'entry/testing.ts'] },
-  { folder: 'entry', forbidden: [/\.\.\/(cli|examples)\//, /\.\.\/testing\//], except: ['entry/index.ts', 'entry/workflow.ts', 'entry/testing.ts'] },
+  {
+    folder: 'entry',
+    forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//],
+    except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/a2a.ts', 'entry/mcp.ts', 'entry/testing.ts'],
+  },
+  {
+    folder: 'entry',
+    forbidden: [/\.\.\/(cli|examples)\//, /\.\.\/testing\//],
+    except: ['entry/index.ts', 'entry/workflow.ts', 'entry/testing.ts'],
+  },
   { folder: 'examples', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
   { folder: 'starter', forbidden: [OUTSIDE_PROJECT, DEEP_IMPORT], tests: true },
 ];
@@ -73,7 +131,8 @@ describe('layering contract', () => {
     const violations: string[] = [];
     for (const file of WORKFLOW_SAFE_FILES)
       for (const spec of await importsOf(join(PACKAGE_ROOT, file)))
-        if ([NODE_BUILTIN, WORKER_SIDE, /^cairn-agents\/(worker|client|testing)$/].some((re) => re.test(spec))) violations.push(`${file} imports ${spec}`);
+        if ([NODE_BUILTIN, WORKER_SIDE, /^cairn-agents\/(worker|client|testing)$/].some((re) => re.test(spec)))
+          violations.push(`${file} imports ${spec}`);
     expect(violations).toEqual([]);
   });
 

@@ -30,7 +30,9 @@ const models = {
   held: scripted('held', [scriptStep.text(REPLY)]),
   dies: scripted('dies', [scriptStep.text(REPLY), scriptStep.text(REPLY)]),
 };
-beforeAll(async () => void (w = await startTestWorker({ models, activityOptions: { modelActivity: { streaming: true } } })));
+beforeAll(
+  async () => void (w = await startTestWorker({ models, activityOptions: { modelActivity: { streaming: true } } })),
+);
 afterAll(() => w?.stop());
 
 function streamingModel(name: keyof typeof models, streaming: ScriptedStreaming): string {
@@ -83,7 +85,10 @@ describe('durable live deltas', () => {
     // Before the reset only the first attempt's partial text; after it only the retry's.
     expect(live.slice(0, reset).every((e) => e.attempt === 1)).toBe(true);
     expect(live.slice(reset).every((e) => e.attempt === 2)).toBe(true);
-    const partial = live.slice(0, reset).map((e) => (e.type === 'model_delta' ? (e.text ?? '') : '')).join('');
+    const partial = live
+      .slice(0, reset)
+      .map((e) => (e.type === 'model_delta' ? (e.text ?? '') : ''))
+      .join('');
     expect(REPLY.startsWith(partial) && partial.length < REPLY.length).toBe(true);
     expect(liveText(events).get('model:1:1')).toBe(REPLY);
   });

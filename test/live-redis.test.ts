@@ -28,14 +28,16 @@ import { probeRedis, REDIS_URL } from './support/redis.js';
 import { freePort } from './support/ports.js';
 
 const unreachable = await probeRedis(REDIS_URL);
-if (unreachable) console.warn(`test/live-redis.test.ts skipped: Redis is not reachable at ${REDIS_URL} (${unreachable}).`);
-
+if (unreachable)
+  console.warn(`test/live-redis.test.ts skipped: Redis is not reachable at ${REDIS_URL} (${unreachable}).`);
 
 const REPLY = 'The order A-1001 shipped on Monday and arrives on Thursday, on time.';
 /** Models by name, each handed the streaming its test sets when the run calls it. */
 const streamings = new Map<string, ScriptedStreaming>();
 const scripted = (name: string, script: ConstructorParameters<typeof ScriptedModel>[1]) =>
-  new ScriptedModel(name, script, { streaming: { pieces: 10, before: (i, context) => streamings.get(name)?.before?.(i, context) } });
+  new ScriptedModel(name, script, {
+    streaming: { pieces: 10, before: (i, context) => streamings.get(name)?.before?.(i, context) },
+  });
 
 describe.skipIf(unreachable !== undefined)('ephemeral live deltas (Redis)', () => {
   const keyPrefix = `cairn:test:${randomUUID().slice(0, 8)}:`;
@@ -49,14 +51,27 @@ describe.skipIf(unreachable !== undefined)('ephemeral live deltas (Redis)', () =
     await redis.connect();
     [w, off, dead] = await Promise.all([
       startTestWorker({
-        models: { held: scripted('held', [scriptStep.text(REPLY)]), dies: scripted('dies', [scriptStep.text(REPLY), scriptStep.text(REPLY)]), quiet: scripted('quiet', [scriptStep.text(REPLY)]) },
+        models: {
+          held: scripted('held', [scriptStep.text(REPLY)]),
+          dies: scripted('dies', [scriptStep.text(REPLY), scriptStep.text(REPLY)]),
+          quiet: scripted('quiet', [scriptStep.text(REPLY)]),
+        },
         activityOptions: { modelActivity: { streaming: redisTransport({ url: REDIS_URL, keyPrefix }) } },
       }),
       startTestWorker({ models: { quiet: scripted('quiet-off', [scriptStep.text(REPLY)]) } }),
       freePort().then((port) =>
         startTestWorker({
           models: { quiet: scripted('quiet-dead', [scriptStep.text(REPLY)]) },
-          activityOptions: { modelActivity: { streaming: redisTransport({ url: `redis://127.0.0.1:${port}`, keyPrefix, timeoutMs: 300, log: (m) => logged.push(m) }) } },
+          activityOptions: {
+            modelActivity: {
+              streaming: redisTransport({
+                url: `redis://127.0.0.1:${port}`,
+                keyPrefix,
+                timeoutMs: 300,
+                log: (m) => logged.push(m),
+              }),
+            },
+          },
         }),
       ),
     ]);
@@ -129,7 +144,10 @@ describe.skipIf(unreachable !== undefined)('ephemeral live deltas (Redis)', () =
     expect(live[reset]).toMatchObject({ type: 'model_reset', call: 'model:1:1', attempt: 2 });
     expect(live.slice(0, reset).every((e) => e.attempt === 1)).toBe(true);
     expect(live.slice(reset).every((e) => e.attempt === 2)).toBe(true);
-    const partial = live.slice(0, reset).map((e) => (e.type === 'model_delta' ? (e.text ?? '') : '')).join('');
+    const partial = live
+      .slice(0, reset)
+      .map((e) => (e.type === 'model_delta' ? (e.text ?? '') : ''))
+      .join('');
     expect(REPLY.startsWith(partial) && partial.length > 0 && partial.length < REPLY.length).toBe(true);
     expect(liveText(live).get('model:1:1')).toBe(REPLY);
   });
@@ -144,7 +162,11 @@ describe.skipIf(unreachable !== undefined)('ephemeral live deltas (Redis)', () =
     );
     // The deltas did go out, to Redis.
     expect(liveText(await lateRead(streamed!.handle.workflowId)).get('model:1:1')).toBe(REPLY);
-    expect(streamed!.events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionSignaledEventAttributes)).toEqual([]);
+    expect(
+      streamed!.events.filter(
+        (e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionSignaledEventAttributes,
+      ),
+    ).toEqual([]);
     expect(streamed!.events.length).toBe(plain!.events.length);
   });
 
@@ -205,7 +227,10 @@ describe.skipIf(unreachable !== undefined)('redisTransport when Redis goes away 
     });
     const workflowId = `test-${randomUUID()}`;
     const key = `${keyPrefix}${workflowId}`;
-    const texts = async () => ((await redis.xRange(key, '-', '+')) ?? []).map((e) => JSON.parse(String(e!.message.event)) as LiveEvent & { seq: number; text?: string });
+    const texts = async () =>
+      ((await redis.xRange(key, '-', '+')) ?? []).map(
+        (e) => JSON.parse(String(e!.message.event)) as LiveEvent & { seq: number; text?: string },
+      );
 
     const first = transport.open({ workflowId, runId: 'r1', call: 'model:1:1', attempt: 1 });
     first.push({ kind: 'text', text: 'Before ' });

@@ -15,7 +15,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnMcpHandler, type CairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
 import { bearerToken, type Authorize } from '../client/http/authorize.js';
@@ -51,8 +56,15 @@ async function server(token?: string | Authorize): Promise<{ served: Served; han
   return { served, handler, url: `${served.url}/mcp` };
 }
 
-async function mcpClient(url: string, elicit?: (request: ElicitRequest) => Promise<ElicitResult>, headers?: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+async function mcpClient(
+  url: string,
+  elicit?: (request: ElicitRequest) => Promise<ElicitResult>,
+  headers?: Record<string, string>,
+): Promise<Client> {
+  const client = new Client(
+    { name: 'test-client', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
   if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), headers && { requestInit: { headers } }));
   return client;
@@ -96,16 +108,29 @@ describe('MCP server over streamable HTTP', () => {
     const client = await mcpClient(url, async (request) => {
       asked.push(request.params);
       const schema = (request.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema;
-      const content: Record<string, string> = 'window' in schema.properties ? { window: 'morning' } : { decision: 'accept' };
+      const content: Record<string, string> =
+        'window' in schema.properties ? { window: 'morning' } : { decision: 'accept' };
       return { action: 'accept', content };
     });
-    const result = (await client.callTool({ name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'test',
+      arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ status: 'completed', answer: 'Refunded 80 on A-1001; redelivery in the morning.' });
+    expect(result.structuredContent).toMatchObject({
+      status: 'completed',
+      answer: 'Refunded 80 on A-1001; redelivery in the morning.',
+    });
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toMatchObject({ message: 'Which delivery window suits you: morning or afternoon?', requestedSchema: { type: 'object', required: ['window'] } });
+    expect(asked[0]).toMatchObject({
+      message: 'Which delivery window suits you: morning or afternoon?',
+      requestedSchema: { type: 'object', required: ['window'] },
+    });
     expect(asked[1]!.message).toMatch(/issue_refund/);
-    expect((asked[1] as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum).toEqual(['accept', 'respond', 'reject']);
+    expect(
+      (asked[1] as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema
+        .properties.decision.enum,
+    ).toEqual(['accept', 'respond', 'reject']);
     expect(calls.issue_refund! - refundsBefore).toBe(1);
     await client.close();
   });
@@ -115,9 +140,20 @@ describe('MCP server over streamable HTTP', () => {
     const refundsBefore = calls.issue_refund ?? 0;
     const first = await server();
     const client = await mcpClient(first.url);
-    const asked = (await client.callTool({ name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } })) as CallToolResult;
-    const waiting = asked.structuredContent as { runId: string; status: string; question: { id: string; schema: unknown }; howToAnswer: string };
-    expect(waiting).toMatchObject({ status: 'input_required', question: { missingFields: ['window'], schema: { type: 'object', required: ['window'] } } });
+    const asked = (await client.callTool({
+      name: 'test',
+      arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' },
+    })) as CallToolResult;
+    const waiting = asked.structuredContent as {
+      runId: string;
+      status: string;
+      question: { id: string; schema: unknown };
+      howToAnswer: string;
+    };
+    expect(waiting).toMatchObject({
+      status: 'input_required',
+      question: { missingFields: ['window'], schema: { type: 'object', required: ['window'] } },
+    });
     expect(waiting.howToAnswer).toContain(waiting.runId);
     await client.close();
     await first.handler.close();
@@ -125,32 +161,67 @@ describe('MCP server over streamable HTTP', () => {
 
     const second = await server();
     const again = await mcpClient(second.url);
-    const reviewing = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, answer: { window: 'morning' } } })) as CallToolResult;
-    const held = (reviewing.structuredContent as { reviews: { toolCallId: string; argsHash: string; name: string }[] }).reviews[0]!;
+    const reviewing = (await again.callTool({
+      name: 'test',
+      arguments: { runId: waiting.runId, answer: { window: 'morning' } },
+    })) as CallToolResult;
+    const held = (reviewing.structuredContent as { reviews: { toolCallId: string; argsHash: string; name: string }[] })
+      .reviews[0]!;
     expect(held.name).toBe('issue_refund');
-    const stale = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, decisions: [{ toolCallId: held.toolCallId, argsHash: 'other', decision: 'accept' }] } })) as CallToolResult;
+    const stale = (await again.callTool({
+      name: 'test',
+      arguments: {
+        runId: waiting.runId,
+        decisions: [{ toolCallId: held.toolCallId, argsHash: 'other', decision: 'accept' }],
+      },
+    })) as CallToolResult;
     expect(stale.isError).toBe(true);
     expect(JSON.stringify(stale.content)).toMatch(/stale_review/);
-    const done = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, decisions: [{ toolCallId: held.toolCallId, argsHash: held.argsHash, decision: 'accept' }] } })) as CallToolResult;
-    expect(done.structuredContent).toMatchObject({ runId: waiting.runId, status: 'completed', answer: 'Refunded 80 on A-1001; redelivery in the morning.' });
+    const done = (await again.callTool({
+      name: 'test',
+      arguments: {
+        runId: waiting.runId,
+        decisions: [{ toolCallId: held.toolCallId, argsHash: held.argsHash, decision: 'accept' }],
+      },
+    })) as CallToolResult;
+    expect(done.structuredContent).toMatchObject({
+      runId: waiting.runId,
+      status: 'completed',
+      answer: 'Refunded 80 on A-1001; redelivery in the morning.',
+    });
     expect(calls.issue_refund! - refundsBefore).toBe(1);
     // A finished run takes no more answers; calling with its id alone reads its result.
-    const closed = (await again.callTool({ name: 'test', arguments: { runId: waiting.runId, answer: 'more' } })) as CallToolResult;
+    const closed = (await again.callTool({
+      name: 'test',
+      arguments: { runId: waiting.runId, answer: 'more' },
+    })) as CallToolResult;
     expect(closed.isError).toBe(true);
     expect(JSON.stringify(closed.content)).toMatch(/closed/);
-    expect((await again.callTool({ name: 'test', arguments: { runId: waiting.runId } })).structuredContent).toMatchObject({ status: 'completed' });
+    expect(
+      (await again.callTool({ name: 'test', arguments: { runId: waiting.runId } })).structuredContent,
+    ).toMatchObject({ status: 'completed' });
     await again.close();
   });
 
   it('a person who declines the elicitation gets what is asked as the result; the run keeps waiting', async () => {
-    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1006' }), scriptStep.call('schedule_redelivery', { orderId: 'A-1006', window: 'morning' }), scriptStep.text('Morning.')]));
+    ({ model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1006' }),
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1006', window: 'morning' }),
+      scriptStep.text('Morning.'),
+    ]));
     const { url } = await server();
     let asked = 0;
     const client = await mcpClient(url, async () => (asked++, { action: 'decline' }));
-    const waiting = (await client.callTool({ name: 'test', arguments: { prompt: 'Redeliver A-1006.' } })) as CallToolResult;
+    const waiting = (await client.callTool({
+      name: 'test',
+      arguments: { prompt: 'Redeliver A-1006.' },
+    })) as CallToolResult;
     expect(asked).toBe(1);
     const { runId } = waiting.structuredContent as { runId: string };
-    expect(waiting.structuredContent).toMatchObject({ status: 'input_required', question: { missingFields: ['window'] } });
+    expect(waiting.structuredContent).toMatchObject({
+      status: 'input_required',
+      question: { missingFields: ['window'] },
+    });
     expect((await clients.at(-1)!.run(runId).state()).phase).toBe('awaiting_clarification');
     const done = (await client.callTool({ name: 'test', arguments: { runId, answer: 'morning' } })) as CallToolResult;
     expect(done.structuredContent).toMatchObject({ status: 'completed', answer: 'Morning.' });
@@ -158,7 +229,10 @@ describe('MCP server over streamable HTTP', () => {
   });
 
   it('a cancelled request cancels the run gracefully', async () => {
-    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1003' }), scriptStep.text('Stopped as asked.')]));
+    ({ model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1003' }),
+      scriptStep.text('Stopped as asked.'),
+    ]));
     const { url } = await server();
     const abort = new AbortController();
     let runSeen: (() => void) | undefined;
@@ -167,14 +241,17 @@ describe('MCP server over streamable HTTP', () => {
       runSeen!();
       return new Promise<ElicitResult>(() => undefined); // the person never answers
     });
-    const call = client.callTool({ name: 'test', arguments: { prompt: 'Redeliver A-1003.' } }, undefined, { signal: abort.signal });
+    const call = client.callTool({ name: 'test', arguments: { prompt: 'Redeliver A-1003.' } }, undefined, {
+      signal: abort.signal,
+    });
     await elicited;
     abort.abort('the user stopped it');
     await expect(call).rejects.toThrow();
     const cairn = clients.at(-1)!;
     // The run the call started is the newest of this queue's MCP runs.
     let workflowId: string | undefined;
-    for await (const info of cairn.temporal.workflow.list({ query: `TaskQueue = '${w.taskQueue}'` })) if (info.workflowId.startsWith('cairn-mcp-test-') && !workflowId) workflowId = info.workflowId;
+    for await (const info of cairn.temporal.workflow.list({ query: `TaskQueue = '${w.taskQueue}'` }))
+      if (info.workflowId.startsWith('cairn-mcp-test-') && !workflowId) workflowId = info.workflowId;
     // The cancel reaches the run when the server hears the client's notifications/cancelled.
     let state = await cairn.run(workflowId!).state();
     for await (const next of cairn.run(workflowId!).states({ intervalMs: 100 })) state = next;
@@ -185,7 +262,10 @@ describe('MCP server over streamable HTTP', () => {
   });
 
   it('a session the server closes (a redeploy, an eviction) leaves the runs of its calls alone', async () => {
-    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'A-1004' }), scriptStep.text('Morning it is.')]));
+    ({ model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1004' }),
+      scriptStep.text('Morning it is.'),
+    ]));
     const { url, handler } = await server();
     let runSeen: (() => void) | undefined;
     const elicited = new Promise<void>((resolve) => (runSeen = resolve));
@@ -198,7 +278,8 @@ describe('MCP server over streamable HTTP', () => {
     await handler.close();
     const cairn = clients.at(-1)!;
     let workflowId: string | undefined;
-    for await (const info of cairn.temporal.workflow.list({ query: `TaskQueue = '${w.taskQueue}'` })) if (info.workflowId.startsWith('cairn-mcp-test-') && !workflowId) workflowId = info.workflowId;
+    for await (const info of cairn.temporal.workflow.list({ query: `TaskQueue = '${w.taskQueue}'` }))
+      if (info.workflowId.startsWith('cairn-mcp-test-') && !workflowId) workflowId = info.workflowId;
     const run = cairn.run(workflowId!);
     // Still waiting on its question, not cancelled: answered, it finishes with the model's answer.
     const state = await run.untilIdle();
@@ -211,22 +292,45 @@ describe('MCP server over streamable HTTP', () => {
   it('bad input gets MCP errors and loses nothing', async () => {
     const { url } = await server('sesame');
     const post = (body: string, headers: Record<string, string> = {}) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer sesame', ...headers }, body });
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: 'Bearer sesame',
+          ...headers,
+        },
+        body,
+      });
     expect((await post('{}', { authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await post('{ nope')).status).toBe(400);
-    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'mcp-session-id': 'gone' })).status).toBe(404);
-    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { p: 'x'.repeat(100 * 1024) } }))).status).toBe(413);
+    expect(
+      (await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'mcp-session-id': 'gone' }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { p: 'x'.repeat(100 * 1024) } })))
+        .status,
+    ).toBe(413);
 
     const client = new Client({ name: 'bad', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer sesame' } } }));
-    const unknown = (await client.callTool({ name: 'test', arguments: { runId: 'cairn-mcp-test-nope', answer: 'x' } })) as CallToolResult;
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer sesame' } } }),
+    );
+    const unknown = (await client.callTool({
+      name: 'test',
+      arguments: { runId: 'cairn-mcp-test-nope', answer: 'x' },
+    })) as CallToolResult;
     expect(unknown.isError).toBe(true);
     expect(JSON.stringify(unknown.content)).toMatch(/unknown_run/);
     const neither = (await client.callTool({ name: 'test', arguments: {} })) as CallToolResult;
     expect(neither.isError).toBe(true);
     const both = (await client.callTool({ name: 'test', arguments: { prompt: 'x', runId: 'y' } })) as CallToolResult;
     expect(both.isError).toBe(true);
-    const badDecision = (await client.callTool({ name: 'test', arguments: { runId: 'r', decisions: [{ toolCallId: 't', argsHash: 'h', decision: 'maybe' }] } })) as CallToolResult;
+    const badDecision = (await client.callTool({
+      name: 'test',
+      arguments: { runId: 'r', decisions: [{ toolCallId: 't', argsHash: 'h', decision: 'maybe' }] },
+    })) as CallToolResult;
     expect(badDecision.isError).toBe(true);
     await client.close();
   });
@@ -235,14 +339,28 @@ describe('MCP server over streamable HTTP', () => {
     ({ model } = refundScript());
     const refundsBefore = calls.issue_refund ?? 0;
     const http = await mcpClient((await server()).url);
-    const asked = (await http.callTool({ name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } })) as CallToolResult;
+    const asked = (await http.callTool({
+      name: 'test',
+      arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' },
+    })) as CallToolResult;
     const { runId } = asked.structuredContent as { runId: string };
     await http.close();
 
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_'))) as Record<string, string>;
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_')),
+    ) as Record<string, string>;
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', join(PACKAGE_ROOT, 'cli', 'main.ts'), 'mcp', '--config', 'test/fixtures/mcp.config.ts', '--task-queue', w.taskQueue],
+      args: [
+        '--import',
+        'tsx',
+        join(PACKAGE_ROOT, 'cli', 'main.ts'),
+        'mcp',
+        '--config',
+        'test/fixtures/mcp.config.ts',
+        '--task-queue',
+        w.taskQueue,
+      ],
       cwd: PACKAGE_ROOT,
       env: { ...env, TEMPORAL_ADDRESS: serverAddress() },
       stderr: 'pipe',
@@ -252,49 +370,93 @@ describe('MCP server over streamable HTTP', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['helper', 'test']);
-      const reviewing = (await client.callTool({ name: 'test', arguments: { runId, answer: { window: 'morning' } } })) as CallToolResult;
+      const reviewing = (await client.callTool({
+        name: 'test',
+        arguments: { runId, answer: { window: 'morning' } },
+      })) as CallToolResult;
       const held = (reviewing.structuredContent as { reviews: { toolCallId: string; argsHash: string }[] }).reviews[0]!;
-      const done = (await client.callTool({ name: 'test', arguments: { runId, decisions: [{ toolCallId: held.toolCallId, argsHash: held.argsHash, decision: 'accept' }] } })) as CallToolResult;
-      expect(done.structuredContent).toMatchObject({ runId, status: 'completed', answer: 'Refunded 80 on A-1001; redelivery in the morning.' });
+      const done = (await client.callTool({
+        name: 'test',
+        arguments: { runId, decisions: [{ toolCallId: held.toolCallId, argsHash: held.argsHash, decision: 'accept' }] },
+      })) as CallToolResult;
+      expect(done.structuredContent).toMatchObject({
+        runId,
+        status: 'completed',
+        answer: 'Refunded 80 on A-1001; redelivery in the morning.',
+      });
       expect(calls.issue_refund! - refundsBefore).toBe(1);
       // A run of another agent is not this tool's.
-      expect(JSON.stringify((await client.callTool({ name: 'helper', arguments: { runId } })).content)).toMatch(/unknown_run/);
+      expect(JSON.stringify((await client.callTool({ name: 'helper', arguments: { runId } })).content)).toMatch(
+        /unknown_run/,
+      );
     } finally {
       await client.close();
     }
   });
 
-  it('two tenants: each starts its own runs and reaches only them; the other tenant\'s run is unknown_run on every call, and its session is not found', async () => {
-    const { url } = await server((request) => ({ tenant: request.headers.get('x-tenant') ?? 'nobody', user: `${request.headers.get('x-tenant')}-person` }));
+  it("two tenants: each starts its own runs and reaches only them; the other tenant's run is unknown_run on every call, and its session is not found", async () => {
+    const { url } = await server((request) => ({
+      tenant: request.headers.get('x-tenant') ?? 'nobody',
+      user: `${request.headers.get('x-tenant')}-person`,
+    }));
     const acme = await mcpClient(url, undefined, { 'x-tenant': 'acme' });
     const globex = await mcpClient(url, undefined, { 'x-tenant': 'globex' });
-    ({ model } = w.script([scriptStep.call('schedule_redelivery', { orderId: 'T-1' }), scriptStep.call('schedule_redelivery', { orderId: 'T-1', window: 'morning' }), scriptStep.text('Morning for acme.')]));
+    ({ model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'T-1' }),
+      scriptStep.call('schedule_redelivery', { orderId: 'T-1', window: 'morning' }),
+      scriptStep.text('Morning for acme.'),
+    ]));
     const asked = (await acme.callTool({ name: 'test', arguments: { prompt: 'Redeliver T-1.' } })) as CallToolResult;
     const { runId } = asked.structuredContent as { runId: string };
-    expect(asked.structuredContent).toMatchObject({ status: 'input_required', question: { missingFields: ['window'] } });
-    expect((await clients.at(-1)!.temporal.workflow.getHandle(runId).describe()).memo).toMatchObject({ cairnTenant: 'acme', cairnUser: 'acme-person' });
+    expect(asked.structuredContent).toMatchObject({
+      status: 'input_required',
+      question: { missingFields: ['window'] },
+    });
+    expect((await clients.at(-1)!.temporal.workflow.getHandle(runId).describe()).memo).toMatchObject({
+      cairnTenant: 'acme',
+      cairnUser: 'acme-person',
+    });
 
     // Every way of reaching acme's run, as globex: refused as a run that never was.
     const never = `${runId.slice(0, -4)}beef`;
-    const attempts: Record<string, unknown>[] = [{}, { answer: { window: 'afternoon' } }, { answer: 'afternoon' }, { decisions: [{ toolCallId: 't', argsHash: 'h', decision: 'accept' }] }, { budget: { type: 'stop' } }];
+    const attempts: Record<string, unknown>[] = [
+      {},
+      { answer: { window: 'afternoon' } },
+      { answer: 'afternoon' },
+      { decisions: [{ toolCallId: 't', argsHash: 'h', decision: 'accept' }] },
+      { budget: { type: 'stop' } },
+    ];
     for (const attempt of attempts) {
       const other = (await globex.callTool({ name: 'test', arguments: { runId, ...attempt } })) as CallToolResult;
       const none = (await globex.callTool({ name: 'test', arguments: { runId: never, ...attempt } })) as CallToolResult;
       expect(other.isError).toBe(true);
       expect(JSON.stringify(other.content)).toMatch(/unknown_run/);
-      expect(JSON.stringify(other.content).replaceAll(runId, '<id>')).toBe(JSON.stringify(none.content).replaceAll(never, '<id>'));
+      expect(JSON.stringify(other.content).replaceAll(runId, '<id>')).toBe(
+        JSON.stringify(none.content).replaceAll(never, '<id>'),
+      );
     }
     // acme's session, used by globex: not found, as a session that never was.
     const sessionId = (acme.transport as StreamableHTTPClientTransport).sessionId!;
     const post = (session: string) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-tenant': 'globex', 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-tenant': 'globex',
+          'mcp-session-id': session,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
     const stolen = await post(sessionId);
     const gone = await post('no-such-session');
     expect(stolen.status).toBe(404);
     expect(await stolen.text()).toBe(await gone.text());
 
     // None of it touched acme's run: still waiting, and acme's answer completes it.
-    expect((await acme.callTool({ name: 'test', arguments: { runId } })).structuredContent).toMatchObject({ status: 'input_required' });
+    expect((await acme.callTool({ name: 'test', arguments: { runId } })).structuredContent).toMatchObject({
+      status: 'input_required',
+    });
     const done = (await acme.callTool({ name: 'test', arguments: { runId, answer: 'morning' } })) as CallToolResult;
     expect(done.structuredContent).toMatchObject({ status: 'completed', answer: 'Morning for acme.' });
     await acme.close();

@@ -18,7 +18,10 @@ const searchOrders: ToolSpec = {
   description: 'Search orders by status.',
   args_schema: {
     type: 'object',
-    properties: { status: { type: 'string', enum: ['placed', 'shipped', 'delivered', 'cancelled'] }, page: { type: 'integer' } },
+    properties: {
+      status: { type: 'string', enum: ['placed', 'shipped', 'delivered', 'cancelled'] },
+      page: { type: 'integer' },
+    },
     required: ['status'],
     additionalProperties: false,
   },
@@ -77,7 +80,9 @@ function lastBody(): Record<string, unknown> {
 
 describe('replies', () => {
   it('parses a tool call: name, raw arguments, provider id', async () => {
-    server.enqueue(completion({ toolCalls: [{ id: 'call_xyz', name: 'search_orders', arguments: '{"status":"shipped"}' }] }));
+    server.enqueue(
+      completion({ toolCalls: [{ id: 'call_xyz', name: 'search_orders', arguments: '{"status":"shipped"}' }] }),
+    );
     const response = responseOf(await generate());
     expect(response).toEqual({
       text: '',
@@ -111,12 +116,22 @@ describe('replies', () => {
   it('maps a 429 with Retry-After: 2 to a rate_limited outcome of 2000 ms', async () => {
     server.enqueue(errorReply(429, 'Slow down.', { 'retry-after': '2' }));
     const outcome = await generate();
-    expect(outcome).toMatchObject({ status: 'error', retryAfterMs: 2000, failure: 'rate_limited', error: { code: 'rate_limited', kind: 'transient' } });
+    expect(outcome).toMatchObject({
+      status: 'error',
+      retryAfterMs: 2000,
+      failure: 'rate_limited',
+      error: { code: 'rate_limited', kind: 'transient' },
+    });
   });
 
   it('maps a 529, a 503 and a 500 saying "overloaded" to an overloaded outcome the workflow waits out', async () => {
     server.enqueue(errorReply(529, 'Overloaded', { 'retry-after': '3' }));
-    expect(await generate()).toMatchObject({ status: 'error', failure: 'overloaded', retryAfterMs: 3000, error: { code: 'rate_limited' } });
+    expect(await generate()).toMatchObject({
+      status: 'error',
+      failure: 'overloaded',
+      retryAfterMs: 3000,
+      error: { code: 'rate_limited' },
+    });
     server.enqueue(errorReply(503, 'Service unavailable'));
     expect(await generate()).toMatchObject({ status: 'error', failure: 'overloaded' });
     server.enqueue(errorReply(500, 'The engine is currently overloaded, please try again later'));
@@ -165,7 +180,9 @@ describe('replies', () => {
     const url = closed.url;
     await closed.close();
     const offline = resolveModel('openai-compatible:test-model', { env: { CAIRN_MODEL_BASE_URL: url } });
-    const error: unknown = await offline.generate({ messages: transcript, tools: [], toolChoice: 'auto' }).catch((e: unknown) => e);
+    const error: unknown = await offline
+      .generate({ messages: transcript, tools: [], toolChoice: 'auto' })
+      .catch((e: unknown) => e);
     expect(ModelNetworkError.isInstance(error)).toBe(true);
     expect((error as Error).name).toBe('ModelNetworkError');
   });
@@ -181,7 +198,14 @@ describe('request', () => {
     expect(lastBody()).toMatchObject({ model: 'test-model', tool_choice: 'auto' });
     expect(lastBody().stream).toBeFalsy();
     expect(lastBody().tools).toEqual([
-      { type: 'function', function: { name: 'search_orders', description: searchOrders.description, parameters: searchOrders.args_schema } },
+      {
+        type: 'function',
+        function: {
+          name: 'search_orders',
+          description: searchOrders.description,
+          parameters: searchOrders.args_schema,
+        },
+      },
     ]);
   });
 
@@ -198,7 +222,11 @@ describe('request', () => {
         tool_calls: [
           { id: 'call_abc', type: 'function', function: { name: 'search_orders', arguments: '{"status":"shipping"}' } },
           // No provider id: Cairn's own id; malformed raw text goes back as a JSON string.
-          { id: '1.1', type: 'function', function: { name: 'search_orders', arguments: JSON.stringify('{"status": "shipped"') } },
+          {
+            id: '1.1',
+            type: 'function',
+            function: { name: 'search_orders', arguments: JSON.stringify('{"status": "shipped"') },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'call_abc', content: JSON.stringify(failureContent) },
@@ -239,7 +267,9 @@ describe('parseRetryAfter', () => {
 
 describe('resolveModel', () => {
   it('refuses unknown prefixes, listing the accepted forms', () => {
-    expect(() => resolveModel('claude:opus', { env: {} })).toThrow(/Unknown model provider "claude".*\n.*openai:<model>/s);
+    expect(() => resolveModel('claude:opus', { env: {} })).toThrow(
+      /Unknown model provider "claude".*\n.*openai:<model>/s,
+    );
     const error: unknown = (() => {
       try {
         resolveModel('nonsense', { env: {} });
@@ -256,9 +286,9 @@ describe('resolveModel', () => {
     expect(() => resolveModel('openai:gpt-4.1-mini', { env: {} })).toThrow(/needs OPENAI_API_KEY/);
     expect(() => resolveModel('openai-compatible:m', { env: {} })).toThrow(/needs CAIRN_MODEL_BASE_URL/);
     expect(() => resolveModel('openai:', { env: { OPENAI_API_KEY: 'k' } })).toThrow(/names no model/);
-    expect(() => resolveModel('scripted:missing', { env: {}, scripts: { demo: new ScriptedModel('demo', []) } })).toThrow(
-      /No script named "missing".*known: demo/,
-    );
+    expect(() =>
+      resolveModel('scripted:missing', { env: {}, scripts: { demo: new ScriptedModel('demo', []) } }),
+    ).toThrow(/No script named "missing".*known: demo/);
   });
 
   it('resolves the providers without touching the network, and scripts to their live instance', () => {

@@ -24,7 +24,8 @@ afterAll(() => w?.stop());
 async function failedWith(run: AgentRunHandle, type: string, needs: string[], says: string): Promise<void> {
   const failure = await run.result().then(
     (result) => expect.unreachable(`the run finished: ${JSON.stringify(result)}`),
-    (error: unknown) => error as { name: string; cause: { type: string; message: string; nonRetryable: boolean; details: unknown[] } },
+    (error: unknown) =>
+      error as { name: string; cause: { type: string; message: string; nonRetryable: boolean; details: unknown[] } },
   );
   expect(failure.name).toBe('WorkflowFailedError');
   expect(failure.cause).toMatchObject({ type, nonRetryable: true, message: expect.stringContaining(says) });
@@ -42,7 +43,10 @@ async function failedWith(run: AgentRunHandle, type: string, needs: string[], sa
   const watched = (async () => {
     for await (const event of run.events()) seen.push(event.type);
   })();
-  await expect(watched).rejects.toMatchObject({ name: 'WorkflowFailedError', cause: { type, message: expect.stringContaining(says) } });
+  await expect(watched).rejects.toMatchObject({
+    name: 'WorkflowFailedError',
+    cause: { type, message: expect.stringContaining(says) },
+  });
   expect(seen).not.toContain('finish');
 }
 

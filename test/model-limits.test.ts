@@ -21,7 +21,8 @@ import { ChatCompletionsServer, completion, errorReply, type CannedReply } from 
 import { connectClient, serverAddress } from './support/temporal.js';
 import { recordHistory } from './support/histories.js';
 
-const lookup = (id: string): CannedReply => completion({ toolCalls: [{ id: `call_${id}`, name: 'lookup_order', arguments: JSON.stringify({ orderId: id }) }] });
+const lookup = (id: string): CannedReply =>
+  completion({ toolCalls: [{ id: `call_${id}`, name: 'lookup_order', arguments: JSON.stringify({ orderId: id }) }] });
 const answer = (text: string): CannedReply => completion({ content: text });
 const MODEL = 'openai:test-model';
 
@@ -33,7 +34,11 @@ interface Stack {
 }
 
 /** A provider and a worker whose `openai:` models call it, with `models` options of its own. */
-async function stack(models: Omit<ResolveModelOptions, 'env'> = {}, env: Record<string, string> = { OPENAI_API_KEY: 'sk-test-key' }, agents: readonly Agent[] = [testAgent]): Promise<Stack> {
+async function stack(
+  models: Omit<ResolveModelOptions, 'env'> = {},
+  env: Record<string, string> = { OPENAI_API_KEY: 'sk-test-key' },
+  agents: readonly Agent[] = [testAgent],
+): Promise<Stack> {
   const provider = await new ChatCompletionsServer().start();
   const client = await connectClient();
   const connection = await NativeConnection.connect({ address: serverAddress() });
@@ -75,7 +80,8 @@ async function failure(run: AgentRunHandle): Promise<{ type: string; message: st
   return error.cause;
 }
 
-const backOffs = async (run: AgentRunHandle) => (await run.state()).steps.filter((s) => s.action === 'back_off').map((s) => s.detail);
+const backOffs = async (run: AgentRunHandle) =>
+  (await run.state()).steps.filter((s) => s.action === 'back_off').map((s) => s.detail);
 
 describe('a rate limit is a wait, not a failure', () => {
   let s: Stack;
@@ -87,14 +93,25 @@ describe('a rate limit is a wait, not a failure', () => {
     s.provider.enqueue(...storm, answer('All fine.'));
     const run = await s.runs.start({ agent: 'test', prompt: 'hi', model: MODEL, policy: { maxModelRetries: 1 } });
     const result = await run.result();
-    expect(result).toMatchObject({ answer: 'All fine.', reason: null, outcome: { status: 'answered' }, usage: { inputTokens: 11, outputTokens: 7, calls: 1 } });
+    expect(result).toMatchObject({
+      answer: 'All fine.',
+      reason: null,
+      outcome: { status: 'answered' },
+      usage: { inputTokens: 11, outputTokens: 7, calls: 1 },
+    });
     expect((await backOffs(run)).filter((d) => d.startsWith('model rate-limited'))).toHaveLength(5);
     expect(s.provider.requests).toHaveLength(6);
     await recordHistory(run.workflow, 'model-rate-limit-waits');
   });
 
   it('a 429 storm without retry-after, and 529 overloaded: waits, then answers', async () => {
-    s.provider.enqueue(errorReply(429, 'Too many'), errorReply(429, 'Too many'), errorReply(529, 'Overloaded'), errorReply(503, 'busy'), answer('Done.'));
+    s.provider.enqueue(
+      errorReply(429, 'Too many'),
+      errorReply(429, 'Too many'),
+      errorReply(529, 'Overloaded'),
+      errorReply(503, 'busy'),
+      answer('Done.'),
+    );
     const run = await s.runs.start({ agent: 'test', prompt: 'hi', model: MODEL });
     expect(await run.result()).toMatchObject({ answer: 'Done.', outcome: { status: 'answered' } });
     // The worker may also pace its own calls after the refusals (held, not sent): only the provider's refusals are listed.
@@ -107,11 +124,22 @@ describe('a rate limit is a wait, not a failure', () => {
   });
 
   it('past the patience, the run fails model_unavailable; with onModelFailure: end it completes with that outcome', async () => {
-    s.provider.enqueue(...Array.from({ length: 200 }, () => errorReply(429, 'Rate limit reached', { 'retry-after-ms': '100' })));
+    s.provider.enqueue(
+      ...Array.from({ length: 200 }, () => errorReply(429, 'Rate limit reached', { 'retry-after-ms': '100' })),
+    );
     const run = await s.runs.start({ agent: 'test', prompt: 'hi', model: MODEL, policy: { modelPatienceMs: 1_000 } });
     const failed = await failure(run);
-    expect(failed).toMatchObject({ type: 'model_unavailable', nonRetryable: true, message: expect.stringMatching(/^the model provider did not take the call for \d+ s/) });
-    const soft = await s.runs.start({ agent: 'test', prompt: 'hi', model: MODEL, policy: { modelPatienceMs: 500, onModelFailure: 'end' } });
+    expect(failed).toMatchObject({
+      type: 'model_unavailable',
+      nonRetryable: true,
+      message: expect.stringMatching(/^the model provider did not take the call for \d+ s/),
+    });
+    const soft = await s.runs.start({
+      agent: 'test',
+      prompt: 'hi',
+      model: MODEL,
+      policy: { modelPatienceMs: 500, onModelFailure: 'end' },
+    });
     const result = await soft.result();
     expect(result.outcome).toMatchObject({ status: 'ended', code: 'model_unavailable' });
     expect((await soft.state()).outcome).toMatchObject({ status: 'ended', code: 'model_unavailable' });
@@ -127,7 +155,11 @@ describe('a model that cannot be used fails the run with model_misconfigured', (
     s.provider.enqueue(errorReply(404, 'The model `gpt-5-nonexistent` does not exist'));
     const run = await s.runs.start({ agent: 'test', prompt: 'hi', model: 'openai:gpt-5-nonexistent' });
     const failed = await failure(run);
-    expect(failed).toMatchObject({ type: 'model_misconfigured', nonRetryable: true, message: expect.stringContaining('does not know this model') });
+    expect(failed).toMatchObject({
+      type: 'model_misconfigured',
+      nonRetryable: true,
+      message: expect.stringContaining('does not know this model'),
+    });
     expect(failed.message).not.toContain('tool_unavailable');
     expect(s.provider.requests).toHaveLength(1);
     await recordHistory(run.workflow, 'model-misconfigured-fails');
@@ -181,9 +213,18 @@ describe('budgets', () => {
 
   it('near the token budget the model is asked for its final answer; the run ends budget_exhausted with it', async () => {
     s.provider.enqueue(lookup('A-1'), answer('What I have: A-1 shipped.'));
-    const run = await s.runs.start({ agent: 'test', prompt: 'A-1?', model: MODEL, policy: { budget: { maxTokens: 30, wrapUpAt: 0.5 } } });
+    const run = await s.runs.start({
+      agent: 'test',
+      prompt: 'A-1?',
+      model: MODEL,
+      policy: { budget: { maxTokens: 30, wrapUpAt: 0.5 } },
+    });
     const result = await run.result();
-    expect(result).toMatchObject({ answer: 'What I have: A-1 shipped.', outcome: { status: 'ended', code: 'budget_exhausted' }, usage: { inputTokens: 22, outputTokens: 14, calls: 2 } });
+    expect(result).toMatchObject({
+      answer: 'What I have: A-1 shipped.',
+      outcome: { status: 'ended', code: 'budget_exhausted' },
+      usage: { inputTokens: 22, outputTokens: 14, calls: 2 },
+    });
     // The wrap-up turn offered no tools.
     const second = s.provider.requests.at(-1)!.body as { tools?: unknown[] };
     expect(second.tools).toBeUndefined();
@@ -191,9 +232,18 @@ describe('budgets', () => {
 
   it('at the cost budget the run ends budget_exhausted (completed, not answered), the calls not run', async () => {
     s.provider.enqueue(lookup('A-2'));
-    const run = await s.runs.start({ agent: 'test', prompt: 'A-2?', model: MODEL, policy: { budget: { maxCostUsd: 0.01 } } });
+    const run = await s.runs.start({
+      agent: 'test',
+      prompt: 'A-2?',
+      model: MODEL,
+      policy: { budget: { maxCostUsd: 0.01 } },
+    });
     const result = await run.result();
-    expect(result.outcome).toEqual({ status: 'ended', code: 'budget_exhausted', message: 'The run ended: its cost budget is used up (0.018 of 0.01).' });
+    expect(result.outcome).toEqual({
+      status: 'ended',
+      code: 'budget_exhausted',
+      message: 'The run ended: its cost budget is used up (0.018 of 0.01).',
+    });
     expect(result.toolCalls).toBe(1);
     expect(result.usage).toMatchObject({ costUsd: 0.018, byModel: { [MODEL]: { costUsd: 0.018, calls: 1 } } });
     expect((await run.workflow.describe()).status.name).toBe('COMPLETED');
@@ -201,7 +251,12 @@ describe('budgets', () => {
 
   it('onExhausted: ask waits for a person, who extends it through the typed client; bad decisions are refused', async () => {
     s.provider.enqueue(lookup('A-3'), lookup('A-4'), answer('A-3 and A-4 shipped.'));
-    const run = await s.runs.start({ agent: 'test', prompt: 'A-3, A-4?', model: MODEL, policy: { budget: { maxCostUsd: 0.03, onExhausted: 'ask', wrapUpAt: 1 } } });
+    const run = await s.runs.start({
+      agent: 'test',
+      prompt: 'A-3, A-4?',
+      model: MODEL,
+      policy: { budget: { maxCostUsd: 0.03, onExhausted: 'ask', wrapUpAt: 1 } },
+    });
     const idle = await run.untilIdle();
     expect(idle.phase).toBe('awaiting_budget');
     expect(idle.budget).toMatchObject({
@@ -219,17 +274,35 @@ describe('budgets', () => {
       await expect(run.extendBudget(decision as never, id)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     expect(await run.extendBudget({ type: 'extend', costUsd: 0.05 })).toEqual({ requestId: 'b1' });
     const result = await run.result();
-    expect(result).toMatchObject({ answer: 'A-3 and A-4 shipped.', outcome: { status: 'answered' }, toolCalls: 2, usage: { calls: 3, costUsd: 0.054 } });
-    expect((await run.state()).budget).toMatchObject({ maxCostUsd: 0.08, extended: { costUsd: 0.05, tokens: 0 }, pending: null });
+    expect(result).toMatchObject({
+      answer: 'A-3 and A-4 shipped.',
+      outcome: { status: 'answered' },
+      toolCalls: 2,
+      usage: { calls: 3, costUsd: 0.054 },
+    });
+    expect((await run.state()).budget).toMatchObject({
+      maxCostUsd: 0.08,
+      extended: { costUsd: 0.05, tokens: 0 },
+      pending: null,
+    });
     await recordHistory(run.workflow, 'budget-extended');
   });
 
   it('a person may stop the run instead: budget_exhausted', async () => {
     s.provider.enqueue(lookup('A-5'));
-    const run = await s.runs.start({ agent: 'test', prompt: 'A-5?', model: MODEL, policy: { budget: { maxTokens: 10, onExhausted: 'ask' } } });
+    const run = await s.runs.start({
+      agent: 'test',
+      prompt: 'A-5?',
+      model: MODEL,
+      policy: { budget: { maxTokens: 10, onExhausted: 'ask' } },
+    });
     await run.untilIdle();
     await run.extendBudget({ type: 'stop', reason: 'enough' });
-    expect((await run.result()).outcome).toMatchObject({ status: 'ended', code: 'budget_exhausted', message: expect.stringContaining('(enough)') });
+    expect((await run.result()).outcome).toMatchObject({
+      status: 'ended',
+      code: 'budget_exhausted',
+      message: expect.stringContaining('(enough)'),
+    });
   });
 
   it('usage is carried across continue-as-new', async () => {
@@ -274,7 +347,14 @@ describe('flow control through Redis', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const port = (proxy.address() as { port: number }).port;
     const logged: string[] = [];
-    const s = await stack({ flowControl: { limits: { openai: { requestsPerMinute: 6_000 } }, url: `redis://127.0.0.1:${port}`, keyPrefix: `cairn:test:${randomUUID()}:`, log: (m) => logged.push(m) } });
+    const s = await stack({
+      flowControl: {
+        limits: { openai: { requestsPerMinute: 6_000 } },
+        url: `redis://127.0.0.1:${port}`,
+        keyPrefix: `cairn:test:${randomUUID()}:`,
+        log: (m) => logged.push(m),
+      },
+    });
     try {
       s.provider.enqueue(lookup('A-8'));
       const run = await s.runs.start({ agent: 'test', prompt: 'A-8?', model: MODEL });

@@ -19,7 +19,12 @@ const failed = toModelView({
   name: 'lookup_order',
   error: toolError('missing_fields', 'orderId is required.'),
   telemetry: NO_TELEMETRY,
-  retryHint: { tool: 'lookup_order', reason: 'missing_fields', missingFields: ['orderId'], exampleInput: { orderId: 'A-1001' } },
+  retryHint: {
+    tool: 'lookup_order',
+    reason: 'missing_fields',
+    missingFields: ['orderId'],
+    exampleInput: { orderId: 'A-1001' },
+  },
 });
 
 /** A turn after a failed call: the model must see Cairn's structured error in the provider's tool-result form. */
@@ -27,10 +32,20 @@ const input: GenerateInput = {
   messages: [
     { role: 'system', content: 'You help with orders.' },
     { role: 'user', content: 'Where is my order?' },
-    { role: 'assistant', content: '', toolCalls: [{ toolCallId: '1.1', providerCallId: 'toolu_1', name: 'lookup_order', args: {} }] },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ toolCallId: '1.1', providerCallId: 'toolu_1', name: 'lookup_order', args: {} }],
+    },
     { role: 'tool', toolCallId: '1.1', providerCallId: 'toolu_1', name: 'lookup_order', content: failed },
   ],
-  tools: [{ name: 'lookup_order', description: 'Find an order.', args_schema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] } }],
+  tools: [
+    {
+      name: 'lookup_order',
+      description: 'Find an order.',
+      args_schema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+    },
+  ],
   toolChoice: 'auto',
 };
 
@@ -50,7 +65,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 describe('anthropic:<model>', () => {
   const env = { ANTHROPIC_API_KEY: 'sk-ant-secret', ANTHROPIC_BASE_URL: 'http://anthropic.test/v1' };
 
-  it('sends tools and Cairn\'s structured error as a tool_result, and reads tool_use back', async () => {
+  it("sends tools and Cairn's structured error as a tool_result, and reads tool_use back", async () => {
     const server = anthropicServer(() =>
       json(200, {
         id: 'msg_1',
@@ -66,11 +81,19 @@ describe('anthropic:<model>', () => {
     const outcome = await resolveModel('anthropic:claude-test', { env, fetch: server.fetch }).generate(input);
     expect(outcome).toMatchObject({
       status: 'ok',
-      response: { toolCalls: [{ id: 'toolu_2', name: 'lookup_order', arguments: '{"orderId":"A-1001"}' }], finishReason: 'tool_calls' },
+      response: {
+        toolCalls: [{ id: 'toolu_2', name: 'lookup_order', arguments: '{"orderId":"A-1001"}' }],
+        finishReason: 'tool_calls',
+      },
     });
     const body = server.bodies[0]!;
-    expect(body).toMatchObject({ model: 'claude-test', tools: [{ name: 'lookup_order', input_schema: { required: ['orderId'] } }] });
-    const blocks = (body.messages as { content: { type: string; tool_use_id?: string; content?: unknown }[] }[]).flatMap((m) => m.content);
+    expect(body).toMatchObject({
+      model: 'claude-test',
+      tools: [{ name: 'lookup_order', input_schema: { required: ['orderId'] } }],
+    });
+    const blocks = (
+      body.messages as { content: { type: string; tool_use_id?: string; content?: unknown }[] }[]
+    ).flatMap((m) => m.content);
     const result = blocks.find((b) => b.type === 'tool_result');
     expect(result).toMatchObject({ tool_use_id: 'toolu_1' });
     expect(JSON.stringify(result)).toContain('missingFields');
@@ -78,7 +101,11 @@ describe('anthropic:<model>', () => {
 
   it('maps 429 with retry-after to rate_limited, without leaking the key', async () => {
     const server = anthropicServer(() =>
-      json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'slow down sk-ant-secret' } }, { 'retry-after': '7' }),
+      json(
+        429,
+        { type: 'error', error: { type: 'rate_limit_error', message: 'slow down sk-ant-secret' } },
+        { 'retry-after': '7' },
+      ),
     );
     const outcome = await resolveModel('anthropic:claude-test', { env, fetch: server.fetch }).generate(input);
     expect(outcome).toMatchObject({ status: 'error', error: { code: 'rate_limited' }, retryAfterMs: 7_000 });
@@ -111,7 +138,9 @@ describe('providers a worker brings', () => {
   });
 
   it('takes an ai provider registry, whose ids name the provider too', async () => {
-    const registry = createProviderRegistry({ acme: customProvider({ languageModels: { fast: new MockLanguageModelV4({ doGenerate: answer('ok') }) } }) });
+    const registry = createProviderRegistry({
+      acme: customProvider({ languageModels: { fast: new MockLanguageModelV4({ doGenerate: answer('ok') }) } }),
+    });
     const outcome = await resolveModel('registry:acme:fast', { env: {}, providers: { registry } }).generate(input);
     expect(outcome).toMatchObject({ status: 'ok', response: { text: 'ok' } });
   });
@@ -120,7 +149,9 @@ describe('providers a worker brings', () => {
     const model = new MockLanguageModelV4({ doGenerate: answer('ok') });
     await resolveModel('mine:any', { env: {}, providers: { mine: () => model } }).generate(input);
     expect(model.doGenerateCalls).toHaveLength(1);
-    expect(() => resolveModel('theirs:any', { env: {}, providers: { mine: () => model } })).toThrow(/Unknown model provider "theirs".*also has: mine:/);
+    expect(() => resolveModel('theirs:any', { env: {}, providers: { mine: () => model } })).toThrow(
+      /Unknown model provider "theirs".*also has: mine:/,
+    );
   });
 
   it('turns a provider\'s "no such model" into a ModelConfigError, which Temporal does not retry', () => {

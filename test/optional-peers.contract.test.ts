@@ -16,10 +16,15 @@ function staticImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const found = [...text.matchAll(/^\s*(import|export)\s+(?!type\s)([^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)];
   // `import { type A, type B } from 'x'` loads nothing either (verbatimModuleSyntax would keep it; tsc elides it).
-  return found.filter(([, , clause]) => !clause || !/^\{\s*(type\s+\w+(\s+as\s+\w+)?\s*,?\s*)+\}\s*from\s+$/.test(`${clause.trim()} `)).map((m) => m[3]!);
+  return found
+    .filter(
+      ([, , clause]) => !clause || !/^\{\s*(type\s+\w+(\s+as\s+\w+)?\s*,?\s*)+\}\s*from\s+$/.test(`${clause.trim()} `),
+    )
+    .map((m) => m[3]!);
 }
 
-const peerOf = (spec: string) => Object.keys(OPTIONAL_PEERS).find((peer) => spec === peer || spec.startsWith(`${peer}/`));
+const peerOf = (spec: string) =>
+  Object.keys(OPTIONAL_PEERS).find((peer) => spec === peer || spec.startsWith(`${peer}/`));
 
 /** Every optional peer the file loads, statically and through the project's files it loads, with the chain that reaches it. */
 function reachedPeers(entry: string): string[] {
@@ -31,7 +36,8 @@ function reachedPeers(entry: string): string[] {
     for (const spec of staticImports(file)) {
       const peer = peerOf(spec);
       if (peer) reached.push(`${[...chain, relative(PACKAGE_ROOT, file)].join(' → ')} → ${spec}`);
-      else if (spec.startsWith('.')) visit(join(file, '..', spec.replace(/\.js$/, '.ts')), [...chain, relative(PACKAGE_ROOT, file)]);
+      else if (spec.startsWith('.'))
+        visit(join(file, '..', spec.replace(/\.js$/, '.ts')), [...chain, relative(PACKAGE_ROOT, file)]);
     }
   };
   visit(join(PACKAGE_ROOT, entry), []);

@@ -28,11 +28,18 @@ interface Outcome {
 
 /** This environment without Temporal settings or vitest's own variables (the starter runs a vitest of its own). */
 function cleanEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(TEMPORAL_|VITEST|NODE_OPTIONS$)/.test(key)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(TEMPORAL_|VITEST|NODE_OPTIONS$)/.test(key)),
+  );
   return { ...env, ...extra };
 }
 
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnvironment()): Promise<Outcome> {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = cleanEnvironment(),
+): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
@@ -71,16 +78,30 @@ describe('the package, packed, installed and used as a user would', () => {
     const app = join(work, 'my-agents');
 
     // npm pack runs `prepare`: dist/ is built from these sources.
-    const packed = await timed('pack', () => run('npm', ['pack', '--pack-destination', work!, '--json', '--loglevel=error'], PACKAGE_ROOT, cleanEnvironment()));
+    const packed = await timed('pack', () =>
+      run('npm', ['pack', '--pack-destination', work!, '--json', '--loglevel=error'], PACKAGE_ROOT, cleanEnvironment()),
+    );
     const [pack] = JSON.parse(succeeded(packed, 'npm pack')) as [{ filename: string; files: { path: string }[] }];
     const files = pack.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['bin/cairn.js', 'dist/entry/index.js', 'dist/entry/index.d.ts', 'dist/entry/workflow.js', 'dist/entry/worker.js', 'dist/entry/client.js', 'dist/entry/http.js', 'dist/entry/testing.js', 'dist/cli/main.js', 'starter/src/agents.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bin/cairn.js',
+        'dist/entry/index.js',
+        'dist/entry/index.d.ts',
+        'dist/entry/workflow.js',
+        'dist/entry/worker.js',
+        'dist/entry/client.js',
+        'dist/entry/http.js',
+        'dist/entry/testing.js',
+        'dist/cli/main.js',
+        'starter/src/agents.ts',
+      ]),
+    );
     const unwanted = files.filter(
       (path) =>
         /^(test|bench|scripts|\.ci|\.cache|\.temporal)\//.test(path) ||
         /(^|\/)(fixtures|histories)\//.test(path) ||
         path.startsWith('dist/planner/testing.') || // the planner tests' harness
-
         /^(Dockerfile|docker-compose\.yml|vitest\.config|tsconfig)/.test(path) ||
         // The starter's own test is a template for users; no test of Cairn's is shipped.
         (/\.test\.[jt]s/.test(path) && !path.startsWith('starter/')),
@@ -107,40 +128,94 @@ describe('the package, packed, installed and used as a user would', () => {
     const cairnBin = join(work, 'unpacked', 'package', 'bin', 'cairn.js');
     const plain = await run(node, [cairnBin, 'init', join(work, 'from-registry'), '--json'], work);
     expect(JSON.parse(succeeded(plain, 'cairn init'))).toMatchObject({ cairnAgents: '^0.2.0' });
-    expect(plain.stderr).toMatch(/^Note: the project depends on cairn-agents@\^0\.2\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/);
+    expect(plain.stderr).toMatch(
+      /^Note: the project depends on cairn-agents@\^0\.2\.0 from the npm registry, .* --from <its \.tgz \(npm pack\) or folder>/,
+    );
     // With --from the tarball, the starter's own `npm install` installs it: no hand-installed tarball.
     const init = await timed('init', () => run(node, [cairnBin, 'init', app, '--from', tarball, '--json'], work!));
-    expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({ dir: app, cairnAgents: `file:../${pack.filename}` });
+    expect(JSON.parse(succeeded(init, 'cairn init'))).toMatchObject({
+      dir: app,
+      cairnAgents: `file:../${pack.filename}`,
+    });
     expect(init.stderr).toBe('');
     const sources = (await readdir(join(app, 'src'))).filter((f) => f.endsWith('.ts'));
     expect(sources.sort()).toEqual(['agents.test.ts', 'agents.ts', 'client.ts', 'scripted-model.ts', 'worker.ts']);
     for (const file of [...sources.map((f) => join(app, 'src', f)), join(app, 'cairn.config.ts')]) {
       const imports = [...(await readFile(file, 'utf8')).matchAll(/from '(cairn-agents[^']*)'/g)].map((m) => m[1]);
-      for (const spec of imports) expect(['cairn-agents', 'cairn-agents/workflow', 'cairn-agents/worker', 'cairn-agents/client', 'cairn-agents/testing'], relative(app, file)).toContain(spec);
+      for (const spec of imports)
+        expect(
+          [
+            'cairn-agents',
+            'cairn-agents/workflow',
+            'cairn-agents/worker',
+            'cairn-agents/client',
+            'cairn-agents/testing',
+          ],
+          relative(app, file),
+        ).toContain(spec);
     }
 
     // What the starter's README says: `npm install` (the tarball, peers, vitest, typescript).
-    succeeded(await timed('install', () => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)), 'npm install');
-    expect(JSON.parse(await readFile(join(app, 'node_modules', 'cairn-agents', 'package.json'), 'utf8'))).toMatchObject({ name: 'cairn-agents', version: '0.2.0' });
+    succeeded(
+      await timed('install', () =>
+        run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app),
+      ),
+      'npm install',
+    );
+    expect(JSON.parse(await readFile(join(app, 'node_modules', 'cairn-agents', 'package.json'), 'utf8'))).toMatchObject(
+      { name: 'cairn-agents', version: '0.2.0' },
+    );
     // No optional peer is installed (tracing, Redis, HTTP's protocols, MCP, A2A, the model providers):
     // the shipped types must not need them, and the root, /workflow, /worker and /client entry points load without them.
-    for (const optional of ['@opentelemetry/sdk-trace-base', '@opentelemetry/resources', '@temporalio/interceptors-opentelemetry', 'redis', ...Object.keys(OPTIONAL_PEERS)])
+    for (const optional of [
+      '@opentelemetry/sdk-trace-base',
+      '@opentelemetry/resources',
+      '@temporalio/interceptors-opentelemetry',
+      'redis',
+      ...Object.keys(OPTIONAL_PEERS),
+    ])
       expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the template is the child process's code
-    const imported = await run(node, ['--input-type=module', '-e', "for (const e of ['', '/workflow', '/worker', '/client']) console.log(`cairn-agents${e}`, Object.keys(await import(`cairn-agents${e}`)).length > 0);"], app);
-    expect(succeeded(imported, 'importing the entry points').trim().split('\n')).toEqual(['cairn-agents true', 'cairn-agents/workflow true', 'cairn-agents/worker true', 'cairn-agents/client true']);
+    const imported = await run(
+      node,
+      [
+        '--input-type=module',
+        '-e',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the template is the child process's code
+        "for (const e of ['', '/workflow', '/worker', '/client']) console.log(`cairn-agents${e}`, Object.keys(await import(`cairn-agents${e}`)).length > 0);",
+      ],
+      app,
+    );
+    expect(succeeded(imported, 'importing the entry points').trim().split('\n')).toEqual([
+      'cairn-agents true',
+      'cairn-agents/workflow true',
+      'cairn-agents/worker true',
+      'cairn-agents/client true',
+    ]);
     // An entry point whose peers are missing says in one line which to install: no module-resolution stack.
     const http = await run(node, ['--input-type=module', '-e', "import 'cairn-agents/http';"], app);
     expect(http.code).toBe(1);
-    expect(http.stderr.split('\n').filter((line) => /cairn-agents\/http/.test(line)), http.stderr).toEqual([
+    expect(
+      http.stderr.split('\n').filter((line) => /cairn-agents\/http/.test(line)),
+      http.stderr,
+    ).toEqual([
       `[MissingPeerError: cairn-agents/http needs @ag-ui/core: npm install @ag-ui/core@${OPTIONAL_PEERS['@ag-ui/core']} @ag-ui/encoder@${OPTIONAL_PEERS['@ag-ui/encoder']} ai@${OPTIONAL_PEERS.ai}]`,
     ]);
     expect(http.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find package|\n\s+at /);
     const megabytes = await run('du', ['-sm', join(app, 'node_modules')], app);
     timings.push(`node_modules ${succeeded(megabytes, 'du').split('\t')[0]} MB`);
-    const tree = succeeded(await run('npm', ['ls', '@temporalio/workflow', '@temporalio/worker', '--all', '--parseable'], app), 'npm ls');
+    const tree = succeeded(
+      await run('npm', ['ls', '@temporalio/workflow', '@temporalio/worker', '--all', '--parseable'], app),
+      'npm ls',
+    );
     // One copy of each: peers, not dependencies of their own.
-    expect(new Set(tree.trim().split('\n').filter((line) => /@temporalio\/(workflow|worker)$/.test(line))).size).toBe(2);
+    expect(
+      new Set(
+        tree
+          .trim()
+          .split('\n')
+          .filter((line) => /@temporalio\/(workflow|worker)$/.test(line)),
+      ).size,
+    ).toBe(2);
 
     // The starter finds the CLI where every install on the machine does, the machine cache
     // ($XDG_CACHE_HOME/cairn-agents/temporal-cli/<version>): here a fresh one holding the CLI this
@@ -148,42 +223,76 @@ describe('the package, packed, installed and used as a user would', () => {
     const executable = await resolveTemporalCli({ allowDownload: false });
     const xdg = join(work, 'xdg');
     await mkdir(join(xdg, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION), { recursive: true });
-    if (executable.type === 'existing-path') await symlink(executable.path, join(xdg, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'));
+    if (executable.type === 'existing-path')
+      await symlink(executable.path, join(xdg, 'cairn-agents', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'));
     const cliPath: Record<string, string> = { XDG_CACHE_HOME: xdg };
     const [typecheck, libCheck, tests, served] = await Promise.all([
       timed('tsc', () => run(node, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app)),
       // And every .d.ts checked (skipLibCheck off), as a strict project of a user's would.
-      timed('tsc --skipLibCheck false', () => run(node, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app, '--skipLibCheck', 'false'], app)),
-      timed('starter test', () => run(node, [join(app, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], app, cleanEnvironment(cliPath))),
+      timed('tsc --skipLibCheck false', () =>
+        run(node, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app, '--skipLibCheck', 'false'], app),
+      ),
+      timed('starter test', () =>
+        run(node, [join(app, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], app, cleanEnvironment(cliPath)),
+      ),
       timed('cairn worker + run', () => serveStarter(app)),
     ]);
     succeeded(typecheck, 'tsc in the starter');
     // Cairn's .d.ts hold nothing tsc refuses, optional peers absent. The one error left is the
     // Temporal SDK's own: @temporalio/common's time.d.ts imports `ms`, which ships no types.
     const libErrors = libCheck.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
-    expect(libErrors.filter((line) => !line.startsWith('node_modules/@temporalio/common/lib/time.d.ts') || !line.includes("module 'ms'")), libCheck.stdout).toEqual([]);
+    expect(
+      libErrors.filter(
+        (line) => !line.startsWith('node_modules/@temporalio/common/lib/time.d.ts') || !line.includes("module 'ms'"),
+      ),
+      libCheck.stdout,
+    ).toEqual([]);
     expect(succeeded(tests, 'the starter’s test')).toMatch(/1 passed/);
     expect(tests.stdout + tests.stderr).not.toContain('Building the Temporal CLI');
-    expect(served.ready).toMatchObject({ agents: ['support'], config: join(app, 'cairn.config.ts'), embeddedServer: false });
+    expect(served.ready).toMatchObject({
+      agents: ['support'],
+      config: join(app, 'cairn.config.ts'),
+      embeddedServer: false,
+    });
     expect(served.unknown.code).toBe(1);
     // The last line (a loaded machine's worker may take the first task after `run`'s few seconds' grace, which says so first).
-    expect(served.unknown.stderr.trimEnd().split('\n').at(-1)).toMatch(/^cairn run: (The run|Run "cairn-nosuchagent-[0-9a-f]{8}") failed: Unknown agent "nosuchagent"\. Known: support$/);
+    expect(served.unknown.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^cairn run: (The run|Run "cairn-nosuchagent-[0-9a-f]{8}") failed: Unknown agent "nosuchagent"\. Known: support$/,
+    );
     expect(served.tried.code, `${served.tried.stdout}\n${served.tried.stderr}`).toBe(3);
-    expect(served.tried.stdout).toMatch(/review \S+: issue_refund \{"orderId":"A-1001","amount":45,"reason":"6 days late"\}/);
+    expect(served.tried.stdout).toMatch(
+      /review \S+: issue_refund \{"orderId":"A-1001","amount":45,"reason":"6 days late"\}/,
+    );
     expect(served.tried.stdout).toMatch(/decide with: npx cairn review cairn-support-[0-9a-f]{8} \S+ accept/);
     expect(served.exit).toBe(0);
     // The starter's own worker with no server at its address: one line naming it, no gRPC trace.
-    const noServer = await run(node, [join(app, 'src', 'worker.ts')], app, cleanEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    const noServer = await run(
+      node,
+      [join(app, 'src', 'worker.ts')],
+      app,
+      cleanEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
     expect(noServer.code).toBe(1);
-    expect(noServer.stderr.trimEnd().split('\n'), noServer.stderr).toEqual([expect.stringMatching(/^worker: No Temporal server at 127\.0\.0\.1:1 \(.*\)\. Start one .*TEMPORAL_ADDRESS\.$/)]);
-    const noServerClient = await run(node, [join(app, 'src', 'client.ts'), 'Hello?'], app, cleanEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(noServer.stderr.trimEnd().split('\n'), noServer.stderr).toEqual([
+      expect.stringMatching(/^worker: No Temporal server at 127\.0\.0\.1:1 \(.*\)\. Start one .*TEMPORAL_ADDRESS\.$/),
+    ]);
+    const noServerClient = await run(
+      node,
+      [join(app, 'src', 'client.ts'), 'Hello?'],
+      app,
+      cleanEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
     expect(noServerClient.code).toBe(1);
-    expect(noServerClient.stderr.trimEnd().split('\n'), noServerClient.stderr).toEqual([expect.stringMatching(/^client: No Temporal server at 127\.0\.0\.1:1 \(.*\)\. Start one .*TEMPORAL_ADDRESS\.$/)]);
+    expect(noServerClient.stderr.trimEnd().split('\n'), noServerClient.stderr).toEqual([
+      expect.stringMatching(/^client: No Temporal server at 127\.0\.0\.1:1 \(.*\)\. Start one .*TEMPORAL_ADDRESS\.$/),
+    ]);
   });
 });
 
 /** `cairn worker` in the starter, on the test server; `cairn run nosuchagent` against it; then SIGTERM. */
-async function serveStarter(app: string): Promise<{ ready: Record<string, unknown>; unknown: Outcome; tried: Outcome; exit: number | null }> {
+async function serveStarter(
+  app: string,
+): Promise<{ ready: Record<string, unknown>; unknown: Outcome; tried: Outcome; exit: number | null }> {
   const cairn = join(app, 'node_modules', 'cairn-agents', 'bin', 'cairn.js');
   const taskQueue = `starter-${Date.now()}`;
   const env = cleanEnvironment({ TEMPORAL_ADDRESS: serverAddress() });
@@ -201,10 +310,20 @@ async function serveStarter(app: string): Promise<{ ready: Record<string, unknow
       });
       void exited.then((code) => reject(new Error(`cairn worker exited (${code}): ${stderr}`)));
     });
-    const unknown = await run(node, [cairn, 'run', 'nosuchagent', 'hello', '--task-queue', taskQueue, '--wait'], app, env);
+    const unknown = await run(
+      node,
+      [cairn, 'run', 'nosuchagent', 'hello', '--task-queue', taskQueue, '--wait'],
+      app,
+      env,
+    );
     // No API key, no --model: the agent's scripted model (cairn.config.ts) looks the order up and
     // holds the refund for review; `run --wait` stops there (exit 3) with the command to run next.
-    const tried = await run(node, [cairn, 'run', 'support', 'My order A-1001 came late.', '--task-queue', taskQueue, '--wait'], app, { ...env, OPENAI_API_KEY: '' });
+    const tried = await run(
+      node,
+      [cairn, 'run', 'support', 'My order A-1001 came late.', '--task-queue', taskQueue, '--wait'],
+      app,
+      { ...env, OPENAI_API_KEY: '' },
+    );
     worker.kill('SIGTERM');
     return { ready, unknown, tried, exit: await exited };
   } finally {

@@ -19,7 +19,10 @@ beforeAll(async () => void (w = await startTestWorker()));
 afterAll(() => w?.stop());
 
 const toolMessages = (scripted: { requests: readonly { messages: readonly { role: string }[] }[] }, turn: number) =>
-  scripted.requests[turn]!.messages.filter((m) => m.role === 'tool') as unknown as { name: string; content: Record<string, any> }[];
+  scripted.requests[turn]!.messages.filter((m) => m.role === 'tool') as unknown as {
+    name: string;
+    content: Record<string, any>;
+  }[];
 
 describe('acting on hints', () => {
   it('repairs invalid arguments without running the tool, restricted to it', async () => {
@@ -49,12 +52,18 @@ describe('acting on hints', () => {
 
   it('backs off a rate-limited tool on durable timers, without a model turn', async () => {
     calls.track_shipment = 0;
-    const { model, scripted } = w.script([scriptStep.call('track_shipment', { orderId: 'A-1' }), scriptStep.text('On its way.')]);
+    const { model, scripted } = w.script([
+      scriptStep.call('track_shipment', { orderId: 'A-1' }),
+      scriptStep.text('On its way.'),
+    ]);
     const handle = await w.start({ agent: 'test', prompt: 'track A-1', model });
     expect((await handle.result()).answer).toBe('On its way.');
     const history = await events(handle);
     expect(scheduled(history)).toEqual(['callModel', 'runTool', 'runTool', 'runTool', 'callModel']);
-    expect(timers(history)).toEqual([expect.stringMatching(/back-off for track_shipment: rate limited/), expect.stringMatching(/back-off/)]);
+    expect(timers(history)).toEqual([
+      expect.stringMatching(/back-off for track_shipment: rate limited/),
+      expect.stringMatching(/back-off/),
+    ]);
     expect(toolMessages(scripted, 1)[0]!.content).toEqual({ orderId: 'A-1', where: 'Lyon hub' });
     await recordHistory(handle, 'backoff-rate-limited');
   });
@@ -65,14 +74,20 @@ describe('acting on hints', () => {
     await handle.result();
     const second = scripted.requests[1]!;
     expect(second.tools.map((t) => t.name)).not.toContain('carrier_status');
-    expect(second.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('carrier_status is unavailable') });
+    expect(second.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('carrier_status is unavailable'),
+    });
     expect((await handle.query(stateQuery)).disabledTools).toEqual(['carrier_status']);
   });
 
   it('stops the seed trace: truncated JSON retried 17 times runs once, then escalates', async () => {
     const before = calls.broken_feed ?? 0;
     const same = scriptStep.call('broken_feed', { since: '2026-01-01' });
-    const { model } = w.script([...Array.from({ length: 17 }, () => same), scriptStep.text('The feed is broken; I cannot read it.')]);
+    const { model } = w.script([
+      ...Array.from({ length: 17 }, () => same),
+      scriptStep.text('The feed is broken; I cannot read it.'),
+    ]);
     const handle = await w.start({ agent: 'test', prompt: 'read the feed', model, policy: { onLoop: 'finalize' } });
     const result = await handle.result();
     expect(calls.broken_feed).toBe(before + 1);
@@ -108,9 +123,15 @@ describe('every failure kind completes the run', () => {
     const handle = await w.start({ agent: 'test', prompt: 'go', model, policy: { retryBudgetPerTurn: 1 } });
     expect(await handle.result()).toMatchObject({ answer: 'done' });
     const results = toolMessages(scripted, 1);
-    expect(results.map((m) => [m.name, m.content.error?.code ?? 'ok'])).toEqual([['crashy', 'internal_error'], ['slow', 'timeout'], ['lookup_order', 'ok']]);
+    expect(results.map((m) => [m.name, m.content.error?.code ?? 'ok'])).toEqual([
+      ['crashy', 'internal_error'],
+      ['slow', 'timeout'],
+      ['lookup_order', 'ok'],
+    ]);
     const history = await handle.fetchHistory();
-    const ids = history.events!.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityId] : []));
+    const ids = history.events!.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityId] : [],
+    );
     expect(ids).toEqual(['model:1:1', 'tool:1.1:crashy:1', 'tool:1.2:slow:1', 'tool:1.3:lookup_order:1', 'model:2:1']);
     expect(history.events!.some((e) => e.activityTaskFailedEventAttributes)).toBe(true);
     expect(history.events!.some((e) => e.activityTaskTimedOutEventAttributes)).toBe(true);
@@ -152,13 +173,20 @@ describe('caps', () => {
   it('consecutive failed batches force a final turn', async () => {
     const bad = scriptStep.call('lookup_order', { orderId: 'bad' });
     const { model } = w.script([bad, bad, scriptStep.text('Giving up.')]);
-    const result = await (await w.start({ agent: 'test', prompt: 'go', model, policy: { maxConsecutiveFailedBatches: 2, maxRepairsPerTool: 9 } })).result();
+    const result = await (
+      await w.start({
+        agent: 'test',
+        prompt: 'go',
+        model,
+        policy: { maxConsecutiveFailedBatches: 2, maxRepairsPerTool: 9 },
+      })
+    ).result();
     expect(result.reason).toMatch(/2 tool batches in a row failed/);
   });
 });
 
 describe('a tool that never returns, with default retries', () => {
-  it('is a structured timeout after the planner\'s three runs, each one attempt (Temporal does not retry a hang)', async () => {
+  it("is a structured timeout after the planner's three runs, each one attempt (Temporal does not retry a hang)", async () => {
     const hw = await startTestWorker({ agents: [hangAgent] });
     try {
       const { model, scripted } = hw.script([scriptStep.call('hang', {}), scriptStep.text('It did not answer.')]);
@@ -169,7 +197,9 @@ describe('a tool that never returns, with default retries', () => {
         workflowExecutionTimeout: '2m',
       });
       expect((await handle.result()).answer).toBe('It did not answer.');
-      const seen = scripted.requests[1]!.messages.findLast((m) => m.role === 'tool') as { content: { error?: { code: string } } };
+      const seen = scripted.requests[1]!.messages.findLast((m) => m.role === 'tool') as {
+        content: { error?: { code: string } };
+      };
       expect(seen.content.error?.code).toBe('timeout');
       // Three runs with back-offs between them (the planner's), one attempt each: not 3 × 3.
       expect(scheduled(await events(handle)).filter((type) => type === 'runTool')).toHaveLength(3);

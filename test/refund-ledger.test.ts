@@ -26,16 +26,34 @@ function payments(): Payments & { paid: string[] } {
     findRefund: async (key) => byKey.get(key),
   };
 }
-const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-9', runId: 'r' } }, { logger: new DefaultLogger('ERROR') });
+const env = new MockActivityEnvironment(
+  { workflowExecution: { workflowId: 'wf-9', runId: 'r' } },
+  { logger: new DefaultLogger('ERROR') },
+);
 
 describe('a refund tool that dedupes by idempotency key', () => {
   it('pays once per key, answers a repeat with the earlier refund, and pays a new key again', async () => {
     const bank = payments();
     const { runTool } = createToolActivities([issueRefund], { refunds: new RefundLedger(bank) });
-    const run = (key: string): Promise<ToolResult> => env.run(runTool, { name: 'issue_refund', toolCallId: '1.1', args: { orderId: 'A-1', amount: 20 }, idempotencyKey: key } satisfies RunToolInput);
-    expect(await run('wf-9/issue_refund#h/1')).toMatchObject({ status: 'ok', result: { reference: 'RF-1', replayed: false } });
-    expect(await run('wf-9/issue_refund#h/1')).toMatchObject({ status: 'ok', result: { reference: 'RF-1', replayed: true } });
-    expect(await run('wf-9/issue_refund#h/2')).toMatchObject({ status: 'ok', result: { reference: 'RF-2', replayed: false } });
+    const run = (key: string): Promise<ToolResult> =>
+      env.run(runTool, {
+        name: 'issue_refund',
+        toolCallId: '1.1',
+        args: { orderId: 'A-1', amount: 20 },
+        idempotencyKey: key,
+      } satisfies RunToolInput);
+    expect(await run('wf-9/issue_refund#h/1')).toMatchObject({
+      status: 'ok',
+      result: { reference: 'RF-1', replayed: false },
+    });
+    expect(await run('wf-9/issue_refund#h/1')).toMatchObject({
+      status: 'ok',
+      result: { reference: 'RF-1', replayed: true },
+    });
+    expect(await run('wf-9/issue_refund#h/2')).toMatchObject({
+      status: 'ok',
+      result: { reference: 'RF-2', replayed: false },
+    });
     expect(bank.paid).toEqual(['A-1:20', 'A-1:20']);
   });
 
@@ -49,13 +67,16 @@ describe('a refund tool that dedupes by idempotency key', () => {
 
   it('frees the key when the payment failed: nothing was paid', async () => {
     let fail = true;
-    const ledger = new RefundLedger({ refund: async () => (fail ? Promise.reject(new Error('card declined')) : { reference: 'RF-9' }), findRefund: async () => undefined });
+    const ledger = new RefundLedger({
+      refund: async () => (fail ? Promise.reject(new Error('card declined')) : { reference: 'RF-9' }),
+      findRefund: async () => undefined,
+    });
     await expect(ledger.refundOnce('k', 'A-3', 5)).rejects.toThrow('card declined');
     fail = false;
     expect(await ledger.refundOnce('k', 'A-3', 5)).toMatchObject({ reference: 'RF-9', replayed: false });
   });
 
-  it('with the workflow\'s keys: a crash then a retry pays once; a deliberate repeat pays again', async () => {
+  it("with the workflow's keys: a crash then a retry pays once; a deliberate repeat pays again", async () => {
     const bank = payments();
     const { runTool } = createToolActivities([issueRefund], { refunds: new RefundLedger(bank) });
     const args = { orderId: 'A-4', amount: 30 };
@@ -63,15 +84,28 @@ describe('a refund tool that dedupes by idempotency key', () => {
     // 1st call: the refund is paid, but the worker "dies" before the result is recorded.
     let issued = issueOnceKeys({}, 'wf-9', [call]);
     await env.run(runTool, { name: 'issue_refund', toolCallId: '1.1', args, idempotencyKey: issued.keys[0] });
-    let ledger = settleOnceKeys(issued.ledger, [{ ...call, key: issued.keys[0]!, result: errorResult({ name: 'issue_refund', toolCallId: '1.1' }, toolError('outcome_unknown', 'worker died')) }]);
+    let ledger = settleOnceKeys(issued.ledger, [
+      {
+        ...call,
+        key: issued.keys[0]!,
+        result: errorResult({ name: 'issue_refund', toolCallId: '1.1' }, toolError('outcome_unknown', 'worker died')),
+      },
+    ]);
     // The retry with the same arguments reuses the key: answered from the ledger, not paid again.
     issued = issueOnceKeys(ledger, 'wf-9', [call]);
-    const retried: ToolResult = await env.run(runTool, { name: 'issue_refund', toolCallId: '2.1', args, idempotencyKey: issued.keys[0] });
+    const retried: ToolResult = await env.run(runTool, {
+      name: 'issue_refund',
+      toolCallId: '2.1',
+      args,
+      idempotencyKey: issued.keys[0],
+    });
     expect(retried).toMatchObject({ status: 'ok', result: { replayed: true } });
     ledger = settleOnceKeys(issued.ledger, [{ ...call, key: issued.keys[0]!, result: retried }]);
     // A second refund on purpose, after a known outcome: a new key, paid.
     issued = issueOnceKeys(ledger, 'wf-9', [call]);
-    expect(await env.run(runTool, { name: 'issue_refund', toolCallId: '3.1', args, idempotencyKey: issued.keys[0] })).toMatchObject({ result: { replayed: false } });
+    expect(
+      await env.run(runTool, { name: 'issue_refund', toolCallId: '3.1', args, idempotencyKey: issued.keys[0] }),
+    ).toMatchObject({ result: { replayed: false } });
     expect(bank.paid).toEqual(['A-4:30', 'A-4:30']);
   });
 
@@ -82,8 +116,13 @@ describe('a refund tool that dedupes by idempotency key', () => {
     const args = { orderId: 'A-5', amount: 15 };
     // The worker that paid died before reporting; a new worker (a new ledger) asks the provider.
     await new RefundLedger(bank).refundOnce('wf-9/issue_refund#h/1', 'A-5', 15);
-    const ask = (key: string) => env.run(reconcileTool, { name: 'issue_refund', toolCallId: '1.1', args, idempotencyKey: key });
-    expect(await ask('wf-9/issue_refund#h/1')).toMatchObject({ toolCallId: '1.1', happened: true, result: { status: 'ok', result: { orderId: 'A-5', refunded: 15, reference: 'RF-1' } } });
+    const ask = (key: string) =>
+      env.run(reconcileTool, { name: 'issue_refund', toolCallId: '1.1', args, idempotencyKey: key });
+    expect(await ask('wf-9/issue_refund#h/1')).toMatchObject({
+      toolCallId: '1.1',
+      happened: true,
+      result: { status: 'ok', result: { orderId: 'A-5', refunded: 15, reference: 'RF-1' } },
+    });
     expect(await ask('wf-9/issue_refund#h/2')).toEqual({ toolCallId: '1.1', happened: false });
     expect(bank.paid).toEqual(['A-5:15']);
   });

@@ -22,10 +22,16 @@ const FIXTURE_WORKFLOWS = join(PACKAGE_ROOT, 'test', 'fixtures', 'workflows.ts')
 
 /** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
 function cairn(args: readonly string[], timeout = 110_000): Promise<Outcome> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')),
+  );
   return new Promise((resolve) => {
-    execFile(process.execPath, [TSX, 'cli/main.ts', ...args], { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [TSX, 'cli/main.ts', ...args],
+      { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -75,15 +81,28 @@ describe('cairn replay', { timeout: 120_000 }, () => {
         `  return recordedAgentRun(input);\n` +
         `}\n`,
     );
-    const outcome = await cairn(['replay', 'test/histories/skeleton-tool-call.json', 'test/histories/review-accept.json', 'test/histories/mcp-tools-run.json', '--workflows', changed]);
+    const outcome = await cairn([
+      'replay',
+      'test/histories/skeleton-tool-call.json',
+      'test/histories/review-accept.json',
+      'test/histories/mcp-tools-run.json',
+      '--workflows',
+      changed,
+    ]);
     expect(outcome.code, outcome.stderr).toBe(1);
     const out = lines(outcome.stdout);
-    expect(out[0]).toMatch(/^NONDETERMINISTIC test-2a1bca17-e457-4e8e-ac6e-7442a34ba22e \(test\/histories\/skeleton-tool-call\.json\): .*Nondeterminism error: Timer machine does not handle this event: .*ActivityTaskScheduled/);
-    expect(out[1]).toMatch(/^NONDETERMINISTIC test-618c2327-5a76-47e0-ade5-2183170e4c8d \(test\/histories\/review-accept\.json\): .*Timer/);
+    expect(out[0]).toMatch(
+      /^NONDETERMINISTIC test-2a1bca17-e457-4e8e-ac6e-7442a34ba22e \(test\/histories\/skeleton-tool-call\.json\): .*Nondeterminism error: Timer machine does not handle this event: .*ActivityTaskScheduled/,
+    );
+    expect(out[1]).toMatch(
+      /^NONDETERMINISTIC test-618c2327-5a76-47e0-ade5-2183170e4c8d \(test\/histories\/review-accept\.json\): .*Timer/,
+    );
     // One bad history hides no other: the MCP run, whose workflow is unchanged, still replays.
     expect(out[2]).toBe('ok mcp-661a4ad6-7deb-47ac-aa72-aaf004a0b3fb (test/histories/mcp-tools-run.json)');
     expect(out[3]).toMatch(/^Replayed 3 histories against .*workflows\.ts: 1 ok, 2 nondeterministic\.$/);
-    expect(lines(outcome.stderr)).toEqual(['cairn replay: 2 of 3 histories do not replay on this build; do not deploy it over those runs (docs/upgrades.md).']);
+    expect(lines(outcome.stderr)).toEqual([
+      'cairn replay: 2 of 3 histories do not replay on this build; do not deploy it over those runs (docs/upgrades.md).',
+    ]);
   });
 
   // How Cairn's own changes to agentRun are made within a release line (docs/upgrades.md): the same timer, guarded.
@@ -103,14 +122,23 @@ describe('cairn replay', { timeout: 120_000 }, () => {
     const outcome = await cairn(['replay', ...files, '--workflows', guarded]);
     expect(outcome.code, outcome.stdout + outcome.stderr).toBe(0);
     const out = lines(outcome.stdout);
-    expect(out.slice(0, -1)).toEqual(Object.entries(HISTORIES).map(([name, workflowId]) => `ok ${workflowId} (test/histories/${name}.json)`));
-    expect(out.at(-1)).toMatch(new RegExp(`^Replayed ${files.length} histories against .*guarded-workflows\\.ts: ${files.length} ok\\.$`));
+    expect(out.slice(0, -1)).toEqual(
+      Object.entries(HISTORIES).map(([name, workflowId]) => `ok ${workflowId} (test/histories/${name}.json)`),
+    );
+    expect(out.at(-1)).toMatch(
+      new RegExp(`^Replayed ${files.length} histories against .*guarded-workflows\\.ts: ${files.length} ok\\.$`),
+    );
   });
 
-  it('replays the whole corpus with the command docs/upgrades.md gives for this repository: every history ok', { timeout: 180_000 }, async () => {
+  it('replays the whole corpus with the command docs/upgrades.md gives for this repository: every history ok', {
+    timeout: 180_000,
+  }, async () => {
     const documented = 'npm run --silent cairn -- replay test/histories/*.json --workflows test/fixtures/workflows.ts';
     expect(await readFile(join(PACKAGE_ROOT, 'docs', 'upgrades.md'), 'utf8')).toContain(documented);
-    const all = (await readdir(join(PACKAGE_ROOT, 'test', 'histories'))).filter((file) => file.endsWith('.json')).sort().map((file) => `test/histories/${file}`);
+    const all = (await readdir(join(PACKAGE_ROOT, 'test', 'histories')))
+      .filter((file) => file.endsWith('.json'))
+      .sort()
+      .map((file) => `test/histories/${file}`);
     const outcome = await cairn(['replay', ...all, '--workflows', 'test/fixtures/workflows.ts'], 170_000);
     expect(outcome.code, outcome.stdout + outcome.stderr).toBe(0);
     expect(lines(outcome.stdout).filter((line) => line.startsWith('ok '))).toHaveLength(all.length);
@@ -127,9 +155,14 @@ describe('cairn replay', { timeout: 120_000 }, () => {
   });
 
   it('refuses a command line with nothing to replay (exit 2) and names an unreadable file (exit 1)', async () => {
-    const [nothing, missing] = await Promise.all([cairn(['replay', '--workflows', 'test/fixtures/workflows.ts']), cairn(['replay', 'test/histories/nope.json', '--workflows', 'test/fixtures/workflows.ts'])]);
+    const [nothing, missing] = await Promise.all([
+      cairn(['replay', '--workflows', 'test/fixtures/workflows.ts']),
+      cairn(['replay', 'test/histories/nope.json', '--workflows', 'test/fixtures/workflows.ts']),
+    ]);
     expect(nothing).toMatchObject({ code: 2, stdout: '' });
-    expect(lines(nothing.stderr)).toEqual(['cairn replay: nothing to replay: name history files, --query or --workflow-id (see cairn replay --help)']);
+    expect(lines(nothing.stderr)).toEqual([
+      'cairn replay: nothing to replay: name history files, --query or --workflow-id (see cairn replay --help)',
+    ]);
     expect(missing).toMatchObject({ code: 1, stdout: '' });
     expect(lines(missing.stderr)).toEqual(['cairn replay: test/histories/nope.json does not exist.']);
   });
@@ -140,7 +173,10 @@ describe('cairn replay', { timeout: 120_000 }, () => {
     afterAll(() => w?.stop());
 
     it('replays a run a visibility query finds, and the same run by --workflow-id (--json: one object a line)', async () => {
-      const { model } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Order A-1001 has shipped.')]);
+      const { model } = w.script([
+        scriptStep.call('lookup_order', { orderId: 'A-1001' }),
+        scriptStep.text('Order A-1001 has shipped.'),
+      ]);
       const handle = await w.start({ agent: 'test', prompt: 'Where is A-1001?', model });
       await handle.result();
       const query = `WorkflowId="${handle.workflowId}"`;
@@ -149,11 +185,23 @@ describe('cairn replay', { timeout: 120_000 }, () => {
         if (waited > 10_000) throw new Error(`${query} found nothing in 10 s`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const outcome = await cairn(['replay', '--query', query, '--workflow-id', handle.workflowId, '--workflows', 'test/fixtures/workflows.ts', '--json']);
+      const outcome = await cairn([
+        'replay',
+        '--query',
+        query,
+        '--workflow-id',
+        handle.workflowId,
+        '--workflows',
+        'test/fixtures/workflows.ts',
+        '--json',
+      ]);
       expect(outcome.code, outcome.stderr).toBe(0);
       expect(outcome.stderr).toBe('');
       const expected = { workflowId: handle.workflowId, source: `run ${handle.firstExecutionRunId}`, status: 'ok' };
-      expect(lines(outcome.stdout).map((line) => JSON.parse(line))).toEqual([expect.objectContaining(expected), expect.objectContaining(expected)]);
+      expect(lines(outcome.stdout).map((line) => JSON.parse(line))).toEqual([
+        expect.objectContaining(expected),
+        expect.objectContaining(expected),
+      ]);
     });
   });
 });

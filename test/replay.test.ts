@@ -22,7 +22,8 @@ interface ChildStarted {
  * its children's ids from it (`<workflowId>/<toolCallId>`), so replay must use the same one.
  */
 function workflowIdOf(json: { events: ChildStarted[] }, file: string): string {
-  const child = json.events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  const child = json.events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+    ?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
   return child ? child.slice(0, child.lastIndexOf('/')) : file;
 }
 
@@ -36,9 +37,18 @@ describe('recorded histories replay', async () => {
   // Every tool call is a `runTool` activity: only its id tells calls apart (take-step.ts, `scheduled`).
   it('catches a batch whose calls were scheduled in another order, instead of handing one call the result of another', async () => {
     const json = JSON.parse(await readFile(join(HISTORY_DIR, 'parallel-batch-failed-and-timed-out.json'), 'utf8'));
-    const [first, second] = json.events.filter((e: Scheduled) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool') as Scheduled[];
-    [first!.activityTaskScheduledEventAttributes, second!.activityTaskScheduledEventAttributes] = [second!.activityTaskScheduledEventAttributes, first!.activityTaskScheduledEventAttributes];
-    const replay = Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, historyFromJSON(json), 'reordered');
+    const [first, second] = json.events.filter(
+      (e: Scheduled) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool',
+    ) as Scheduled[];
+    [first!.activityTaskScheduledEventAttributes, second!.activityTaskScheduledEventAttributes] = [
+      second!.activityTaskScheduledEventAttributes,
+      first!.activityTaskScheduledEventAttributes,
+    ];
+    const replay = Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      historyFromJSON(json),
+      'reordered',
+    );
     await expect(replay).rejects.toThrow(/[Nn]ondetermin/);
   });
 
@@ -48,7 +58,8 @@ describe('recorded histories replay', async () => {
     const undocumented: string[] = [];
     for (const file of files) {
       const json = JSON.parse(await readFile(join(HISTORY_DIR, file), 'utf8'));
-      for (const id of patchMarkers(historyFromJSON(json))) if (!documented.includes(id)) undocumented.push(`${file}: ${id}`);
+      for (const id of patchMarkers(historyFromJSON(json)))
+        if (!documented.includes(id)) undocumented.push(`${file}: ${id}`);
     }
     expect(undocumented).toEqual([]);
   });
@@ -56,7 +67,11 @@ describe('recorded histories replay', async () => {
   it.each(files)('%s replays deterministically', async (file) => {
     const json = JSON.parse(await readFile(join(HISTORY_DIR, file), 'utf8'));
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, historyFromJSON(json), workflowIdOf(json, file)),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        historyFromJSON(json),
+        workflowIdOf(json, file),
+      ),
     ).resolves.toBeUndefined();
   });
 });

@@ -45,11 +45,20 @@ describe('the run event stream', () => {
     expect(events.at(-1)).toMatchObject({ type: 'finish', answer: 'A-1001 is on time.', reason: null });
     expect(events.filter((e) => e.type === 'hand_over').length).toBeGreaterThanOrEqual(2);
     const ends = events.filter((e) => e.type === 'tool_end');
-    expect(ends.map((e) => [e.name, e.toolCallId])).toEqual([['lookup_order', '1.1'], ['lookup_order', '2.1'], ['ask_helper', '3.1']]);
+    expect(ends.map((e) => [e.name, e.toolCallId])).toEqual([
+      ['lookup_order', '1.1'],
+      ['lookup_order', '2.1'],
+      ['ask_helper', '3.1'],
+    ]);
     expect(ends[0]!.result).toMatchObject({
       status: 'error',
       error: { code: 'invalid_arguments', kind: 'invalid_input' },
-      retryHint: { reason: 'invalid_arguments', tool: 'lookup_order', restrictToTool: true, exampleInput: { orderId: 'A-1001' } },
+      retryHint: {
+        reason: 'invalid_arguments',
+        tool: 'lookup_order',
+        restrictToTool: true,
+        exampleInput: { orderId: 'A-1001' },
+      },
     });
     expect(ends[2]!.result).toMatchObject({
       status: 'ok',
@@ -60,7 +69,9 @@ describe('the run event stream', () => {
     // The refused call never started; the others did, each before it ended.
     const starts = events.filter((e) => e.type === 'tool_start').map((e) => e.toolCallId);
     expect(starts).toEqual(['2.1', '3.1']);
-    expect(events.findIndex((e) => e.type === 'tool_start' && e.toolCallId === '2.1')).toBeLessThan(events.findIndex((e) => e.type === 'tool_end' && e.toolCallId === '2.1'));
+    expect(events.findIndex((e) => e.type === 'tool_start' && e.toolCallId === '2.1')).toBeLessThan(
+      events.findIndex((e) => e.type === 'tool_end' && e.toolCallId === '2.1'),
+    );
     expect(events.filter((e) => e.type === 'model_turn')).toHaveLength(4);
 
     // A subscriber that restarts from an offset gets everything after it, and only that.
@@ -77,9 +88,14 @@ describe('the run event stream', () => {
     const run = new AgentRunHandle(w.client, handle.workflowId);
     const first = await collect(run, 0, (e) => e.type === 'question');
     const question = first.at(-1)!;
-    expect(question).toMatchObject({ type: 'question', clarification: { question: 'Which delivery window suits you: morning or afternoon?' } });
+    expect(question).toMatchObject({
+      type: 'question',
+      clarification: { question: 'Which delivery window suits you: morning or afternoon?' },
+    });
     // The watcher is gone; the run goes on; a new watcher picks up where the first stopped.
-    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: question.type === 'question' ? question.clarification.id : '', answer: 'morning' }] });
+    await handle.executeUpdate(answerClarificationUpdate, {
+      args: [{ id: question.type === 'question' ? question.clarification.id : '', answer: 'morning' }],
+    });
     const rest = await collect(run, question.offset + 1);
     expect(rest[0]).toMatchObject({ type: 'human', kind: 'answer', offset: question.offset + 1 });
     expect(rest.at(-1)).toMatchObject({ type: 'finish', answer: 'Scheduled.' });
@@ -93,12 +109,18 @@ describe('the run event stream', () => {
     // As Workflow Streams subscribers do: a poll returns what came (filtered, maybe nothing); poll on from next_offset.
     let result: Poll = { items: [], next_offset: 0, more_ready: false };
     while (result.items.length === 0) {
-      const update = await handle.startUpdate('__temporal_workflow_stream_poll', { args: [{ topics: ['tool_end'], from_offset: result.next_offset }], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const update = await handle.startUpdate('__temporal_workflow_stream_poll', {
+        args: [{ topics: ['tool_end'], from_offset: result.next_offset }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
       result = (await update.result()) as Poll;
     }
     expect(result.items.map((i) => i.topic)).toEqual(['tool_end']);
     const payload = temporal.api.common.v1.Payload.decode(Buffer.from(result.items[0]!.data, 'base64'));
-    expect(defaultPayloadConverter.fromPayload(payload)).toMatchObject({ type: 'tool_end', result: { error: { code: 'invalid_arguments' } } });
+    expect(defaultPayloadConverter.fromPayload(payload)).toMatchObject({
+      type: 'tool_end',
+      result: { error: { code: 'invalid_arguments' } },
+    });
     expect(await handle.query<number>('__temporal_workflow_stream_offset')).toBeGreaterThan(result.items[0]!.offset);
     await handle.result();
   });

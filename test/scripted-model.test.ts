@@ -12,11 +12,21 @@ import { getAtPath, setAtPath } from '../testing/json-path.js';
 import { ModelConfigError, ModelNetworkError, ModelServerError } from '../activities/model/model-errors.js';
 import { ScriptExhaustedError } from '../testing/script-exhausted-error.js';
 import { PerRunScriptedModel } from '../testing/per-run-scripted-model.js';
-import { fillMissingFields, fixEnumValues, followNextInput, lastFailedCalls, repairLastCalls } from '../testing/script-repairs.js';
+import {
+  fillMissingFields,
+  fixEnumValues,
+  followNextInput,
+  lastFailedCalls,
+  repairLastCalls,
+} from '../testing/script-repairs.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
 
-const searchOrders: ToolSpec = { name: 'search_orders', description: 'Search orders.', args_schema: { type: 'object' } };
+const searchOrders: ToolSpec = {
+  name: 'search_orders',
+  description: 'Search orders.',
+  args_schema: { type: 'object' },
+};
 const user: TranscriptMessage = { role: 'user', content: 'Which orders shipped?' };
 
 function ask(model: ScriptedModel, messages: readonly TranscriptMessage[] = [user], toolChoice: ToolChoice = 'auto') {
@@ -32,7 +42,11 @@ function responseOf(outcome: ModelOutcome): ModelResponse | null {
 function afterFailure(args: JsonValue, content: JsonObject): TranscriptMessage[] {
   return [
     user,
-    { role: 'assistant', content: '', toolCalls: [{ toolCallId: '1.0', providerCallId: 'call_0_0', name: 'search_orders', args }] },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ toolCallId: '1.0', providerCallId: 'call_0_0', name: 'search_orders', args }],
+    },
     { role: 'tool', toolCallId: '1.0', providerCallId: 'call_0_0', name: 'search_orders', content },
   ];
 }
@@ -71,8 +85,15 @@ describe('script steps', () => {
 
   it('answers provider failures as error outcomes', async () => {
     const model = new ScriptedModel('failures', [scriptStep.rateLimited(1500), scriptStep.unavailable()]);
-    expect(await ask(model)).toMatchObject({ status: 'error', retryAfterMs: 1500, error: { code: 'rate_limited', kind: 'transient' } });
-    expect(await ask(model)).toMatchObject({ status: 'error', error: { code: 'tool_unavailable', kind: 'unavailable' } });
+    expect(await ask(model)).toMatchObject({
+      status: 'error',
+      retryAfterMs: 1500,
+      error: { code: 'rate_limited', kind: 'transient' },
+    });
+    expect(await ask(model)).toMatchObject({
+      status: 'error',
+      error: { code: 'tool_unavailable', kind: 'unavailable' },
+    });
   });
 
   it('produces each invalid response shape of seed 004', async () => {
@@ -83,7 +104,12 @@ describe('script steps', () => {
       scriptStep.thinkOnly('Hmm.'),
     ]);
     expect(await ask(model)).toEqual({ status: 'ok', response: null });
-    expect(responseOf(await ask(model))).toEqual({ text: 'The orders that shi', toolCalls: [], finishReason: 'other', interrupted: true });
+    expect(responseOf(await ask(model))).toEqual({
+      text: 'The orders that shi',
+      toolCalls: [],
+      finishReason: 'other',
+      interrupted: true,
+    });
     expect(responseOf(await ask(model))).toEqual({ text: '', toolCalls: [], finishReason: 'stop' });
     expect(responseOf(await ask(model))).toEqual({ text: '<think>Hmm.</think>', toolCalls: [], finishReason: 'stop' });
   });
@@ -97,7 +123,9 @@ describe('script steps', () => {
 
   it('runs a reactive step on the request it answers', async () => {
     const model = new ScriptedModel('echo', [
-      scriptStep.react(({ messages, toolChoice, step }) => scriptStep.text(`${messages.length} message(s), ${JSON.stringify(toolChoice)}, step ${step}`)),
+      scriptStep.react(({ messages, toolChoice, step }) =>
+        scriptStep.text(`${messages.length} message(s), ${JSON.stringify(toolChoice)}, step ${step}`),
+      ),
     ]);
     expect(responseOf(await ask(model, [user, user], 'none'))?.text).toBe('2 message(s), "none", step 0');
   });
@@ -111,7 +139,11 @@ describe('recording and exhaustion', () => {
     messages.push({ role: 'user', content: 'And placed?' });
     await ask(model, messages);
     expect(model.requests).toHaveLength(2);
-    expect(model.requests[0]).toEqual({ messages: [user], tools: [searchOrders], toolChoice: { tool: 'search_orders' } });
+    expect(model.requests[0]).toEqual({
+      messages: [user],
+      tools: [searchOrders],
+      toolChoice: { tool: 'search_orders' },
+    });
     expect(model.requests[1]!.messages).toHaveLength(2);
   });
 
@@ -130,8 +162,11 @@ describe('recording and exhaustion', () => {
 describe('one script per run', () => {
   const script = [scriptStep.text('first'), scriptStep.text('second')];
   const textOf = async (outcome: Promise<ModelOutcome>) => responseOf(await outcome)?.text;
-  const askRun = (model: PerRunScriptedModel, runKey: string | undefined, messages: readonly TranscriptMessage[] = [user]) =>
-    model.generate({ messages, tools: [], toolChoice: 'auto', ...(runKey !== undefined && { runKey }) });
+  const askRun = (
+    model: PerRunScriptedModel,
+    runKey: string | undefined,
+    messages: readonly TranscriptMessage[] = [user],
+  ) => model.generate({ messages, tools: [], toolChoice: 'auto', ...(runKey !== undefined && { runKey }) });
   const answered: TranscriptMessage = { role: 'assistant', content: 'first', toolCalls: [] };
 
   it('gives every run its own position in the script, however the calls interleave', async () => {
@@ -154,7 +189,9 @@ describe('one script per run', () => {
 
   it('fails loudly, instead of starting over, for a run in mid-conversation it does not know', async () => {
     const model = new PerRunScriptedModel('shared', () => script);
-    await expect(askRun(model, 'restarted-run', [user, answered, user])).rejects.toThrow(/lost its place in run restarted-run/);
+    await expect(askRun(model, 'restarted-run', [user, answered, user])).rejects.toThrow(
+      /lost its place in run restarted-run/,
+    );
     expect(await textOf(askRun(model, 'new-run', [user]))).toBe('first');
   });
 
@@ -164,13 +201,19 @@ describe('one script per run', () => {
     await askRun(model, 'run-b');
     await askRun(model, 'run-a', [user, answered]);
     await askRun(model, 'run-c');
-    expect([model.run('run-a'), model.run('run-b'), model.run('run-c')].map((m) => m?.remaining)).toEqual([0, undefined, 1]);
+    expect([model.run('run-a'), model.run('run-b'), model.run('run-c')].map((m) => m?.remaining)).toEqual([
+      0,
+      undefined,
+      1,
+    ]);
     expect(model.size).toBe(2);
     await expect(askRun(model, 'run-b', [user, answered])).rejects.toSatisfy(ModelConfigError.isInstance);
   });
 
   it('refuses a call that names no run', async () => {
-    await expect(askRun(new PerRunScriptedModel('shared', script), undefined)).rejects.toSatisfy(ModelConfigError.isInstance);
+    await expect(askRun(new PerRunScriptedModel('shared', script), undefined)).rejects.toSatisfy(
+      ModelConfigError.isInstance,
+    );
   });
 });
 
@@ -184,14 +227,25 @@ describe('repairs', () => {
     });
     const response = responseOf(await ask(model, afterFailure({ page: 3 }, content)));
     expect(response?.toolCalls).toEqual([
-      { id: 'call_0_0', name: 'search_orders', arguments: JSON.stringify({ page: 3, status: 'placed', filter: { region: 'EU' } }) },
+      {
+        id: 'call_0_0',
+        name: 'search_orders',
+        arguments: JSON.stringify({ page: 3, status: 'placed', filter: { region: 'EU' } }),
+      },
     ]);
   });
 
   it('switches an invalid enum value to the closest allowed one: shipping → shipped', async () => {
     const model = new ScriptedModel('enum', [repairLastCalls()]);
     const content = failure('invalid_arguments', {
-      issues: [{ path: 'status', message: 'Invalid option', received: 'shipping', allowed: ['placed', 'shipped', 'delivered', 'cancelled'] }],
+      issues: [
+        {
+          path: 'status',
+          message: 'Invalid option',
+          received: 'shipping',
+          allowed: ['placed', 'shipped', 'delivered', 'cancelled'],
+        },
+      ],
     });
     // No priorInput in the hint: the repair reads the arguments of the failed call from the transcript.
     const response = responseOf(await ask(model, afterFailure({ status: 'shipping', page: 1 }, content)));
@@ -200,7 +254,11 @@ describe('repairs', () => {
 
   it('follows hint.nextInput for partial data, merged into the prior input', async () => {
     const model = new ScriptedModel('paging', [repairLastCalls({ text: 'Fetching the next page.' })]);
-    const content = failure('partial_data', { priorInput: { status: 'shipped', page: 1 }, nextInput: { page: 2 } }, { orders: ['A1'] });
+    const content = failure(
+      'partial_data',
+      { priorInput: { status: 'shipped', page: 1 }, nextInput: { page: 2 } },
+      { orders: ['A1'] },
+    );
     const response = responseOf(await ask(model, afterFailure({ status: 'shipped', page: 1 }, content)));
     expect(response?.text).toBe('Fetching the next page.');
     expect(JSON.parse(response!.toolCalls[0]!.arguments)).toEqual({ status: 'shipped', page: 2 });
@@ -208,9 +266,17 @@ describe('repairs', () => {
 
   it('repairs every failed call of the latest batch and skips the successful ones', () => {
     const messages: TranscriptMessage[] = [
-      ...afterFailure({ status: 'shipping' }, failure('invalid_arguments', { issues: [{ path: 'status', allowed: ['shipped'] }] })),
+      ...afterFailure(
+        { status: 'shipping' },
+        failure('invalid_arguments', { issues: [{ path: 'status', allowed: ['shipped'] }] }),
+      ),
       { role: 'tool', toolCallId: '1.1', name: 'search_orders', content: { orders: [] } },
-      { role: 'tool', toolCallId: '1.2', name: 'search_orders', content: failure('missing_fields', { missingFields: ['status'] }) },
+      {
+        role: 'tool',
+        toolCallId: '1.2',
+        name: 'search_orders',
+        content: failure('missing_fields', { missingFields: ['status'] }),
+      },
     ];
     expect(lastFailedCalls(messages).map((call) => call.message.toolCallId)).toEqual(['1.0', '1.2']);
   });
@@ -229,10 +295,13 @@ describe('repairs', () => {
       scriptStep.text('Order A1 shipped.'),
     ]);
     const first = responseOf(await ask(model))!.toolCalls[0]!;
-    const transcript = afterFailure(JSON.parse(first.arguments) as JsonValue, failure('invalid_arguments', {
-      issues: [{ path: 'status', received: '"shipping"', allowed: ['placed', 'shipped', 'delivered', 'cancelled'] }],
-      priorInput: { status: 'shipping' },
-    }));
+    const transcript = afterFailure(
+      JSON.parse(first.arguments) as JsonValue,
+      failure('invalid_arguments', {
+        issues: [{ path: 'status', received: '"shipping"', allowed: ['placed', 'shipped', 'delivered', 'cancelled'] }],
+        priorInput: { status: 'shipping' },
+      }),
+    );
     const second = responseOf(await ask(model, transcript))!.toolCalls[0]!;
     expect(second).toEqual({ id: 'call_1_0', name: 'search_orders', arguments: '{"status":"shipped"}' });
     expect(responseOf(await ask(model, transcript))?.text).toBe('Order A1 shipped.');
@@ -262,8 +331,12 @@ describe('repair helpers', () => {
   it('applies each repair only where the hint asks', () => {
     const hint = { missingFields: ['status'], issues: [], exampleInput: { status: 'placed', page: 1 } };
     expect(fillMissingFields({ status: 'shipped' }, hint)).toEqual({ status: 'shipped' });
-    expect(fixEnumValues({ status: 'shipped' }, { missingFields: [], issues: [{ path: 'status' }] })).toEqual({ status: 'shipped' });
-    expect(followNextInput({ page: 1, status: 'shipped' }, { missingFields: [], issues: [], nextInput: { page: 2 } })).toEqual({
+    expect(fixEnumValues({ status: 'shipped' }, { missingFields: [], issues: [{ path: 'status' }] })).toEqual({
+      status: 'shipped',
+    });
+    expect(
+      followNextInput({ page: 1, status: 'shipped' }, { missingFields: [], issues: [], nextInput: { page: 2 } }),
+    ).toEqual({
       page: 2,
       status: 'shipped',
     });

@@ -34,7 +34,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-
 /** The pid of the `temporal server start-dev` process using `dbFilename` (the SDK starts it; this test owns it). */
 async function serverPid(dbFilename: string): Promise<number> {
   for (const entry of await readdir('/proc')) {
@@ -45,7 +44,11 @@ async function serverPid(dbFilename: string): Promise<number> {
   throw new Error(`no server process for ${dbFilename}`);
 }
 
-const alive = (pid: number) => readlink(`/proc/${pid}/exe`).then(() => true, () => false);
+const alive = (pid: number) =>
+  readlink(`/proc/${pid}/exe`).then(
+    () => true,
+    () => false,
+  );
 
 async function trial(n: number): Promise<void> {
   const dbFilename = join(dir, `trial-${n}.db`);
@@ -56,14 +59,34 @@ async function trial(n: number): Promise<void> {
   const taskQueue = `restart-${randomUUID()}`;
   const ledgerDir = await mkdtemp(join(dir, 'ledger-'));
   const eventsPath = join(dir, `${taskQueue}.jsonl`);
-  const settings = { TASK_QUEUE: taskQueue, LEDGER_DIR: ledgerDir, EVENTS: eventsPath, PRE_MS: '1000', POST_MS: '1000' };
-  await Promise.all([startWorkerProcess('ledger-worker.ts', settings, workers, address), startWorkerProcess('ledger-worker.ts', settings, workers, address)]);
+  const settings = {
+    TASK_QUEUE: taskQueue,
+    LEDGER_DIR: ledgerDir,
+    EVENTS: eventsPath,
+    PRE_MS: '1000',
+    POST_MS: '1000',
+  };
+  await Promise.all([
+    startWorkerProcess('ledger-worker.ts', settings, workers, address),
+    startWorkerProcess('ledger-worker.ts', settings, workers, address),
+  ]);
   const handles: WorkflowHandle[] = await Promise.all(
     Array.from({ length: RUNS }, (_, i) =>
-      client.workflow.start(PLAIN ? 'ledgerPlainAgentRun' : 'ledgerAgentRun', { taskQueue, workflowId: `restart-${n}-${i}`, args: [{ agent: PLAIN ? 'ledger_plain' : 'ledger', prompt: `Append E-${i}.`, model: 'scripted:ledger' }] }),
+      client.workflow.start(PLAIN ? 'ledgerPlainAgentRun' : 'ledgerAgentRun', {
+        taskQueue,
+        workflowId: `restart-${n}-${i}`,
+        args: [{ agent: PLAIN ? 'ledger_plain' : 'ledger', prompt: `Append E-${i}.`, model: 'scripted:ledger' }],
+      }),
     ),
   );
-  await waitFor(async () => ((await readFile(eventsPath, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('"effect"')).length >= 5 ? true : undefined), 'effects in flight', 180_000);
+  await waitFor(
+    async () =>
+      (await readFile(eventsPath, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('"effect"')).length >= 5
+        ? true
+        : undefined,
+    'effects in flight',
+    180_000,
+  );
 
   const pid = await serverPid(dbFilename);
   process.kill(pid, 'SIGTERM');
@@ -75,22 +98,53 @@ async function trial(n: number): Promise<void> {
   // Polled, not awaited: a result() long poll fails while the server is away.
   const done = new Set<string>();
   const questions = new Set<string>();
-  const outcome = await waitFor(async () => {
-    await Promise.all(handles.filter((h) => !done.has(h.workflowId)).map((h) => answerIfAsked(h, questions)));
-    await Promise.all(handles.filter((h) => !done.has(h.workflowId)).map((h) => h.describe().then((d) => d.status.name === 'COMPLETED' && done.add(h.workflowId), () => {})));
-    return done.size === RUNS || Date.now() - termAt > 150_000 ? done.size : undefined;
-  }, 'the runs after the restart', 200_000);
-  const closed = (await Promise.all(handles.map((h) => h.describe().then((d) => (d.closeTime?.getTime() ?? Infinity) - termAt, () => Infinity)))).sort((x, y) => x - y);
+  const outcome = await waitFor(
+    async () => {
+      await Promise.all(handles.filter((h) => !done.has(h.workflowId)).map((h) => answerIfAsked(h, questions)));
+      await Promise.all(
+        handles
+          .filter((h) => !done.has(h.workflowId))
+          .map((h) =>
+            h.describe().then(
+              (d) => d.status.name === 'COMPLETED' && done.add(h.workflowId),
+              () => {},
+            ),
+          ),
+      );
+      return done.size === RUNS || Date.now() - termAt > 150_000 ? done.size : undefined;
+    },
+    'the runs after the restart',
+    200_000,
+  );
+  const closed = (
+    await Promise.all(
+      handles.map((h) =>
+        h.describe().then(
+          (d) => (d.closeTime?.getTime() ?? Infinity) - termAt,
+          () => Infinity,
+        ),
+      ),
+    )
+  ).sort((x, y) => x - y);
   const stuck = await Promise.all(
-    handles.filter((h) => !done.has(h.workflowId)).map(async (h) => {
-      const s = await h.query(stateQuery).catch((err: Error) => ({ phase: `query failed: ${err.message}`, steps: [] as { action: string; detail: string }[] }));
-      const d = await h.describe().catch(() => undefined);
-      return `${h.workflowId}: ${s.phase} (${d?.status.name}) last step ${JSON.stringify(s.steps.at(-1))}; pending ${JSON.stringify(d?.raw.pendingActivities?.map((a) => [a.activityType?.name, a.state, a.attempt, a.lastFailure?.message]))} wft ${JSON.stringify(d?.raw.pendingWorkflowTask)}`;
-    }),
+    handles
+      .filter((h) => !done.has(h.workflowId))
+      .map(async (h) => {
+        const s = await h.query(stateQuery).catch((err: Error) => ({
+          phase: `query failed: ${err.message}`,
+          steps: [] as { action: string; detail: string }[],
+        }));
+        const d = await h.describe().catch(() => undefined);
+        return `${h.workflowId}: ${s.phase} (${d?.status.name}) last step ${JSON.stringify(s.steps.at(-1))}; pending ${JSON.stringify(d?.raw.pendingActivities?.map((a) => [a.activityType?.name, a.state, a.attempt, a.lastFailure?.message]))} wft ${JSON.stringify(d?.raw.pendingWorkflowTask)}`;
+      }),
   );
   const files = await readdir(ledgerDir);
-  const twice = handles.filter((h) => files.filter((f) => decodeURIComponent(f).startsWith(`${h.workflowId}/`)).length > 1).length;
-  console.log(`SIGTERM trial ${n}: server back in ${restartedMs} ms; ${outcome}/${RUNS} runs complete ${Date.now() - termAt} ms after the SIGTERM (closed at ${closed[0]}…${closed.at(-1)} ms, median ${closed[Math.floor(RUNS / 2)]}); ${questions.size} question(s) to a person; ${twice} duplicate effect(s)${stuck.length ? `\n  stuck: ${stuck.join('\n  stuck: ')}` : ''}`);
+  const twice = handles.filter(
+    (h) => files.filter((f) => decodeURIComponent(f).startsWith(`${h.workflowId}/`)).length > 1,
+  ).length;
+  console.log(
+    `SIGTERM trial ${n}: server back in ${restartedMs} ms; ${outcome}/${RUNS} runs complete ${Date.now() - termAt} ms after the SIGTERM (closed at ${closed[0]}…${closed.at(-1)} ms, median ${closed[Math.floor(RUNS / 2)]}); ${questions.size} question(s) to a person; ${twice} duplicate effect(s)${stuck.length ? `\n  stuck: ${stuck.join('\n  stuck: ')}` : ''}`,
+  );
   expect(stuck).toEqual([]);
   if (!PLAIN) expect(questions.size).toBe(0);
   expect(twice).toBe(0);
@@ -102,4 +156,3 @@ describe('the server restarts (SIGTERM) under running agents', () => {
     for (let n = 1; n <= TRIALS; n++) await trial(n);
   });
 });
-

@@ -23,7 +23,10 @@ describe('agentRun walking skeleton', () => {
 
   it('calls a tool as an activity and finishes with the model answer', async () => {
     const before = calls.lookup_order ?? 0;
-    const { model, scripted } = w.script([scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Order A-1001 has shipped.')]);
+    const { model, scripted } = w.script([
+      scriptStep.call('lookup_order', { orderId: 'A-1001' }),
+      scriptStep.text('Order A-1001 has shipped.'),
+    ]);
     const handle = await w.start({ agent: 'test', prompt: 'Where is A-1001?', model });
     const result = await handle.result();
 
@@ -31,11 +34,18 @@ describe('agentRun walking skeleton', () => {
     expect(calls.lookup_order).toBe(before + 1);
     // The second model turn saw the tool's result, read through the transcript Query.
     const toolMessage = scripted.requests[1]!.messages.find((m) => m.role === 'tool');
-    expect(toolMessage).toMatchObject({ name: 'lookup_order', content: { id: 'A-1001', status: 'shipped', total: 42 } });
+    expect(toolMessage).toMatchObject({
+      name: 'lookup_order',
+      content: { id: 'A-1001', status: 'shipped', total: 42 },
+    });
 
     const history = await handle.fetchHistory();
     const activities = history.events!.filter((e) => e.activityTaskScheduledEventAttributes);
-    expect(activities.map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual(['callModel', 'runTool', 'callModel']);
+    expect(activities.map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
+      'callModel',
+      'runTool',
+      'callModel',
+    ]);
     // The tool's ToolResult is what the activity returned.
     const completed = history.events!.filter((e) => e.activityTaskCompletedEventAttributes);
     expect(completed).toHaveLength(3);
@@ -54,7 +64,12 @@ describe('agentRun walking skeleton', () => {
       scriptStep.text('Both have shipped.'),
     ]);
     const documented = await documentedPatches();
-    const handle = await w.start({ agent: 'test', prompt: 'Where are A-1001 and A-1002?', model, searchAttributes: true });
+    const handle = await w.start({
+      agent: 'test',
+      prompt: 'Where are A-1001 and A-1002?',
+      model,
+      searchAttributes: true,
+    });
     expect(await handle.result()).toMatchObject({ turns: 3, toolCalls: 2 });
     await recordHistory(handle, 'search-attributes-running-phase');
     const history = await handle.fetchHistory();
@@ -70,7 +85,10 @@ describe('agentRun walking skeleton', () => {
 
   it('ends a run started with an invalid input at once, naming the field, with a non-retryable failure type', async () => {
     const handle = await w.start({ agent: 'test', prompt: 'x', policy: { maxTurns: 'many' } } as never);
-    const failure = await handle.result().then(() => undefined, (error: { cause?: { type?: string; message?: string; nonRetryable?: boolean } }) => error.cause);
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: { cause?: { type?: string; message?: string; nonRetryable?: boolean } }) => error.cause,
+    );
     expect(failure).toMatchObject({ type: 'invalid_run_input', nonRetryable: true });
     expect(failure?.message).toContain('`policy.maxTurns` must be a number');
     const history = await handle.fetchHistory();

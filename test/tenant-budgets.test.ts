@@ -19,7 +19,8 @@ import { startWorkerProcess } from './support/worker-process.js';
 import { probeRedis, REDIS_URL } from './support/redis.js';
 
 const unreachable = await probeRedis(REDIS_URL);
-if (unreachable) console.warn(`test/tenant-budgets.test.ts skipped: Redis is not reachable at ${REDIS_URL} (${unreachable}).`);
+if (unreachable)
+  console.warn(`test/tenant-budgets.test.ts skipped: Redis is not reachable at ${REDIS_URL} (${unreachable}).`);
 
 let client: Client;
 const workers: ChildProcess[] = [];
@@ -31,7 +32,11 @@ beforeAll(async () => {
   if (unreachable) return;
   client = await connectClient();
   await redis.connect();
-  await Promise.all(queues.map((queue) => startWorkerProcess('tenant-budget-worker.ts', { TASK_QUEUE: queue, KEY_PREFIX: prefix, REDIS_URL }, workers)));
+  await Promise.all(
+    queues.map((queue) =>
+      startWorkerProcess('tenant-budget-worker.ts', { TASK_QUEUE: queue, KEY_PREFIX: prefix, REDIS_URL }, workers),
+    ),
+  );
 }, 120_000);
 afterAll(async () => {
   for (const w of workers) w.kill('SIGKILL');
@@ -62,7 +67,9 @@ async function run(tenant: string, n: number, prompt?: string): Promise<Result> 
 }
 
 describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker processes', () => {
-  it("stop tenant acme's runs at its day's tokens, budget_exhausted, while globex's keep answering", { timeout: 180_000 }, async () => {
+  it("stop tenant acme's runs at its day's tokens, budget_exhausted, while globex's keep answering", {
+    timeout: 180_000,
+  }, async () => {
     const acme: Result[] = [];
     for (let n = 0; n < 5; n++) acme.push(await run('acme', n));
     // 40 tokens a run: 40, 80, 120; the fourth run finds the day spent (reached counts) on the other worker.
@@ -72,7 +79,9 @@ describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker
     const day = windowsAt(Date.now()).day.id;
     for (const ended of acme.slice(3)) {
       expect(ended.outcome).toMatchObject({ status: 'ended', code: 'budget_exhausted' });
-      expect(ended.answer).toMatch(/^The run ended: tenant "acme" has used its daily token budget \(120 of 100 tokens in \d{4}-\d{2}-\d{2} UTC\)\.$/);
+      expect(ended.answer).toMatch(
+        /^The run ended: tenant "acme" has used its daily token budget \(120 of 100 tokens in \d{4}-\d{2}-\d{2} UTC\)\.$/,
+      );
       expect(ended.usage?.calls ?? 0).toBe(0); // no model call was sent
     }
 
@@ -96,20 +105,30 @@ describe.skipIf(unreachable !== undefined)('per-tenant budgets across two worker
       return state?.phase === 'awaiting_budget' ? state : undefined;
     }, 'the budget request');
     const pending = waiting.budget?.pending;
-    expect(pending).toMatchObject({ id: 'b1', limit: 'tokens', tenantWindow: { tenant: 'acme', window: 'day', id: day, limit: 'tokens', used: 120, max: 100 } });
-    await asking.executeUpdate(extendBudgetUpdate, { args: [{ id: pending!.id, decision: { type: 'extend', tokens: 50 } }] });
+    expect(pending).toMatchObject({
+      id: 'b1',
+      limit: 'tokens',
+      tenantWindow: { tenant: 'acme', window: 'day', id: day, limit: 'tokens', used: 120, max: 100 },
+    });
+    await asking.executeUpdate(extendBudgetUpdate, {
+      args: [{ id: pending!.id, decision: { type: 'extend', tokens: 50 } }],
+    });
     expect(((await asking.result()) as Result).outcome.status).toBe('answered');
     expect((await redis.hGetAll(`${prefix}acme:day:${day}`)).tokens).toBe('160');
   });
 
-  it("wrap a run up near its tenant's window: one turn without tools after the batch, budget_exhausted with that answer", { timeout: 180_000 }, async () => {
+  it("wrap a run up near its tenant's window: one turn without tools after the batch, budget_exhausted with that answer", {
+    timeout: 180_000,
+  }, async () => {
     // initech: 200 tokens a day, wrap-up from 100 (the workers' wrapUpAt 0.5). Three runs: 120 used.
     for (let n = 0; n < 3; n++) expect((await run('initech', n)).outcome.status).toBe('answered');
     // The lookup's call goes at 120 (near): its batch runs, then the wrap-up turn (at 160, under 200) answers.
     const wrapped = await run('initech', 1, 'Look up A-1.');
     expect(wrapped.answer).toBe('Wrapped up.');
     expect(wrapped.outcome).toMatchObject({ status: 'ended', code: 'budget_exhausted' });
-    expect((wrapped.outcome as { message?: string }).message).toMatch(/^tenant "initech" has nearly used its daily token budget \(120 of 200 tokens in \d{4}-\d{2}-\d{2} UTC\)$/);
+    expect((wrapped.outcome as { message?: string }).message).toMatch(
+      /^tenant "initech" has nearly used its daily token budget \(120 of 200 tokens in \d{4}-\d{2}-\d{2} UTC\)$/,
+    );
     expect((await redis.hGetAll(`${prefix}initech:day:${windowsAt(Date.now()).day.id}`)).tokens).toBe('200');
   });
 });

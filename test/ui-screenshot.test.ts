@@ -27,7 +27,14 @@ import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import type { RunState } from '../contract/index.js';
-import { MAX_ERROR_CHARS, MAX_SUMMARY_CHARS, modelTurnSummary, runDetails, summaryLine, toolCallNote } from '../workflows/run-details.js';
+import {
+  MAX_ERROR_CHARS,
+  MAX_SUMMARY_CHARS,
+  modelTurnSummary,
+  runDetails,
+  summaryLine,
+  toolCallNote,
+} from '../workflows/run-details.js';
 import { callSummary } from '../workflows/tool-dispatch.js';
 import { launchChromium } from './support/chromium.js';
 
@@ -70,33 +77,57 @@ describe('timeline summaries', () => {
   it("a model turn's summary names the failed calls of the batch it reacts to and the planner's decisions", () => {
     const state = plannerState({
       turn: 4,
-      lastErrors: [error('3.1', 'search_orders', 'semantic_error'), error('4.1', 'track_shipment', 'missing_fields'), error('4.2', 'carrier_status', 'tool_unavailable')],
+      lastErrors: [
+        error('3.1', 'search_orders', 'semantic_error'),
+        error('4.1', 'track_shipment', 'missing_fields'),
+        error('4.2', 'carrier_status', 'tool_unavailable'),
+      ],
       disabled: { carrier_status: { reason: '503', untilTurn: null } },
     });
     expect(modelTurnSummary(state, { tool: 'track_shipment' })).toBe(
       'model turn 5 — after track_shipment ✗ missing_fields → repair, carrier_status ✗ tool_unavailable → disabled',
     );
     // Nothing failed in the last batch: the turn alone, as before.
-    expect(modelTurnSummary(plannerState({ turn: 2, lastErrors: [error('1.1', 'search_orders', 'invalid_arguments')] }), 'auto')).toBe('model turn 3');
+    expect(
+      modelTurnSummary(
+        plannerState({ turn: 2, lastErrors: [error('1.1', 'search_orders', 'invalid_arguments')] }),
+        'auto',
+      ),
+    ).toBe('model turn 3');
   });
 
   it('a forced final turn says why and still ends with "(final)", however long the reason', () => {
-    const state = plannerState({ turn: 6, finalizing: `search_orders keeps failing with invalid_arguments ${'x'.repeat(400)}`, lastErrors: [error('6.1', 'search_orders', 'invalid_arguments')] });
+    const state = plannerState({
+      turn: 6,
+      finalizing: `search_orders keeps failing with invalid_arguments ${'x'.repeat(400)}`,
+      lastErrors: [error('6.1', 'search_orders', 'invalid_arguments')],
+    });
     const summary = modelTurnSummary(state, 'none');
-    expect(summary).toMatch(/^model turn 7 — after search_orders ✗ invalid_arguments · search_orders keeps failing with invalid_arguments x+… \(final\)$/);
+    expect(summary).toMatch(
+      /^model turn 7 — after search_orders ✗ invalid_arguments · search_orders keeps failing with invalid_arguments x+… \(final\)$/,
+    );
     expect(summary.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS);
   });
 
-  it("tool calls say when they run again after a back-off and when a reviewer decided them", () => {
+  it('tool calls say when they run again after a back-off and when a reviewer decided them', () => {
     const call = { toolCallId: '5.1', name: 'track_shipment', args: { orderId: 'A-1002' } };
-    const rateLimited = { status: 'error', name: 'track_shipment', toolCallId: '5.1', error: { code: 'rate_limited', message: '429' } } as never;
+    const rateLimited = {
+      status: 'error',
+      name: 'track_shipment',
+      toolCallId: '5.1',
+      error: { code: 'rate_limited', message: '429' },
+    } as never;
     const state = plannerState({ batch: { entries: [], results: { '5.1': rateLimited } } });
-    expect(callSummary(call, toolCallNote(call, state))).toBe('track_shipment orderId=A-1002 — again after rate_limited');
-    expect(callSummary(call, toolCallNote(call, plannerState(), { type: 'accept' }))).toBe('track_shipment orderId=A-1002 — accepted by a reviewer');
+    expect(callSummary(call, toolCallNote(call, state))).toBe(
+      'track_shipment orderId=A-1002 — again after rate_limited',
+    );
+    expect(callSummary(call, toolCallNote(call, plannerState(), { type: 'accept' }))).toBe(
+      'track_shipment orderId=A-1002 — accepted by a reviewer',
+    );
     expect(callSummary(call, toolCallNote(call, plannerState()))).toBe('track_shipment orderId=A-1002');
   });
 
-  it('stays within the server\'s 400-byte summary limit, on one line, never cutting a character in half', () => {
+  it("stays within the server's 400-byte summary limit, on one line, never cutting a character in half", () => {
     const wide = summaryLine(`model turn 1 — after ${'検索 ✗ 😀 '.repeat(80)}`);
     expect(utf8(wide)).toBeLessThanOrEqual(300);
     expect(wide).toMatch(/…$/);
@@ -118,7 +149,13 @@ describe('current details', () => {
         steps: [
           { seq: 1, turn: 0, at: 2, action: 'model', detail: 'model turn with 3 tool(s)' },
           { seq: 2, turn: 1, at: 4, action: 'repair', detail: 'model repairs the call, restricted to search_orders' },
-          { seq: 3, turn: 2, at: 6, action: 'back_off', detail: 'back-off for track_shipment: rate limited; retry in 1000 ms without a model turn' },
+          {
+            seq: 3,
+            turn: 2,
+            at: 6,
+            action: 'back_off',
+            detail: 'back-off for track_shipment: rate limited; retry in 1000 ms without a model turn',
+          },
         ],
       }),
     );
@@ -138,11 +175,19 @@ describe('current details', () => {
     expect(long).toContain(`${'e'.repeat(MAX_ERROR_CHARS - 1)}…`);
   });
 
-  it("puts what a person must act on first: the question, or the review with the argsHash to send", () => {
+  it('puts what a person must act on first: the question, or the review with the argsHash to send', () => {
     const details = runDetails(
       runState({
         phase: 'awaiting_review',
-        reviews: [{ toolCallId: '7.2', name: 'issue_refund', args: { orderId: 'A-1002', note: 'it`s "late"' }, argsHash: '9f2c', description: 'Check the amount.' }],
+        reviews: [
+          {
+            toolCallId: '7.2',
+            name: 'issue_refund',
+            args: { orderId: 'A-1002', note: 'it`s "late"' },
+            argsHash: '9f2c',
+            description: 'Check the amount.',
+          },
+        ],
       }),
     );
     expect(details.split('\\\n').slice(1, 4)).toEqual([
@@ -150,17 +195,23 @@ describe('current details', () => {
       'argsHash `9f2c` · allowed: accept, edit, respond, reject',
       '_Check the amount._',
     ]);
-    expect(runDetails(runState({ phase: 'awaiting_clarification', clarification: { id: 'q1', question: 'Which window?' } }))).toContain('**Question q1:** Which window?');
+    expect(
+      runDetails(runState({ phase: 'awaiting_clarification', clarification: { id: 'q1', question: 'Which window?' } })),
+    ).toContain('**Question q1:** Which window?');
   });
 });
 
 /** Free TCP ports on 127.0.0.1, for the second dev server and its UI. */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve) => {
+          const server = createServer();
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as { port: number }).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
@@ -172,10 +223,16 @@ const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 /** `cairn demo --yes` against `address`, as `npm run demo` runs it; its stdout. */
 function runDemo(address: string, uiUrl: string): Promise<string> {
   // Only this server: no other Temporal settings, and no encryption (the UI would show ciphertext).
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && key !== 'CAIRN_CODEC_KEYS'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && key !== 'CAIRN_CODEC_KEYS'),
+  );
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TSX, 'cli/main.ts', 'demo', '--yes'], { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl }, timeout: 50_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`cairn demo failed: ${err.message}\n${stderr}`)) : resolve(stdout),
+    execFile(
+      process.execPath,
+      [TSX, 'cli/main.ts', 'demo', '--yes'],
+      { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl }, timeout: 50_000 },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`cairn demo failed: ${err.message}\n${stderr}`)) : resolve(stdout),
     );
   });
 }
@@ -243,7 +300,9 @@ describe('the demo run in the Temporal UI', () => {
     await server?.close();
   });
 
-  it('shows failed tool calls with their codes and each planner decision, and current details that fit their frame', { timeout: 90_000 }, async () => {
+  it('shows failed tool calls with their codes and each planner decision, and current details that fit their frame', {
+    timeout: 90_000,
+  }, async () => {
     const out = await runDemo(server.address, uiUrl);
     const workflowId = /Run (\S+) started/.exec(out)?.[1];
     expect(workflowId, out).toBeDefined();
@@ -294,9 +353,13 @@ describe('the demo run in the Temporal UI', () => {
       const at = texts.findIndex((t) => t.includes('Last error'));
       const current = texts[at]!;
       expect(current).toContain('orders · phase done · turn 8 · 10 tool calls');
-      expect(current).toContain('Last error 6.2 carrier_status ✗ tool_unavailable:\ncarrier status API answered 503 Service Unavailable');
+      expect(current).toContain(
+        'Last error 6.2 carrier_status ✗ tool_unavailable:\ncarrier status API answered 503 Service Unavailable',
+      );
       expect(current).toContain('Disabled: carrier_status');
-      expect(current).toMatch(/after turn 4 · repair: model repairs the call, restricted to track_shipment\n.*back off: back-off for track_shipment: rate limited/);
+      expect(current).toMatch(
+        /after turn 4 · repair: model repairs the call, restricted to track_shipment\n.*back off: back-off for track_shipment: rate limited/,
+      );
       expect(current).toMatch(/after turn 6 · clarify: Which delivery window suits you/);
       expect(current).toMatch(/after turn 7 · review: issue_refund/);
       // Every line shows whole: the frame the UI sized is tall enough for the last line of text.

@@ -26,7 +26,9 @@ class GatedModel implements ModelClient {
   ) {}
   /** Resolves once `n` calls have arrived. */
   arrived(n: number): Promise<void> {
-    return this.calls.length >= n ? Promise.resolve() : new Promise((resolve) => this.#arrived.push(() => this.calls.length >= n && resolve()));
+    return this.calls.length >= n
+      ? Promise.resolve()
+      : new Promise((resolve) => this.#arrived.push(() => this.calls.length >= n && resolve()));
   }
   open(): void {
     this.#open();
@@ -42,27 +44,47 @@ class GatedModel implements ModelClient {
 }
 
 const models = {
-  enqueue: new GatedModel(new ScriptedModel('enqueue', [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.text('Both checked.')])),
+  enqueue: new GatedModel(
+    new ScriptedModel('enqueue', [
+      scriptStep.call('lookup_order', { orderId: 'A-1001' }),
+      scriptStep.text('Both checked.'),
+    ]),
+  ),
   interrupt: new GatedModel(new ScriptedModel('interrupt', [scriptStep.text('Checked A-1002 as you asked.')]), true),
   reject: new GatedModel(new ScriptedModel('reject', [scriptStep.text('Done.')])),
-  storm: new GatedModel(new ScriptedModel('storm', Array.from({ length: 8 }, () => scriptStep.text('Read them all.')))),
+  storm: new GatedModel(
+    new ScriptedModel(
+      'storm',
+      Array.from({ length: 8 }, () => scriptStep.text('Read them all.')),
+    ),
+  ),
 };
 let w: TestWorker;
 beforeAll(async () => void (w = await startTestWorker({ models })));
 afterAll(() => w?.stop());
 
 async function startHeld(name: keyof typeof models, policy?: PolicyOverrides) {
-  const handle = await w.start({ agent: 'test', prompt: 'Check A-1001.', model: `scripted:${name}`, ...(policy && { policy }) });
+  const handle = await w.start({
+    agent: 'test',
+    prompt: 'Check A-1001.',
+    model: `scripted:${name}`,
+    ...(policy && { policy }),
+  });
   await models[name].arrived(1);
   return { handle, run: new AgentRunHandle(w.client, handle.workflowId) };
 }
 
-const said = (input: GenerateInput | undefined, text: string) => input?.messages.some((m) => m.role === 'user' && m.content === text) ?? false;
+const said = (input: GenerateInput | undefined, text: string) =>
+  input?.messages.some((m) => m.role === 'user' && m.content === text) ?? false;
 
 describe('messages while the run works', () => {
   it('enqueue: a message sent mid-turn is in the next model turn, and in the step log', async () => {
     const { handle, run } = await startHeld('enqueue');
-    expect(await run.send('Also check A-1002, please.')).toMatchObject({ status: 'accepted', id: 'm1', delivery: 'queued' });
+    expect(await run.send('Also check A-1002, please.')).toMatchObject({
+      status: 'accepted',
+      id: 'm1',
+      delivery: 'queued',
+    });
     models.enqueue.open();
     expect((await handle.result()).answer).toBe('Both checked.');
     const [first, second] = models.enqueue.calls;
@@ -92,7 +114,11 @@ describe('messages while the run works', () => {
     models.reject.open();
     expect((await handle.result()).answer).toBe('Done.');
     expect(await run.send('Too late.')).toMatchObject({ status: 'refused', code: 'closed' });
-    expect((await events(handle)).some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'sendMessage')).toBe(false);
+    expect(
+      (await events(handle)).some(
+        (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'sendMessage',
+      ),
+    ).toBe(false);
   });
 
   it('1,000 messages at once: each accepted, refused, throttled or unknown, at most a queue of them delivered, none twice, and the run completes', async () => {
@@ -107,10 +133,17 @@ describe('messages while the run works', () => {
     expect(after).toMatchObject({ status: by('accepted').length < 32 ? 'accepted' : expect.any(String) });
     models.storm.open();
     expect((await handle.result()).answer).toBe('Read them all.');
-    const delivered = models.storm.calls.flatMap((c) => c.messages.flatMap((m) => (m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('message ') ? [m.content] : [])));
+    const delivered = models.storm.calls.flatMap((c) =>
+      c.messages.flatMap((m) =>
+        m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('message ') ? [m.content] : [],
+      ),
+    );
     // Every accepted message is delivered once; an unknown one at most once; no other.
     const text = (i: number) => `message ${i}`;
-    const accepted = [...outcomes.flatMap((o, i) => (o.status === 'accepted' ? [text(i)] : [])), ...(after.status === 'accepted' ? ['message after the storm'] : [])];
+    const accepted = [
+      ...outcomes.flatMap((o, i) => (o.status === 'accepted' ? [text(i)] : [])),
+      ...(after.status === 'accepted' ? ['message after the storm'] : []),
+    ];
     const maybe = new Set(outcomes.flatMap((o, i) => (o.status === 'unknown' ? [text(i)] : [])));
     expect(delivered.length).toBe(new Set(delivered).size);
     expect(delivered.length).toBeLessThanOrEqual(32);

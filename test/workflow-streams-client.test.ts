@@ -19,12 +19,17 @@ const fixture = fileURLToPath(new URL('./fixtures/workflow-streams/', import.met
 // The model's first call waits until the subscriber has read the run's first event: it follows a run at work.
 let subscribed!: () => void;
 const following = new Promise<void>((resolve) => (subscribed = resolve));
-const scripted = new ScriptedModel('followed', [scriptStep.call('lookup_order', { orderId: 'A-1001' }), scriptStep.call('lookup_order', { orderId: 'A-1002' }), scriptStep.text('Both shipped.')]);
+const scripted = new ScriptedModel('followed', [
+  scriptStep.call('lookup_order', { orderId: 'A-1001' }),
+  scriptStep.call('lookup_order', { orderId: 'A-1002' }),
+  scriptStep.text('Both shipped.'),
+]);
 const followed = { generate: async (input: GenerateInput) => (await following, scripted.generate(input)) };
 
 let w: TestWorker;
 beforeAll(async () => {
-  if (!existsSync(`${fixture}node_modules/@temporalio/workflow-streams`)) execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: fixture, stdio: 'ignore' });
+  if (!existsSync(`${fixture}node_modules/@temporalio/workflow-streams`))
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: fixture, stdio: 'ignore' });
   w = await startTestWorker({ models: { followed } });
 }, 240_000);
 afterAll(() => w?.stop());
@@ -33,7 +38,10 @@ describe("Temporal's Workflow Streams client", () => {
   it('reads every event of a run through finish, offsets in order', async () => {
     const handle = await w.start({ agent: 'test', prompt: 'Check A-1001 and A-1002.', model: 'scripted:followed' });
     // Subscribed from offset 0 as the run works; the subscriber ends by itself when the run closes.
-    const child = spawn(process.execPath, [`${fixture}subscribe.cjs`, serverAddress(), handle.workflowId], { cwd: fixture, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`${fixture}subscribe.cjs`, serverAddress(), handle.workflowId], {
+      cwd: fixture,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -44,7 +52,10 @@ describe("Temporal's Workflow Streams client", () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect((await handle.result()).answer).toBe('Both shipped.');
     expect([await exited, stderr]).toEqual([0, '']);
-    const items = stdout.trim().split('\n').map((line) => JSON.parse(line) as { topic: string; offset: number; type: string });
+    const items = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { topic: string; offset: number; type: string });
 
     const all: { type: string }[] = [];
     for await (const event of new AgentRunHandle(w.client, handle.workflowId).events()) all.push(event);

@@ -45,7 +45,10 @@ export class PerRunScriptedModel implements ModelClient {
 
   /** Answers with the run's next step. Throws `ModelConfigError` without `input.runKey` or when the run's position is lost. */
   async generate(input: GenerateInput): Promise<ModelOutcome> {
-    if (!input.runKey) throw new ModelConfigError(`Scripted model "${this.name}" serves one script per run, and this call names no run (GenerateInput.runKey).`);
+    if (!input.runKey)
+      throw new ModelConfigError(
+        `Scripted model "${this.name}" serves one script per run, and this call names no run (GenerateInput.runKey).`,
+      );
     return this.#modelFor(input.runKey, input.messages).generate(input);
   }
 
@@ -58,7 +61,9 @@ export class PerRunScriptedModel implements ModelClient {
           `Scripted model "${this.name}" lost its place in run ${runKey} (a restarted worker, another worker, or more than ${this.maxRuns} runs since): ` +
             'a scripted conversation lives in one worker process. Start a new run.',
         );
-      model = new ScriptedModel(this.name, typeof this.script === 'function' ? this.script(runKey) : this.script, { record: false });
+      model = new ScriptedModel(this.name, typeof this.script === 'function' ? this.script(runKey) : this.script, {
+        record: false,
+      });
     }
     this.#runs.set(runKey, model);
     if (this.#runs.size > this.maxRuns) this.#runs.delete(this.#runs.keys().next().value!);

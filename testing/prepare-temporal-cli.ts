@@ -7,7 +7,9 @@
 import { resolveTemporalCli } from '../runtime/temporal-cli.js';
 
 /** Returns the CLI's path, or undefined when the Temporal SDK will download it (no Go, internet). */
-export async function prepareTemporalCli(options: { readonly log?: (line: string) => void } = {}): Promise<string | undefined> {
+export async function prepareTemporalCli(
+  options: { readonly log?: (line: string) => void } = {},
+): Promise<string | undefined> {
   // A server of yours (TEMPORAL_ADDRESS) needs no CLI; startTestEnvironment({ address }) uses it.
   const executable = await resolveTemporalCli({ ...(options.log && { log: options.log }) });
   if (executable.type !== 'existing-path') return undefined;

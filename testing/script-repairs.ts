@@ -16,7 +16,11 @@ type ToolMessage = Extract<TranscriptMessage, { role: 'tool' }>;
 /** The parts of a failure's `hint` the repairs use, read defensively from JSON. */
 export interface HintView {
   readonly missingFields: readonly string[];
-  readonly issues: readonly { readonly path: string; readonly received?: string; readonly allowed?: readonly JsonValue[] }[];
+  readonly issues: readonly {
+    readonly path: string;
+    readonly received?: string;
+    readonly allowed?: readonly JsonValue[];
+  }[];
   readonly exampleInput?: JsonObject;
   readonly priorInput?: JsonObject;
   readonly nextInput?: JsonObject;
@@ -104,7 +108,8 @@ export function repairLastCalls(options: { readonly text?: string; readonly othe
 }
 
 function readHint(hint: JsonObject): HintView {
-  const strings = (value: JsonValue | undefined) => (Array.isArray(value) ? value.filter((v) => typeof v === 'string') : []);
+  const strings = (value: JsonValue | undefined) =>
+    Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
   const object = (value: JsonValue | undefined) => (isJsonObject(value) ? value : undefined);
   const issues = Array.isArray(hint.issues) ? hint.issues.filter(isJsonObject) : [];
   return {

@@ -44,7 +44,12 @@ export type FixedStep =
       /** The usage the reply reports (tokens, cost), for budget tests. */
       readonly usage?: ModelResponse['usage'];
     }
-  | { readonly kind: 'fail'; readonly code: ScriptedFailureCode; readonly message?: string; readonly retryAfterMs?: number }
+  | {
+      readonly kind: 'fail';
+      readonly code: ScriptedFailureCode;
+      readonly message?: string;
+      readonly retryAfterMs?: number;
+    }
   | { readonly kind: 'invalid'; readonly shape: InvalidShape; readonly text?: string }
   /** Thrown as `ModelServerError` / `ModelNetworkError`, for Temporal's retry policy to handle. */
   | { readonly kind: 'throw'; readonly error: 'server' | 'network'; readonly statusCode?: number };
@@ -93,7 +98,11 @@ export const scriptStep = {
   /** Neither text nor tool calls. */
   empty: (): FixedStep => ({ kind: 'invalid', shape: 'empty' }),
   /** Only a `<think>…</think>` block: structurally valid, degenerate. */
-  thinkOnly: (thought = 'Let me think about this.'): FixedStep => ({ kind: 'invalid', shape: 'think-only', text: thought }),
+  thinkOnly: (thought = 'Let me think about this.'): FixedStep => ({
+    kind: 'invalid',
+    shape: 'think-only',
+    text: thought,
+  }),
   /** Throws a retryable `ModelServerError` (default HTTP 500). */
   serverError: (statusCode = 500): FixedStep => ({ kind: 'throw', error: 'server', statusCode }),
   /** Throws a retryable `ModelNetworkError`. */

@@ -81,7 +81,8 @@ export class ScriptedModel implements ModelClient {
     }
     const context: ScriptContext = { ...request, script: this.name, step: index };
     const outcome = answer(step.kind === 'react' ? step.produce(context) : step, index);
-    if (input.onDelta && outcome.status === 'ok' && outcome.response) await streamScripted(outcome.response, input.onDelta, context, this.#streaming, input.signal);
+    if (input.onDelta && outcome.status === 'ok' && outcome.response)
+      await streamScripted(outcome.response, input.onDelta, context, this.#streaming, input.signal);
     return outcome;
   }
 }

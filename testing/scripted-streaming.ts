@@ -31,7 +31,11 @@ export async function streamScripted(
 ): Promise<void> {
   const deltas: ModelDelta[] = [
     ...cut(response.text, options.pieces ?? 8).map((text): ModelDelta => ({ kind: 'text', text })),
-    ...response.toolCalls.flatMap((call) => cut(call.arguments, options.pieces ?? 8).map((args): ModelDelta => ({ kind: 'tool-args', toolCallId: call.id ?? call.name, name: call.name, args }))),
+    ...response.toolCalls.flatMap((call) =>
+      cut(call.arguments, options.pieces ?? 8).map(
+        (args): ModelDelta => ({ kind: 'tool-args', toolCallId: call.id ?? call.name, name: call.name, args }),
+      ),
+    ),
   ];
   for (const [index, delta] of deltas.entries()) {
     if (index > 0 && options.intervalMs) await sleep(options.intervalMs, undefined, signal ? { signal } : {});

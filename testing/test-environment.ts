@@ -86,7 +86,9 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
       agents: options.agents,
       deps: options.deps,
       models: { ...options.models, scripts },
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath }),
+      ...(options.workflowBundle
+        ? { workflowBundle: options.workflowBundle }
+        : { workflowsPath: options.workflowsPath }),
       ...(options.worker && { worker: options.worker }),
     });
     const running = worker.run();

@@ -17,7 +17,16 @@ import {
 import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
 import { DefinitionError } from '../shared/failures/definition-error.js';
 import type { TranscriptSlice } from '../shared/model/transcript.js';
-import { planStart, resolvePolicy, runOutcome, toolboxOf, transcriptEntries, type LoopSignals, type Plan, type PlannerState } from '../planner/index.js';
+import {
+  planStart,
+  resolvePolicy,
+  runOutcome,
+  toolboxOf,
+  transcriptEntries,
+  type LoopSignals,
+  type Plan,
+  type PlannerState,
+} from '../planner/index.js';
 import { runLoop, type AsyncLoopMoves, type LoopDriver, type LoopFinish } from '../planner/run-loop.js';
 import { BudgetRequests } from './budget-requests.js';
 import { CairnAgent, CairnPhase, searchPhase } from '../contract/search-attributes.js';
@@ -44,7 +53,11 @@ export { MODEL_ACTIVITY_OPTIONS } from './take-step.js';
  */
 export function defineAgentRun(agents: readonly Agent[]) {
   const twice = agents.find((a, i) => agents.findIndex((b) => b.name === a.name) !== i);
-  if (twice) throw new DefinitionError('duplicate_agent_name', `Two agents are named "${twice.name}"; agent names must be unique.`);
+  if (twice)
+    throw new DefinitionError(
+      'duplicate_agent_name',
+      `Two agents are named "${twice.name}"; agent names must be unique.`,
+    );
   // Agents that agent tools run are served too: a child run is this workflow with another agent.
   const byName = new Map(reachableAgents(agents).map((a) => [a.name, a]));
   return async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
@@ -53,7 +66,11 @@ export function defineAgentRun(agents: readonly Agent[]) {
     // Only runs that upsert search attributes publish what they wait for (the inbox lists only those).
     const publishWaiting = input.searchAttributes === true;
     const agent = byName.get(input.agent);
-    if (!agent) throw ApplicationFailure.nonRetryable(`Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`, 'unknown_agent');
+    if (!agent)
+      throw ApplicationFailure.nonRetryable(
+        `Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`,
+        'unknown_agent',
+      );
     const model = input.model ?? agent.model;
     if (!model)
       throw ApplicationFailure.nonRetryable(
@@ -76,10 +93,25 @@ export function defineAgentRun(agents: readonly Agent[]) {
           ],
     );
     // A carried policy from an older build lacks newer fields: the defaults fill them.
-    const start = () => planStart({ policy: resolvePolicy(agent.policy, input.policy), tools: [...tools.keys()], now: Date.now(), runKey: workflowInfo().workflowId });
+    const start = () =>
+      planStart({
+        policy: resolvePolicy(agent.policy, input.policy),
+        tools: [...tools.keys()],
+        now: Date.now(),
+        runKey: workflowInfo().workflowId,
+      });
     /** The plan last recorded (until the loop starts, the first). */
     let current: Plan = carried
-      ? { state: { ...carried.state, policy: resolvePolicy(carried.state.policy), runKey: carried.state.runKey ?? workflowInfo().workflowId }, step: carried.step, record: [], notes: [] }
+      ? {
+          state: {
+            ...carried.state,
+            policy: resolvePolicy(carried.state.policy),
+            runKey: carried.state.runKey ?? workflowInfo().workflowId,
+          },
+          step: carried.step,
+          record: [],
+          notes: [],
+        }
       : start();
     let handingOver = false;
     let finalAnswer: string | null = null;
@@ -102,15 +134,46 @@ export function defineAgentRun(agents: readonly Agent[]) {
     });
     const parent = new ParentLink();
     const inbox = new RunInbox(carried);
-    inbox.install(() => current.state, tools, children, (kind, id, detail) => narrator.heard(kind, id, detail));
+    inbox.install(
+      () => current.state,
+      tools,
+      children,
+      (kind, id, detail) => narrator.heard(kind, id, detail),
+    );
     const messages = new UserMessages(carried?.messages);
-    messages.install(() => current.state, () => finalAnswer !== null || handingOver, (kind, id, detail) => narrator.heard(kind, id, detail));
+    messages.install(
+      () => current.state,
+      () => finalAnswer !== null || handingOver,
+      (kind, id, detail) => narrator.heard(kind, id, detail),
+    );
     const budget = new BudgetRequests();
-    budget.install(() => current.step, () => handingOver);
+    budget.install(
+      () => current.step,
+      () => handingOver,
+    );
     const snapshot = () =>
-      runState({ agent: agent.name, state: current.state, paused: inbox.paused, finalAnswer, transcriptLength: transcript.length, generation, continuingAsNew: handingOver, steps: log.entries, children, failure, step: current.step, owner: { tenant: input.tenant, user: input.user } });
+      runState({
+        agent: agent.name,
+        state: current.state,
+        paused: inbox.paused,
+        finalAnswer,
+        transcriptLength: transcript.length,
+        generation,
+        continuingAsNew: handingOver,
+        steps: log.entries,
+        children,
+        failure,
+        step: current.step,
+        owner: { tenant: input.tenant, user: input.user },
+      });
     setHandler(stateQuery, snapshot);
-    const idle = () => finalAnswer !== null || handingOver || inbox.holding() || inbox.awaitsPerson(current.state) || children.waiting() || current.step.type === 'await_budget';
+    const idle = () =>
+      finalAnswer !== null ||
+      handingOver ||
+      inbox.holding() ||
+      inbox.awaitsPerson(current.state) ||
+      children.waiting() ||
+      current.step.type === 'await_budget';
     setHandler(untilIdleUpdate, async () => (await condition(idle), snapshot()), {
       description: 'Wait until the run awaits a human, is paused, has finished or continues as new; returns its state.',
     });
@@ -169,7 +232,14 @@ export function defineAgentRun(agents: readonly Agent[]) {
           scheduled,
           inbox,
           tools,
-          children: { runs: children, depth: input.depth ?? 0, searchAttributes: input.searchAttributes === true, model, tenant: input.tenant, user: input.user },
+          children: {
+            runs: children,
+            depth: input.depth ?? 0,
+            searchAttributes: input.searchAttributes === true,
+            model,
+            tenant: input.tenant,
+            user: input.user,
+          },
           model,
           transcript: { length: transcript.length, epoch: transcript.epoch },
           handOverDue,
@@ -198,7 +268,15 @@ export function defineAgentRun(agents: readonly Agent[]) {
         return continueAsNew<typeof agentRun>({
           ...input,
           carried: {
-            ...{ state, step, transcript: transcript.messages, generation: generation + 1, ...inbox.carried(state), steps: log.entries, stream: stream.carried() },
+            ...{
+              state,
+              step,
+              transcript: transcript.messages,
+              generation: generation + 1,
+              ...inbox.carried(state),
+              steps: log.entries,
+              stream: stream.carried(),
+            },
             ...(listings.length > 0 && { mcp: listings }),
             ...(messages.carried() && { messages: messages.carried() }),
           },
@@ -224,20 +302,37 @@ export function defineAgentRun(agents: readonly Agent[]) {
       stream.close();
       await condition(allHandlersFinished);
       const usage = state.usage && { usage: state.usage };
-      if (end) throw ApplicationFailure.create({ type: end.code, message: end.message, nonRetryable: true, details: [{ code: end.code, model, ...usage }] });
-      return { answer, reason, outcome, turns: state.turn, toolCalls: state.toolCallsUsed, generation, errors: state.lastErrors, ...usage };
+      if (end)
+        throw ApplicationFailure.create({
+          type: end.code,
+          message: end.message,
+          nonRetryable: true,
+          details: [{ code: end.code, model, ...usage }],
+        });
+      return {
+        answer,
+        reason,
+        outcome,
+        turns: state.turn,
+        toolCalls: state.toolCallsUsed,
+        generation,
+        errors: state.lastErrors,
+        ...usage,
+      };
     };
 
     // A Temporal cancel of the run is a cancel like any other: the steps in flight finish (they
     // run in a scope Temporal does not cancel), then the model gives a final answer with no tools.
     CancellationScope.current().cancelRequested.catch(() => inbox.cancel('the run was cancelled'));
-    return CancellationScope.nonCancellable(async () => finish(await runLoop(current, driver, moves))).catch((err: unknown) => {
-      // The run fails (its model cannot be used): its state says why too, for `cairn show` and the UI.
-      if (err instanceof ApplicationFailure) {
-        failure = { type: err.type ?? 'ApplicationFailure', message: err.message };
-        setCurrentDetails(runDetails(snapshot()));
-      }
-      throw err;
-    });
+    return CancellationScope.nonCancellable(async () => finish(await runLoop(current, driver, moves))).catch(
+      (err: unknown) => {
+        // The run fails (its model cannot be used): its state says why too, for `cairn show` and the UI.
+        if (err instanceof ApplicationFailure) {
+          failure = { type: err.type ?? 'ApplicationFailure', message: err.message };
+          setCurrentDetails(runDetails(snapshot()));
+        }
+        throw err;
+      },
+    );
   };
 }

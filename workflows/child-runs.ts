@@ -16,7 +16,13 @@ import { errorChain, fromError, toolError, type ToolError } from '../shared/fail
 import { errorResult, type ToolResult } from '../shared/tools/tool-result.js';
 import type { ErrorSummary, PendingClarification, PendingReview, PlannerState } from '../planner/index.js';
 import { HumanInputError, validateAnswer } from './human-input.js';
-import { answerClarificationSignal, cancelSignal, reviewToolCallSignal, type ClarificationAnswer, type ReviewInput } from '../contract/human-messages.js';
+import {
+  answerClarificationSignal,
+  cancelSignal,
+  reviewToolCallSignal,
+  type ClarificationAnswer,
+  type ReviewInput,
+} from '../contract/human-messages.js';
 import { childStatusSignal, type ChildLink, type ChildStatus } from '../contract/run-state.js';
 import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
 
@@ -36,7 +42,11 @@ export class ChildRuns {
     setHandler(childStatusSignal, (status: ChildStatus) => {
       const child = status && typeof status === 'object' ? this.#children.get(String(status.workflowId)) : undefined;
       if (!child) return;
-      child.status = { ...status, clarification: status.clarification ?? null, reviews: Array.isArray(status.reviews) ? status.reviews : [] };
+      child.status = {
+        ...status,
+        clarification: status.clarification ?? null,
+        reviews: Array.isArray(status.reviews) ? status.reviews : [],
+      };
       waiting(child.link, child.status);
     });
   }
@@ -48,7 +58,8 @@ export class ChildRuns {
   /** The first question a child waits on, its id prefixed with the parent's tool call. */
   clarification(): (PendingClarification & { child: ChildLink }) | null {
     for (const { link, status } of this.#children.values())
-      if (status?.clarification) return { ...status.clarification, id: `${link.toolCallId}/${status.clarification.id}`, child: link };
+      if (status?.clarification)
+        return { ...status.clarification, id: `${link.toolCallId}/${status.clarification.id}`, child: link };
     return null;
   }
 
@@ -87,13 +98,25 @@ export class ChildRuns {
   /** Checks a decision meant for a child's review (pending, same arguments); the child checks the rest. */
   checkReview(to: { child: Child; id: string }, input: ReviewInput): void {
     const review = to.child.status?.reviews.find((r) => r.toolCallId === to.id);
-    if (!review) throw new HumanInputError(`No review is pending for tool call "${to.child.link.toolCallId}/${to.id}".`, 'not_pending');
-    if (input.argsHash !== review.argsHash) throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${review.argsHash}, not ${String(input.argsHash)}.`, 'stale_review');
+    if (!review)
+      throw new HumanInputError(
+        `No review is pending for tool call "${to.child.link.toolCallId}/${to.id}".`,
+        'not_pending',
+      );
+    if (input.argsHash !== review.argsHash)
+      throw new HumanInputError(
+        `Stale decision: tool call ${input.toolCallId} has arguments ${review.argsHash}, not ${String(input.argsHash)}.`,
+        'stale_review',
+      );
   }
 
   async forwardReview(to: { child: Child; id: string }, input: ReviewInput): Promise<void> {
-    if (to.child.status) to.child.status = { ...to.child.status, reviews: to.child.status.reviews.filter((r) => r.toolCallId !== to.id) };
-    await getExternalWorkflowHandle(to.child.link.workflowId).signal(reviewToolCallSignal, { ...input, toolCallId: to.id });
+    if (to.child.status)
+      to.child.status = { ...to.child.status, reviews: to.child.status.reviews.filter((r) => r.toolCallId !== to.id) };
+    await getExternalWorkflowHandle(to.child.link.workflowId).signal(reviewToolCallSignal, {
+      ...input,
+      toolCallId: to.id,
+    });
   }
 
   /**
@@ -103,7 +126,13 @@ export class ChildRuns {
   async run(
     call: ToolCall,
     agent: Agent,
-    input: { readonly depth: number; readonly searchAttributes: boolean; readonly model: string; readonly tenant?: string | undefined; readonly user?: string | undefined },
+    input: {
+      readonly depth: number;
+      readonly searchAttributes: boolean;
+      readonly model: string;
+      readonly tenant?: string | undefined;
+      readonly user?: string | undefined;
+    },
     cancelled: Promise<string>,
   ): Promise<ToolResult> {
     const depth = input.depth + 1;
@@ -138,22 +167,46 @@ export class ChildRuns {
     } catch (err) {
       return resultAfterRetries(call, fromError(err));
     }
-    const link: ChildLink = { toolCallId: call.toolCallId, agent: agent.name, workflowId, runId: child.firstExecutionRunId };
+    const link: ChildLink = {
+      toolCallId: call.toolCallId,
+      agent: agent.name,
+      workflowId,
+      runId: child.firstExecutionRunId,
+    };
     this.#children.set(workflowId, { link, status: null });
     let cancelReason: string | undefined;
     let running = true;
     void cancelled.then(async (reason) => {
       cancelReason = reason;
       // A child that already finished cannot take a Signal; nothing is lost then.
-      if (running) await getExternalWorkflowHandle(workflowId).signal(cancelSignal, reason).catch(() => undefined);
+      if (running)
+        await getExternalWorkflowHandle(workflowId)
+          .signal(cancelSignal, reason)
+          .catch(() => undefined);
     });
     const linked = { runLink: { workflowId, runId: child.firstExecutionRunId }, childrenCount: 1 };
     try {
       const result: AgentRunResult = await child.result();
-      if (result.reason === null) return { status: 'ok', name: call.name, toolCallId: call.toolCallId, result: { answer: result.answer }, telemetry: { durationMs: 0, attempt: 1 }, ...linked };
+      if (result.reason === null)
+        return {
+          status: 'ok',
+          name: call.name,
+          toolCallId: call.toolCallId,
+          result: { answer: result.answer },
+          telemetry: { durationMs: 0, attempt: 1 },
+          ...linked,
+        };
       const code = cancelReason !== undefined ? 'cancelled' : 'partial_data';
       const message = `${agent.name} stopped before finishing (${result.reason}); its last answer is partial.`;
-      return { ...errorResult(call, toolError(code, message, chainOf(result.errors ?? [])), { message }, { partialResult: { answer: result.answer } }), ...linked };
+      return {
+        ...errorResult(
+          call,
+          toolError(code, message, chainOf(result.errors ?? [])),
+          { message },
+          { partialResult: { answer: result.answer } },
+        ),
+        ...linked,
+      };
     } catch (err) {
       return { ...childEnded(call, agent.name, workflowId, fromError(err)), ...linked };
     } finally {
@@ -170,12 +223,19 @@ export class ParentLink {
   async notify(state: PlannerState, waiting: boolean): Promise<void> {
     const { parent, workflowId, runId } = workflowInfo();
     if (!parent) return;
-    const status: ChildStatus = { workflowId, runId, clarification: waiting ? state.clarification : null, reviews: waiting ? state.reviews : [] };
+    const status: ChildStatus = {
+      workflowId,
+      runId,
+      clarification: waiting ? state.clarification : null,
+      reviews: waiting ? state.reviews : [],
+    };
     const key = JSON.stringify([status.clarification, status.reviews]);
     if (key === this.#last) return;
     this.#last = key;
     // The parent may have closed meanwhile: then nobody is left to tell.
-    await getExternalWorkflowHandle(parent.workflowId).signal(childStatusSignal, status).catch(() => undefined);
+    await getExternalWorkflowHandle(parent.workflowId)
+      .signal(childStatusSignal, status)
+      .catch(() => undefined);
   }
 }
 
@@ -193,14 +253,25 @@ function chainOf(errors: readonly ErrorSummary[]): ToolError | undefined {
  */
 function childEnded(call: ToolCall, agent: string, workflowId: string, cause: ToolError): ToolResult {
   const links = errorChain(cause);
-  const how = links.some((link) => link.name === 'TerminatedFailure') ? 'terminated' : links.some((link) => link.name === 'CancelledFailure') ? 'cancelled' : undefined;
+  const how = links.some((link) => link.name === 'TerminatedFailure')
+    ? 'terminated'
+    : links.some((link) => link.name === 'CancelledFailure')
+      ? 'cancelled'
+      : undefined;
   if (!how) return resultAfterRetries(call, cause);
   const message = `The ${agent} run ${workflowId} was ${how} before it finished, so it has no answer; it was not retried, and ${call.name} is not at fault.`;
   return errorResult(call, toolError('cancelled', message, cause), { message });
 }
 
 /** The memo and search attributes that say who a child run belongs to (nothing for a run of no tenant). */
-function ownerStartOptions(input: { readonly searchAttributes: boolean; readonly tenant?: string | undefined; readonly user?: string | undefined }) {
+function ownerStartOptions(input: {
+  readonly searchAttributes: boolean;
+  readonly tenant?: string | undefined;
+  readonly user?: string | undefined;
+}) {
   if (input.tenant === undefined && input.user === undefined) return {};
-  return { memo: ownerMemo(input), ...(input.searchAttributes && { typedSearchAttributes: ownerSearchAttributes(input) }) };
+  return {
+    memo: ownerMemo(input),
+    ...(input.searchAttributes && { typedSearchAttributes: ownerSearchAttributes(input) }),
+  };
 }

@@ -5,7 +5,13 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { JsonValue } from '../shared/json/json.js';
-import { allowedDecisions, isReviewDecisionType, type DecidedReview, type ReviewDecision, type ReviewDecisionInput } from '../shared/tools/review-decision.js';
+import {
+  allowedDecisions,
+  isReviewDecisionType,
+  type DecidedReview,
+  type ReviewDecision,
+  type ReviewDecisionInput,
+} from '../shared/tools/review-decision.js';
 import { argsHash } from '../shared/identity/hash.js';
 import { checkToolCall } from '../shared/guards/validate-arguments.js';
 import type { PendingClarification, PendingReview } from '../planner/index.js';
@@ -35,32 +41,54 @@ export class HumanInputError extends ApplicationFailure {
  * the tool's own input schema for it (type, pattern, enum...). Text is always a possible answer
  * (the model reads it). `tools`: the run's tools by name (absent: shape checks only).
  */
-export function validateAnswer(pending: PendingClarification | null, input: ClarificationAnswer, tools?: ReadonlyMap<string, AnyTool>): void {
+export function validateAnswer(
+  pending: PendingClarification | null,
+  input: ClarificationAnswer,
+  tools?: ReadonlyMap<string, AnyTool>,
+): void {
   if (!pending) throw new HumanInputError('No clarification is pending.', 'not_pending');
   if (!input || typeof input !== 'object') throw new HumanInputError('Expected { id, answer }.');
-  if (input.id !== pending.id) throw new HumanInputError(`Unknown clarification id "${String(input.id)}"; the pending one is "${pending.id}".`, 'not_pending');
+  if (input.id !== pending.id)
+    throw new HumanInputError(
+      `Unknown clarification id "${String(input.id)}"; the pending one is "${pending.id}".`,
+      'not_pending',
+    );
   const a: unknown = input.answer;
   if (typeof a === 'string') {
     if (a.trim() === '') throw new HumanInputError('The answer is empty.');
-    if (a.length > MAX_ANSWER_CHARS) throw new HumanInputError(`The answer is longer than ${MAX_ANSWER_CHARS} characters.`);
+    if (a.length > MAX_ANSWER_CHARS)
+      throw new HumanInputError(`The answer is longer than ${MAX_ANSWER_CHARS} characters.`);
     return;
   }
   if (a && typeof a === 'object' && !Array.isArray(a) && Object.keys(a).length > 0) {
-    if (JSON.stringify(a).length > MAX_ANSWER_CHARS) throw new HumanInputError(`The answer is larger than ${MAX_ANSWER_CHARS} characters.`);
+    if (JSON.stringify(a).length > MAX_ANSWER_CHARS)
+      throw new HumanInputError(`The answer is larger than ${MAX_ANSWER_CHARS} characters.`);
     checkFields(pending, a as Record<string, unknown>, tools);
     return;
   }
-  throw new HumanInputError(`The answer must be non-empty text or an object of fields, not ${Array.isArray(a) ? 'an array' : typeof a}.`);
+  throw new HumanInputError(
+    `The answer must be non-empty text or an object of fields, not ${Array.isArray(a) ? 'an array' : typeof a}.`,
+  );
 }
 
 /** The answer's fields against the question's missing fields and the tool's schema for each. */
-function checkFields(pending: PendingClarification, answer: Record<string, unknown>, tools: ReadonlyMap<string, AnyTool> | undefined): void {
+function checkFields(
+  pending: PendingClarification,
+  answer: Record<string, unknown>,
+  tools: ReadonlyMap<string, AnyTool> | undefined,
+): void {
   const missing = pending.missingFields;
   if (!missing?.length) return;
   const absent = missing.filter((f) => !Object.hasOwn(answer, f));
-  if (absent.length > 0) throw new HumanInputError(`The answer lacks ${absent.map((f) => `"${f}"`).join(', ')}: answer with ${missing.map((f) => `"${f}"`).join(', ')}, or in words.`);
+  if (absent.length > 0)
+    throw new HumanInputError(
+      `The answer lacks ${absent.map((f) => `"${f}"`).join(', ')}: answer with ${missing.map((f) => `"${f}"`).join(', ')}, or in words.`,
+    );
   const extra = Object.keys(answer).filter((k) => !missing.includes(k));
-  if (extra.length > 0) throw new HumanInputError(`The answer has ${extra.map((f) => `"${f.slice(0, 100)}"`).join(', ')}, which the question did not ask; it asks for ${missing.map((f) => `"${f}"`).join(', ')}.`);
+  if (extra.length > 0)
+    throw new HumanInputError(
+      `The answer has ${extra.map((f) => `"${f.slice(0, 100)}"`).join(', ')}, which the question did not ask; it asks for ${missing.map((f) => `"${f}"`).join(', ')}.`,
+    );
   const tool = pending.tool === undefined ? undefined : tools?.get(pending.tool);
   if (!tool) return;
   for (const field of missing) {
@@ -103,26 +131,40 @@ export function validateReview(
   input: ReviewInput,
   repeat: 'refuse' | 'ignore' = 'refuse',
 ): DecidedReview | undefined {
-  if (!input || typeof input !== 'object' || !input.decision || typeof input.toolCallId !== 'string') throw new HumanInputError('Expected { toolCallId, argsHash, decision }.');
+  if (!input || typeof input !== 'object' || !input.decision || typeof input.toolCallId !== 'string')
+    throw new HumanInputError('Expected { toolCallId, argsHash, decision }.');
   // Own keys only: a toolCallId of `__proto__` or `constructor` names no decision.
   const previous = Object.hasOwn(decided, input.toolCallId) ? decided[input.toolCallId] : undefined;
   const review = pending.find((r) => r.toolCallId === input.toolCallId);
-  if (!review && !previous) throw new HumanInputError(`No review is pending for tool call "${String(input.toolCallId)}".`, 'not_pending');
+  if (!review && !previous)
+    throw new HumanInputError(`No review is pending for tool call "${String(input.toolCallId)}".`, 'not_pending');
   const expected = review?.argsHash ?? previous!.argsHash;
   if (input.argsHash !== expected)
-    throw new HumanInputError(`Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`, 'stale_review');
+    throw new HumanInputError(
+      `Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`,
+      'stale_review',
+    );
   // Bounded first: the decision enters history, the state and the transcript.
   const sent = jsonText(input.decision);
   if (sent === undefined || sent.length > MAX_HUMAN_INPUT_CHARS)
-    throw new HumanInputError(`The decision is larger than ${MAX_HUMAN_INPUT_CHARS} characters of JSON (or is not JSON); send a shorter one.`);
+    throw new HumanInputError(
+      `The decision is larger than ${MAX_HUMAN_INPUT_CHARS} characters of JSON (or is not JSON); send a shorter one.`,
+    );
   if (previous) {
     if (previous.sent === sent && repeat === 'ignore') return undefined;
-    throw new HumanInputError(`Tool call ${input.toolCallId} was already decided: ${previous.sent.slice(0, 300)} counted.`, 'already_decided');
+    throw new HumanInputError(
+      `Tool call ${input.toolCallId} was already decided: ${previous.sent.slice(0, 300)} counted.`,
+      'already_decided',
+    );
   }
   return { argsHash: expected, decision: toDecision(review!, tools, input.decision), sent };
 }
 
-function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, d: ReviewDecisionInput): ReviewDecision {
+function toDecision(
+  review: PendingReview,
+  tools: ReadonlyMap<string, AnyTool>,
+  d: ReviewDecisionInput,
+): ReviewDecision {
   const allowed = allowedDecisions(review);
   if (isReviewDecisionType(d.type) && !allowed.includes(d.type))
     throw new HumanInputError(`${review.name} does not allow "${d.type}" in review; allowed: ${allowed.join(', ')}.`);
@@ -130,13 +172,18 @@ function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, 
     case 'accept':
       return { type: 'accept' };
     case 'reject':
-      if (d.reason !== undefined && typeof d.reason !== 'string') throw new HumanInputError('A rejection reason must be text.');
+      if (d.reason !== undefined && typeof d.reason !== 'string')
+        throw new HumanInputError('A rejection reason must be text.');
       return d.reason?.trim() ? { type: 'reject', reason: d.reason.trim() } : { type: 'reject' };
     case 'respond':
       if (d.content === undefined || d.content === '') throw new HumanInputError('A response needs content.');
       return { type: 'respond', content: d.content as JsonValue };
     case 'edit': {
-      const checked = checkToolCall({ name: review.name, arguments: JSON.stringify(d.args ?? null) }, [...tools.values()], { toolCallId: review.toolCallId });
+      const checked = checkToolCall(
+        { name: review.name, arguments: JSON.stringify(d.args ?? null) },
+        [...tools.values()],
+        { toolCallId: review.toolCallId },
+      );
       if (checked.failure) {
         const message = checked.failure.status === 'error' ? checked.failure.error.message : 'invalid arguments';
         throw new HumanInputError(`The edited arguments are invalid for ${review.name}: ${message}`);
@@ -144,7 +191,9 @@ function toDecision(review: PendingReview, tools: ReadonlyMap<string, AnyTool>, 
       return { type: 'edit', args: checked.call.args, argsHash: argsHash(checked.call.args) };
     }
     default:
-      throw new HumanInputError(`Unknown decision "${String((d as { type?: unknown }).type)}"; use accept, edit, respond or reject.`);
+      throw new HumanInputError(
+        `Unknown decision "${String((d as { type?: unknown }).type)}"; use accept, edit, respond or reject.`,
+      );
   }
 }
 

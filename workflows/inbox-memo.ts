@@ -36,7 +36,12 @@ export class WaitingMemo {
    * Upserts the memo when what the run waits for changed since the last call. `waitingSince`: the
    * planner's (when the wait began, carried across continue-as-new), for a continued run's first wait.
    */
-  publish(state: RunState, transcript: readonly TranscriptMessage[], now: number, waitingSince: number | null = null): void {
+  publish(
+    state: RunState,
+    transcript: readonly TranscriptMessage[],
+    now: number,
+    waitingSince: number | null = null,
+  ): void {
     const budget = this.#budgetPending(state);
     const waiting = state.clarification !== null || state.reviews.length > 0 || budget !== null;
     const key = waiting ? waitingKey(state.phase, state.clarification, state.reviews, budget) : '';
@@ -71,14 +76,28 @@ export class WaitingMemo {
       ...(state.budget?.pending && { budget: state.budget }),
     };
     if (JSON.stringify(full).length <= MAX_MEMO_CHARS) return full;
-    const lean: WaitingSummary = { ...full, reviews: state.reviews.slice(0, 20).map((r) => ({ ...r, args: {} })), truncated: true };
+    const lean: WaitingSummary = {
+      ...full,
+      reviews: state.reviews.slice(0, 20).map((r) => ({ ...r, args: {} })),
+      truncated: true,
+    };
     return JSON.stringify(lean).length <= MAX_MEMO_CHARS ? lean : { ...lean, reviews: [], clarification: null };
   }
 }
 
 /** What identifies a wait: the phase, the question, the held calls (with their arguments' hashes), the budget request. */
-function waitingKey(phase: string, clarification: RunState['clarification'], reviews: RunState['reviews'], budget: string | null): string {
-  return JSON.stringify([phase, clarification?.id ?? null, reviews.map((r) => [r.toolCallId, r.argsHash]), ...(budget ? [budget] : [])]);
+function waitingKey(
+  phase: string,
+  clarification: RunState['clarification'],
+  reviews: RunState['reviews'],
+  budget: string | null,
+): string {
+  return JSON.stringify([
+    phase,
+    clarification?.id ?? null,
+    reviews.map((r) => [r.toolCallId, r.argsHash]),
+    ...(budget ? [budget] : []),
+  ]);
 }
 
 /** The latest words of the person and of the agent, oldest first (at most two). */
@@ -86,7 +105,8 @@ function exchangeOf(transcript: readonly TranscriptMessage[]): WaitingSummary['e
   const out: { role: 'user' | 'assistant'; text: string }[] = [];
   for (let i = transcript.length - 1; i >= 2 && out.length < 2; i--) {
     const m = transcript[i]!;
-    if ((m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string' && m.content.trim() !== '') out.unshift({ role: m.role, text: cut(m.content, EXCHANGE_CHARS) });
+    if ((m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string' && m.content.trim() !== '')
+      out.unshift({ role: m.role, text: cut(m.content, EXCHANGE_CHARS) });
   }
   return out;
 }

@@ -19,12 +19,18 @@ const { listMcpTools } = proxyActivities<McpActivities>({
 });
 
 /** The listings of the agent's servers: the carried ones, else listed now (none for an agent without servers). */
-export async function mcpListings(agent: Agent, carried: readonly McpListing[] | undefined): Promise<readonly McpListing[]> {
+export async function mcpListings(
+  agent: Agent,
+  carried: readonly McpListing[] | undefined,
+): Promise<readonly McpListing[]> {
   const servers = agent.mcpServers ?? [];
   if (carried || servers.length === 0) return carried ?? [];
   const names = servers.map((s) => s.name);
   try {
-    return await listMcpTools.executeWithOptions({ startToCloseTimeout: '1m', summary: `list MCP tools: ${names.join(', ')}`.slice(0, 200) }, [names]);
+    return await listMcpTools.executeWithOptions(
+      { startToCloseTimeout: '1m', summary: `list MCP tools: ${names.join(', ')}`.slice(0, 200) },
+      [names],
+    );
   } catch (err) {
     const why = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
     return names.map((server) => ({ server, error: `Listing the MCP tools failed: ${why}`.slice(0, 1_000) }));
@@ -33,7 +39,15 @@ export async function mcpListings(agent: Agent, carried: readonly McpListing[] |
 
 /** The agent's own tools, then each server's tools from its listing. */
 export function runTools(agent: Agent, listings: readonly McpListing[]): AnyTool[] {
-  return [...agent.tools, ...(agent.mcpServers ?? []).flatMap((server) => mcpTools(server, listings.find((l) => l.server === server.name)))];
+  return [
+    ...agent.tools,
+    ...(agent.mcpServers ?? []).flatMap((server) =>
+      mcpTools(
+        server,
+        listings.find((l) => l.server === server.name),
+      ),
+    ),
+  ];
 }
 
 /** What the model is told of servers that could not be listed (their tools are not offered). */

@@ -16,14 +16,18 @@ const { reconcileTool } = proxyActivities<{ reconcileTool(input: ReconcileToolIn
 });
 
 /** One report per call, in order; `activityId` names each activity (take-step.ts). */
-export async function reconcileCalls(calls: readonly ReconcileCall[], activityId: (stem: string) => { activityId: string }): Promise<ReconcileReport[]> {
+export async function reconcileCalls(
+  calls: readonly ReconcileCall[],
+  activityId: (stem: string) => { activityId: string },
+): Promise<ReconcileReport[]> {
   return Promise.all(
     calls.map(async ({ call, idempotencyKey }): Promise<ReconcileReport> => {
       try {
         const summary = summaryLine(`reconcile ${call.name} ${call.toolCallId}: did it take effect?`);
-        return await reconcileTool.executeWithOptions({ summary, ...activityId(`reconcile:${call.toolCallId}:${call.name}`) }, [
-          { name: call.name, toolCallId: call.toolCallId, args: call.args, idempotencyKey },
-        ]);
+        return await reconcileTool.executeWithOptions(
+          { summary, ...activityId(`reconcile:${call.toolCallId}:${call.name}`) },
+          [{ name: call.name, toolCallId: call.toolCallId, args: call.args, idempotencyKey }],
+        );
       } catch (err) {
         return { toolCallId: call.toolCallId, unknown: `reconcile failed: ${fromError(err).message}` };
       }

@@ -4,7 +4,15 @@
  * summaries of model turns and tool calls in the timeline. Renders only: every decision is the
  * planner's. Deterministic.
  */
-import { budgetLimits, enabledTools, modelTurnAction, runOutcome, type PlannerState, type PlanStep, type StepAction } from '../planner/index.js';
+import {
+  budgetLimits,
+  enabledTools,
+  modelTurnAction,
+  runOutcome,
+  type PlannerState,
+  type PlanStep,
+  type StepAction,
+} from '../planner/index.js';
 import type { ReviewDecision } from '../shared/tools/review-decision.js';
 import { assertNever } from '../shared/assert-never.js';
 import { NO_USAGE } from '../shared/model/model-usage.js';
@@ -16,18 +24,25 @@ import type { RunState, StepLogEntry } from '../contract/run-state.js';
 import type { ChildRuns } from './child-runs.js';
 
 /** The planner's step in a few words: what the workflow is about to do, and why. */
-export function describeStep(step: PlanStep, state: PlannerState): { readonly action: StepAction; readonly detail: string } {
+export function describeStep(
+  step: PlanStep,
+  state: PlannerState,
+): { readonly action: StepAction; readonly detail: string } {
   switch (step.type) {
     case 'call_model': {
       const action = modelTurnAction(Boolean(state.finalizing), step.toolChoice);
       if (action === 'final') return { action, detail: `final model turn, no tools: ${state.finalizing}` };
-      if (typeof step.toolChoice === 'object') return { action, detail: `model repairs the call, restricted to ${step.toolChoice.tool}` };
+      if (typeof step.toolChoice === 'object')
+        return { action, detail: `model repairs the call, restricted to ${step.toolChoice.tool}` };
       return { action, detail: `model turn with ${step.tools.length} tool(s)` };
     }
     case 'execute_tools':
       return { action: 'run_tools', detail: step.calls.map((c) => c.name).join(', ') };
     case 'reconcile':
-      return { action: 'reconcile', detail: `outcome unknown: asking ${step.calls.map(({ call }) => `${call.name} (call ${call.toolCallId})`).join(', ')} whether it took effect` };
+      return {
+        action: 'reconcile',
+        detail: `outcome unknown: asking ${step.calls.map(({ call }) => `${call.name} (call ${call.toolCallId})`).join(', ')} whether it took effect`,
+      };
     case 'back_off':
       return { action: 'back_off', detail: `${step.reason}; retry in ${step.delayMs} ms without a model turn` };
     case 'await_clarification':
@@ -36,12 +51,19 @@ export function describeStep(step: PlanStep, state: PlannerState): { readonly ac
       return { action: 'review', detail: step.reviews.map((r) => `${r.name} ${JSON.stringify(r.args)}`).join('; ') };
     case 'await_budget': {
       const r = step.request;
-      const what = r.limit === 'tokens' ? `${r.usedTokens} of ${r.maxTokens} tokens` : `${r.usedCostUsd} of ${r.maxCostUsd}`;
-      return { action: 'budget', detail: `budget used up (${what}): waiting for a person to extend it (${r.id}) or stop` };
+      const what =
+        r.limit === 'tokens' ? `${r.usedTokens} of ${r.maxTokens} tokens` : `${r.usedCostUsd} of ${r.maxCostUsd}`;
+      return {
+        action: 'budget',
+        detail: `budget used up (${what}): waiting for a person to extend it (${r.id}) or stop`,
+      };
     }
     case 'finish': {
       const outcome = runOutcome(state, step);
-      return { action: 'finish', detail: `${outcome.status === 'answered' ? 'the model answered' : `${outcome.code}: ${step.reason ?? outcome.message}`}${usageNote(state)}` };
+      return {
+        action: 'finish',
+        detail: `${outcome.status === 'answered' ? 'the model answered' : `${outcome.code}: ${step.reason ?? outcome.message}`}${usageNote(state)}`,
+      };
     }
     default:
       return assertNever(step, 'step');
@@ -76,7 +98,12 @@ export function runState(input: {
   const clarification = state.clarification ?? children?.clarification() ?? null;
   const reviews = [...state.reviews, ...(children?.reviews() ?? [])];
   // As a person sees the run: it awaits them when one of its children does.
-  const phase = state.phase === 'tools' && clarification ? 'awaiting_clarification' : state.phase === 'tools' && reviews.length > 0 ? 'awaiting_review' : state.phase;
+  const phase =
+    state.phase === 'tools' && clarification
+      ? 'awaiting_clarification'
+      : state.phase === 'tools' && reviews.length > 0
+        ? 'awaiting_review'
+        : state.phase;
   return {
     agent: input.agent,
     phase,
@@ -115,22 +142,35 @@ export function runState(input: {
  * with an empty line, and everything above it shows whole. Free text is escaped, on one line.
  */
 export function runDetails(s: RunState): string {
-  const status = [`**${text(s.agent, 64)}**`, `phase ${code(s.phase, 40)}`, `turn ${s.turn}`, `${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'}`];
+  const status = [
+    `**${text(s.agent, 64)}**`,
+    `phase ${code(s.phase, 40)}`,
+    `turn ${s.turn}`,
+    `${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'}`,
+  ];
   if (s.paused) status.push('paused');
   if (s.continuingAsNew) status.push('handing over to a new run');
   const usage = s.budget?.usage;
-  if (usage && usage.calls > 0) status.push(`${usage.inputTokens + usage.outputTokens} tokens${usage.costUsd > 0 ? ` · cost ${usage.costUsd}` : ''}`);
+  if (usage && usage.calls > 0)
+    status.push(
+      `${usage.inputTokens + usage.outputTokens} tokens${usage.costUsd > 0 ? ` · cost ${usage.costUsd}` : ''}`,
+    );
   const lines = [status.join(' · ')];
   if (s.failure) lines.push(`**Failed** ${code(s.failure.type, 64)}: ${text(s.failure.message, MAX_ERROR_CHARS)}`);
-  if (s.clarification) lines.push(`**Question ${text(s.clarification.id, 40)}:** ${text(s.clarification.question, 300)}`);
+  if (s.clarification)
+    lines.push(`**Question ${text(s.clarification.id, 40)}:** ${text(s.clarification.question, 300)}`);
   for (const r of s.reviews) {
     lines.push(`**Review ${text(r.toolCallId, 40)}:** ${text(r.name, 64)} ${code(JSON.stringify(r.args), 120)}`);
     lines.push(`argsHash ${code(r.argsHash, 80)} · allowed: ${allowedDecisions(r).join(', ')}`);
     if (r.description) lines.push(`_${text(r.description, 200)}_`);
   }
   const pending = s.budget?.pending;
-  if (pending) lines.push(`**Budget ${text(pending.id, 40)}:** ${pending.limit === 'tokens' ? `${pending.usedTokens} of ${pending.maxTokens} tokens` : `cost ${pending.usedCostUsd} of ${pending.maxCostUsd}`} used: extend it or stop`);
-  if (s.outcome?.status === 'ended') lines.push(`**Ended** ${code(s.outcome.code, 40)}: ${text(s.outcome.message, 200)}`);
+  if (pending)
+    lines.push(
+      `**Budget ${text(pending.id, 40)}:** ${pending.limit === 'tokens' ? `${pending.usedTokens} of ${pending.maxTokens} tokens` : `cost ${pending.usedCostUsd} of ${pending.maxCostUsd}`} used: extend it or stop`,
+    );
+  if (s.outcome?.status === 'ended')
+    lines.push(`**Ended** ${code(s.outcome.code, 40)}: ${text(s.outcome.message, 200)}`);
   if (s.answer !== null) lines.push(`**Answer:** ${text(s.answer, 300)}`);
   if (s.finalizing) lines.push(`**Finalizing:** ${text(s.finalizing, 200)}`);
   const last = s.lastErrors.at(-1);
@@ -142,7 +182,8 @@ export function runDetails(s: RunState): string {
   const decisions = s.steps.filter((step) => DECISION_ACTIONS.has(step.action)).slice(-MAX_DECISIONS);
   if (decisions.length) {
     lines.push('**Decisions:**');
-    for (const d of decisions) lines.push(`after turn ${d.turn} · ${d.action.replace('_', ' ')}: ${text(d.detail, 56)}`);
+    for (const d of decisions)
+      lines.push(`after turn ${d.turn} · ${d.action.replace('_', ' ')}: ${text(d.detail, 56)}`);
   }
   // A hard line break after every line but the spacer: one compact paragraph.
   return [...lines, NBSP].join('\\\n');
@@ -153,7 +194,15 @@ export const MAX_ERROR_CHARS = 400;
 /** How many of the planner's latest decisions the details list. */
 const MAX_DECISIONS = 4;
 /** Steps that are decisions (a plain model turn or tool run is not). */
-const DECISION_ACTIONS: ReadonlySet<StepAction> = new Set<StepAction>(['repair', 'back_off', 'reconcile', 'clarify', 'review', 'final', 'budget']);
+const DECISION_ACTIONS: ReadonlySet<StepAction> = new Set<StepAction>([
+  'repair',
+  'back_off',
+  'reconcile',
+  'clarify',
+  'review',
+  'final',
+  'budget',
+]);
 const NBSP = '\u00a0';
 
 /**
@@ -180,7 +229,12 @@ export function oneLine(value: string, max: number): string {
   const flat = value.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   const chars = Array.from(flat); // by code point: a character is never cut in half
-  return chars.length > max ? `${chars.slice(0, max - 1).join('').trimEnd()}…` : flat;
+  return chars.length > max
+    ? `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`
+    : flat;
 }
 
 /** The server keeps an event's summary to 400 bytes of serialized payload: summaries stay well under. */
@@ -222,7 +276,9 @@ export function modelTurnSummary(state: PlannerState, toolChoice: ToolChoice): s
   const disabled = new Set(state.tools.filter((t) => !enabledTools(state).includes(t)));
   // The batch just completed is the last turn's: its calls are numbered `<turn>.<n>`.
   const failed = state.lastErrors.filter((e) => e.toolCallId.startsWith(`${state.turn}.`));
-  const reactions = failed.map((e) => `${e.tool} ✗ ${e.code}${e.tool === repairing ? ' → repair' : disabled.has(e.tool) ? ' → disabled' : ''}`);
+  const reactions = failed.map(
+    (e) => `${e.tool} ✗ ${e.code}${e.tool === repairing ? ' → repair' : disabled.has(e.tool) ? ' → disabled' : ''}`,
+  );
   if (repairing && !failed.some((e) => e.tool === repairing)) reactions.push(`repair ${repairing}`);
   const after = reactions.length > 0 ? ` — after ${reactions.join(', ')}` : '';
   const why = state.finalizing ? ` · ${state.finalizing}` : '';

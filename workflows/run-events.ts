@@ -21,7 +21,8 @@ export function preview(value: JsonValue | undefined, max = MAX_EVENT_VALUE_CHAR
 
 export function modelTurnEvent(base: RunEventBase, outcome: ModelOutcome, call?: string): RunEvent {
   const turn = { ...base, type: 'model_turn' as const, ...(call && { call }) };
-  if (outcome.status === 'error') return { ...turn, error: { code: outcome.error.code, message: outcome.error.message.slice(0, 500) } };
+  if (outcome.status === 'error')
+    return { ...turn, error: { code: outcome.error.code, message: outcome.error.message.slice(0, 500) } };
   const response = outcome.response;
   if (!response) return { ...turn, text: '' };
   return {
@@ -40,7 +41,8 @@ export function toolStartEvent(base: RunEventBase, call: ToolCall): RunEvent {
 export function toolEndEvent(base: RunEventBase, result: ToolResult, refusedArgs?: JsonValue): RunEvent {
   const view: Record<string, unknown> = { ...result };
   if (result.status === 'ok') view.result = preview(result.result);
-  if (result.status === 'error' && result.partialResult !== undefined) view.partialResult = preview(result.partialResult);
+  if (result.status === 'error' && result.partialResult !== undefined)
+    view.partialResult = preview(result.partialResult);
   return {
     ...base,
     type: 'tool_end',

@@ -2,18 +2,35 @@
 import { describe, expect, it } from 'vitest';
 import { planStart, resolvePolicy, type PlannerState } from '../planner/index.js';
 import type { DecidedReview } from '../shared/tools/review-decision.js';
-import { MAX_CARRIED_CLOSED_DECISION_CHARS, MAX_CARRIED_CLOSED_DECISIONS, RunInbox, carriedDecisions } from './run-inbox.js';
+import {
+  MAX_CARRIED_CLOSED_DECISION_CHARS,
+  MAX_CARRIED_CLOSED_DECISIONS,
+  RunInbox,
+  carriedDecisions,
+} from './run-inbox.js';
 
-const accept = (id: string): DecidedReview => ({ argsHash: `h${id}`, decision: { type: 'accept' }, sent: '{"type":"accept"}' });
+const accept = (id: string): DecidedReview => ({
+  argsHash: `h${id}`,
+  decision: { type: 'accept' },
+  sent: '{"type":"accept"}',
+});
 const respond = (id: string, chars: number): DecidedReview => {
   const content = 'x'.repeat(chars);
-  return { argsHash: `h${id}`, decision: { type: 'respond', content }, sent: JSON.stringify({ type: 'respond', content }) };
+  return {
+    argsHash: `h${id}`,
+    decision: { type: 'respond', content },
+    sent: JSON.stringify({ type: 'respond', content }),
+  };
 };
 
 /** A state waiting for reviews of `pending` (only their ids matter here). */
 function awaiting(pending: readonly string[]): PlannerState {
   const { state } = planStart({ policy: resolvePolicy(undefined), tools: ['refund'], now: 0, runKey: 'run' });
-  return { ...state, phase: 'awaiting_review', reviews: pending.map((toolCallId) => ({ toolCallId, name: 'refund', args: {}, argsHash: `h${toolCallId}` })) };
+  return {
+    ...state,
+    phase: 'awaiting_review',
+    reviews: pending.map((toolCallId) => ({ toolCallId, name: 'refund', args: {}, argsHash: `h${toolCallId}` })),
+  };
 }
 
 /** `n` decisions on closed reviews of turns 1…n, oldest first. */
@@ -23,14 +40,18 @@ function closed(n: number, decide: (id: string) => DecidedReview = accept): Reco
 
 describe('carriedDecisions', () => {
   it('carries every decision on a pending review, however many and however large', () => {
-    const big = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`50.${i + 1}`, respond(`50.${i + 1}`, 19_000)]));
+    const big = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`50.${i + 1}`, respond(`50.${i + 1}`, 19_000)]),
+    );
     expect(carriedDecisions(big, Object.keys(big))).toEqual(big);
   });
 
   it('of closed reviews carries only the newest MAX_CARRIED_CLOSED_DECISIONS, in the order they were taken', () => {
     const decisions = closed(100);
     const carried = carriedDecisions(decisions, []);
-    expect(Object.keys(carried)).toEqual(Array.from({ length: MAX_CARRIED_CLOSED_DECISIONS }, (_, i) => `${100 - MAX_CARRIED_CLOSED_DECISIONS + i + 1}.1`));
+    expect(Object.keys(carried)).toEqual(
+      Array.from({ length: MAX_CARRIED_CLOSED_DECISIONS }, (_, i) => `${100 - MAX_CARRIED_CLOSED_DECISIONS + i + 1}.1`),
+    );
     expect(Object.values(carried)).toEqual(Object.values(decisions).slice(-MAX_CARRIED_CLOSED_DECISIONS));
   });
 
@@ -59,7 +80,11 @@ describe('RunInbox.carried', () => {
     for (let run = 1; run <= 50; run++) {
       const inbox = new RunInbox(carried as never);
       // Each run decides two reviews of ~4,100 characters of JSON, then hands over waiting for a third.
-      Object.assign(inbox.decisions, { [`${run}.1`]: respond(`${run}.1`, 2_000), [`${run}.2`]: respond(`${run}.2`, 2_000), [`${run}.3`]: accept(`${run}.3`) });
+      Object.assign(inbox.decisions, {
+        [`${run}.1`]: respond(`${run}.1`, 2_000),
+        [`${run}.2`]: respond(`${run}.2`, 2_000),
+        [`${run}.3`]: accept(`${run}.3`),
+      });
       carried = inbox.carried(awaiting([`${run}.3`]));
       expect(JSON.stringify(carried).length).toBeLessThan(MAX_CARRIED_CLOSED_DECISION_CHARS + 1_000);
       // The pending review's decision always goes on to the next run.

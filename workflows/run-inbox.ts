@@ -87,8 +87,14 @@ export class RunInbox {
       const to = children.route(a?.id);
       if (to) return children.checkAnswer(to, a);
       // A second answer would silently replace the first, and its sender would never know.
-      if (this.answer !== undefined || (a && typeof a === 'object' && a.id === this.#answered?.id && state().clarification?.id !== a.id))
-        throw new HumanInputError(`Question ${String(a?.id)} was already answered: ${this.#answered?.text ?? 'an answer'} counted.`, 'already_decided');
+      if (
+        this.answer !== undefined ||
+        (a && typeof a === 'object' && a.id === this.#answered?.id && state().clarification?.id !== a.id)
+      )
+        throw new HumanInputError(
+          `Question ${String(a?.id)} was already answered: ${this.#answered?.text ?? 'an answer'} counted.`,
+          'already_decided',
+        );
       validateAnswer(state().clarification, a, tools);
     };
     const takeAnswer = async (a: ClarificationAnswer) => {
@@ -112,14 +118,23 @@ export class RunInbox {
       const decided = validateReview(state().reviews, this.decisions, tools, r, 'ignore');
       if (decided) this.decisions[r.toolCallId] = decided; // undefined: the same decision again, a no-op
     };
-    setHandler(answerClarificationUpdate, takeAnswer, { validator: checkAnswer, description: 'Answer the pending clarification: { id, answer }.' });
+    setHandler(answerClarificationUpdate, takeAnswer, {
+      validator: checkAnswer,
+      description: 'Answer the pending clarification: { id, answer }.',
+    });
     setHandler(reviewToolCallUpdate, takeReview, {
       validator: checkReview,
       description: 'Decide a pending tool call: accept, edit (new args), respond (content), reject (reason).',
     });
     // Signals cannot be refused; an invalid one is dropped and what it was about stays open.
-    setHandler(answerClarificationSignal, (a: ClarificationAnswer) => (this.signalsTaken++, ignoreRefused(checkAnswer, takeAnswer, a)));
-    setHandler(reviewToolCallSignal, (r: ReviewInput) => (this.signalsTaken++, ignoreRefused(checkReview, takeReview, r)));
+    setHandler(
+      answerClarificationSignal,
+      (a: ClarificationAnswer) => (this.signalsTaken++, ignoreRefused(checkAnswer, takeAnswer, a)),
+    );
+    setHandler(
+      reviewToolCallSignal,
+      (r: ReviewInput) => (this.signalsTaken++, ignoreRefused(checkReview, takeReview, r)),
+    );
     setHandler(pauseSignal, () => {
       this.signalsTaken++;
       if (!this.paused) heard('pause', '', null);
@@ -171,7 +186,10 @@ export class RunInbox {
 
   /** What the next run of the chain must still act on (`state`: the planner state it hands over with). */
   carried(state: PlannerState): Pick<CarriedRun, 'answer' | 'decisions' | 'paused'> {
-    const decisions = carriedDecisions(this.decisions, state.reviews.map((r) => r.toolCallId));
+    const decisions = carriedDecisions(
+      this.decisions,
+      state.reviews.map((r) => r.toolCallId),
+    );
     return {
       ...(this.paused && { paused: true }),
       ...(this.answer !== undefined && { answer: this.answer }),
@@ -185,7 +203,10 @@ export class RunInbox {
  * on it), and of the others only the newest that fit MAX_CARRIED_CLOSED_DECISIONS and
  * MAX_CARRIED_CLOSED_DECISION_CHARS (to know a repeat). In the order they were taken. Deterministic.
  */
-export function carriedDecisions(decisions: Readonly<Record<string, DecidedReview>>, pending: readonly string[]): Record<string, DecidedReview> {
+export function carriedDecisions(
+  decisions: Readonly<Record<string, DecidedReview>>,
+  pending: readonly string[],
+): Record<string, DecidedReview> {
   const open = new Set(pending);
   const entries = Object.entries(decisions);
   const kept = new Set(entries.filter(([id]) => open.has(id)).map(([id]) => id));

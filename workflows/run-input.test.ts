@@ -6,18 +6,41 @@ describe('runInputProblem', () => {
   it('accepts a plain input and one with every option', () => {
     expect(runInputProblem({ agent: 'orders', prompt: 'Where is A-1?' })).toBeUndefined();
     expect(
-      runInputProblem({ agent: 'orders', prompt: 'x', model: 'openai:gpt-4.1-mini', policy: { maxTurns: 4, backoff: { maxMs: 1_000 } }, searchAttributes: true, continueAsNewAfterTurns: 10 }),
+      runInputProblem({
+        agent: 'orders',
+        prompt: 'x',
+        model: 'openai:gpt-4.1-mini',
+        policy: { maxTurns: 4, backoff: { maxMs: 1_000 } },
+        searchAttributes: true,
+        continueAsNewAfterTurns: 10,
+      }),
     ).toBeUndefined();
   });
 
   it.each([
     ['no prompt', { agent: 'orders' }, '`prompt` is required'],
-    ['a prompt that is not text', { agent: 'orders', prompt: { deep: [1] } }, '`prompt` must be a string, not an object'],
+    [
+      'a prompt that is not text',
+      { agent: 'orders', prompt: { deep: [1] } },
+      '`prompt` must be a string, not an object',
+    ],
     ['a blank prompt', { agent: 'orders', prompt: '   ' }, '`prompt`'],
     ['an unknown key', { agent: 'orders', prompt: 'x', prompts: 'y' }, '`prompts` is not an accepted field'],
-    ['a policy count as text', { agent: 'orders', prompt: 'x', policy: { maxTurns: '5' } }, '`policy.maxTurns` must be a number'],
-    ['a negative back-off', { agent: 'orders', prompt: 'x', policy: { backoff: { initialMs: -1 } } }, '`policy.backoff.initialMs` must be >= 0'],
-    ['an unknown policy field', { agent: 'orders', prompt: 'x', policy: { maxTurnz: 5 } }, '`policy.maxTurnz` is not an accepted field'],
+    [
+      'a policy count as text',
+      { agent: 'orders', prompt: 'x', policy: { maxTurns: '5' } },
+      '`policy.maxTurns` must be a number',
+    ],
+    [
+      'a negative back-off',
+      { agent: 'orders', prompt: 'x', policy: { backoff: { initialMs: -1 } } },
+      '`policy.backoff.initialMs` must be >= 0',
+    ],
+    [
+      'an unknown policy field',
+      { agent: 'orders', prompt: 'x', policy: { maxTurnz: 5 } },
+      '`policy.maxTurnz` is not an accepted field',
+    ],
     ['not an object at all', 'orders', 'must be an object'],
   ])('refuses %s, naming the field', (_name, input, expected) => {
     expect(runInputProblem(input)).toContain(expected);

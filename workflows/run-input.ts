@@ -30,7 +30,10 @@ const runInputSchema = z.strictObject({
       step: z.looseObject({ type: z.string() }),
       transcript: z.array(z.unknown()),
       generation: z.number().int().min(0),
-      mcp: z.array(z.looseObject({ server: z.string() })).max(64).optional(),
+      mcp: z
+        .array(z.looseObject({ server: z.string() }))
+        .max(64)
+        .optional(),
     })
     .optional(),
 });

@@ -36,12 +36,14 @@ export class RunNarrator {
   recorded(plan: Plan, logged: StepLogEntry | undefined): void {
     // A call never told started (refused at the boundary) ends with the arguments the model sent.
     const sent = (id: string) => plan.reply?.toolCalls.find((c) => c.toolCallId === id)?.args;
-    for (const result of plan.record) if (!this.#told.has(result.toolCallId)) this.#tell(toolEndEvent(this.#base(), result, sent(result.toolCallId)));
+    for (const result of plan.record)
+      if (!this.#told.has(result.toolCallId)) this.#tell(toolEndEvent(this.#base(), result, sent(result.toolCallId)));
     if (plan.record.length > 0) this.#told.clear();
     if (!logged) return;
     this.#tell({ ...this.#base(), type: 'decision', seq: logged.seq, action: logged.action, detail: logged.detail });
     const step = plan.step;
-    if (step.type === 'await_clarification') this.#tell({ ...this.#base(), type: 'question', clarification: step.clarification });
+    if (step.type === 'await_clarification')
+      this.#tell({ ...this.#base(), type: 'question', clarification: step.clarification });
     if (step.type === 'await_review') this.#tell({ ...this.#base(), type: 'review', reviews: step.reviews });
   }
 
@@ -54,7 +56,8 @@ export class RunNarrator {
   took(happening: Happening | undefined): void {
     // A reconciled call ends again, with its reconciled result, when the batch is recorded.
     if (happening?.type === 'reconciled') for (const report of happening.reports) this.#told.delete(report.toolCallId);
-    if (happening?.type === 'model_outcome') this.#tell(modelTurnEvent(this.#base(), happening.outcome, happening.call));
+    if (happening?.type === 'model_outcome')
+      this.#tell(modelTurnEvent(this.#base(), happening.outcome, happening.call));
     if (happening?.type === 'tool_results')
       for (const result of happening.results) {
         this.#tell(toolEndEvent(this.#base(), result));
@@ -71,9 +74,20 @@ export class RunNarrator {
   childWaiting(link: ChildLink, status: ChildStatus): void {
     const base = this.#base();
     const child = { toolCallId: link.toolCallId, agent: link.agent, workflowId: link.workflowId, runId: link.runId };
-    if (status.clarification) this.#tell({ ...base, type: 'question', clarification: { ...status.clarification, id: `${link.toolCallId}/${status.clarification.id}` }, child });
+    if (status.clarification)
+      this.#tell({
+        ...base,
+        type: 'question',
+        clarification: { ...status.clarification, id: `${link.toolCallId}/${status.clarification.id}` },
+        child,
+      });
     if (status.reviews.length > 0)
-      this.#tell({ ...base, type: 'review', reviews: status.reviews.map((r) => ({ ...r, toolCallId: `${link.toolCallId}/${r.toolCallId}` })), child });
+      this.#tell({
+        ...base,
+        type: 'review',
+        reviews: status.reviews.map((r) => ({ ...r, toolCallId: `${link.toolCallId}/${r.toolCallId}` })),
+        child,
+      });
   }
 
   handingOver(generation: number): void {
@@ -82,6 +96,12 @@ export class RunNarrator {
 
   finished(answer: string, reason: string | null): void {
     // The stream stays open: the run closes it once its readers have the end (agent-run.ts, RunStream.linger).
-    this.#tell({ ...this.#base(), type: 'finish', answer: answer.slice(0, 4_000), reason, toolCalls: this.state().toolCallsUsed });
+    this.#tell({
+      ...this.#base(),
+      type: 'finish',
+      answer: answer.slice(0, 4_000),
+      reason,
+      toolCalls: this.state().toolCallsUsed,
+    });
   }
 }

@@ -7,7 +7,12 @@
  * does not fit is dropped whole, never thrown; the Update's validator refuses it instead.
  * Workflow code (sandbox), deterministic.
  */
-import { isLiveTopic, MAX_PUBLISH_ITEM_CHARS, MAX_PUBLISH_ITEMS, type PublishInput } from '../shared/live/model-delta.js';
+import {
+  isLiveTopic,
+  MAX_PUBLISH_ITEM_CHARS,
+  MAX_PUBLISH_ITEMS,
+  type PublishInput,
+} from '../shared/live/model-delta.js';
 /** Publishers whose last sequence the run remembers (one per model-call attempt; old ones are done). */
 const MAX_PUBLISHERS = 256;
 
@@ -47,7 +52,11 @@ export function validPublish(input: unknown): PublishInput | undefined {
       (item as { data: string }).data.length <= MAX_PUBLISH_ITEM_CHARS,
   );
   if (!ok) return undefined;
-  return { publisher_id, sequence, items: (items as { topic: string; data: string }[]).map(({ topic, data }) => ({ topic, data })) };
+  return {
+    publisher_id,
+    sequence,
+    items: (items as { topic: string; data: string }[]).map(({ topic, data }) => ({ topic, data })),
+  };
 }
 
 /** The items of a valid, new batch; none for a repeat or for anything malformed. */

@@ -52,7 +52,9 @@ export class RunStream {
 
   constructor(carried?: StreamState) {
     // Items carried before gaps existed have offset 0 and sit at base_offset + index.
-    this.#log = carried ? carried.log.map((item, i) => ({ ...item, offset: item.offset || carried.base_offset + i })) : [];
+    this.#log = carried
+      ? carried.log.map((item, i) => ({ ...item, offset: item.offset || carried.base_offset + i }))
+      : [];
     this.#base = carried?.base_offset ?? 0;
     this.#next = Math.max(carried?.next_offset ?? 0, (this.#log.at(-1)?.offset ?? this.#base - 1) + 1, this.#base);
     this.#chars = this.#log.reduce((sum, item) => sum + item.data.length, 0);
@@ -62,14 +64,33 @@ export class RunStream {
     setHandler(streamPollUpdate, (input) => this.#poll(input), {
       validator: (input) => {
         if (this.#closed)
-          throw ApplicationFailure.create({ message: 'The run is handing over (continue-as-new); poll the workflow id again.', type: 'StreamDraining', nonRetryable: true });
-        if (!input || !Array.isArray(input.topics) || !input.topics.every((t: unknown) => typeof t === 'string') || !Number.isSafeInteger(input.from_offset) || input.from_offset < 0)
-          throw ApplicationFailure.create({ message: 'Expected { topics: string[], from_offset: a whole number >= 0 }.', type: 'InvalidPoll', nonRetryable: true });
+          throw ApplicationFailure.create({
+            message: 'The run is handing over (continue-as-new); poll the workflow id again.',
+            type: 'StreamDraining',
+            nonRetryable: true,
+          });
+        if (
+          !input ||
+          !Array.isArray(input.topics) ||
+          !input.topics.every((t: unknown) => typeof t === 'string') ||
+          !Number.isSafeInteger(input.from_offset) ||
+          input.from_offset < 0
+        )
+          throw ApplicationFailure.create({
+            message: 'Expected { topics: string[], from_offset: a whole number >= 0 }.',
+            type: 'InvalidPoll',
+            nonRetryable: true,
+          });
       },
       description: 'Workflow Streams long poll: the run events after from_offset.',
     });
     setHandler(streamOffsetQuery, () => this.#base + this.#log.length);
-    setHandler(streamReadQuery, (input) => this.#read({ topics: Array.isArray(input?.topics) ? input.topics : [], from_offset: Math.max(0, Math.trunc(Number(input?.from_offset) || 0)) }));
+    setHandler(streamReadQuery, (input) =>
+      this.#read({
+        topics: Array.isArray(input?.topics) ? input.topics : [],
+        from_offset: Math.max(0, Math.trunc(Number(input?.from_offset) || 0)),
+      }),
+    );
     // Only live deltas may come from outside, and a Signal cannot be refused: anything else is dropped.
     setHandler(streamPublishSignal, (input) => {
       for (const item of publishedItems(input, this.#dedup)) this.#append(item.topic, item.data);
@@ -88,7 +109,8 @@ export class RunStream {
               nonRetryable: true,
             });
         },
-        description: "Cairn's durable transport: a batch of a model call's live deltas (a repeated sequence is taken once).",
+        description:
+          "Cairn's durable transport: a batch of a model call's live deltas (a repeated sequence is taken once).",
       },
     );
   }
@@ -181,7 +203,8 @@ export class RunStream {
     for (let i = start; i < this.#log.length; i++) {
       const item = this.#log[i]!;
       if (topics && !topics.has(item.topic)) continue;
-      if (items.length > 0 && chars + item.data.length > MAX_POLL_CHARS) return { items, next_offset: item.offset, more_ready: true };
+      if (items.length > 0 && chars + item.data.length > MAX_POLL_CHARS)
+        return { items, next_offset: item.offset, more_ready: true };
       items.push(item);
       chars += item.data.length;
     }

@@ -8,14 +8,20 @@
  * deterministic; it changes nothing where the classes exist.
  */
 
-const MISSING = ['ReadableStream', 'WritableStream', 'TransformStream', 'TextDecoderStream', 'TextEncoderStream'] as const;
+const MISSING = [
+  'ReadableStream',
+  'WritableStream',
+  'TransformStream',
+  'TextDecoderStream',
+  'TextEncoderStream',
+] as const;
 
 function standIn(name: string): new () => never {
   return class {
     constructor() {
       throw new TypeError(
         `${name} is not available in workflow code (Temporal's sandbox has no web streams). ` +
-          'Streams belong in a tool\'s execute, which runs in the worker (an activity), not in the workflow.',
+          "Streams belong in a tool's execute, which runs in the worker (an activity), not in the workflow.",
       );
     }
   } as unknown as new () => never;

@@ -13,7 +13,11 @@ describe('StepLog', () => {
     expect(log.log(first, 2)).toEqual({ seq: 1, turn: 0, at: 2, action: 'model', detail: 'model turn with 3 tool(s)' });
     expect(log.log(again(first), 2)).toBeUndefined();
     expect(log.log(again(first, { notes: ['a note'] }), 3)).toMatchObject({ seq: 2, action: 'model' });
-    expect(log.log(again(first, { said: ['hello', 'there'] }), 4)).toMatchObject({ seq: 3, action: 'message', detail: 'hello | there' });
+    expect(log.log(again(first, { said: ['hello', 'there'] }), 4)).toMatchObject({
+      seq: 3,
+      action: 'message',
+      detail: 'hello | there',
+    });
     expect(log.entries.map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 

@@ -26,11 +26,20 @@ export class StepLog {
 
   /** Logs `plan`, recorded when the transcript was `at` messages long: its entry, or undefined when it adds nothing. */
   log(plan: Plan, at: number): StepLogEntry | undefined {
-    const adds = plan.reply || plan.record.length > 0 || plan.notes.length > 0 || plan.said || plan.step !== this.#lastStep;
+    const adds =
+      plan.reply || plan.record.length > 0 || plan.notes.length > 0 || plan.said || plan.step !== this.#lastStep;
     this.#lastStep = plan.step;
     if (!adds) return undefined;
-    const { action, detail } = plan.said ? { action: 'message' as const, detail: plan.said.join(' | ') } : describeStep(plan.step, plan.state);
-    const entry: StepLogEntry = { seq: ++this.#seq, turn: plan.state.turn, at, action, detail: detail.slice(0, MAX_DETAIL_CHARS) };
+    const { action, detail } = plan.said
+      ? { action: 'message' as const, detail: plan.said.join(' | ') }
+      : describeStep(plan.step, plan.state);
+    const entry: StepLogEntry = {
+      seq: ++this.#seq,
+      turn: plan.state.turn,
+      at,
+      action,
+      detail: detail.slice(0, MAX_DETAIL_CHARS),
+    };
     this.entries.push(entry);
     if (this.entries.length > MAX_ENTRIES) this.entries.shift();
     return entry;

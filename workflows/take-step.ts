@@ -3,7 +3,16 @@
  * wait for a person. Reports what happened, or nothing when woken early (a cancel, a pause, a
  * hand-over: the loop's control deals with those). Decides nothing. Workflow code (sandbox).
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { ModelOutcome, ModelRequest } from '../shared/model/model-response.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
@@ -13,7 +22,13 @@ import { fromError } from '../shared/failures/tool-error.js';
 import { assertNever } from '../shared/assert-never.js';
 import { checkModelOutcome } from '../shared/model/model-outcome-check.js';
 import type { ChildRuns } from './child-runs.js';
-import { clarificationTimeLeft, tenantAllowanceLeft, type Happening, type PlanStep, type PlannerState } from '../planner/index.js';
+import {
+  clarificationTimeLeft,
+  tenantAllowanceLeft,
+  type Happening,
+  type PlanStep,
+  type PlannerState,
+} from '../planner/index.js';
 import type { RunInbox } from './run-inbox.js';
 import type { BudgetRequests } from './budget-requests.js';
 import { dispatch } from './tool-dispatch.js';
@@ -31,7 +46,9 @@ export const MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
 /** Tool activities scheduled together; a change reorders commands of runs in flight. */
 const MAX_ACTIVITIES_PER_WAVE = 32;
 
-const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>(MODEL_ACTIVITY_OPTIONS);
+const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promise<ModelOutcome> }>(
+  MODEL_ACTIVITY_OPTIONS,
+);
 
 /** Failures of the model activity that no retry, back-off or other turn can fix: the run fails with them. */
 const UNUSABLE_MODEL_TYPES = ['ModelConfigError', 'ScriptExhaustedError'];
@@ -47,7 +64,13 @@ function unusableModel(err: unknown, model: string): ApplicationFailure | undefi
   const details = cause.details?.length ? cause.details : [{ model, needs: [] }];
   // A configuration the worker cannot use is the run end code `model_misconfigured`.
   const type = cause.type === 'ModelConfigError' ? 'model_misconfigured' : cause.type!;
-  return ApplicationFailure.create({ type, message: `The model "${model}" cannot be used: ${cause.message}`, nonRetryable: true, details, cause });
+  return ApplicationFailure.create({
+    type,
+    message: `The model "${model}" cannot be used: ${cause.message}`,
+    nonRetryable: true,
+    details,
+    cause,
+  });
 }
 
 export interface StepContext {
@@ -63,7 +86,14 @@ export interface StepContext {
   /** The model spec the run uses. */
   readonly model: string;
   /** Child runs, for agent tools: where they are kept, and this run's depth and search attributes. */
-  readonly children: { readonly runs: ChildRuns; readonly depth: number; readonly searchAttributes: boolean; readonly model: string; readonly tenant?: string | undefined; readonly user?: string | undefined };
+  readonly children: {
+    readonly runs: ChildRuns;
+    readonly depth: number;
+    readonly searchAttributes: boolean;
+    readonly model: string;
+    readonly tenant?: string | undefined;
+    readonly user?: string | undefined;
+  };
   /** True when the run should continue as new: long waits wake up for it. */
   readonly handOverDue: () => boolean;
   /** How many transcript messages the model reads this turn, and their epoch (transcript-log.ts). */
@@ -127,7 +157,11 @@ export async function takeStep(
         ...(children.tenant !== undefined && allowance && { tenantAllowance: allowance }),
       };
       // What this turn reacts to (the batch's failed calls, the planner's decisions): the tool activities completed either way.
-      const options = { ...MODEL_ACTIVITY_OPTIONS, summary: modelTurnSummary(state, step.toolChoice), ...activityId(`model:${state.turn + 1}`) };
+      const options = {
+        ...MODEL_ACTIVITY_OPTIONS,
+        summary: modelTurnSummary(state, step.toolChoice),
+        ...activityId(`model:${state.turn + 1}`),
+      };
       try {
         // Checked again here: a model client is a public extension point, and nothing it returns may break the run.
         const call = () => callModel.executeWithOptions(options, [request]);
@@ -135,16 +169,31 @@ export async function takeStep(
         const interruptible = interrupted ? () => inScope(interrupted, call) : call;
         const outcome = checkModelOutcome(await cancellable(interruptible));
         // The jitter of a wait for the provider: the sandbox's Math.random is seeded per run, so a replay draws the same.
-        return { type: 'model_outcome', outcome, call: options.activityId, model, ...(outcome.status === 'error' && { random: Math.random() }) };
+        return {
+          type: 'model_outcome',
+          outcome,
+          call: options.activityId,
+          model,
+          ...(outcome.status === 'error' && { random: Math.random() }),
+        };
       } catch (err) {
         if (isCancellation(err)) return undefined; // the loop acts on the cancel
         const unusable = unusableModel(err, model);
         // A soft end (policy onModelFailure: 'end'): the planner completes the run with the code instead.
         if (unusable && unusable.type === 'model_misconfigured' && state.policy.onModelFailure === 'end')
-          return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'misconfigured' }, model };
+          return {
+            type: 'model_outcome',
+            outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'misconfigured' },
+            model,
+          };
         if (unusable) throw unusable;
         // Retries exhausted (a provider down for minutes, a worker that cannot call it): the planner waits for it, up to the run's patience.
-        return { type: 'model_outcome', outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'unavailable' }, model, random: Math.random() };
+        return {
+          type: 'model_outcome',
+          outcome: { status: 'error', error: fromError(err, 'internal_error'), failure: 'unavailable' },
+          model,
+          random: Math.random(),
+        };
       }
     }
     case 'execute_tools': {
@@ -153,20 +202,26 @@ export async function takeStep(
         const tool = tools.get(call.name)!;
         const agent = agentOf(tool);
         if (agent) return children.runs.run(call, agent, children, inbox.cancelled);
-        const ids = { ...activityId(`tool:${call.toolCallId}:${call.name}`), note: toolCallNote(call, state, inbox.decisions[call.toolCallId]?.decision) };
+        const ids = {
+          ...activityId(`tool:${call.toolCallId}:${call.name}`),
+          note: toolCallNote(call, state, inbox.decisions[call.toolCallId]?.decision),
+        };
         // A 'once' call runs to its end: cut short, nobody could tell whether it happened.
         if (tool.sideEffects === 'once') return dispatch(call, tool, ids, state.batch?.onceKeys?.[call.toolCallId]);
         return cancellable(() => dispatch(call, tool, ids));
       };
       const results: ToolResult[] = [];
-      for (let i = 0; i < step.calls.length; i += MAX_ACTIVITIES_PER_WAVE) results.push(...(await Promise.all(step.calls.slice(i, i + MAX_ACTIVITIES_PER_WAVE).map(run))));
+      for (let i = 0; i < step.calls.length; i += MAX_ACTIVITIES_PER_WAVE)
+        results.push(...(await Promise.all(step.calls.slice(i, i + MAX_ACTIVITIES_PER_WAVE).map(run))));
       return { type: 'tool_results', results };
     }
     case 'reconcile':
       // Not cut short by a cancel: what it finds settles calls that may have taken effect.
       return { type: 'reconciled', reports: await reconcileCalls(step.calls, activityId) };
     case 'back_off': {
-      const summary = summaryLine(`${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`);
+      const summary = summaryLine(
+        `${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`,
+      );
       // A timer that a cancel cuts short: a long retry-after must not keep a cancelled run waiting.
       await condition(() => inbox.cancelReason !== null, step.delayMs, { summary });
       return inbox.cancelReason !== null ? undefined : { type: 'backoff_elapsed' };

@@ -68,7 +68,12 @@ export function callSummary(call: ToolCall, note = ''): string {
  * Runs one call; `activityId` names the activity (see take-step.ts, `scheduled`) and `note`
  * adds to its summary; a `once` call carries its idempotency key (planner/once-keys.ts).
  */
-export async function dispatch(call: ToolCall, tool: AnyTool, { note, ...ids }: { activityId?: string; note?: string } = {}, idempotencyKey?: string): Promise<ToolResult> {
+export async function dispatch(
+  call: ToolCall,
+  tool: AnyTool,
+  { note, ...ids }: { activityId?: string; note?: string } = {},
+  idempotencyKey?: string,
+): Promise<ToolResult> {
   try {
     return await runTool.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call, note), ...ids }, [
       { name: call.name, toolCallId: call.toolCallId, args: call.args, ...(idempotencyKey && { idempotencyKey }) },

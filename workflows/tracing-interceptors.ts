@@ -18,7 +18,15 @@
  * same with tracing on or off. Workflow code (sandbox), deterministic.
  */
 import { context, trace, type Attributes, type Span } from '@opentelemetry/api';
-import type { ActivityInput, Next, TimerInput, WorkflowExecuteInput, WorkflowInterceptors, WorkflowInboundCallsInterceptor, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import type {
+  ActivityInput,
+  Next,
+  TimerInput,
+  WorkflowExecuteInput,
+  WorkflowInterceptors,
+  WorkflowInboundCallsInterceptor,
+  WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
 import type { ModelRequest } from '../shared/model/model-response.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
 import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
@@ -65,7 +73,12 @@ class CairnInbound implements WorkflowInboundCallsInterceptor {
           ...(typeof r.toolCalls === 'number' && { 'cairn.tool_calls': r.toolCalls }),
           ...(r.outcome?.status && { 'cairn.outcome': r.outcome.status === 'answered' ? 'answered' : r.outcome.code }),
           // The run's usage over its whole chain (carried across continue-as-new).
-          ...(r.usage && { 'cairn.tokens.input': r.usage.inputTokens, 'cairn.tokens.output': r.usage.outputTokens, 'cairn.cost_usd': r.usage.costUsd, 'cairn.model_calls': r.usage.calls }),
+          ...(r.usage && {
+            'cairn.tokens.input': r.usage.inputTokens,
+            'cairn.tokens.output': r.usage.outputTokens,
+            'cairn.cost_usd': r.usage.costUsd,
+            'cairn.model_calls': r.usage.calls,
+          }),
         });
         decision(span, 'finish', typeof r.reason === 'string' ? { 'cairn.finish.reason': r.reason } : {});
       },
@@ -81,7 +94,10 @@ class CairnOutbound implements WorkflowOutboundCallsInterceptor {
   /** The tools offered to the previous model turn of this run (for `disable`). */
   #offered: readonly string[] | undefined;
 
-  scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
+  scheduleActivity(
+    input: ActivityInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>,
+  ): Promise<unknown> {
     const span = trace.getActiveSpan(); // StartActivity:<type>, made by the OpenTelemetry interceptor around this one
     // The one line the Temporal UI shows for the activity (what the turn reacts to, a re-run after a back-off…).
     if (input.options.summary) span?.setAttribute('cairn.summary', input.options.summary);
@@ -96,7 +112,9 @@ class CairnOutbound implements WorkflowOutboundCallsInterceptor {
         'cairn.tool_choice': typeof choice === 'object' ? choice.tool : (choice ?? 'auto'),
         'cairn.tools': [...tools],
       });
-      if (!final) for (const gone of this.#offered?.filter((name) => !tools.includes(name)) ?? []) decision(span, 'disable', { 'cairn.tool': gone });
+      if (!final)
+        for (const gone of this.#offered?.filter((name) => !tools.includes(name)) ?? [])
+          decision(span, 'disable', { 'cairn.tool': gone });
       if (typeof choice === 'object') decision(span, 'repair', { 'cairn.tool': choice.tool });
       if (!final) this.#offered = tools;
     } else if (input.activityType === 'runTool') {
@@ -113,14 +131,22 @@ class CairnOutbound implements WorkflowOutboundCallsInterceptor {
   startTimer(input: TimerInput, next: Next<WorkflowOutboundCallsInterceptor, 'startTimer'>): Promise<void> {
     const summary = input.options?.summary;
     // agentRun's only timers: a back-off, and a question's deadline (workflows/take-step.ts).
-    const action: StepAction | undefined = !this.execution.agentRun ? undefined : summary?.startsWith('waiting for an answer') ? 'clarify' : 'back_off';
-    const span = trace.getTracer(TRACER).startSpan(action ? `Timer:${action}` : 'Timer', {
-      attributes: {
-        'cairn.timer.duration_ms': input.durationMs,
-        ...(summary && { 'cairn.timer.summary': summary }),
-        ...(action && { 'cairn.planner.action': action }),
+    const action: StepAction | undefined = !this.execution.agentRun
+      ? undefined
+      : summary?.startsWith('waiting for an answer')
+        ? 'clarify'
+        : 'back_off';
+    const span = trace.getTracer(TRACER).startSpan(
+      action ? `Timer:${action}` : 'Timer',
+      {
+        attributes: {
+          'cairn.timer.duration_ms': input.durationMs,
+          ...(summary && { 'cairn.timer.summary': summary }),
+          ...(action && { 'cairn.planner.action': action }),
+        },
       },
-    }, context.active());
+      context.active(),
+    );
     const fired = next(input);
     // Ended beside the workflow's own await: fired, or cancelled (woken early by a cancel, an answer).
     fired.then(

@@ -17,7 +17,8 @@ describe('TranscriptLog', () => {
 
   it('answers any argument instead of throwing', () => {
     const log = new TranscriptLog([note(0), note(1)]);
-    for (const bad of [undefined, null, 'x', { from: 'a' }, { from: -5, length: 99 }, { length: NaN }]) expect(() => log.page(bad as never)).not.toThrow();
+    for (const bad of [undefined, null, 'x', { from: 'a' }, { from: -5, length: 99 }, { length: NaN }])
+      expect(() => log.page(bad as never)).not.toThrow();
     expect(log.page({ from: -5, length: 99 } as never)).toHaveLength(2);
   });
 

@@ -6,7 +6,12 @@
  */
 import { inWorkflowContext, proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
 import { fitContext, messageSize, type ContextPolicy } from '../planner/index.js';
-import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls, type TranscriptSlice } from '../shared/model/transcript.js';
+import {
+  TRANSCRIPT_SINK,
+  type TranscriptMessage,
+  type TranscriptSinkCalls,
+  type TranscriptSlice,
+} from '../shared/model/transcript.js';
 
 const sinks = proxySinks<Sinks & { [TRANSCRIPT_SINK]: TranscriptSinkCalls }>();
 
@@ -29,7 +34,8 @@ export class TranscriptLog {
    * reads them without a Query round trip. Not while replaying, when nobody reads them.
    */
   #hand(from: number): void {
-    if (from < this.#messages.length && inWorkflowContext() && !workflowInfo().unsafe.isReplaying) sinks[TRANSCRIPT_SINK].append(this.#epoch, from, this.#messages.slice(from));
+    if (from < this.#messages.length && inWorkflowContext() && !workflowInfo().unsafe.isReplaying)
+      sinks[TRANSCRIPT_SINK].append(this.#epoch, from, this.#messages.slice(from));
   }
 
   get messages(): readonly TranscriptMessage[] {
@@ -65,7 +71,10 @@ export class TranscriptLog {
   /** One page of the transcript Query. Takes any argument: a Query handler that throws answers nothing useful. */
   page(slice?: TranscriptSlice): TranscriptMessage[] {
     const from = Math.max(0, Math.trunc(Number(slice?.from) || 0));
-    const end = Math.min(this.#messages.length, slice?.length === undefined ? Infinity : Math.trunc(Number(slice.length) || 0));
+    const end = Math.min(
+      this.#messages.length,
+      slice?.length === undefined ? Infinity : Math.trunc(Number(slice.length) || 0),
+    );
     const budget = Number(slice?.maxChars) > 0 ? Number(slice!.maxChars) : TRANSCRIPT_PAGE_CHARS;
     const page: TranscriptMessage[] = [];
     let chars = 0;

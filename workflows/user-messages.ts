@@ -8,7 +8,14 @@
  */
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { JsonValue } from '../shared/json/json.js';
-import { messageDecision, workingOn, type PlannerState, type PlanStep, type UserMessage, type Working } from '../planner/index.js';
+import {
+  messageDecision,
+  workingOn,
+  type PlannerState,
+  type PlanStep,
+  type UserMessage,
+  type Working,
+} from '../planner/index.js';
 import { HumanInputError, MAX_HUMAN_INPUT_CHARS } from './human-input.js';
 import type { CarriedMessages } from '../contract/agent-run.js';
 import { sendMessageUpdate, type UserMessageInput } from '../contract/human-messages.js';
@@ -29,7 +36,11 @@ export class UserMessages {
   }
 
   /** `closed` is true once the run is finishing or handing over: a message then would never be read. */
-  install(state: () => PlannerState, closed: () => boolean, heard: (kind: HumanKind, id: string, detail: JsonValue) => void): void {
+  install(
+    state: () => PlannerState,
+    closed: () => boolean,
+    heard: (kind: HumanKind, id: string, detail: JsonValue) => void,
+  ): void {
     const decide = () => messageDecision(state().policy.onMessage, this.#working);
     setHandler(
       sendMessageUpdate,
@@ -45,14 +56,28 @@ export class UserMessages {
       {
         validator: (input) => {
           const text: unknown = (input as UserMessageInput | undefined)?.text;
-          if (typeof text !== 'string' || text.trim() === '') throw new HumanInputError('Expected { text: a non-empty string }.');
-          if (text.length > MAX_HUMAN_INPUT_CHARS) throw new HumanInputError(`The message is longer than ${MAX_HUMAN_INPUT_CHARS} characters.`);
+          if (typeof text !== 'string' || text.trim() === '')
+            throw new HumanInputError('Expected { text: a non-empty string }.');
+          if (text.length > MAX_HUMAN_INPUT_CHARS)
+            throw new HumanInputError(`The message is longer than ${MAX_HUMAN_INPUT_CHARS} characters.`);
           if (closed() || state().finalizing !== null)
-            throw ApplicationFailure.create({ message: 'The run is finishing and will read no more messages.', type: 'RunFinishing', nonRetryable: true });
+            throw ApplicationFailure.create({
+              message: 'The run is finishing and will read no more messages.',
+              type: 'RunFinishing',
+              nonRetryable: true,
+            });
           if (this.#queued.length >= MAX_QUEUED_MESSAGES)
-            throw ApplicationFailure.create({ message: `${MAX_QUEUED_MESSAGES} messages already wait for the next model turn; send again after it.`, type: 'MessageQueueFull', nonRetryable: true });
+            throw ApplicationFailure.create({
+              message: `${MAX_QUEUED_MESSAGES} messages already wait for the next model turn; send again after it.`,
+              type: 'MessageQueueFull',
+              nonRetryable: true,
+            });
           if (decide() === 'refuse')
-            throw ApplicationFailure.create({ message: 'The run is busy (onMessage: reject); send again when it waits.', type: 'RunBusy', nonRetryable: true });
+            throw ApplicationFailure.create({
+              message: 'The run is busy (onMessage: reject); send again when it waits.',
+              type: 'RunBusy',
+              nonRetryable: true,
+            });
         },
         description: 'A message from a person while the run works: { text }. Delivered before the next model turn.',
       },

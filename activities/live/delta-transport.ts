@@ -36,7 +36,11 @@ export interface LivePublisher {
  * Calls `send` with what was pushed, at most one send at a time: the first delta at once, later
  * ones gathered for `intervalMs` or until `maxChars` are waiting. Both transports batch this way.
  */
-export function batcher(send: (deltas: ModelDelta[]) => Promise<void>, intervalMs: number, maxChars: number): LivePublisher {
+export function batcher(
+  send: (deltas: ModelDelta[]) => Promise<void>,
+  intervalMs: number,
+  maxChars: number,
+): LivePublisher {
   let pending: ModelDelta[] = [];
   let chars = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -79,7 +83,13 @@ export function liveEventsOf(call: LiveCall, maxChars: number): (deltas: readonl
     const events: LiveEvent[] = [];
     if (call.attempt > 1 && sends++ === 0) events.push({ ...base, type: 'model_reset' });
     for (const { text, toolArgs } of batchDeltas(deltas, maxChars))
-      events.push({ ...base, type: 'model_delta', seq: ++batches, ...(text && { text }), ...(toolArgs.length > 0 && { toolArgs }) });
+      events.push({
+        ...base,
+        type: 'model_delta',
+        seq: ++batches,
+        ...(text && { text }),
+        ...(toolArgs.length > 0 && { toolArgs }),
+      });
     return events;
   };
 }

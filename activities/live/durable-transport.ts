@@ -9,7 +9,12 @@
  * batch (docs/bench.md). Worker side only.
  */
 import type { Client } from '@temporalio/client';
-import { MAX_PUBLISH_ITEMS, STREAM_PUBLISH_UPDATE, type ModelDelta, type PublishInput } from '../../shared/live/model-delta.js';
+import {
+  MAX_PUBLISH_ITEMS,
+  STREAM_PUBLISH_UPDATE,
+  type ModelDelta,
+  type PublishInput,
+} from '../../shared/live/model-delta.js';
 import { encodeJsonItem } from '../../shared/stream-wire.js';
 import type { JsonValue } from '../../shared/json/json.js';
 import { batcher, liveEventsOf, type DeltaTransport, type LiveCall } from './delta-transport.js';
@@ -33,8 +38,12 @@ export function durableTransport(client: Client, options: DurableTransportOption
       const send = async (deltas: ModelDelta[]) => {
         const events = eventsOf(deltas);
         for (let i = 0; i < events.length; i += MAX_PUBLISH_ITEMS) {
-          const items = events.slice(i, i + MAX_PUBLISH_ITEMS).map((event) => ({ topic: event.type, data: encodeJsonItem(event as unknown as JsonValue) }));
-          await handle.executeUpdate<void, [PublishInput]>(STREAM_PUBLISH_UPDATE, { args: [{ items, publisher_id: publisher, sequence: ++sequence }] });
+          const items = events
+            .slice(i, i + MAX_PUBLISH_ITEMS)
+            .map((event) => ({ topic: event.type, data: encodeJsonItem(event as unknown as JsonValue) }));
+          await handle.executeUpdate<void, [PublishInput]>(STREAM_PUBLISH_UPDATE, {
+            args: [{ items, publisher_id: publisher, sequence: ++sequence }],
+          });
         }
       };
       return batcher(send, options.batchIntervalMs ?? 100, maxChars);

@@ -26,7 +26,12 @@ export interface RedisWriter {
   multi(): RedisWriteBatch;
 }
 export interface RedisWriteBatch {
-  xAdd(key: string, id: string, message: Record<string, string>, options?: { TRIM?: { strategy: 'MAXLEN'; strategyModifier?: '~' | '='; threshold: number } }): RedisWriteBatch;
+  xAdd(
+    key: string,
+    id: string,
+    message: Record<string, string>,
+    options?: { TRIM?: { strategy: 'MAXLEN'; strategyModifier?: '~' | '='; threshold: number } },
+  ): RedisWriteBatch;
   expire(key: string, seconds: number): RedisWriteBatch;
   exec(): Promise<unknown>;
 }
@@ -101,7 +106,13 @@ export function redisTransport(options: RedisTransportOptions): RedisTransport {
         const client = await writer();
         if (!client) return;
         const batch = client.multi();
-        for (const event of events) batch.xAdd(key, '*', { [REDIS_LIVE_FIELD]: JSON.stringify(event) }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: maxLen } });
+        for (const event of events)
+          batch.xAdd(
+            key,
+            '*',
+            { [REDIS_LIVE_FIELD]: JSON.stringify(event) },
+            { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: maxLen } },
+          );
         batch.expire(key, ttl);
         try {
           await withTimeout(batch.exec(), timeoutMs);

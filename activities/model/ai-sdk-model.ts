@@ -43,7 +43,9 @@ export function aiSdkModel(model: LanguageModelV4, options: AiSdkModelOptions = 
           ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
           ...(input.signal && { abortSignal: input.signal }),
         };
-        const result = input.onDelta ? await readProviderStream(await model.doStream(call), input.onDelta) : await model.doGenerate(call);
+        const result = input.onDelta
+          ? await readProviderStream(await model.doStream(call), input.onDelta)
+          : await model.doGenerate(call);
         return { status: 'ok', response: fromProviderResult(result) };
       } catch (error) {
         return classifyProviderFailure(error, options.secrets);

@@ -65,7 +65,10 @@ export interface FlowControl {
 }
 
 /** The limit that applies to `spec`, and the key it is shared under. */
-export function limitFor(limits: FlowControlOptions['limits'], spec: string): { readonly key: string; readonly limit: ProviderLimit } | undefined {
+export function limitFor(
+  limits: FlowControlOptions['limits'],
+  spec: string,
+): { readonly key: string; readonly limit: ProviderLimit } | undefined {
   const at = spec.indexOf(':');
   const name = at < 0 ? spec : spec.slice(at + 1);
   const prefix = at < 0 ? spec : spec.slice(0, at);
@@ -181,7 +184,8 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
     timeoutMs,
     firstConnectMs: FIRST_CONNECT_MS,
     log,
-    downLine: (why) => `cairn: model flow control is off until Redis is reachable (${why}); calls go to the provider unchecked, its rate limits are waited out.`,
+    downLine: (why) =>
+      `cairn: model flow control is off until Redis is reachable (${why}); calls go to the provider unchecked, its rate limits are waited out.`,
     backLine: 'cairn: Redis is reachable again; model flow control is back on.',
   });
   const { fell } = redis;
@@ -208,18 +212,34 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
       const burst = Math.max(1, limit.burst ?? 1);
       // Calls that come back late from their reserved slots must not bunch: no second holds more than its share (providers count per second too).
       // One above the pace's own share, so calls on pace never wait for it; configure limits a little below the provider's.
-      const perSecond = limit.requestsPerMinute && limit.requestsPerMinute >= 60 ? Math.floor(limit.requestsPerMinute / 60) + burst : 0;
-      const args = [interval, burst, perToken, perToken > 0 ? 60_000 : 0, limit.inFlight ?? 0, LEASE_MS, lease, perSecond].map(String);
+      const perSecond =
+        limit.requestsPerMinute && limit.requestsPerMinute >= 60 ? Math.floor(limit.requestsPerMinute / 60) + burst : 0;
+      const args = [
+        interval,
+        burst,
+        perToken,
+        perToken > 0 ? 60_000 : 0,
+        limit.inFlight ?? 0,
+        LEASE_MS,
+        lease,
+        perSecond,
+      ].map(String);
       let answer: unknown;
       try {
-        answer = await withTimeout(client.sendCommand(['EVAL', ADMIT, String(keys.length), ...keys, ...args]), timeoutMs);
+        answer = await withTimeout(
+          client.sendCommand(['EVAL', ADMIT, String(keys.length), ...keys, ...args]),
+          timeoutMs,
+        );
       } catch (err) {
         fell(err instanceof Error ? err.message : String(err));
         return UNCHECKED;
       }
       const [go, wait, why] = Array.isArray(answer) ? answer : [1, 0, ''];
       if (Number(go) !== 1) {
-        const waitMs = why === 'in_flight' ? IN_FLIGHT_WAIT_MS + Math.floor(Math.random() * 400) : Math.max(1, Math.ceil(Number(wait)));
+        const waitMs =
+          why === 'in_flight'
+            ? IN_FLIGHT_WAIT_MS + Math.floor(Math.random() * 400)
+            : Math.max(1, Math.ceil(Number(wait)));
         return { go: false, waitMs, why: why === 'tokens' || why === 'in_flight' ? why : 'requests' };
       }
       return {
@@ -228,7 +248,19 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
           const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
           if (perToken === 0 && !limit.inFlight) return;
           try {
-            await withTimeout(client.sendCommand(['EVAL', RELEASE, '2', `${base}:tpm`, `${base}:inflight`, String(perToken), String(tokens), lease]), timeoutMs);
+            await withTimeout(
+              client.sendCommand([
+                'EVAL',
+                RELEASE,
+                '2',
+                `${base}:tpm`,
+                `${base}:inflight`,
+                String(perToken),
+                String(tokens),
+                lease,
+              ]),
+              timeoutMs,
+            );
           } catch (err) {
             fell(err instanceof Error ? err.message : String(err));
           }

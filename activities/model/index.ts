@@ -8,4 +8,10 @@ export { ModelConfigError, ModelNetworkError, ModelServerError } from './model-e
 export { aiSdkModel, type AiSdkModelOptions } from './ai-sdk-model.js';
 export { classifyProviderFailure } from './provider-failure.js';
 export { parseRetryAfter } from './retry-after.js';
-export { resolveModel, MODEL_SPEC_FORMS, type ModelEnvironment, type ModelProvider, type ResolveModelOptions } from './resolve-model.js';
+export {
+  resolveModel,
+  MODEL_SPEC_FORMS,
+  type ModelEnvironment,
+  type ModelProvider,
+  type ResolveModelOptions,
+} from './resolve-model.js';

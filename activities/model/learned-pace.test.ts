@@ -16,7 +16,11 @@ describe('LearnedPace', () => {
     pace.refused(500, 1_000);
     // 10 taken in the last second → one call per 1000 / 9 ms, from the end of the block.
     const waits = ['a', 'b', 'c'].map((key) => pace.admit(key, 600));
-    expect(waits).toEqual([{ go: false, waitMs: 900 }, { go: false, waitMs: 1_012 }, { go: false, waitMs: 1_123 }]);
+    expect(waits).toEqual([
+      { go: false, waitMs: 900 },
+      { go: false, waitMs: 1_012 },
+      { go: false, waitMs: 1_123 },
+    ]);
     // Coming back early, a call keeps its slot; at its slot it goes.
     expect(pace.admit('b', 1_000)).toEqual({ go: false, waitMs: 612 });
     expect(pace.admit('b', 1_612)).toEqual({ go: true });

@@ -51,7 +51,9 @@ export class LearnedPace {
     }
     if (this.#interval === 0) {
       // No rate learned (the provider refused before it took anything): past the block, spread over a second.
-      return now < this.#blockedUntil ? { go: false, waitMs: Math.ceil(this.#blockedUntil - now + this.random() * 1_000) } : { go: true };
+      return now < this.#blockedUntil
+        ? { go: false, waitMs: Math.ceil(this.#blockedUntil - now + this.random() * 1_000) }
+        : { go: true };
     }
     if (now - Math.max(this.#lastRefusal, this.#lastChange) >= QUIET_MS) {
       this.#interval *= SPEED_UP;
@@ -60,7 +62,8 @@ export class LearnedPace {
     const slot = Math.max(now, this.#tat, this.#blockedUntil);
     this.#tat = slot + this.#interval;
     if (slot <= now) return this.#send(key, now);
-    if (this.#reservations.size > 10_000) for (const [k, at] of this.#reservations) if (at < now - STALE_MS) this.#reservations.delete(k);
+    if (this.#reservations.size > 10_000)
+      for (const [k, at] of this.#reservations) if (at < now - STALE_MS) this.#reservations.delete(k);
     this.#reservations.set(key, slot);
     return { go: false, waitMs: Math.ceil(slot - now) };
   }

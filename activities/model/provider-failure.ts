@@ -38,7 +38,10 @@ export function classifyProviderFailure(error: unknown, secrets: readonly string
     throw new ModelNetworkError(`Model provider could not be reached: ${detail}`, { cause: error });
   }
   if (status >= 200 && status < 300) return { status: 'ok', response: null };
-  const overloaded = status === 529 || status === 503 || (status >= 500 && /overloaded/i.test(`${error.message} ${error.responseBody ?? ''}`));
+  const overloaded =
+    status === 529 ||
+    status === 503 ||
+    (status >= 500 && /overloaded/i.test(`${error.message} ${error.responseBody ?? ''}`));
   if (status === 429 || overloaded) {
     const retryAfterMs = parseRetryAfter(error.responseHeaders);
     const wait = retryAfterMs === undefined ? '' : ` Retry after ${retryAfterMs} ms.`;
@@ -54,7 +57,10 @@ export function classifyProviderFailure(error: unknown, secrets: readonly string
     const what = status === 404 ? 'does not know this model or endpoint' : 'refused the credentials';
     return {
       status: 'error',
-      error: toolError('internal_error', `Model provider ${what} (HTTP ${status}): ${detail}. Not retryable: fix the model configuration.`),
+      error: toolError(
+        'internal_error',
+        `Model provider ${what} (HTTP ${status}): ${detail}. Not retryable: fix the model configuration.`,
+      ),
       failure: 'misconfigured',
     };
   }
@@ -63,7 +69,10 @@ export function classifyProviderFailure(error: unknown, secrets: readonly string
   }
   return {
     status: 'error',
-    error: toolError('internal_error', `Model provider rejected the request (HTTP ${status}): ${detail}. Not retryable unchanged.`),
+    error: toolError(
+      'internal_error',
+      `Model provider rejected the request (HTTP ${status}): ${detail}. Not retryable unchanged.`,
+    ),
   };
 }
 

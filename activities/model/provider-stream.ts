@@ -3,7 +3,13 @@
  * piece is handed on as it arrives, and the parts are assembled into the same result `doGenerate`
  * gives, so the turn's recorded response does not depend on whether it streamed. Worker-side only.
  */
-import type { LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4GenerateResult, LanguageModelV4StreamResult, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4Content,
+  LanguageModelV4FinishReason,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
 import type { ModelDelta } from '../../shared/live/model-delta.js';
 
 const NO_USAGE: LanguageModelV4Usage = {
@@ -17,7 +23,10 @@ const NO_USAGE: LanguageModelV4Usage = {
  * An `error` part is thrown, as `doGenerate` would have thrown it. A stream that ends without a
  * `finish` part is an interrupted answer (`finishReason: other`).
  */
-export async function readProviderStream(result: LanguageModelV4StreamResult, onDelta: (delta: ModelDelta) => void): Promise<LanguageModelV4GenerateResult> {
+export async function readProviderStream(
+  result: LanguageModelV4StreamResult,
+  onDelta: (delta: ModelDelta) => void,
+): Promise<LanguageModelV4GenerateResult> {
   const content: LanguageModelV4Content[] = [];
   const texts = new Map<string, { type: 'text' | 'reasoning'; text: string }>();
   const toolNames = new Map<string, string>();
@@ -55,7 +64,8 @@ export async function readProviderStream(result: LanguageModelV4StreamResult, on
           break;
         case 'tool-input-delta': {
           const name = toolNames.get(part.id);
-          if (name !== undefined && part.delta) onDelta({ kind: 'tool-args', toolCallId: part.id, name, args: part.delta });
+          if (name !== undefined && part.delta)
+            onDelta({ kind: 'tool-args', toolCallId: part.id, name, args: part.delta });
           break;
         }
         case 'tool-call':

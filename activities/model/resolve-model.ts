@@ -48,7 +48,9 @@ export interface ResolveModelOptions {
 }
 
 /** An AI SDK provider (anything with `languageModel(id)`, e.g. ProviderV4), or a model factory. */
-export type ModelProvider = { languageModel(modelId: string): LanguageModelV4 } | ((modelId: string) => LanguageModelV4);
+export type ModelProvider =
+  | { languageModel(modelId: string): LanguageModelV4 }
+  | ((modelId: string) => LanguageModelV4);
 
 /** The spec forms `resolveModel` accepts, for error messages and docs. */
 export const MODEL_SPEC_FORMS: readonly string[] = [
@@ -75,37 +77,69 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
   const custom = options.providers && Object.hasOwn(options.providers, prefix) ? options.providers[prefix]! : undefined;
   if (!custom && !PREFIXES.includes(prefix)) {
     const extra = Object.keys(options.providers ?? {});
-    fail(`Unknown model provider "${prefix}" in "${spec}".${extra.length ? ` This worker also has: ${extra.map((p) => `${p}:`).join(', ')}.` : ''}`);
+    fail(
+      `Unknown model provider "${prefix}" in "${spec}".${extra.length ? ` This worker also has: ${extra.map((p) => `${p}:`).join(', ')}.` : ''}`,
+    );
   }
   if (!name) fail(`Model spec "${spec}" names no model.`);
   if (custom) return aiSdkModel(customModel(custom, name, spec));
   switch (prefix) {
     case 'openai':
-      return openAiCompatible('openai', spec, name, {
-        baseURL: setting(env, 'OPENAI_BASE_URL') ?? DEFAULT_OPENAI_BASE_URL,
-        apiKey: setting(env, 'OPENAI_API_KEY') ?? fail(`Model spec "${spec}" needs OPENAI_API_KEY in the environment.`, ['OPENAI_API_KEY']),
-      }, options.fetch);
+      return openAiCompatible(
+        'openai',
+        spec,
+        name,
+        {
+          baseURL: setting(env, 'OPENAI_BASE_URL') ?? DEFAULT_OPENAI_BASE_URL,
+          apiKey:
+            setting(env, 'OPENAI_API_KEY') ??
+            fail(`Model spec "${spec}" needs OPENAI_API_KEY in the environment.`, ['OPENAI_API_KEY']),
+        },
+        options.fetch,
+      );
     case 'anthropic': {
-      const apiKey = setting(env, 'ANTHROPIC_API_KEY') ?? fail(`Model spec "${spec}" needs ANTHROPIC_API_KEY in the environment.`, ['ANTHROPIC_API_KEY']);
+      const apiKey =
+        setting(env, 'ANTHROPIC_API_KEY') ??
+        fail(`Model spec "${spec}" needs ANTHROPIC_API_KEY in the environment.`, ['ANTHROPIC_API_KEY']);
       const baseURL = setting(env, 'ANTHROPIC_BASE_URL');
       const { createAnthropic } = builtInProvider<typeof AnthropicSdk>('@ai-sdk/anthropic', spec);
-      const provider = createAnthropic({ apiKey, ...(baseURL !== undefined && { baseURL }), ...(options.fetch !== undefined && { fetch: options.fetch }) });
+      const provider = createAnthropic({
+        apiKey,
+        ...(baseURL !== undefined && { baseURL }),
+        ...(options.fetch !== undefined && { fetch: options.fetch }),
+      });
       return aiSdkModel(provider.languageModel(name), { secrets: [apiKey] });
     }
     case 'ollama':
-      return openAiCompatible('ollama', spec, name, {
-        baseURL: setting(env, 'OLLAMA_BASE_URL') ?? DEFAULT_OLLAMA_BASE_URL,
-      }, options.fetch);
+      return openAiCompatible(
+        'ollama',
+        spec,
+        name,
+        {
+          baseURL: setting(env, 'OLLAMA_BASE_URL') ?? DEFAULT_OLLAMA_BASE_URL,
+        },
+        options.fetch,
+      );
     case 'openai-compatible':
-      return openAiCompatible('openai-compatible', spec, name, {
-        baseURL: setting(env, 'CAIRN_MODEL_BASE_URL') ?? fail(`Model spec "${spec}" needs CAIRN_MODEL_BASE_URL in the environment.`, ['CAIRN_MODEL_BASE_URL']),
-        apiKey: setting(env, 'CAIRN_MODEL_API_KEY'),
-      }, options.fetch);
+      return openAiCompatible(
+        'openai-compatible',
+        spec,
+        name,
+        {
+          baseURL:
+            setting(env, 'CAIRN_MODEL_BASE_URL') ??
+            fail(`Model spec "${spec}" needs CAIRN_MODEL_BASE_URL in the environment.`, ['CAIRN_MODEL_BASE_URL']),
+          apiKey: setting(env, 'CAIRN_MODEL_API_KEY'),
+        },
+        options.fetch,
+      );
     case 'scripted': {
       const scripts = options.scripts ?? {};
       if (Object.hasOwn(scripts, name)) return scripts[name]!;
       const known = Object.keys(scripts);
-      return fail(`No script named "${name}" is registered (${known.length ? `known: ${known.join(', ')}` : 'none are'}).`);
+      return fail(
+        `No script named "${name}" is registered (${known.length ? `known: ${known.join(', ')}` : 'none are'}).`,
+      );
     }
     default:
       return fail(`Unknown model provider "${prefix}" in "${spec}".`);

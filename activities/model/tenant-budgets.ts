@@ -76,13 +76,20 @@ export function windowsAt(now: number): { readonly day: WindowSpan; readonly mon
   const m = d.getUTCMonth();
   const month = `${y}-${String(m + 1).padStart(2, '0')}`;
   return {
-    day: { window: 'day', id: `${month}-${String(d.getUTCDate()).padStart(2, '0')}`, endsAt: Date.UTC(y, m, d.getUTCDate() + 1) },
+    day: {
+      window: 'day',
+      id: `${month}-${String(d.getUTCDate()).padStart(2, '0')}`,
+      endsAt: Date.UTC(y, m, d.getUTCDate() + 1),
+    },
     month: { window: 'month', id: month, endsAt: Date.UTC(y, m + 1, 1) },
   };
 }
 
 /** The budget that applies to `tenant`, or undefined when it is not limited. */
-export function budgetOf(options: Pick<TenantBudgetOptions, 'default' | 'tenants'>, tenant: string): TenantBudget | undefined {
+export function budgetOf(
+  options: Pick<TenantBudgetOptions, 'default' | 'tenants'>,
+  tenant: string,
+): TenantBudget | undefined {
   const own = options.tenants && Object.hasOwn(options.tenants, tenant) ? options.tenants[tenant] : undefined;
   return own ?? options.default;
 }
@@ -102,17 +109,33 @@ export function spentWindow(
     if (!limit) continue;
     const used = totals[window];
     const id = spans[window].id;
-    if (limit.maxTokens !== undefined && used.tokens >= limit.maxTokens) return { tenant, window, id, limit: 'tokens', used: used.tokens, max: limit.maxTokens };
-    if (limit.maxCostUsd !== undefined && used.costUsd >= limit.maxCostUsd) return { tenant, window, id, limit: 'cost', used: Math.round(used.costUsd * 1e9) / 1e9, max: limit.maxCostUsd };
+    if (limit.maxTokens !== undefined && used.tokens >= limit.maxTokens)
+      return { tenant, window, id, limit: 'tokens', used: used.tokens, max: limit.maxTokens };
+    if (limit.maxCostUsd !== undefined && used.costUsd >= limit.maxCostUsd)
+      return { tenant, window, id, limit: 'cost', used: Math.round(used.costUsd * 1e9) / 1e9, max: limit.maxCostUsd };
   }
   return undefined;
 }
 
 /** The first window of `budget` at `at` (0.9: 90%) of a limit, or undefined. */
-export function nearWindow(tenant: string, budget: TenantBudget, spans: Parameters<typeof spentWindow>[2], totals: Parameters<typeof spentWindow>[3], at: number): SpentWindow | undefined {
+export function nearWindow(
+  tenant: string,
+  budget: TenantBudget,
+  spans: Parameters<typeof spentWindow>[2],
+  totals: Parameters<typeof spentWindow>[3],
+  at: number,
+): SpentWindow | undefined {
   const scaled = (limit: WindowLimit | undefined): WindowLimit | undefined =>
-    limit && { ...(limit.maxTokens !== undefined && { maxTokens: at * limit.maxTokens }), ...(limit.maxCostUsd !== undefined && { maxCostUsd: at * limit.maxCostUsd }) };
-  const found = spentWindow(tenant, { perDay: scaled(budget.perDay), perMonth: scaled(budget.perMonth) } as TenantBudget, spans, totals);
+    limit && {
+      ...(limit.maxTokens !== undefined && { maxTokens: at * limit.maxTokens }),
+      ...(limit.maxCostUsd !== undefined && { maxCostUsd: at * limit.maxCostUsd }),
+    };
+  const found = spentWindow(
+    tenant,
+    { perDay: scaled(budget.perDay), perMonth: scaled(budget.perMonth) } as TenantBudget,
+    spans,
+    totals,
+  );
   if (!found) return undefined;
   const limit = found.window === 'day' ? budget.perDay! : budget.perMonth!;
   return { ...found, max: found.limit === 'tokens' ? limit.maxTokens! : limit.maxCostUsd! };
@@ -172,7 +195,8 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
     timeoutMs,
     firstConnectMs: FIRST_CONNECT_MS,
     log: options.log ?? ((message: string) => console.warn(message)),
-    downLine: (why) => `cairn: per-tenant model budgets are off until Redis is reachable (${why}); calls go to the provider unchecked and are not counted.`,
+    downLine: (why) =>
+      `cairn: per-tenant model budgets are off until Redis is reachable (${why}); calls go to the provider unchecked and are not counted.`,
     backLine: 'cairn: Redis is reachable again; per-tenant model budgets are back on.',
   });
   const redis = {
@@ -183,7 +207,10 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
       const client = await connection.ready();
       if (!client) return undefined;
       try {
-        return await withTimeout(client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]), timeoutMs);
+        return await withTimeout(
+          client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]),
+          timeoutMs,
+        );
       } catch (err) {
         connection.fell(err instanceof Error ? err.message : String(err));
         return undefined;

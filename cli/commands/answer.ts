@@ -23,7 +23,10 @@ Example:
   cairn answer cairn-orders-1a2b3c4d "morning, please"`,
 
   async run(argv, io) {
-    const { values, positionals } = parseCommandLine('answer', argv, { options: { id: { type: 'string' } }, required: ['workflowId', 'text'] });
+    const { values, positionals } = parseCommandLine('answer', argv, {
+      options: { id: { type: 'string' } },
+      required: ['workflowId', 'text'],
+    });
     const [workflowId = '', text = ''] = positionals;
     if (values.id !== undefined && !values.id.trim()) throw new UsageError('--id is empty');
     const answer = objectOrText(text);
@@ -31,7 +34,9 @@ Example:
     const { cairnClient, whileOpen, withClient, withDeadline } = await import('../run-client.js');
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
-      const { questionId } = await whileOpen(run, 'answers', () => withDeadline(connection, workflowId, () => run.answer(answer, values.id)));
+      const { questionId } = await whileOpen(run, 'answers', () =>
+        withDeadline(connection, workflowId, () => run.answer(answer, values.id)),
+      );
       io.line(`Answered question ${questionId} of ${workflowId}.`);
       io.line(`  follow it: cairn watch ${workflowId}`);
       io.document({ workflowId, questionId, answer });

@@ -31,7 +31,9 @@ Environment:
       options: { port: { type: 'string' }, host: { type: 'string' }, origin: { type: 'string', multiple: true } },
       required: [],
     });
-    const { CODEC_AUTH_ENV, DEFAULT_CODEC_PORT, DEFAULT_UI_ORIGIN, startCodecServer } = await import('../../runtime/codec-server.js');
+    const { CODEC_AUTH_ENV, DEFAULT_CODEC_PORT, DEFAULT_UI_ORIGIN, startCodecServer } = await import(
+      '../../runtime/codec-server.js'
+    );
     const { CODEC_KEYS_ENV, codecFromEnvironment } = await import('../../runtime/payload-codec.js');
     const port = values.port === '0' ? 0 : parsePort('port', values.port, DEFAULT_CODEC_PORT);
     let codec;
@@ -40,18 +42,38 @@ Environment:
     } catch (error) {
       throw new CliError((error as Error).message);
     }
-    if (!codec) throw new CliError(`${CODEC_KEYS_ENV} is not set: give the keys your workers encrypt with ("id:<base64 of 32 bytes>,…", the current key first).`);
+    if (!codec)
+      throw new CliError(
+        `${CODEC_KEYS_ENV} is not set: give the keys your workers encrypt with ("id:<base64 of 32 bytes>,…", the current key first).`,
+      );
     const authorization = process.env[CODEC_AUTH_ENV] || undefined;
     const origins = values.origin?.length ? values.origin : [DEFAULT_UI_ORIGIN];
     let server;
     try {
-      server = await startCodecServer({ codecs: [codec], port, host: values.host, origins, authorization, log: (line) => io.error(line) });
+      server = await startCodecServer({
+        codecs: [codec],
+        port,
+        host: values.host,
+        origins,
+        authorization,
+        log: (line) => io.error(line),
+      });
     } catch (error) {
       throw new CliError(`Cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(error as Error).message}`);
     }
-    io.line(`Codec server ${server.url} (keys ${codec.keyIds.join(', ')}; encrypting with ${codec.currentKeyId}), allowing ${origins.join(', ')}${authorization ? `, requiring the ${CODEC_AUTH_ENV} Authorization header` : ''}. Ctrl-C to stop.`);
-    io.line(`  try: temporal workflow show --workflow-id <id> --codec-endpoint ${server.url}${authorization ? ' --codec-auth "$CAIRN_CODEC_AUTH"' : ''}`);
-    io.document({ url: server.url, port: server.port, origins, keyIds: codec.keyIds, auth: authorization !== undefined });
+    io.line(
+      `Codec server ${server.url} (keys ${codec.keyIds.join(', ')}; encrypting with ${codec.currentKeyId}), allowing ${origins.join(', ')}${authorization ? `, requiring the ${CODEC_AUTH_ENV} Authorization header` : ''}. Ctrl-C to stop.`,
+    );
+    io.line(
+      `  try: temporal workflow show --workflow-id <id> --codec-endpoint ${server.url}${authorization ? ' --codec-auth "$CAIRN_CODEC_AUTH"' : ''}`,
+    );
+    io.document({
+      url: server.url,
+      port: server.port,
+      origins,
+      keyIds: codec.keyIds,
+      auth: authorization !== undefined,
+    });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

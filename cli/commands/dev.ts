@@ -41,7 +41,15 @@ Then, in another terminal (the line it prints names the server when it is not th
 
   async run(argv, io) {
     const { values } = parseCommandLine('dev', argv, {
-      options: { port: { type: 'string' }, 'ui-port': { type: 'string' }, 'http-port': { type: 'string' }, 'no-http': { type: 'boolean' }, 'db-filename': { type: 'string' }, 'task-queue': { type: 'string' }, ...TUNING_OPTIONS },
+      options: {
+        port: { type: 'string' },
+        'ui-port': { type: 'string' },
+        'http-port': { type: 'string' },
+        'no-http': { type: 'boolean' },
+        'db-filename': { type: 'string' },
+        'task-queue': { type: 'string' },
+        ...TUNING_OPTIONS,
+      },
       required: [],
     });
     const port = parsePort('port', values.port, 7233);
@@ -49,7 +57,15 @@ Then, in another terminal (the line it prints names the server when it is not th
     const httpPort = values['http-port'] === '0' ? 0 : parsePort('http-port', values['http-port'], DEFAULT_HTTP_PORT);
     const tuning = tuningFlags(values);
     // Loaded once the command line checks out: the server, the worker, the agents and the model providers.
-    const { connectFromEnvironment, fastDevServerHint, hasExternalServer, installRuntime, loadCliProject, runProjectWorker, startEmbeddedServer } = await import('../worker-process.js');
+    const {
+      connectFromEnvironment,
+      fastDevServerHint,
+      hasExternalServer,
+      installRuntime,
+      loadCliProject,
+      runProjectWorker,
+      startEmbeddedServer,
+    } = await import('../worker-process.js');
     const project = await loadCliProject(values.config);
     const taskQueue = values['task-queue'] ?? project.taskQueue ?? DEFAULT_TASK_QUEUE;
     installRuntime();
@@ -57,12 +73,24 @@ Then, in another terminal (the line it prints names the server when it is not th
     const external = hasExternalServer();
     let connected: Connected;
     try {
-      connected = external ? await connectFromEnvironment() : await startEmbeddedServer({ persistent: true, dbFilename: values['db-filename'], port, uiPort, log: (line) => io.error(line) });
+      connected = external
+        ? await connectFromEnvironment()
+        : await startEmbeddedServer({
+            persistent: true,
+            dbFilename: values['db-filename'],
+            port,
+            uiPort,
+            log: (line) => io.error(line),
+          });
     } catch (error) {
       // A busy port or database: its own message names the port, or the server holding the database, and the flags.
-      if ((error as Error).name === 'PortInUseError' || (error as Error).name === 'DatabaseInUseError') throw new CliError((error as Error).message);
-      if (external && /^No Temporal server at /.test((error as Error).message)) throw new CliError((error as Error).message);
-      const what = external ? 'Cannot connect to the Temporal server from the environment' : `Cannot start the dev server on port ${port}`;
+      if ((error as Error).name === 'PortInUseError' || (error as Error).name === 'DatabaseInUseError')
+        throw new CliError((error as Error).message);
+      if (external && /^No Temporal server at /.test((error as Error).message))
+        throw new CliError((error as Error).message);
+      const what = external
+        ? 'Cannot connect to the Temporal server from the environment'
+        : `Cannot start the dev server on port ${port}`;
       throw new CliError(`${what}: ${(error as Error).message}`);
     }
     // A dev server of the user's own on this machine runs at Temporal's defaults: say how to get the embedded one's speed.
@@ -71,19 +99,36 @@ Then, in another terminal (the line it prints names the server when it is not th
     try {
       if (!values['no-http']) {
         // Without the HTTP entry's optional peers, the worker runs without HTTP, and says what to install.
-        const loaded = await requirePeers('cairn dev', FEATURE_PEERS.http, () => import('../http-server.js')).catch((error: unknown) => {
-          if (!MissingPeerError.isInstance(error)) throw error;
-          io.error(`Not serving HTTP: ${error.message} (or --no-http)`);
-          return undefined;
-        });
+        const loaded = await requirePeers('cairn dev', FEATURE_PEERS.http, () => import('../http-server.js')).catch(
+          (error: unknown) => {
+            if (!MissingPeerError.isInstance(error)) throw error;
+            io.error(`Not serving HTTP: ${error.message} (or --no-http)`);
+            return undefined;
+          },
+        );
         const token = process.env[HTTP_TOKEN_ENV] || undefined;
         // A busy port must not stop development: the worker runs, without HTTP.
-        const server = await loaded?.startCairnHttpServer({ client: connected.client, taskQueue, agents: project.agents, port: httpPort, ...(token && { token }), ...(connected.uiUrl && { temporalUiUrl: connected.uiUrl }), log: (line) => io.error(line) }).catch((error) => {
-          io.error(`Not serving HTTP: port ${httpPort}: ${(error as Error).message} (--http-port <port>, or --no-http)`);
-          return undefined;
-        });
+        const server = await loaded
+          ?.startCairnHttpServer({
+            client: connected.client,
+            taskQueue,
+            agents: project.agents,
+            port: httpPort,
+            ...(token && { token }),
+            ...(connected.uiUrl && { temporalUiUrl: connected.uiUrl }),
+            log: (line) => io.error(line),
+          })
+          .catch((error) => {
+            io.error(
+              `Not serving HTTP: port ${httpPort}: ${(error as Error).message} (--http-port <port>, or --no-http)`,
+            );
+            return undefined;
+          });
         http = server;
-        if (server) io.error(`Runs over HTTP at ${server.url} (inbox: ${server.url}/)${token ? `, requiring the ${HTTP_TOKEN_ENV} bearer token` : ''}`);
+        if (server)
+          io.error(
+            `Runs over HTTP at ${server.url} (inbox: ${server.url}/)${token ? `, requiring the ${HTTP_TOKEN_ENV} bearer token` : ''}`,
+          );
       }
       await runProjectWorker(connected, project, { taskQueue, embeddedServer: !external, io, worker: tuning });
     } finally {

@@ -18,10 +18,14 @@ Options:
   -h, --help  Show this help`,
 
   async run(argv, io) {
-    const { values, positionals } = parseCommandLine('guards', argv, { options: { runs: { type: 'string' } }, required: ['workflowId'] });
+    const { values, positionals } = parseCommandLine('guards', argv, {
+      options: { runs: { type: 'string' } },
+      required: ['workflowId'],
+    });
     const [workflowId = ''] = positionals;
     const maxRuns = values.runs === undefined ? 50 : Number(values.runs);
-    if (!Number.isInteger(maxRuns) || maxRuns < 1) throw new UsageError(`--runs must be a whole number of runs, at least 1, not "${values.runs}"`);
+    if (!Number.isInteger(maxRuns) || maxRuns < 1)
+      throw new UsageError(`--runs must be a whole number of runs, at least 1, not "${values.runs}"`);
     const { withClient } = await import('../run-client.js');
     const { readToolResults } = await import('../tool-results.js');
     const { shadowCounts } = await import('../../shared/guards/shadow-guard.js');
@@ -30,13 +34,28 @@ Options:
       const counts = shadowCounts(results);
       const flagged = results.filter((r) => (r.shadow?.length ?? 0) > 0).length;
       const chain = `${runs} run(s)${truncated ? `, the chain goes back further (--runs)` : ''}`;
-      io.line(`Run ${workflowId}: ${results.length} tool result(s) in ${chain}; ${flagged} with shadow-guard violations.`);
+      io.line(
+        `Run ${workflowId}: ${results.length} tool result(s) in ${chain}; ${flagged} with shadow-guard violations.`,
+      );
       if (counts.length > 0) {
         io.line('');
-        const rows = counts.map((c) => [String(c.count), String(c.calls), c.tool, c.guard, c.code, c.rule, c.path || '(whole output)', c.example]);
+        const rows = counts.map((c) => [
+          String(c.count),
+          String(c.calls),
+          c.tool,
+          c.guard,
+          c.code,
+          c.rule,
+          c.path || '(whole output)',
+          c.example,
+        ]);
         const header = ['count', 'calls', 'tool', 'guard', 'code', 'rule', 'field', 'example'];
         const widths = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-        const format = (cells: string[]) => cells.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join('  ').trimEnd();
+        const format = (cells: string[]) =>
+          cells
+            .map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell))
+            .join('  ')
+            .trimEnd();
         io.line(format(header));
         for (const row of rows) io.line(format(row));
       }

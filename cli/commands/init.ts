@@ -7,7 +7,16 @@ import { parseCommandLine, type Command } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 
 /** The peer dependencies a project installs beside cairn-agents, at the versions Cairn is tested with. */
-const PEERS = ['@temporalio/activity', '@temporalio/client', '@temporalio/common', '@temporalio/envconfig', '@temporalio/testing', '@temporalio/worker', '@temporalio/workflow', 'zod'];
+const PEERS = [
+  '@temporalio/activity',
+  '@temporalio/client',
+  '@temporalio/common',
+  '@temporalio/envconfig',
+  '@temporalio/testing',
+  '@temporalio/worker',
+  '@temporalio/workflow',
+  'zod',
+];
 const DEV = ['@types/node', 'typescript', 'vitest'];
 
 export const initCommand: Command = {
@@ -37,7 +46,11 @@ Options:
   -h, --help     Show this help`,
 
   async run(argv, io) {
-    const { values, positionals } = parseCommandLine('init', argv, { options: { from: { type: 'string' } }, required: [], optional: ['dir'] });
+    const { values, positionals } = parseCommandLine('init', argv, {
+      options: { from: { type: 'string' } },
+      required: [],
+      optional: ['dir'],
+    });
     const dir = resolve(positionals[0] ?? '.');
     const name = packageName(basename(dir));
     const from = values.from === undefined ? undefined : localCopy(values.from);
@@ -48,7 +61,10 @@ Options:
       if (file.isFile()) {
         const path = relative(starter, join(file.parentPath, file.name));
         // Stored without its dot: npm leaves .gitignore files out of packages.
-        files.set(path === 'gitignore' ? '.gitignore' : path, (await readFile(join(starter, path), 'utf8')).replaceAll('{{name}}', name));
+        files.set(
+          path === 'gitignore' ? '.gitignore' : path,
+          (await readFile(join(starter, path), 'utf8')).replaceAll('{{name}}', name),
+        );
       }
     files.set('package.json', `${JSON.stringify(await manifest(name, cairnAgents), null, 2)}\n`);
     // engine-strict: on an older Node, `npm install` stops with "Required: node >=24" instead of a
@@ -56,7 +72,8 @@ Options:
     files.set('.npmrc', `engine-strict=true\n${from?.folder ? 'install-links=true\n' : ''}`);
 
     const taken = [...files.keys()].filter((path) => existsSync(join(dir, path)));
-    if (taken.length) throw new CliError(`${dir} already has ${taken.join(', ')}; cairn init writes only into a folder without them.`);
+    if (taken.length)
+      throw new CliError(`${dir} already has ${taken.join(', ')}; cairn init writes only into a folder without them.`);
     for (const [path, text] of files) {
       await mkdir(join(dir, path, '..'), { recursive: true });
       await writeFile(join(dir, path), text);
@@ -85,16 +102,23 @@ function localCopy(path: string): { path: string; folder: boolean } {
   if (stat?.isFile() && /\.(tgz|tar\.gz)$/.test(absolute)) return { path: absolute, folder: false };
   if (stat?.isDirectory()) {
     const manifestFile = join(absolute, 'package.json');
-    const own = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as { name?: string }).name : undefined;
+    const own = existsSync(manifestFile)
+      ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as { name?: string }).name
+      : undefined;
     if (own === 'cairn-agents') return { path: absolute, folder: true };
   }
-  throw new CliError(`--from ${path}: not a cairn-agents tarball (.tgz, from npm pack) or a folder holding cairn-agents' package.json.`);
+  throw new CliError(
+    `--from ${path}: not a cairn-agents tarball (.tgz, from npm pack) or a folder holding cairn-agents' package.json.`,
+  );
 }
 
 /** The starter's package.json: cairn-agents as given, its peers and dev tools at the versions Cairn uses. */
 async function manifest(name: string, cairnAgents: string): Promise<Record<string, unknown>> {
-  const own = JSON.parse(await readFile(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-  const pick = (names: readonly string[]) => Object.fromEntries(names.map((dep) => [dep, own.devDependencies[dep] ?? 'latest']));
+  const own = JSON.parse(await readFile(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
+  const pick = (names: readonly string[]) =>
+    Object.fromEntries(names.map((dep) => [dep, own.devDependencies[dep] ?? 'latest']));
   return {
     name,
     version: '0.1.0',
@@ -109,7 +133,10 @@ async function manifest(name: string, cairnAgents: string): Promise<Record<strin
 
 /** A folder name as an npm package name. */
 function packageName(folder: string): string {
-  const name = folder.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+|-+$/g, '');
+  const name = folder
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+|-+$/g, '');
   if (!name) throw new UsageError(`cannot make a package name of "${folder}"; pass a folder name such as my-agents`);
   return name;
 }

@@ -10,7 +10,7 @@ import { FEATURE_PEERS, requirePeers } from '../../shared/optional-peers.js';
 
 export const mcpCommand: Command = {
   name: 'mcp',
-  summary: "Serve your agents as MCP tools over stdio (an MCP client launches it; see docs/mcp-server.md)",
+  summary: 'Serve your agents as MCP tools over stdio (an MCP client launches it; see docs/mcp-server.md)',
   help: `Usage: cairn mcp [--task-queue <queue>] [--config <file>]
 
 Serves each agent of cairn.config.ts as one MCP tool over stdio (docs/mcp-server.md): a call
@@ -27,22 +27,36 @@ Options:
 In an MCP client's configuration: { "command": "npx", "args": ["cairn", "mcp"], "cwd": "<your project>" }.`,
 
   async run(argv, io) {
-    const { values } = parseCommandLine('mcp', argv, { options: { 'task-queue': { type: 'string' }, config: { type: 'string' } }, required: [] });
+    const { values } = parseCommandLine('mcp', argv, {
+      options: { 'task-queue': { type: 'string' }, config: { type: 'string' } },
+      required: [],
+    });
     const { connectFromEnvironment, loadCliProject } = await import('../worker-process.js');
     const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
     const { Client } = await import('@temporalio/client');
     const { CairnClient } = await import('../../client/cairn-client.js');
-    const { createCairnMcpServer, StdioServerTransport } = await requirePeers('cairn mcp', FEATURE_PEERS.mcp, async () => ({
-      ...(await import('../../client/mcp/cairn-mcp-server.js')),
-      ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
-    }));
+    const { createCairnMcpServer, StdioServerTransport } = await requirePeers(
+      'cairn mcp',
+      FEATURE_PEERS.mcp,
+      async () => ({
+        ...(await import('../../client/mcp/cairn-mcp-server.js')),
+        ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
+      }),
+    );
     const project = await loadCliProject(values.config, { deps: false });
     if (project.agents.length === 0) throw new CliError('The config names no agents to serve.');
     const taskQueue = values['task-queue'] ?? project.taskQueue ?? DEFAULT_TASK_QUEUE;
-    const connected = await connectFromEnvironment().catch((error) => Promise.reject(new CliError(`Cannot connect to the Temporal server: ${(error as Error).message}`)));
+    const connected = await connectFromEnvironment().catch((error) =>
+      Promise.reject(new CliError(`Cannot connect to the Temporal server: ${(error as Error).message}`)),
+    );
     const dataConverter = dataConverterFromEnvironment(process.env);
-    const temporal = dataConverter ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter }) : connected.client;
-    const server = createCairnMcpServer({ client: new CairnClient({ client: temporal, taskQueue }), agents: project.agents });
+    const temporal = dataConverter
+      ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter })
+      : connected.client;
+    const server = createCairnMcpServer({
+      client: new CairnClient({ client: temporal, taskQueue }),
+      agents: project.agents,
+    });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
       server.server.onclose = resolve;
@@ -51,7 +65,9 @@ In an MCP client's configuration: { "command": "npx", "args": ["cairn", "mcp"], 
       process.once('SIGTERM', resolve);
     });
     await server.connect(transport);
-    io.error(`cairn mcp: ${project.agents.map((a) => a.name).join(', ')} as MCP tools over stdio, runs on task queue "${taskQueue}".`);
+    io.error(
+      `cairn mcp: ${project.agents.map((a) => a.name).join(', ')} as MCP tools over stdio, runs on task queue "${taskQueue}".`,
+    );
     await closed;
     await server.close().catch(() => undefined);
     await connected.close();

@@ -60,15 +60,20 @@ Examples:
     if (workflowIds.some((id) => !id.trim())) throw new UsageError('--workflow-id is empty');
     if (files.length === 0 && values.query === undefined && workflowIds.length === 0)
       throw new UsageError('nothing to replay: name history files, --query or --workflow-id (see cairn replay --help)');
-    if (values.limit !== undefined && values.query === undefined) throw new UsageError('--limit applies to --query only');
+    if (values.limit !== undefined && values.query === undefined)
+      throw new UsageError('--limit applies to --query only');
     const limit = values.limit === undefined ? undefined : Number(values.limit);
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a whole number above 0, not "${values.limit}"`);
-    if (values.config !== undefined && values.workflows !== undefined) throw new UsageError('--config and --workflows name the workflow code twice: give one');
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+      throw new UsageError(`--limit must be a whole number above 0, not "${values.limit}"`);
+    if (values.config !== undefined && values.workflows !== undefined)
+      throw new UsageError('--config and --workflows name the workflow code twice: give one');
 
     // Loaded once the command line checks out: the worker (replay), the bundler, the client.
     const { resolve, relative } = await import('node:path');
     const { existsSync } = await import('node:fs');
-    const { HistoryFileError, projectWorkflows, readHistoryFile, replayHistories, serverHistories } = await import('../../runtime/replay.js');
+    const { HistoryFileError, projectWorkflows, readHistoryFile, replayHistories, serverHistories } = await import(
+      '../../runtime/replay.js'
+    );
     const { findConfig, ProjectConfigError } = await import('../../runtime/project-config.js');
     const { WorkflowBundleError } = await import('../../runtime/workflow-bundle.js');
     const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
@@ -76,11 +81,20 @@ Examples:
 
     // Every file is read before anything replays: a typo fails at once, naming the file.
     const fromFiles = await Promise.all(
-      files.map((file) => readHistoryFile(file).catch((error: unknown) => Promise.reject(error instanceof HistoryFileError ? new CliError(error.message) : error))),
+      files.map((file) =>
+        readHistoryFile(file).catch((error: unknown) =>
+          Promise.reject(error instanceof HistoryFileError ? new CliError(error.message) : error),
+        ),
+      ),
     );
 
     let workflowsPath: string;
-    let worker: { dataConverter?: import('@temporalio/common').DataConverter; interceptors?: import('@temporalio/worker').WorkerInterceptors } | undefined;
+    let worker:
+      | {
+          dataConverter?: import('@temporalio/common').DataConverter;
+          interceptors?: import('@temporalio/worker').WorkerInterceptors;
+        }
+      | undefined;
     let against: string;
     let agents: readonly string[] | undefined;
     if (values.workflows !== undefined) {
@@ -93,7 +107,9 @@ Examples:
         throw new CliError(
           `No cairn.config.ts in ${process.cwd()} or any folder above it: pass --config <file> for your project, or --workflows <file> for a workflows file of your own.`,
         );
-      const project = await projectWorkflows(configFile).catch((error: unknown) => Promise.reject(error instanceof ProjectConfigError ? new CliError(error.message) : error));
+      const project = await projectWorkflows(configFile).catch((error: unknown) =>
+        Promise.reject(error instanceof ProjectConfigError ? new CliError(error.message) : error),
+      );
       workflowsPath = project.workflowsPath;
       worker = project.worker;
       agents = project.servedAgents;
@@ -113,31 +129,62 @@ Examples:
     if (process.env.CAIRN_LOG_LEVEL) installRuntime();
     else {
       const { DefaultLogger, Runtime } = await import('@temporalio/worker');
-      Runtime.install({ logger: new DefaultLogger('ERROR', () => {}), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+      Runtime.install({
+        logger: new DefaultLogger('ERROR', () => {}),
+        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+      });
     }
-    const connection = values.query !== undefined || workflowIds.length > 0 ? await (await import('../connect.js')).connectClient() : undefined;
+    const connection =
+      values.query !== undefined || workflowIds.length > 0
+        ? await (await import('../connect.js')).connectClient()
+        : undefined;
     const counts = { ok: 0, nondeterministic: 0, failed: 0, unknown_agent: 0 };
     try {
       async function* histories() {
         yield* fromFiles;
-        if (connection) yield* serverHistories(connection.client, { workflowIds, ...(values.query !== undefined && { query: values.query }), ...(limit !== undefined && { limit }) });
+        if (connection)
+          yield* serverHistories(connection.client, {
+            workflowIds,
+            ...(values.query !== undefined && { query: values.query }),
+            ...(limit !== undefined && { limit }),
+          });
       }
       const outcomes = replayHistories(histories(), {
         workflowsPath,
-        worker: { ...(dataConverter && { dataConverter }), ...(worker?.interceptors && { interceptors: worker.interceptors }) },
+        worker: {
+          ...(dataConverter && { dataConverter }),
+          ...(worker?.interceptors && { interceptors: worker.interceptors }),
+        },
         ...(agents && { agents }),
       });
       for await (const outcome of outcomes) {
         counts[outcome.status] += 1;
         const where = outcome.source ? ` (${outcome.source})` : '';
-        io.line(outcome.status === 'ok' ? `ok ${outcome.workflowId}${where}` : `${outcome.status.toUpperCase()} ${outcome.workflowId}${where}: ${outcome.reason}`);
-        io.document({ workflowId: outcome.workflowId, runId: outcome.runId, source: outcome.source ?? null, status: outcome.status, ...(outcome.reason !== undefined && { reason: outcome.reason }) });
+        io.line(
+          outcome.status === 'ok'
+            ? `ok ${outcome.workflowId}${where}`
+            : `${outcome.status.toUpperCase()} ${outcome.workflowId}${where}: ${outcome.reason}`,
+        );
+        io.document({
+          workflowId: outcome.workflowId,
+          runId: outcome.runId,
+          source: outcome.source ?? null,
+          status: outcome.status,
+          ...(outcome.reason !== undefined && { reason: outcome.reason }),
+        });
       }
     } catch (error) {
       if (error instanceof WorkflowBundleError) throw new CliError(error.message);
       // "Failed to list workflows" says little; the server's reason is in the cause (a bad query).
-      const { name, message, cause } = error as { name?: string; message?: string; cause?: { details?: unknown; message?: unknown } };
-      if (name === 'ServiceError' && cause) throw new CliError(`${message}: ${typeof cause.details === 'string' && cause.details ? cause.details : String(cause.message)}`);
+      const { name, message, cause } = error as {
+        name?: string;
+        message?: string;
+        cause?: { details?: unknown; message?: unknown };
+      };
+      if (name === 'ServiceError' && cause)
+        throw new CliError(
+          `${message}: ${typeof cause.details === 'string' && cause.details ? cause.details : String(cause.message)}`,
+        );
       throw error;
     } finally {
       await connection?.close().catch(() => {});
@@ -154,7 +201,10 @@ Examples:
         `${counts.nondeterministic ? `, ${counts.nondeterministic} nondeterministic` : ''}${counts.failed ? `, ${counts.failed} failed` : ''}` +
         `${counts.unknown_agent ? `, ${counts.unknown_agent} of an agent not in this build` : ''}.`,
     );
-    if (bad > 0) io.error(`cairn replay: ${bad} of ${total} ${total === 1 ? 'history does' : 'histories do'} not replay on this build; do not deploy it over those runs (docs/upgrades.md).`);
+    if (bad > 0)
+      io.error(
+        `cairn replay: ${bad} of ${total} ${total === 1 ? 'history does' : 'histories do'} not replay on this build; do not deploy it over those runs (docs/upgrades.md).`,
+      );
     return bad > 0 ? 1 : 0;
   },
 };

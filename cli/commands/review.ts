@@ -30,7 +30,11 @@ Examples:
   cairn review cairn-orders-1a2b3c4d 2.1 reject "refunds over 50 need a manager"`,
 
   async run(argv, io) {
-    const { positionals } = parseCommandLine('review', argv, { options: {}, required: ['workflowId', 'toolCallId', 'decision'], optional: ['argument'] });
+    const { positionals } = parseCommandLine('review', argv, {
+      options: {},
+      required: ['workflowId', 'toolCallId', 'decision'],
+      optional: ['argument'],
+    });
     const [workflowId = '', toolCallId = '', type = '', argument] = positionals;
     const decision = toDecision(type, argument);
 
@@ -42,7 +46,10 @@ Examples:
         await withDeadline(connection, workflowId, () => run.review(held, decision));
         return held;
       });
-      const what = decision.type === 'edit' ? `(${review.name}) to ${compact(decision.args, 120)}` : `(${review.name} ${compact(review.args, 120)})`;
+      const what =
+        decision.type === 'edit'
+          ? `(${review.name}) to ${compact(decision.args, 120)}`
+          : `(${review.name} ${compact(review.args, 120)})`;
       io.line(`${PAST[decision.type]} ${toolCallId} ${what} on ${workflowId}.`);
       io.line(`  follow it: cairn watch ${workflowId}`);
       io.document({ workflowId, toolCallId, tool: review.name, argsHash: review.argsHash, decision });
@@ -51,18 +58,26 @@ Examples:
   },
 };
 
-const PAST: Record<ReviewDecisionInput['type'], string> = { accept: 'Accepted', edit: 'Edited', respond: 'Responded to', reject: 'Rejected' };
+const PAST: Record<ReviewDecisionInput['type'], string> = {
+  accept: 'Accepted',
+  edit: 'Edited',
+  respond: 'Responded to',
+  reject: 'Rejected',
+};
 
 function toDecision(type: string, argument: string | undefined): ReviewDecisionInput {
   switch (type) {
     case 'accept':
-      if (argument !== undefined) throw new UsageError(`accept takes no argument, got "${argument}" (see cairn review --help)`);
+      if (argument !== undefined)
+        throw new UsageError(`accept takes no argument, got "${argument}" (see cairn review --help)`);
       return { type: 'accept' };
     case 'edit':
-      if (argument === undefined) throw new UsageError("edit needs the new arguments as JSON, e.g. edit '{\"amount\":40}'");
+      if (argument === undefined)
+        throw new UsageError('edit needs the new arguments as JSON, e.g. edit \'{"amount":40}\'');
       return { type: 'edit', args: parseJsonArgument(argument, 'edit arguments') };
     case 'respond':
-      if (argument === undefined) throw new UsageError("respond needs the result to give the model as JSON, e.g. respond '{\"refunded\":0}'");
+      if (argument === undefined)
+        throw new UsageError('respond needs the result to give the model as JSON, e.g. respond \'{"refunded":0}\'');
       return { type: 'respond', content: parseJsonArgument(argument, 'respond content') };
     case 'reject':
       return argument?.trim() ? { type: 'reject', reason: argument.trim() } : { type: 'reject' };

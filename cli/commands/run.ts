@@ -37,7 +37,12 @@ Example:
 
   async run(argv, io) {
     const { values, positionals } = parseCommandLine('run', argv, {
-      options: { model: { type: 'string' }, id: { type: 'string' }, 'task-queue': { type: 'string' }, wait: { type: 'boolean' } },
+      options: {
+        model: { type: 'string' },
+        id: { type: 'string' },
+        'task-queue': { type: 'string' },
+        wait: { type: 'boolean' },
+      },
       required: ['agent', 'prompt'],
     });
     const [agent = '', prompt = ''] = positionals;
@@ -50,16 +55,27 @@ Example:
     const { readFirstState, readTranscript, startRun, stopped, withClient } = await import('../run-client.js');
     const { callsMade, formatCallCount } = await import('../format.js');
     const { pollRun } = await import('../../client/poll-run.js');
-    const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import('../run-outcome.js');
+    const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import(
+      '../run-outcome.js'
+    );
     return withClient(async (connection) => {
-      const run = await startRun(connection, { agent, prompt, workflowId, taskQueue, ...(values.model !== undefined && { model: values.model }) });
+      const run = await startRun(connection, {
+        agent,
+        prompt,
+        workflowId,
+        taskQueue,
+        ...(values.model !== undefined && { model: values.model }),
+      });
       // The run's first workflow task checks the agent and its model: a refused run fails here, at once.
       const waiting = await readFirstState(connection, run);
       const url = runUrl(connection, workflowId, run.firstExecutionRunId);
       const started = { workflowId, runId: run.firstExecutionRunId, agent, taskQueue, url: url ?? null };
       io.line(`Started ${workflowId} (agent ${agent}, task queue ${taskQueue})`);
       if (url) io.line(`  ${url}`);
-      if (!waiting) io.error(`cairn run: no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}".`);
+      if (!waiting)
+        io.error(
+          `cairn run: no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}".`,
+        );
       if (!values.wait) {
         io.line(`  follow it: cairn watch ${workflowId}`);
         io.document(started);
@@ -68,7 +84,10 @@ Example:
       // Until the run answers, or waits on a person: then the question or the held calls, with the
       // commands that answer them, and exit 3 (nobody answers a run that waits on this command).
       // In a terminal, the person is right here: ask, and wait on.
-      const terminal = !io.json && process.stdin.isTTY === true && process.stdout.isTTY === true ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+      const terminal =
+        !io.json && process.stdin.isTTY === true && process.stdout.isTTY === true
+          ? createInterface({ input: process.stdin, output: process.stdout })
+          : undefined;
       try {
         for await (const state of pollRun(run, { startGraceMs: 24 * 60 * 60 * 1000 })) {
           if (!waitsOnPerson(state)) continue;
@@ -76,7 +95,10 @@ Example:
           io.line(`Waiting on a person (phase ${state.phase}):`);
           for (const line of pendingLines(workflowId, state)) io.line(`  ${line}`);
           io.line(`  then: ${CAIRN} watch ${workflowId}`);
-          io.document({ ...started, waiting: { phase: state.phase, clarification: state.clarification, reviews: state.reviews } });
+          io.document({
+            ...started,
+            waiting: { phase: state.phase, clarification: state.clarification, reviews: state.reviews },
+          });
           return EXIT_WAITING_ON_PERSON;
         }
       } catch (error) {
@@ -88,8 +110,13 @@ Example:
       const ending = endingOf(result);
       io.line(ending.answered ? `Answer: ${result.answer}` : endingLine(ending));
       // Calls refused before running (validation, policy) are the model's too: count them from the transcript.
-      const made = await readTranscript(connection, run).then(({ transcript }) => callsMade(transcript), () => undefined);
-      io.line(`  ${result.turns} turn(s), ${formatCallCount(result.toolCalls, made)}${result.reason ? `; ended early: ${result.reason}` : ''}`);
+      const made = await readTranscript(connection, run).then(
+        ({ transcript }) => callsMade(transcript),
+        () => undefined,
+      );
+      io.line(
+        `  ${result.turns} turn(s), ${formatCallCount(result.toolCalls, made)}${result.reason ? `; ended early: ${result.reason}` : ''}`,
+      );
       io.document({ ...started, result });
       return ending.answered ? 0 : 1;
     });
@@ -109,9 +136,16 @@ async function askHere(terminal: Interface, run: AgentRunHandle, state: RunState
     return true;
   }
   for (const review of state.reviews) {
-    const reply = (await terminal.question(`\n? ${review.name} ${compact(review.args)}: run it? [y]es, [n]o, or Enter for later `)).trim().toLowerCase();
+    const reply = (
+      await terminal.question(`\n? ${review.name} ${compact(review.args)}: run it? [y]es, [n]o, or Enter for later `)
+    )
+      .trim()
+      .toLowerCase();
     if (reply !== 'y' && reply !== 'yes' && reply !== 'n' && reply !== 'no') return false;
-    await run.review(review, reply.startsWith('y') ? { type: 'accept' } : { type: 'reject', reason: 'declined at the terminal' });
+    await run.review(
+      review,
+      reply.startsWith('y') ? { type: 'accept' } : { type: 'reject', reason: 'declined at the terminal' },
+    );
   }
   return true;
 }

@@ -27,11 +27,17 @@ Example:
       const run = cairnClient(connection).run(workflowId);
       const outcome = await whileOpen(run, 'messages', () => run.send(text));
       if (outcome.status === 'accepted') {
-        io.line(`Sent ${outcome.id} to ${workflowId}: ${outcome.delivery === 'interrupting' ? 'interrupting the model call in flight' : 'delivered before the next model turn'}.`);
+        io.line(
+          `Sent ${outcome.id} to ${workflowId}: ${outcome.delivery === 'interrupting' ? 'interrupting the model call in flight' : 'delivered before the next model turn'}.`,
+        );
         io.line(`  follow it: cairn watch ${workflowId}`);
       } else if (outcome.status === 'refused') io.line(`Not sent (${outcome.code}): ${outcome.message}`);
-      else if (outcome.status === 'throttled') io.line(`Not sent: the server is busy with this run's messages; send again in a moment.`);
-      else io.line(`No answer in time: it may have been taken. Send again with the same update id to know (never taken twice): ${outcome.updateId}`);
+      else if (outcome.status === 'throttled')
+        io.line(`Not sent: the server is busy with this run's messages; send again in a moment.`);
+      else
+        io.line(
+          `No answer in time: it may have been taken. Send again with the same update id to know (never taken twice): ${outcome.updateId}`,
+        );
       io.document({ workflowId, text, ...outcome });
       return outcome.status === 'accepted' ? 0 : 1;
     });

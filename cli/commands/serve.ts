@@ -32,35 +32,69 @@ Environment:
 
   async run(argv, io) {
     const { values } = parseCommandLine('serve', argv, {
-      options: { port: { type: 'string' }, host: { type: 'string' }, 'cors-origin': { type: 'string' }, 'task-queue': { type: 'string' }, config: { type: 'string' } },
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'cors-origin': { type: 'string' },
+        'task-queue': { type: 'string' },
+        config: { type: 'string' },
+      },
       required: [],
     });
     const port = values.port === '0' ? 0 : parsePort('port', values.port, DEFAULT_HTTP_PORT);
     const host = values.host ?? '127.0.0.1';
     const token = process.env[HTTP_TOKEN_ENV] || undefined;
-    if (!token && !isLoopback(host)) throw new CliError(`${HTTP_TOKEN_ENV} is not set: a server reachable from other machines needs a bearer token (or put it behind your own auth with createCairnHttpHandler).`);
+    if (!token && !isLoopback(host))
+      throw new CliError(
+        `${HTTP_TOKEN_ENV} is not set: a server reachable from other machines needs a bearer token (or put it behind your own auth with createCairnHttpHandler).`,
+      );
     const { connectFromEnvironment, loadCliProject } = await import('../worker-process.js');
     const hasConfig = async () => (await import('../../runtime/project-config.js')).findConfig() !== undefined;
-    const { startCairnHttpServer } = await requirePeers('cairn serve', FEATURE_PEERS.http, () => import('../http-server.js'));
+    const { startCairnHttpServer } = await requirePeers(
+      'cairn serve',
+      FEATURE_PEERS.http,
+      () => import('../http-server.js'),
+    );
     const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
     const { Client } = await import('@temporalio/client');
     // The agents only (no deps): which ones requests may start, and their tools' schemas. None: any agent.
-    const project = values.config || (await hasConfig()) ? await loadCliProject(values.config, { deps: false }) : undefined;
+    const project =
+      values.config || (await hasConfig()) ? await loadCliProject(values.config, { deps: false }) : undefined;
     const taskQueue = values['task-queue'] ?? project?.taskQueue ?? DEFAULT_TASK_QUEUE;
     const connected = await connectFromEnvironment().catch((error: Error) =>
-      Promise.reject(new CliError(/^No Temporal server at /.test(error.message) ? error.message : `Cannot connect to the Temporal server: ${error.message}`)),
+      Promise.reject(
+        new CliError(
+          /^No Temporal server at /.test(error.message)
+            ? error.message
+            : `Cannot connect to the Temporal server: ${error.message}`,
+        ),
+      ),
     );
     const dataConverter = dataConverterFromEnvironment(process.env);
-    const client = dataConverter ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter }) : connected.client;
+    const client = dataConverter
+      ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter })
+      : connected.client;
     const agents = project?.agents ?? [];
     let server;
     try {
-      server = await startCairnHttpServer({ client, taskQueue, agents, port, host, ...(token && { token }), ...(values['cors-origin'] && { corsOrigin: values['cors-origin'] }), ...(connected.uiUrl && { temporalUiUrl: connected.uiUrl }), log: (line) => io.error(line) });
+      server = await startCairnHttpServer({
+        client,
+        taskQueue,
+        agents,
+        port,
+        host,
+        ...(token && { token }),
+        ...(values['cors-origin'] && { corsOrigin: values['cors-origin'] }),
+        ...(connected.uiUrl && { temporalUiUrl: connected.uiUrl }),
+        log: (line) => io.error(line),
+      });
     } catch (error) {
       await connected.close();
       throw new CliError(`Cannot listen on ${host}:${port}: ${(error as Error).message}`);
     }
-    io.line(`Cairn HTTP ${server.url} (inbox: ${server.url}/), runs on task queue "${taskQueue}"${token ? `, requiring the ${HTTP_TOKEN_ENV} bearer token` : ', no auth (loopback only)'}. Ctrl-C to stop.`);
+    io.line(
+      `Cairn HTTP ${server.url} (inbox: ${server.url}/), runs on task queue "${taskQueue}"${token ? `, requiring the ${HTTP_TOKEN_ENV} bearer token` : ', no auth (loopback only)'}. Ctrl-C to stop.`,
+    );
     io.document({ url: server.url, port: server.port, auth: token !== undefined, agents: agents.map((a) => a.name) });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

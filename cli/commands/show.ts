@@ -20,7 +20,9 @@ Options:
     const { positionals } = parseCommandLine('show', argv, { options: {}, required: ['workflowId'] });
     const [workflowId = ''] = positionals;
     const { cairnClient, closedOutcome, readTranscript, stopped, withClient } = await import('../run-client.js');
-    const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import('../run-outcome.js');
+    const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import(
+      '../run-outcome.js'
+    );
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
       // A run that failed before it answered Queries (unknown agent, no model) can only say how it ended.

@@ -28,10 +28,14 @@ Options:
   -h, --help       Show this help`,
 
   async run(argv, io) {
-    const { values, positionals } = parseCommandLine('watch', argv, { options: { from: { type: 'string' }, follow: { type: 'boolean' } }, required: ['workflowId'] });
+    const { values, positionals } = parseCommandLine('watch', argv, {
+      options: { from: { type: 'string' }, follow: { type: 'boolean' } },
+      required: ['workflowId'],
+    });
     const [workflowId = ''] = positionals;
     const from = values.from === undefined ? 0 : Number(values.from);
-    if (!Number.isSafeInteger(from) || from < 0) throw new UsageError(`--from must be an offset (a whole number >= 0), not "${values.from}"`);
+    if (!Number.isSafeInteger(from) || from < 0)
+      throw new UsageError(`--from must be an offset (a whole number >= 0), not "${values.from}"`);
 
     const { cairnClient, closedOutcome, readState, stopped, withClient } = await import('../run-client.js');
     const { EXIT_WAITING_ON_PERSON, endingLine, endingOf } = await import('../run-outcome.js');
@@ -42,7 +46,11 @@ Options:
       const first = await readState(connection, run).catch(async (error: unknown) => {
         if (!(error instanceof CliError)) return undefined;
         const ended = await closedOutcome(run).catch(() => undefined);
-        throw ended ? new CliError(`Run "${workflowId}" ${ended.status}: ${ended.failure}. Its events need a worker to be read: ${error.message}`) : error;
+        throw ended
+          ? new CliError(
+              `Run "${workflowId}" ${ended.status}: ${ended.failure}. Its events need a worker to be read: ${error.message}`,
+            )
+          : error;
       });
       // A closed run waits on nobody: its questions and reviews are history, never "answer with".
       const status = (await run.workflow.describe()).status.name;
@@ -59,7 +67,8 @@ Options:
           const pending = state.clarification?.id ?? state.reviews[0]?.toolCallId;
           const asked = event.type === 'question' ? event.clarification.id : event.reviews[0]?.toolCallId;
           // A closed run (terminated while it waited) still answers with its last state: read on to how it ended.
-          if (pending === undefined || pending !== asked || (await run.workflow.describe()).status.name !== 'RUNNING') continue;
+          if (pending === undefined || pending !== asked || (await run.workflow.describe()).status.name !== 'RUNNING')
+            continue;
           if (state.clarification) io.line(answerCommandLine(workflowId));
           for (const review of state.reviews) io.line(reviewCommandLine(workflowId, review));
           if (!values.follow) return EXIT_WAITING_ON_PERSON;
@@ -68,7 +77,9 @@ Options:
         throw await stopped(run, error);
       }
       // The stream ends when the run completed: with its answer (exit 0), or without (exit 1).
-      const ending = endingOf(await run.result().catch(async (error: unknown) => Promise.reject(await stopped(run, error))));
+      const ending = endingOf(
+        await run.result().catch(async (error: unknown) => Promise.reject(await stopped(run, error))),
+      );
       if (ending.answered) return 0;
       io.error(`cairn watch: ${endingLine(ending)}`);
       return 1;

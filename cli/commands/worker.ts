@@ -24,18 +24,32 @@ ${TUNING_HELP}
   -h, --help            Show this help`,
 
   async run(argv, io) {
-    const { values } = parseCommandLine('worker', argv, { options: { 'task-queue': { type: 'string' }, ...TUNING_OPTIONS }, required: [] });
+    const { values } = parseCommandLine('worker', argv, {
+      options: { 'task-queue': { type: 'string' }, ...TUNING_OPTIONS },
+      required: [],
+    });
     const tuning = tuningFlags(values);
     // Loaded once the command line checks out: the worker, the agents and the model providers.
-    const { connectFromEnvironment, installRuntime, loadCliProject, runProjectWorker } = await import('../worker-process.js');
+    const { connectFromEnvironment, installRuntime, loadCliProject, runProjectWorker } = await import(
+      '../worker-process.js'
+    );
     const project = await loadCliProject(values.config);
     installRuntime();
     const connected = await connectFromEnvironment().catch((error: Error) => {
       // No server: the connection's own line names the address and what to do.
-      throw new CliError(/^No Temporal server at /.test(error.message) ? error.message : `Cannot connect to Temporal (${error.message.split('\n')[0]}); check TEMPORAL_ADDRESS.`);
+      throw new CliError(
+        /^No Temporal server at /.test(error.message)
+          ? error.message
+          : `Cannot connect to Temporal (${error.message.split('\n')[0]}); check TEMPORAL_ADDRESS.`,
+      );
     });
     try {
-      await runProjectWorker(connected, project, { taskQueue: values['task-queue'] ?? project.taskQueue ?? DEFAULT_TASK_QUEUE, embeddedServer: false, io, worker: tuning });
+      await runProjectWorker(connected, project, {
+        taskQueue: values['task-queue'] ?? project.taskQueue ?? DEFAULT_TASK_QUEUE,
+        embeddedServer: false,
+        io,
+        worker: tuning,
+      });
     } finally {
       await connected.close().catch(() => {});
     }

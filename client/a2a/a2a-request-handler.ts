@@ -11,15 +11,40 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Role, TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskPushNotificationConfig, type ListTasksResponse } from '@a2a-js/sdk';
-import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  Role,
+  TaskState,
+  type AgentCard,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+  type ListTasksResponse,
+} from '@a2a-js/sdk';
+import {
+  ExtendedAgentCardNotConfiguredError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
 import { TENANT_MEMO } from '../../contract/search-attributes.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
-import { agentMessage, answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, textPart, toTask } from './a2a-task.js';
+import {
+  agentMessage,
+  answerArtifact,
+  CONTEXT_MEMO_KEY,
+  contextIdOf,
+  taskState,
+  textPart,
+  toTask,
+} from './a2a-task.js';
 import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
 
@@ -31,7 +56,14 @@ export interface A2AHandlerSettings {
   readonly taskPrefix: string;
   /** How long a blocking SendMessage waits for the run to need someone or finish before it returns the working task. */
   readonly maxWaitMs: number;
-  readonly startOptions: ((run: { readonly agent: string; readonly workflowId: string; readonly contextId: string; readonly request: Request }) => Partial<StartRunOptions>) | undefined;
+  readonly startOptions:
+    | ((run: {
+        readonly agent: string;
+        readonly workflowId: string;
+        readonly contextId: string;
+        readonly request: Request;
+      }) => Partial<StartRunOptions>)
+    | undefined;
   readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
 }
 
@@ -67,11 +99,15 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     const { run, caller } = await this.#deliver(params, context);
-    if (params.configuration?.returnImmediately) return toTask({ ...(await this.#status(run, caller)), status: 'working' });
+    if (params.configuration?.returnImmediately)
+      return toTask({ ...(await this.#status(run, caller)), status: 'working' });
     return toTask(await this.#settle(run, caller, signalOf(context), Date.now() + this.settings.maxWaitMs));
   }
 
-  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const { run, caller } = await this.#deliver(params, context);
     // Just delivered: the run is working on it (its state may not show that yet).
     const first = { ...(await this.#status(run, caller)), status: 'working' as const };
@@ -79,17 +115,26 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     yield* this.#follow(run, caller, signalOf(context));
   }
 
-  async *resubscribe(params: { readonly id: string }, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *resubscribe(
+    params: { readonly id: string },
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const caller = await this.#authorize(context, 'events', params.id);
     const run = this.settings.client.run(requireId(params.id));
     const status = await this.#status(run, caller);
-    if (isTerminal(status.status)) throw new UnsupportedOperationError(`Task "${params.id}" is ${status.status}: there is nothing to subscribe to (GetTask reads it).`);
+    if (isTerminal(status.status))
+      throw new UnsupportedOperationError(
+        `Task "${params.id}" is ${status.status}: there is nothing to subscribe to (GetTask reads it).`,
+      );
     yield { payload: { $case: 'task', value: toTask(status) } };
     if (status.status === 'input_required') return;
     yield* this.#follow(run, caller, signalOf(context));
   }
 
-  async getTask(params: { readonly id: string; readonly historyLength?: number | undefined }, context: ServerCallContext): Promise<Task> {
+  async getTask(
+    params: { readonly id: string; readonly historyLength?: number | undefined },
+    context: ServerCallContext,
+  ): Promise<Task> {
     const caller = await this.#authorize(context, 'read', params.id);
     const run = this.settings.client.run(requireId(params.id));
     const status = await this.#status(run, caller);
@@ -97,11 +142,20 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     return toTask(status, wanted > 0 && status.state ? await history(run, contextIdOf(status), wanted) : []);
   }
 
-  async listTasks(params: { readonly contextId: string; readonly status: TaskState; readonly pageSize?: number | undefined; readonly pageToken: string }, context: ServerCallContext): Promise<ListTasksResponse> {
+  async listTasks(
+    params: {
+      readonly contextId: string;
+      readonly status: TaskState;
+      readonly pageSize?: number | undefined;
+      readonly pageToken: string;
+    },
+    context: ServerCallContext,
+  ): Promise<ListTasksResponse> {
     const caller = await this.#authorize(context, 'read', undefined);
     const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
     const offset = params.pageToken ? Number(params.pageToken) : 0;
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new RequestMalformedError('pageToken is not one this server gave.');
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new RequestMalformedError('pageToken is not one this server gave.');
     const prefix = `${this.settings.taskPrefix}${this.agent}-`;
     const seen = new Set<string>();
     const tasks: Task[] = [];
@@ -124,11 +178,21 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
       }
       const status = await runStatus(this.settings.client.run(info.workflowId), caller.tenant).catch(() => undefined);
       if (!status) continue;
-      if (params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED && taskState(status.status) !== params.status) continue;
+      if (
+        params.status !== undefined &&
+        params.status !== TaskState.TASK_STATE_UNSPECIFIED &&
+        taskState(status.status) !== params.status
+      )
+        continue;
       if (matched++ < offset) continue;
       tasks.push(toTask(status));
     }
-    return { tasks, nextPageToken: more ? String(offset + tasks.length) : '', pageSize, totalSize: offset + tasks.length + (more ? 1 : 0) };
+    return {
+      tasks,
+      nextPageToken: more ? String(offset + tasks.length) : '',
+      pageSize,
+      totalSize: offset + tasks.length + (more ? 1 : 0),
+    };
   }
 
   async cancelTask(params: { readonly id: string }, context: ServerCallContext): Promise<Task> {
@@ -147,7 +211,9 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   }
 
   async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new PushNotificationNotSupportedError('This agent sends no push notifications: stream, subscribe or poll GetTask.');
+    throw new PushNotificationNotSupportedError(
+      'This agent sends no push notifications: stream, subscribe or poll GetTask.',
+    );
   }
 
   async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
@@ -163,9 +229,13 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   }
 
   /** Starts the run a new message asks for, or delivers a message to the task it names. */
-  async #deliver(params: SendMessageRequest, context: ServerCallContext): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
+  async #deliver(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
     const message = params.message;
-    if (!message || message.parts.length === 0) throw new RequestMalformedError('SendMessage needs a message with at least one part.');
+    if (!message || message.parts.length === 0)
+      throw new RequestMalformedError('SendMessage needs a message with at least one part.');
     const texts: string[] = [];
     const data: unknown[] = [];
     for (const part of message.parts) {
@@ -180,42 +250,77 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const caller = await this.#authorize(context, 'read', message.taskId);
     const run = this.settings.client.run(message.taskId);
     const status = await this.#status(run, caller);
-    if (isTerminal(status.status)) throw new UnsupportedOperationError(`Task "${message.taskId}" is ${status.status} and takes no more messages; start a new task (in the same contextId).`);
+    if (isTerminal(status.status))
+      throw new UnsupportedOperationError(
+        `Task "${message.taskId}" is ${status.status} and takes no more messages; start a new task (in the same contextId).`,
+      );
     if (status.status === 'input_required') {
       const pending = status.pending!;
       const replies: RunReply[] = data.map((value) => parseReply(value, pending.question !== null));
       const text = texts.join('\n').trim();
       if (text && !replies.some((r) => r.kind === 'answer')) {
-        if (!pending.question) throw toA2AError(new RunInputError('invalid_input', 'Only held calls wait here: decide each with a data part { decision, toolCallId, argsHash }.'));
+        if (!pending.question)
+          throw toA2AError(
+            new RunInputError(
+              'invalid_input',
+              'Only held calls wait here: decide each with a data part { decision, toolCallId, argsHash }.',
+            ),
+          );
         replies.unshift({ kind: 'answer', answer: text, questionId: pending.question.id });
       }
-      if (replies.length === 0) throw toA2AError(new RunInputError('invalid_input', 'The message answers nothing: send { answer } or { decision, toolCallId, argsHash }.'));
+      if (replies.length === 0)
+        throw toA2AError(
+          new RunInputError(
+            'invalid_input',
+            'The message answers nothing: send { answer } or { decision, toolCallId, argsHash }.',
+          ),
+        );
       for (const action of new Set(replies.map(replyAction))) await this.#authorize(context, action, run.workflowId);
       await applyReplies(run, replies).catch((error) => Promise.reject(toA2AError(error)));
       return { run, caller };
     }
-    if (data.length > 0) throw toA2AError(new RunInputError('not_pending', `Task "${message.taskId}" is not waiting for input; a data part answers a question or a held call only while the task is input-required.`));
+    if (data.length > 0)
+      throw toA2AError(
+        new RunInputError(
+          'not_pending',
+          `Task "${message.taskId}" is not waiting for input; a data part answers a question or a held call only while the task is input-required.`,
+        ),
+      );
     await this.#authorize(context, 'message', run.workflowId);
     const sent = await run.send(texts.join('\n'));
-    if (sent.status !== 'accepted') throw toA2AError(new RunInputError(sent.status === 'refused' && sent.code === 'closed' ? 'closed' : 'invalid_input', `The run did not take the message (${sent.status}): ${sent.message}`));
+    if (sent.status !== 'accepted')
+      throw toA2AError(
+        new RunInputError(
+          sent.status === 'refused' && sent.code === 'closed' ? 'closed' : 'invalid_input',
+          `The run did not take the message (${sent.status}): ${sent.message}`,
+        ),
+      );
     return { run, caller };
   }
 
-  async #start(message: Message, texts: string[], data: unknown[], context: ServerCallContext): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
+  async #start(
+    message: Message,
+    texts: string[],
+    data: unknown[],
+    context: ServerCallContext,
+  ): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
     const caller = await this.#authorize(context, 'start', undefined);
     const prompt = [...texts, ...data.map((d) => JSON.stringify(d))].join('\n').trim();
     if (!prompt) throw new RequestMalformedError('The message is empty: say what the agent should do.');
-    if (prompt.length > MAX_PROMPT_CHARS) throw new RequestMalformedError(`The message is longer than ${MAX_PROMPT_CHARS} characters.`);
+    if (prompt.length > MAX_PROMPT_CHARS)
+      throw new RequestMalformedError(`The message is longer than ${MAX_PROMPT_CHARS} characters.`);
     const contextId = message.contextId || randomUUID();
     if (contextId.length > 200) throw new RequestMalformedError('contextId is longer than 200 characters.');
     const workflowId = `${this.settings.taskPrefix}${this.agent}-${randomUUID()}`;
     const request = context.state.get(REQUEST_KEY) as Request;
     const extra = this.settings.startOptions?.({ agent: this.agent, workflowId, contextId, request }) ?? {};
     if (caller.tenant !== undefined)
-      await withinTenantLimit(this.settings.client, this.settings.maxRunsPerTenant, caller.tenant, workflowId).catch((error: unknown) => {
-        context.state.set(AUTH_ERROR_KEY, error);
-        throw new UnsupportedOperationError('The tenant is at its limit of runs in flight.');
-      });
+      await withinTenantLimit(this.settings.client, this.settings.maxRunsPerTenant, caller.tenant, workflowId).catch(
+        (error: unknown) => {
+          context.state.set(AUTH_ERROR_KEY, error);
+          throw new UnsupportedOperationError('The tenant is at its limit of runs in flight.');
+        },
+      );
     const run = await this.settings.client.start({
       // A caller waits on the task (a blocking SendMessage, a stream): it goes ahead of background runs.
       priority: { priorityKey: INTERACTIVE_PRIORITY },
@@ -232,24 +337,54 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
 
   /** The run's status, refusing runs of other agents, of other tenants and unknown ids as TaskNotFound. */
   async #status(run: AgentRunHandle, caller: Caller): Promise<RunStatus> {
-    const status = await runStatus(run, caller.tenant).catch((error) => Promise.reject(toA2AError(runInputError(error, run.workflowId))));
-    if (status.state && status.state.agent !== this.agent) throw new TaskNotFoundError(`No task "${run.workflowId}" for agent ${this.agent}.`);
+    const status = await runStatus(run, caller.tenant).catch((error) =>
+      Promise.reject(toA2AError(runInputError(error, run.workflowId))),
+    );
+    if (status.state && status.state.agent !== this.agent)
+      throw new TaskNotFoundError(`No task "${run.workflowId}" for agent ${this.agent}.`);
     return status;
   }
 
   /** Status updates from `from` on, until the run waits for someone or ends. */
-  async *#follow(run: AgentRunHandle, caller: Caller, signal: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+  async *#follow(
+    run: AgentRunHandle,
+    caller: Caller,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     for (;;) {
       const status = await this.#settle(run, caller, signal, Number.POSITIVE_INFINITY);
       const task = toTask(status);
-      if (task.artifacts[0]) yield { payload: { $case: 'artifactUpdate', value: { taskId: task.id, contextId: task.contextId, artifact: answerArtifact(status.answer ?? ''), append: false, lastChunk: true, metadata: undefined } } };
-      yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } } };
+      if (task.artifacts[0])
+        yield {
+          payload: {
+            $case: 'artifactUpdate',
+            value: {
+              taskId: task.id,
+              contextId: task.contextId,
+              artifact: answerArtifact(status.answer ?? ''),
+              append: false,
+              lastChunk: true,
+              metadata: undefined,
+            },
+          },
+        };
+      yield {
+        payload: {
+          $case: 'statusUpdate',
+          value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined },
+        },
+      };
       if (status.status !== 'working') return;
     }
   }
 
   /** The run's status once it is no longer working (it waits for someone or ended), or at `until`. */
-  async #settle(run: AgentRunHandle, caller: Caller, signal: AbortSignal | undefined, until: number): Promise<RunStatus> {
+  async #settle(
+    run: AgentRunHandle,
+    caller: Caller,
+    signal: AbortSignal | undefined,
+    until: number,
+  ): Promise<RunStatus> {
     for (;;) {
       await this.#waitIdle(run, signal, until - Date.now());
       const status = await this.#status(run, caller);
@@ -269,7 +404,11 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
         (state) => (state.paused ? 'paused' : 'idle'),
         () => 'closed' as const,
       );
-      const outcome = await Promise.race([idle, ...(Number.isFinite(left) ? [sleep(left, 'timeout' as const)] : []), ...(signal ? [aborted(signal)] : [])]);
+      const outcome = await Promise.race([
+        idle,
+        ...(Number.isFinite(left) ? [sleep(left, 'timeout' as const)] : []),
+        ...(signal ? [aborted(signal)] : []),
+      ]);
       if (outcome !== 'paused') return;
       await sleep(1_000);
     }
@@ -280,7 +419,12 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const request = context.state.get(REQUEST_KEY) as Request | undefined;
     if (!request) return {};
     try {
-      return await checkAuthorized(this.settings.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
+      return await checkAuthorized(
+        this.settings.authorize,
+        request,
+        action,
+        workflowId === undefined ? undefined : { workflowId },
+      );
     } catch (error) {
       context.state.set(AUTH_ERROR_KEY, error);
       throw new UnsupportedOperationError(`Not authorized to ${action}.`);
@@ -296,7 +440,11 @@ async function history(run: AgentRunHandle, contextId: string, length: number): 
     if (m.role !== 'user' && m.role !== 'assistant') return;
     if (!m.content.trim()) return;
     const message = agentMessage(run.workflowId, contextId, [textPart(m.content)]);
-    messages.push({ ...message, messageId: `${run.workflowId}/${index}`, role: m.role === 'user' ? Role.ROLE_USER : Role.ROLE_AGENT });
+    messages.push({
+      ...message,
+      messageId: `${run.workflowId}/${index}`,
+      role: m.role === 'user' ? Role.ROLE_USER : Role.ROLE_AGENT,
+    });
   });
   return messages.slice(-length);
 }
@@ -310,7 +458,8 @@ function aborted(signal: AbortSignal): Promise<'aborted'> {
 }
 
 function requireId(id: string): string {
-  if (typeof id !== 'string' || !id.trim() || id.length > 500) throw new RequestMalformedError('A task id is required.');
+  if (typeof id !== 'string' || !id.trim() || id.length > 500)
+    throw new RequestMalformedError('A task id is required.');
   return id;
 }
 

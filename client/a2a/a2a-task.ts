@@ -40,14 +40,29 @@ export function dataPart(value: JsonObject, mediaType = 'application/json'): Par
 }
 
 export function agentMessage(taskId: string, contextId: string, parts: Part[]): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** The structured form of what a task waits for (the data part of its status message). */
 export function inputRequiredData(taskId: string, pending: PendingInput): JsonObject {
   const how: string[] = [];
-  if (pending.question) how.push(`answer the question: a message in task ${taskId} with a data part { "answer": <fitting the schema> } (or a text part)`);
-  if (pending.reviews.length > 0) how.push(`decide each held call: a data part { "decision": "accept" | "edit" | "respond" | "reject", "toolCallId", "argsHash" } (with "args" for edit, "content" for respond, "reason" for reject)`);
+  if (pending.question)
+    how.push(
+      `answer the question: a message in task ${taskId} with a data part { "answer": <fitting the schema> } (or a text part)`,
+    );
+  if (pending.reviews.length > 0)
+    how.push(
+      `decide each held call: a data part { "decision": "accept" | "edit" | "respond" | "reject", "toolCallId", "argsHash" } (with "args" for edit, "content" for respond, "reason" for reject)`,
+    );
   return JSON.parse(
     JSON.stringify({
       kind: 'cairn.input-required',
@@ -63,14 +78,26 @@ export function taskStatus(run: RunStatus, contextId: string): TaskStatus {
   const timestamp = (run.closeTime ?? new Date()).toISOString();
   let message: Message | undefined;
   if (run.status === 'input_required' && run.pending)
-    message = agentMessage(run.workflowId, contextId, [textPart(describePending(run.pending)), dataPart(inputRequiredData(run.workflowId, run.pending), INPUT_REQUIRED_MEDIA_TYPE)]);
-  else if ((run.status === 'failed' || run.status === 'canceled') && run.reason) message = agentMessage(run.workflowId, contextId, [textPart(run.reason)]);
-  else if (run.status === 'completed' && run.answer !== undefined) message = agentMessage(run.workflowId, contextId, [textPart(run.answer)]);
+    message = agentMessage(run.workflowId, contextId, [
+      textPart(describePending(run.pending)),
+      dataPart(inputRequiredData(run.workflowId, run.pending), INPUT_REQUIRED_MEDIA_TYPE),
+    ]);
+  else if ((run.status === 'failed' || run.status === 'canceled') && run.reason)
+    message = agentMessage(run.workflowId, contextId, [textPart(run.reason)]);
+  else if (run.status === 'completed' && run.answer !== undefined)
+    message = agentMessage(run.workflowId, contextId, [textPart(run.answer)]);
   return { state: taskState(run.status), message, timestamp };
 }
 
 export function answerArtifact(answer: string): Artifact {
-  return { artifactId: ANSWER_ARTIFACT_ID, name: 'answer', description: "The run's final answer.", parts: [textPart(answer)], metadata: undefined, extensions: [] };
+  return {
+    artifactId: ANSWER_ARTIFACT_ID,
+    name: 'answer',
+    description: "The run's final answer.",
+    parts: [textPart(answer)],
+    metadata: undefined,
+    extensions: [],
+  };
 }
 
 /** The context id a run's task belongs to (its memo; the workflow id for runs started elsewhere). */
@@ -86,7 +113,10 @@ export function toTask(run: RunStatus, history: Message[] = []): Task {
     id: run.workflowId,
     contextId,
     status: taskStatus(run, contextId),
-    artifacts: run.answer !== undefined && (run.status === 'completed' || run.status === 'canceled') ? [answerArtifact(run.answer)] : [],
+    artifacts:
+      run.answer !== undefined && (run.status === 'completed' || run.status === 'canceled')
+        ? [answerArtifact(run.answer)]
+        : [],
     history,
     metadata: { agent: run.state?.agent ?? null, phase: run.state?.phase ?? null, turn: run.state?.turn ?? null },
   };

@@ -23,7 +23,10 @@ export function agentCard(agent: Agent, url: string, about: A2AAgentDescription 
   const skill: AgentSkill = {
     id: agent.name,
     name: agent.name,
-    description: tools.length > 0 ? `${description} Tools: ${agent.tools.map((t) => `${t.name} (${clip(t.description, 120)})`).join('; ')}.` : description,
+    description:
+      tools.length > 0
+        ? `${description} Tools: ${agent.tools.map((t) => `${t.name} (${clip(t.description, 120)})`).join('; ')}.`
+        : description,
     tags: ['cairn', ...tools],
     examples: [...(about.examples ?? [])],
     inputModes: ['text/plain', 'application/json'],

@@ -10,7 +10,12 @@
  */
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
-import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import {
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  validateVersion,
+  type A2ARequestHandler,
+} from '@a2a-js/sdk/server';
 import { isLegacyJsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import type { Agent } from '../../shared/agent/define-agent.js';
@@ -19,7 +24,13 @@ import type { Authorize } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
 import { readBoundedText } from '../http/read-json-body.js';
 import type { MaxRunsPerTenant } from '../http/tenant-limit.js';
-import { AUTH_ERROR_KEY, CairnA2ARequestHandler, REQUEST_KEY, SIGNAL_KEY, type A2AHandlerSettings } from './a2a-request-handler.js';
+import {
+  AUTH_ERROR_KEY,
+  CairnA2ARequestHandler,
+  REQUEST_KEY,
+  SIGNAL_KEY,
+  type A2AHandlerSettings,
+} from './a2a-request-handler.js';
 import { agentCard, type A2AAgentDescription } from './agent-card.js';
 
 export interface CairnA2AHandlerOptions {
@@ -56,7 +67,12 @@ export type CairnA2AHandler = (request: Request) => Promise<Response>;
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEEP_ALIVE_MS = 15_000;
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
 
 export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2AHandler {
   if (options.agents.length === 0) throw new Error('createCairnA2AHandler serves one or more agents.');
@@ -69,7 +85,9 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
     taskPrefix: options.taskPrefix ?? 'cairn-a2a-',
     maxWaitMs: options.maxWaitMs ?? 60_000,
     maxRunsPerTenant: options.maxRunsPerTenant,
-    startOptions: options.startOptions as ((run: { agent: string; workflowId: string; contextId: string; request: Request }) => Partial<StartRunOptions>) | undefined,
+    startOptions: options.startOptions as
+      | ((run: { agent: string; workflowId: string; contextId: string; request: Request }) => Partial<StartRunOptions>)
+      | undefined,
   };
   const served = new Map(options.agents.map((agent) => [agent.name, agent]));
   const endpoints = new Map<string, Endpoint>();
@@ -77,8 +95,15 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
     const url = `${(options.publicUrl ?? origin + base).replace(/\/$/, '')}/${encodeURIComponent(agent.name)}`;
     let found = endpoints.get(url);
     if (!found) {
-      const handler = guarded(new CairnA2ARequestHandler(agent.name, agentCard(agent, url, options.describe?.[agent.name]), settings), onError);
-      found = { handler, transport: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) };
+      const handler = guarded(
+        new CairnA2ARequestHandler(agent.name, agentCard(agent, url, options.describe?.[agent.name]), settings),
+        onError,
+      );
+      found = {
+        handler,
+        transport: new JsonRpcTransportHandler(handler),
+        legacy: new LegacyJsonRpcTransportHandler(handler),
+      };
       // One entry per public URL the cards name (a handful); not a cache of anything about runs.
       if (endpoints.size < 64) endpoints.set(url, found);
     }
@@ -92,15 +117,23 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
       const parts = url.pathname.slice(base.length).split('/').filter(Boolean).map(decodeURIComponent);
       const named = parts[0] !== undefined && parts[0] !== '.well-known' ? parts.shift() : undefined;
       const agent = named === undefined ? options.agents[0]! : served.get(named);
-      if (!agent) throw new HttpError(404, 'unknown_agent', `No agent "${named}" here; this server serves: ${[...served.keys()].join(', ')}.`);
+      if (!agent)
+        throw new HttpError(
+          404,
+          'unknown_agent',
+          `No agent "${named}" here; this server serves: ${[...served.keys()].join(', ')}.`,
+        );
       const rest = parts.join('/');
       if (request.method === 'GET' && (rest === '.well-known/agent-card.json' || rest === '.well-known/agent.json')) {
         const card = await endpoint(agent, url.origin).handler.getAgentCard();
         // A2A 1.0 clients say so (A2A-Version); anything else gets the card with its A2A 0.3 fields too.
         const v1 = request.headers.get(A2A_VERSION_HEADER) === '1.0';
-        return Response.json(v1 ? AgentCard.toJSON(card) : withLegacyFields(card), { headers: { 'cache-control': 'public, max-age=60', vary: A2A_VERSION_HEADER } });
+        return Response.json(v1 ? AgentCard.toJSON(card) : withLegacyFields(card), {
+          headers: { 'cache-control': 'public, max-age=60', vary: A2A_VERSION_HEADER },
+        });
       }
-      if (request.method !== 'POST' || rest !== '') throw new HttpError(404, 'not_found', `No endpoint ${request.method} ${url.pathname}.`);
+      if (request.method !== 'POST' || rest !== '')
+        throw new HttpError(404, 'not_found', `No endpoint ${request.method} ${url.pathname}.`);
       return await jsonRpc(request, endpoint(agent, url.origin), maxBodyBytes);
     } catch (error) {
       if (HttpError.isInstance(error)) return rpcError(null, -32600, error.message, error.status, error.headers);
@@ -127,16 +160,33 @@ function withLegacyFields(card: AgentCard): Record<string, unknown> {
     url: endpoint,
     preferredTransport: 'JSONRPC',
     additionalInterfaces: [{ url: endpoint, transport: 'JSONRPC' }],
-    capabilities: { streaming: card.capabilities?.streaming ?? false, pushNotifications: false, stateTransitionHistory: false },
+    capabilities: {
+      streaming: card.capabilities?.streaming ?? false,
+      pushNotifications: false,
+      stateTransitionHistory: false,
+    },
     supportsAuthenticatedExtendedCard: false,
     security: [],
-    skills: card.skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description, tags: skill.tags, examples: skill.examples, inputModes: skill.inputModes, outputModes: skill.outputModes })),
+    skills: card.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      examples: skill.examples,
+      inputModes: skill.inputModes,
+      outputModes: skill.outputModes,
+    })),
   };
 }
 
-async function jsonRpc(request: Request, { handler, transport, legacy }: Endpoint, maxBodyBytes: number): Promise<Response> {
+async function jsonRpc(
+  request: Request,
+  { handler, transport, legacy }: Endpoint,
+  maxBodyBytes: number,
+): Promise<Response> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/(a2a\+)?json\b/i.test(type)) return rpcError(null, -32600, 'Send JSON-RPC as application/json.', 415);
+  if (!/^application\/(a2a\+)?json\b/i.test(type))
+    return rpcError(null, -32600, 'Send JSON-RPC as application/json.', 415);
   const text = await readBoundedText(request, maxBodyBytes);
   if (text === undefined) return rpcError(null, -32600, `The request is larger than ${maxBodyBytes} bytes.`, 413);
   let body: unknown;
@@ -168,11 +218,18 @@ async function jsonRpc(request: Request, { handler, transport, legacy }: Endpoin
       return Response.json({ jsonrpc: '2.0', id: rpcId, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
     }
   }
-  const result = old ? await legacy.handle(body as Record<string, unknown>, context) : await transport.handle(body as Record<string, unknown>, context);
-  const mapError = old ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+  const result = old
+    ? await legacy.handle(body as Record<string, unknown>, context)
+    : await transport.handle(body as Record<string, unknown>, context);
+  const mapError = old
+    ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+    : JsonRpcTransportHandler.mapToJSONRPCError;
   if (!(Symbol.asyncIterator in (result as object))) {
     const refused = authRefusal(context, rpcId);
-    return refused ?? Response.json(result, { status: (result as { error?: { code?: number } }).error?.code === -32603 ? 500 : 200 });
+    return (
+      refused ??
+      Response.json(result, { status: (result as { error?: { code?: number } }).error?.code === -32603 ? 500 : 200 })
+    );
   }
   const events = result as AsyncGenerator<unknown, void, undefined>;
   let first: IteratorResult<unknown, void>;
@@ -205,7 +262,11 @@ async function jsonRpc(request: Request, { handler, transport, legacy }: Endpoin
         } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
       } catch (error) {
         clearInterval(keepAlive);
-        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: rpcId, error: mapError(error) })}\n\n`));
+        controller.enqueue(
+          encoder.encode(
+            `event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: rpcId, error: mapError(error) })}\n\n`,
+          ),
+        );
         controller.close();
       }
     },
@@ -226,8 +287,17 @@ function authRefusal(context: ServerCallContext, id: string | number | null): Re
   return rpcError(id, -32600, 'Not authorized.', 403);
 }
 
-function rpcError(id: string | number | null, code: number, message: string, status: number, headers: Record<string, string> = {}): Response {
-  return Response.json({ jsonrpc: '2.0', id, error: { code, message } }, { status, headers: { ...JSON_HEADERS, ...headers } });
+function rpcError(
+  id: string | number | null,
+  code: number,
+  message: string,
+  status: number,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json(
+    { jsonrpc: '2.0', id, error: { code, message } },
+    { status, headers: { ...JSON_HEADERS, ...headers } },
+  );
 }
 
 /** The body as text, or undefined when it is larger than `max` bytes (refused as it streams in). */

@@ -54,7 +54,12 @@ export interface PendingInput {
 /** One reply to a waiting run. */
 export type RunReply =
   | { readonly kind: 'answer'; readonly answer: JsonValue; readonly questionId?: string }
-  | { readonly kind: 'review'; readonly toolCallId: string; readonly argsHash: string; readonly decision: ReviewDecisionInput }
+  | {
+      readonly kind: 'review';
+      readonly toolCallId: string;
+      readonly argsHash: string;
+      readonly decision: ReviewDecisionInput;
+    }
   | { readonly kind: 'budget'; readonly decision: BudgetDecision; readonly requestId?: string };
 
 /** The `authorize` action a reply needs: a budget decision is authorized as a review, as over HTTP. */
@@ -85,14 +90,21 @@ export class RunInputError extends Error {
 }
 
 /** The JSON Schema of an answer to `question`: the missing fields as an object, else text. */
-export function answerSchema(question: { readonly missingFields?: readonly string[]; readonly exampleInput?: JsonObject; readonly schema?: unknown }): JsonObject {
-  if (question.schema && typeof question.schema === 'object' && !Array.isArray(question.schema)) return question.schema as JsonObject;
+export function answerSchema(question: {
+  readonly missingFields?: readonly string[];
+  readonly exampleInput?: JsonObject;
+  readonly schema?: unknown;
+}): JsonObject {
+  if (question.schema && typeof question.schema === 'object' && !Array.isArray(question.schema))
+    return question.schema as JsonObject;
   const fields = question.missingFields ?? [];
   if (fields.length === 0) return { type: 'string', minLength: 1, description: 'The answer, as text.' };
   const properties: JsonObject = {};
   for (const field of fields) {
     const example = question.exampleInput?.[field];
-    properties[field] = { type: typeof example === 'number' ? 'number' : typeof example === 'boolean' ? 'boolean' : 'string' };
+    properties[field] = {
+      type: typeof example === 'number' ? 'number' : typeof example === 'boolean' ? 'boolean' : 'string',
+    };
   }
   return { type: 'object', properties, required: [...fields] };
 }
@@ -103,7 +115,10 @@ export function pendingInput(state: RunState): PendingInput | undefined {
   const budget = state.budget?.pending ?? null;
   if (!q && state.reviews.length === 0 && !budget) return undefined;
   return {
-    budget: budget && { ...budget, schema: (budgetDecisionSchema(budget).properties as { decision: JsonObject }).decision },
+    budget: budget && {
+      ...budget,
+      schema: (budgetDecisionSchema(budget).properties as { decision: JsonObject }).decision,
+    },
     question: q
       ? {
           id: q.id,
@@ -135,7 +150,9 @@ export function describePending(pending: PendingInput): string {
       `Budget ${b.id}: the run spent its ${b.limit === 'tokens' ? `tokens (${b.usedTokens} of ${b.maxTokens})` : `cost (${b.usedCostUsd} of ${b.maxCostUsd} USD)`}; reply { budget: { type: "extend", ${b.limit === 'tokens' ? 'tokens' : 'costUsd'}: … } } or { budget: { type: "stop" } }.`,
     );
   for (const r of pending.reviews)
-    lines.push(`Review ${r.toolCallId}: ${r.name}(${JSON.stringify(r.args)}) awaits a decision (${r.allowed.join(', ')})${r.description ? ` — ${r.description}` : ''}; argsHash ${r.argsHash}.`);
+    lines.push(
+      `Review ${r.toolCallId}: ${r.name}(${JSON.stringify(r.args)}) awaits a decision (${r.allowed.join(', ')})${r.description ? ` — ${r.description}` : ''}; argsHash ${r.argsHash}.`,
+    );
   return lines.join('\n');
 }
 
@@ -146,15 +163,20 @@ export function describePending(pending: PendingInput): string {
  * Throws RunInputError('invalid_input') for anything else.
  */
 export function parseReply(value: unknown, questionPending: boolean): RunReply {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunInputError('invalid_input', 'A reply is a JSON object.');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new RunInputError('invalid_input', 'A reply is a JSON object.');
   const o = value as Record<string, unknown>;
   if ('decision' in o) {
     if (typeof o.toolCallId !== 'string' || typeof o.argsHash !== 'string')
-      throw new RunInputError('invalid_input', 'A review decision names the held call: { decision, toolCallId, argsHash }.');
+      throw new RunInputError(
+        'invalid_input',
+        'A review decision names the held call: { decision, toolCallId, argsHash }.',
+      );
     return { kind: 'review', toolCallId: o.toolCallId, argsHash: o.argsHash, decision: parseDecision(o.decision, o) };
   }
   if ('budget' in o) {
-    if (o.requestId !== undefined && typeof o.requestId !== 'string') throw new RunInputError('invalid_input', '"requestId" is text.');
+    if (o.requestId !== undefined && typeof o.requestId !== 'string')
+      throw new RunInputError('invalid_input', '"requestId" is text.');
     let decision: BudgetDecision;
     try {
       decision = budgetDecisionOf(o.budget);
@@ -164,29 +186,44 @@ export function parseReply(value: unknown, questionPending: boolean): RunReply {
     return { kind: 'budget', decision, ...(typeof o.requestId === 'string' && { requestId: o.requestId }) };
   }
   if ('answer' in o) {
-    if (o.questionId !== undefined && typeof o.questionId !== 'string') throw new RunInputError('invalid_input', '"questionId" is text.');
-    return { kind: 'answer', answer: o.answer as JsonValue, ...(typeof o.questionId === 'string' && { questionId: o.questionId }) };
+    if (o.questionId !== undefined && typeof o.questionId !== 'string')
+      throw new RunInputError('invalid_input', '"questionId" is text.');
+    return {
+      kind: 'answer',
+      answer: o.answer as JsonValue,
+      ...(typeof o.questionId === 'string' && { questionId: o.questionId }),
+    };
   }
   if (questionPending && Object.keys(o).length > 0) return { kind: 'answer', answer: o as JsonObject };
-  throw new RunInputError('invalid_input', 'Expected { answer } for the pending question or { decision, toolCallId, argsHash } for a held call.');
+  throw new RunInputError(
+    'invalid_input',
+    'Expected { answer } for the pending question or { decision, toolCallId, argsHash } for a held call.',
+  );
 }
 
 function parseDecision(decision: unknown, beside: Record<string, unknown>): ReviewDecisionInput {
   const d = typeof decision === 'string' ? { ...beside, type: decision } : decision;
-  if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new RunInputError('invalid_input', `"decision" is one of ${REVIEW_DECISIONS.join(', ')}, or { type, … }.`);
+  if (typeof d !== 'object' || d === null || Array.isArray(d))
+    throw new RunInputError('invalid_input', `"decision" is one of ${REVIEW_DECISIONS.join(', ')}, or { type, … }.`);
   const { type } = d as { type?: unknown };
   const x = d as Record<string, unknown>;
   switch (type) {
     case 'accept':
       return { type: 'accept' };
     case 'edit':
-      if (x.args === undefined) throw new RunInputError('invalid_input', 'An edit carries the new arguments: { decision: "edit", args }.');
+      if (x.args === undefined)
+        throw new RunInputError('invalid_input', 'An edit carries the new arguments: { decision: "edit", args }.');
       return { type: 'edit', args: x.args as JsonValue };
     case 'respond':
-      if (x.content === undefined) throw new RunInputError('invalid_input', 'A respond carries the result to give the model: { decision: "respond", content }.');
+      if (x.content === undefined)
+        throw new RunInputError(
+          'invalid_input',
+          'A respond carries the result to give the model: { decision: "respond", content }.',
+        );
       return { type: 'respond', content: x.content as JsonValue };
     case 'reject':
-      if (x.reason !== undefined && typeof x.reason !== 'string') throw new RunInputError('invalid_input', '"reason" is text.');
+      if (x.reason !== undefined && typeof x.reason !== 'string')
+        throw new RunInputError('invalid_input', '"reason" is text.');
       return typeof x.reason === 'string' ? { type: 'reject', reason: x.reason } : { type: 'reject' };
     default:
       throw new RunInputError('invalid_input', `"decision" is one of ${REVIEW_DECISIONS.join(', ')}.`);
@@ -213,10 +250,20 @@ export async function applyReplies(run: AgentRunHandle, replies: readonly RunRep
 export function runInputError(error: unknown, workflowId: string): unknown {
   if (RunInputError.isInstance(error)) return error;
   if (NotPendingError.isInstance(error)) return new RunInputError('not_pending', error.message);
-  const e = error as { name?: string; message?: string; code?: number; cause?: { type?: string; message?: string; details?: unknown; code?: number } };
+  const e = error as {
+    name?: string;
+    message?: string;
+    code?: number;
+    cause?: { type?: string; message?: string; details?: unknown; code?: number };
+  };
   if (e?.name === 'WorkflowNotFoundError') return new RunInputError('unknown_run', `No run with id "${workflowId}".`);
-  if (e?.cause?.type === 'HumanInputError') return new RunInputError(refusalCodeOf(e.cause.details) ?? 'invalid_input', e.cause.message ?? 'Refused by the run.');
+  if (e?.cause?.type === 'HumanInputError')
+    return new RunInputError(
+      refusalCodeOf(e.cause.details) ?? 'invalid_input',
+      e.cause.message ?? 'Refused by the run.',
+    );
   if (e?.code === 8 || e?.cause?.code === 8) return new RunInputError('busy', 'The run is busy; try again shortly.');
-  if (/already completed/i.test(e?.message ?? '')) return new RunInputError('closed', `Run "${workflowId}" has finished.`);
+  if (/already completed/i.test(e?.message ?? ''))
+    return new RunInputError('closed', `Run "${workflowId}" has finished.`);
   return error;
 }

@@ -60,16 +60,23 @@ export async function runStatus(run: AgentRunHandle, tenant?: string): Promise<R
   const temporal = description.status.name;
   if (temporal === 'FAILED' || temporal === 'TERMINATED' || temporal === 'TIMED_OUT') {
     const state = await run.state().catch(() => undefined);
-    return { ...base, status: 'failed', ...(state && { state }), reason: state?.failure?.message ?? `The run ${temporal.toLowerCase().replace('_', ' ')}.` };
+    return {
+      ...base,
+      status: 'failed',
+      ...(state && { state }),
+      reason: state?.failure?.message ?? `The run ${temporal.toLowerCase().replace('_', ' ')}.`,
+    };
   }
   if (temporal === 'CANCELLED') return { ...base, status: 'canceled', reason: 'The run was cancelled.' };
   const state = await run.state();
   if (state.phase === 'done') {
     const answer = state.answer ?? '';
-    if (isCancelReason(state.finalizing)) return { ...base, status: 'canceled', state, answer, reason: state.finalizing! };
+    if (isCancelReason(state.finalizing))
+      return { ...base, status: 'canceled', state, answer, reason: state.finalizing! };
     // Ended without doing its job (a spent budget, a cap, a model that could not be used): not completed.
     const outcome = state.outcome;
-    if (outcome?.status === 'ended' && outcome.code !== 'cancelled') return { ...base, status: 'failed', state, answer, reason: `${outcome.code}: ${outcome.message}` };
+    if (outcome?.status === 'ended' && outcome.code !== 'cancelled')
+      return { ...base, status: 'failed', state, answer, reason: `${outcome.code}: ${outcome.message}` };
     return { ...base, status: 'completed', state, answer };
   }
   if (isCancelReason(state.finalizing)) return { ...base, status: 'canceled', state, reason: state.finalizing! };

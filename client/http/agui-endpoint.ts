@@ -31,16 +31,36 @@ import { parseInterruptId, pendingInterrupts } from './interrupts.js';
 import { promptOf, textOf } from './prompt-of.js';
 import { runWindow } from './run-window.js';
 import { sseResponse } from './sse.js';
-import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type Thread, type WindowStart } from './thread.js';
+import {
+  actOn,
+  closedOutcome,
+  isOpen,
+  lookupThread,
+  openWindow,
+  seen,
+  startedWith,
+  toThread,
+  windowFailure,
+  type Seen,
+  type Thread,
+  type WindowStart,
+} from './thread.js';
 
 export async function agUiRun(ctx: HttpContext, request: Request): Promise<Response> {
   const parsed = RunAgentInputSchema.safeParse(await body(ctx, request));
-  if (!parsed.success) throw new HttpError(422, 'invalid_input', `Not a RunAgentInput: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new HttpError(
+      422,
+      'invalid_input',
+      `Not a RunAgentInput: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
+    );
   const input = parsed.data as RunAgentInput;
   const { workflowId } = await authorizedThread(ctx, request, 'agui', input.threadId);
   const had = seenIn(input.messages);
   const thread = await lookupThread(ctx, workflowId);
-  const start = input.resume?.length ? await resume(ctx, thread, input, had) : await begin(ctx, request, thread, input, had);
+  const start = input.resume?.length
+    ? await resume(ctx, thread, input, had)
+    : await begin(ctx, request, thread, input, had);
   const encoder = new EventEncoder({ accept: 'text/event-stream' });
   const schemaFor = (agent: string) => (tool: string) => schemaOf(ctx.agents, agent, tool).schema;
   const finished = (result: Record<string, unknown>, cancelled: boolean) => ({
@@ -60,7 +80,9 @@ export async function agUiRun(ctx: HttpContext, request: Request): Promise<Respo
         yield frame({ type: EventType.TEXT_MESSAGE_START, messageId: id, role: 'assistant' });
         yield frame({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: id, delta: start.closed.answer });
         yield frame({ type: EventType.TEXT_MESSAGE_END, messageId: id });
-        yield frame(finished({ answer: start.closed.answer, runId: start.run.workflowId }, start.closed.cancelled) as AgUiEvent);
+        yield frame(
+          finished({ answer: start.closed.answer, runId: start.run.workflowId }, start.closed.cancelled) as AgUiEvent,
+        );
         return;
       }
       if (start.delivery) yield frame({ type: EventType.CUSTOM, name: 'cairn.delivery', value: start.delivery });
@@ -74,8 +96,16 @@ export async function agUiRun(ctx: HttpContext, request: Request): Promise<Respo
         yield frame({ type: EventType.STATE_SNAPSHOT, snapshot: snapshot(start.run, item.state) });
         if (item.kind === 'waiting') {
           const interrupts = toAgUiInterrupts(pendingInterrupts(item.state), schemaFor(item.state.agent));
-          yield frame({ type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId, outcome: { type: 'interrupt', interrupts } });
-        } else yield frame(finished({ answer: item.state.answer, runId: start.run.workflowId }, context.cancelled) as AgUiEvent);
+          yield frame({
+            type: EventType.RUN_FINISHED,
+            threadId: input.threadId,
+            runId: input.runId,
+            outcome: { type: 'interrupt', interrupts },
+          });
+        } else
+          yield frame(
+            finished({ answer: item.state.answer, runId: start.run.workflowId }, context.cancelled) as AgUiEvent,
+          );
       }
     },
     { 'content-type': encoder.getContentType() },
@@ -95,7 +125,12 @@ function seenIn(messages: RunAgentInput['messages']): Seen {
   const texts: string[] = [];
   for (const m of messages) {
     ids.push(m.id);
-    const message = m as { role: string; content?: unknown; toolCalls?: readonly { id: string }[]; toolCallId?: string };
+    const message = m as {
+      role: string;
+      content?: unknown;
+      toolCalls?: readonly { id: string }[];
+      toolCallId?: string;
+    };
     for (const call of message.toolCalls ?? []) calls.push(call.id);
     if (message.role === 'tool' && message.toolCallId) calls.push(message.toolCallId);
     if (message.role === 'assistant') texts.push(textOf(message.content));
@@ -104,18 +139,29 @@ function seenIn(messages: RunAgentInput['messages']): Seen {
 }
 
 /** A request without `resume`: start the thread's (next) run, or give the open run the person's new words. */
-async function begin(ctx: HttpContext, request: Request, thread: Thread, input: RunAgentInput, had: Seen): Promise<WindowStart> {
+async function begin(
+  ctx: HttpContext,
+  request: Request,
+  thread: Thread,
+  input: RunAgentInput,
+  had: Seen,
+): Promise<WindowStart> {
   const last = input.messages.at(-1);
   const said = last?.role === 'user' ? textOf((last as { content?: unknown }).content) : '';
   if (!isOpen(thread.status)) {
     if (thread.status !== 'NONE' && said === '') return closedOutcome(thread, had);
     const agent = agentName(ctx, ((input.forwardedProps ?? {}) as { agent?: unknown }).agent);
-    const prompt = promptOf(input.messages.map((m) => ({ role: m.role, text: textOf((m as { content?: unknown }).content) })));
+    const prompt = promptOf(
+      input.messages.map((m) => ({ role: m.role, text: textOf((m as { content?: unknown }).content) })),
+    );
     if (await startedWith(thread, prompt)) return closedOutcome(thread, had);
-    return openWindow(ctx, thread.workflowId, 0, () => ctx.gate.run(undefined, () => startThread(ctx, request, thread.workflowId, agent, prompt)));
+    return openWindow(ctx, thread.workflowId, 0, () =>
+      ctx.gate.run(undefined, () => startThread(ctx, request, thread.workflowId, agent, prompt)),
+    );
   }
   // The thread's first request again (a reconnect), or a client with nothing new to say.
-  if (said === '' || input.messages.length === 1) return openWindow(ctx, thread.workflowId, had.messages.size > 1 ? 'now' : 0, async () => thread.run);
+  if (said === '' || input.messages.length === 1)
+    return openWindow(ctx, thread.workflowId, had.messages.size > 1 ? 'now' : 0, async () => thread.run);
   return toThread(ctx, thread.run, said, `agui:${last!.id}`);
 }
 
@@ -123,7 +169,8 @@ async function begin(ctx: HttpContext, request: Request, thread: Thread, input: 
 async function resume(ctx: HttpContext, thread: Thread, input: RunAgentInput, had: Seen): Promise<WindowStart> {
   const targets = input.resume!.map((entry) => {
     const target = parseInterruptId(entry.interruptId);
-    if (!target) throw new HttpError(422, 'invalid_input', `Unknown interrupt id "${String(entry.interruptId).slice(0, 200)}".`);
+    if (!target)
+      throw new HttpError(422, 'invalid_input', `Unknown interrupt id "${String(entry.interruptId).slice(0, 200)}".`);
     return { entry, target };
   });
   if (thread.status === 'NONE') throw new HttpError(404, 'unknown_run', `No run with id "${thread.workflowId}".`);

@@ -40,8 +40,16 @@ export interface AgUiWindowContext {
   readonly live: LiveWindow;
 }
 
-export function agUiWindowContext(seen?: { readonly toolCalls: Iterable<string>; readonly messages: ReadonlySet<string> }): AgUiWindowContext {
-  return { opened: new Set(seen?.toolCalls ?? []), messages: seen?.messages ?? new Set(), cancelled: false, live: new LiveWindow() };
+export function agUiWindowContext(seen?: {
+  readonly toolCalls: Iterable<string>;
+  readonly messages: ReadonlySet<string>;
+}): AgUiWindowContext {
+  return {
+    opened: new Set(seen?.toolCalls ?? []),
+    messages: seen?.messages ?? new Set(),
+    cancelled: false,
+    live: new LiveWindow(),
+  };
 }
 
 /** A message id unique in the thread, even when a finished thread starts a new run. */
@@ -64,8 +72,10 @@ export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindo
       const end = context.live.endTurn(event.error !== undefined, event.text);
       out.push(...live(end.ops));
       if (event.error) out.push({ type: EventType.CUSTOM, timestamp, name: 'cairn.model_error', value: event.error });
-      else if (end.streamed) break; // its text went out as deltas
-      else if (event.text && (event.toolCalls?.length ?? 0) > 0) out.push(...textMessage(messageId(event), event.text, context));
+      else if (end.streamed)
+        break; // its text went out as deltas
+      else if (event.text && (event.toolCalls?.length ?? 0) > 0)
+        out.push(...textMessage(messageId(event), event.text, context));
       else if (event.text) context.held = { id: messageId(event), text: event.text };
       break;
     }
@@ -77,23 +87,40 @@ export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindo
       break;
     case 'tool_end':
       // A call the workflow refused (invalid arguments) never started: open it so the result has a call.
-      if (!context.opened.has(event.toolCallId)) out.push(...toolCall(event.toolCallId, event.name, event.args ?? {}, context));
-      out.push({ type: EventType.TOOL_CALL_RESULT, timestamp, messageId: messageId(event), toolCallId: event.toolCallId, role: 'tool', content: JSON.stringify(event.result) });
+      if (!context.opened.has(event.toolCallId))
+        out.push(...toolCall(event.toolCallId, event.name, event.args ?? {}, context));
+      out.push({
+        type: EventType.TOOL_CALL_RESULT,
+        timestamp,
+        messageId: messageId(event),
+        toolCallId: event.toolCallId,
+        role: 'tool',
+        content: JSON.stringify(event.result),
+      });
       break;
     case 'decision': {
       const metadata = { seq: event.seq, turn: event.turn, detail: event.detail };
-      out.push({ type: EventType.STEP_STARTED, timestamp, stepName: event.action, metadata }, { type: EventType.STEP_FINISHED, timestamp, stepName: event.action, metadata });
+      out.push(
+        { type: EventType.STEP_STARTED, timestamp, stepName: event.action, metadata },
+        { type: EventType.STEP_FINISHED, timestamp, stepName: event.action, metadata },
+      );
       break;
     }
     case 'finish': {
       const id = context.held?.id ?? messageId(event);
       delete context.held;
-      if (event.answer && !context.live.streamedAnswer(event.answer)) out.push(...textMessage(id, event.answer, context));
+      if (event.answer && !context.live.streamedAnswer(event.answer))
+        out.push(...textMessage(id, event.answer, context));
       break;
     }
     case 'human':
       if (event.kind === 'cancel') context.cancelled = true;
-      out.push({ type: EventType.CUSTOM, timestamp, name: 'cairn.human', value: { kind: event.kind, id: event.id, detail: event.detail, turn: event.turn } });
+      out.push({
+        type: EventType.CUSTOM,
+        timestamp,
+        name: 'cairn.human',
+        value: { kind: event.kind, id: event.id, detail: event.detail, turn: event.turn },
+      });
       break;
     default: {
       const { type, offset: _offset, at: _at, ...value } = event;
@@ -121,10 +148,19 @@ function live(ops: readonly LiveOp[]): AgUiEvent[] {
 }
 
 /** AG-UI interrupts for what a run waits for (RUN_FINISHED outcome `interrupt`). */
-export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseSchemaOf: (tool: string) => Record<string, unknown> | undefined): Interrupt[] {
+export function toAgUiInterrupts(
+  pending: readonly PendingInterrupt[],
+  responseSchemaOf: (tool: string) => Record<string, unknown> | undefined,
+): Interrupt[] {
   return pending.map((p) => {
     if (p.kind === 'question')
-      return { id: p.id, reason: 'input_required', message: p.question, responseSchema: answerSchema(p, p.tool ? responseSchemaOf(p.tool) : undefined), metadata: { questionId: p.questionId } };
+      return {
+        id: p.id,
+        reason: 'input_required',
+        message: p.question,
+        responseSchema: answerSchema(p, p.tool ? responseSchemaOf(p.tool) : undefined),
+        metadata: { questionId: p.questionId },
+      };
     if (p.kind === 'budget') return budgetInterrupt(p);
     const { review } = p;
     const allowed = allowedDecisions(review);
@@ -143,13 +179,21 @@ export function toAgUiInterrupts(pending: readonly PendingInterrupt[], responseS
 /** A budget request as an AG-UI interrupt: resolved with `{ decision }` (extend or stop); cancelled stops the run. */
 function budgetInterrupt(p: Extract<PendingInterrupt, { kind: 'budget' }>): Interrupt {
   const { request } = p;
-  const spent = request.limit === 'tokens' ? `${request.usedTokens} of ${request.maxTokens} tokens` : `${request.usedCostUsd} of ${request.maxCostUsd} (cost)`;
+  const spent =
+    request.limit === 'tokens'
+      ? `${request.usedTokens} of ${request.maxTokens} tokens`
+      : `${request.usedCostUsd} of ${request.maxCostUsd} (cost)`;
   return {
     id: p.id,
     reason: 'budget_exhausted',
     message: `The run's ${request.limit === 'tokens' ? 'token' : 'cost'} budget is used up (${spent}): extend it or stop the run.`,
     responseSchema: budgetDecisionSchema(request),
-    metadata: { requestId: request.id, request, ...(p.usage && { usage: p.usage }), ...(p.extended && { extended: p.extended }) },
+    metadata: {
+      requestId: request.id,
+      request,
+      ...(p.usage && { usage: p.usage }),
+      ...(p.extended && { extended: p.extended }),
+    },
   };
 }
 
@@ -167,7 +211,9 @@ function toolCall(toolCallId: string, name: string, args: unknown, context: AgUi
   context.opened.add(toolCallId);
   return [
     { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: name },
-    ...(args === undefined ? [] : [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(args) } as AgUiEvent]),
+    ...(args === undefined
+      ? []
+      : [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(args) } as AgUiEvent]),
     { type: EventType.TOOL_CALL_END, toolCallId },
   ];
 }
@@ -177,7 +223,10 @@ function toolCall(toolCallId: string, name: string, args: unknown, context: AgUi
  * fields, each with the tool's own JSON Schema for it (type, pattern/format, enum, description)
  * and the example input's value as an example. The run's Update validator holds answers to it.
  */
-export function answerSchema(question: Extract<PendingInterrupt, { kind: 'question' }>, toolSchema: Record<string, unknown> | undefined): Record<string, unknown> {
+export function answerSchema(
+  question: Extract<PendingInterrupt, { kind: 'question' }>,
+  toolSchema: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const text = { type: 'string', minLength: 1 };
   const missing = question.missingFields;
   if (!missing?.length) return { type: 'object', properties: { answer: text }, required: ['answer'] };
@@ -213,8 +262,14 @@ function exampleOf(example: Readonly<Record<string, unknown>> | undefined, path:
 }
 
 /** The JSON Schema of the decisions a review allows: one variant per type, in REVIEW_DECISIONS' order. */
-function decisionSchema(allowed: readonly ReviewDecisionType[], argsSchema: Record<string, unknown> | undefined): Record<string, unknown> {
-  const fields: Record<ReviewDecisionType, { readonly properties?: Record<string, unknown>; readonly required?: readonly string[] }> = {
+function decisionSchema(
+  allowed: readonly ReviewDecisionType[],
+  argsSchema: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const fields: Record<
+    ReviewDecisionType,
+    { readonly properties?: Record<string, unknown>; readonly required?: readonly string[] }
+  > = {
     accept: {},
     edit: { properties: { args: argsSchema ?? { type: 'object' } }, required: ['args'] },
     respond: { properties: { content: {} }, required: ['content'] },

@@ -12,7 +12,17 @@ import { HttpError } from './http-error.js';
 import { TENANT_ID } from '../../contract/index.js';
 
 /** What a request asks to do. */
-export type HttpAction = 'start' | 'read' | 'events' | 'answer' | 'review' | 'message' | 'cancel' | 'inbox' | 'agui' | 'chat';
+export type HttpAction =
+  | 'start'
+  | 'read'
+  | 'events'
+  | 'answer'
+  | 'review'
+  | 'message'
+  | 'cancel'
+  | 'inbox'
+  | 'agui'
+  | 'chat';
 
 /** The run a request is about, when it is about one. */
 export interface HttpRunRef {
@@ -33,7 +43,11 @@ type Verdict = boolean | void | Caller;
  * For a thread endpoint (`POST /runs` with a thread id, `/agui`, `/chat`), `run.workflowId` is the
  * thread's workflow id before tenant scoping (`<prefix><threadId>`).
  */
-export type Authorize = (request: Request, action: HttpAction, run: HttpRunRef | undefined) => Verdict | Promise<Verdict>;
+export type Authorize = (
+  request: Request,
+  action: HttpAction,
+  run: HttpRunRef | undefined,
+) => Verdict | Promise<Verdict>;
 
 /** Allows requests that carry `Authorization: Bearer <token>`; 401 otherwise. */
 export function bearerToken(token: string): Authorize {
@@ -43,7 +57,9 @@ export function bearerToken(token: string): Authorize {
     const header = request.headers.get('authorization') ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
     if (!match || !timingSafeEqual(digest(match[1]!.trim()), want))
-      throw new HttpError(401, 'unauthorized', 'Send Authorization: Bearer <token>.', { 'www-authenticate': 'Bearer realm="cairn"' });
+      throw new HttpError(401, 'unauthorized', 'Send Authorization: Bearer <token>.', {
+        'www-authenticate': 'Bearer realm="cairn"',
+      });
     return true;
   };
 }
@@ -54,14 +70,24 @@ function digest(text: string): Buffer {
 }
 
 /** Asks `authorize`; returns who is asking (`{}` when it does not say). */
-export async function checkAuthorized(authorize: Authorize | undefined, request: Request, action: HttpAction, run?: HttpRunRef): Promise<Caller> {
+export async function checkAuthorized(
+  authorize: Authorize | undefined,
+  request: Request,
+  action: HttpAction,
+  run?: HttpRunRef,
+): Promise<Caller> {
   if (!authorize) return {};
   const verdict = await authorize(request, action, run);
-  if (verdict === false) throw new HttpError(403, 'forbidden', `Not allowed to ${action}${run ? ` on run "${run.workflowId}"` : ''}.`);
+  if (verdict === false)
+    throw new HttpError(403, 'forbidden', `Not allowed to ${action}${run ? ` on run "${run.workflowId}"` : ''}.`);
   if (verdict === true || verdict === undefined || verdict === null) return {};
   const tenant = (verdict as Caller).tenant;
   const user = (verdict as Caller).user;
-  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant))) throw new Error(`authorize returned an invalid tenant (${JSON.stringify(tenant)}): letters, digits and _.@-, up to 100.`);
-  if (user !== undefined && (typeof user !== 'string' || user.length === 0 || user.length > 200)) throw new Error('authorize returned an invalid user: 1-200 characters.');
+  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant)))
+    throw new Error(
+      `authorize returned an invalid tenant (${JSON.stringify(tenant)}): letters, digits and _.@-, up to 100.`,
+    );
+  if (user !== undefined && (typeof user !== 'string' || user.length === 0 || user.length > 200))
+    throw new Error('authorize returned an invalid user: 1-200 characters.');
   return { ...(tenant !== undefined && { tenant }), ...(user !== undefined && { user }) };
 }

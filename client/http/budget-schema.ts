@@ -12,9 +12,17 @@ export function budgetDecisionSchema(request: Pick<BudgetRequest, 'limit'>): Rec
   const must = request.limit === 'tokens' ? 'tokens' : 'costUsd';
   const extend = {
     type: 'object',
-    properties: { type: { const: 'extend' }, tokens: { type: 'integer', minimum: 1 }, costUsd: { type: 'number', exclusiveMinimum: 0 } },
+    properties: {
+      type: { const: 'extend' },
+      tokens: { type: 'integer', minimum: 1 },
+      costUsd: { type: 'number', exclusiveMinimum: 0 },
+    },
     required: ['type', must],
   };
-  const stop = { type: 'object', properties: { type: { const: 'stop' }, reason: { type: 'string' } }, required: ['type'] };
+  const stop = {
+    type: 'object',
+    properties: { type: { const: 'stop' }, reason: { type: 'string' } },
+    required: ['type'],
+  };
   return { type: 'object', properties: { decision: { oneOf: [extend, stop] } }, required: ['decision'] };
 }

@@ -42,7 +42,11 @@ export interface CairnHttpHandlerOptions {
   /** An origin allowed to call the handler from a browser (CORS). Default: none. */
   readonly corsOrigin?: string;
   /** More start options for the runs requests start (model, policy, Temporal options). */
-  readonly startOptions?: (run: { readonly agent: string; readonly workflowId: string; readonly request: Request }) => Partial<StartRunOptions>;
+  readonly startOptions?: (run: {
+    readonly agent: string;
+    readonly workflowId: string;
+    readonly request: Request;
+  }) => Partial<StartRunOptions>;
   /**
    * Where live deltas come from when the worker streams them apart from the run's history
    * (`redisTransport`): e.g. `redisLiveSource({ url })` with the transport's `keyPrefix`. AG-UI
@@ -91,7 +95,12 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
   };
   const base = (options.basePath ?? '').replace(/\/$/, '');
   const cors: Record<string, string> = options.corsOrigin
-    ? { 'access-control-allow-origin': options.corsOrigin, 'access-control-allow-headers': 'authorization, content-type, last-event-id', 'access-control-allow-methods': 'GET, POST, OPTIONS', vary: 'origin' }
+    ? {
+        'access-control-allow-origin': options.corsOrigin,
+        'access-control-allow-headers': 'authorization, content-type, last-event-id',
+        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        vary: 'origin',
+      }
     : {};
 
   return async (request) => {
@@ -109,7 +118,13 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
       switch (route) {
         case 'GET /':
         case 'GET /inbox.html':
-          response = new Response(INBOX_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'", 'x-frame-options': 'DENY' } });
+          response = new Response(INBOX_PAGE, {
+            headers: {
+              'content-type': 'text/html; charset=utf-8',
+              'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'",
+              'x-frame-options': 'DENY',
+            },
+          });
           break;
         case 'POST /runs':
           response = await startRun(ctx, request);

@@ -16,7 +16,19 @@ import { parseInterruptId, pendingInterrupts, reviewInterruptId } from './interr
 import { promptOf, textOf } from './prompt-of.js';
 import { chatBody, parseBody, type ChatMessage } from './request-bodies.js';
 import { runWindow } from './run-window.js';
-import { actOn, closedOutcome, isOpen, lookupThread, openWindow, seen, startedWith, toThread, windowFailure, type Seen, type WindowStart } from './thread.js';
+import {
+  actOn,
+  closedOutcome,
+  isOpen,
+  lookupThread,
+  openWindow,
+  seen,
+  startedWith,
+  toThread,
+  windowFailure,
+  type Seen,
+  type WindowStart,
+} from './thread.js';
 import { streamReadQuery } from '../../contract/index.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { flushUi, toUiMessageChunks, uiWindowContext } from './ui-message-chunks.js';
@@ -36,12 +48,16 @@ export async function chat(ctx: HttpContext, request: Request): Promise<Response
     // Only a new user message starts the thread's (next) run.
     const prompt = promptOf(messages.map((m) => ({ role: m.role, text: textOf(m.parts) })));
     const agent = agentName(ctx, input.agent);
-    if (await startedWith(thread, prompt)) return uiStream(ctx, await closedOutcome(thread, had), had, assistantMessageId(workflowId, thread.firstRunId, 0));
-    start = await openWindow(ctx, workflowId, 0, () => ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, prompt)));
+    if (await startedWith(thread, prompt))
+      return uiStream(ctx, await closedOutcome(thread, had), had, assistantMessageId(workflowId, thread.firstRunId, 0));
+    start = await openWindow(ctx, workflowId, 0, () =>
+      ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, prompt)),
+    );
     runName = start.run.firstExecutionRunId;
   }
   // A response after the assistant's message (an approval sent automatically) continues that message.
-  const messageId = last.role === 'assistant' && last.id ? last.id : assistantMessageId(workflowId, runName, start.from);
+  const messageId =
+    last.role === 'assistant' && last.id ? last.id : assistantMessageId(workflowId, runName, start.from);
   return uiStream(ctx, start, had, messageId);
 }
 
@@ -54,7 +70,11 @@ function seenIn(messages: readonly ChatMessage[]): Seen {
       if (typeof part.toolCallId === 'string') calls.push(part.toolCallId);
       if (m.role === 'assistant' && part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
     }
-  return seen(calls, messages.flatMap((m) => (m.id ? [m.id] : [])), texts);
+  return seen(
+    calls,
+    messages.flatMap((m) => (m.id ? [m.id] : [])),
+    texts,
+  );
 }
 
 /** The id of the assistant message a response starts at `from`: unique across the thread's runs, the same when it is replayed. */
@@ -98,7 +118,12 @@ async function lastWordsOffset(run: AgentRunHandle): Promise<number> {
 }
 
 /** One window as a UI message stream response; `messageId`: the assistant message it writes (absent: the client's last). */
-function uiStream(ctx: HttpContext, start: WindowStart, had: Seen | undefined, messageId: string | undefined): Response {
+function uiStream(
+  ctx: HttpContext,
+  start: WindowStart,
+  had: Seen | undefined,
+  messageId: string | undefined,
+): Response {
   const run = start.run;
   const abort = new AbortController();
   const stream = new ReadableStream<UIMessageChunk>({
@@ -108,9 +133,21 @@ function uiStream(ctx: HttpContext, start: WindowStart, had: Seen | undefined, m
       try {
         if (start.closed) {
           const id = start.closed.id;
-          for (const chunk of [{ type: 'start-step' }, { type: 'text-start', id }, { type: 'text-delta', id, delta: start.closed.answer }, { type: 'text-end', id }, { type: 'finish-step' }] as const) controller.enqueue(chunk);
+          for (const chunk of [
+            { type: 'start-step' },
+            { type: 'text-start', id },
+            { type: 'text-delta', id, delta: start.closed.answer },
+            { type: 'text-end', id },
+            { type: 'finish-step' },
+          ] as const)
+            controller.enqueue(chunk);
         } else {
-          if (start.delivery) controller.enqueue({ type: 'data-cairn-delivery', id: `delivery-${start.delivery.id}`, data: start.delivery });
+          if (start.delivery)
+            controller.enqueue({
+              type: 'data-cairn-delivery',
+              id: `delivery-${start.delivery.id}`,
+              data: start.delivery,
+            });
           for await (const item of runWindow(run, start.from, abort.signal, start.live)) {
             if (item.kind === 'event') {
               for (const chunk of toUiMessageChunks(item.event, context)) controller.enqueue(chunk);
@@ -119,14 +156,37 @@ function uiStream(ctx: HttpContext, start: WindowStart, had: Seen | undefined, m
             for (const chunk of flushUi(context)) controller.enqueue(chunk);
             if (item.kind === 'waiting') {
               const interrupts = pendingInterrupts(item.state);
-              controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts } });
+              controller.enqueue({
+                type: 'data-cairn-waiting',
+                id: 'waiting',
+                data: { runId: run.workflowId, interrupts },
+              });
               // A budget request: what was spent and the limit; a person decides it with POST /runs/:id/budget.
               for (const p of interrupts)
-                if (p.kind === 'budget') controller.enqueue({ type: 'data-cairn-budget', id: p.id, data: { runId: run.workflowId, interruptId: p.id, request: p.request, usage: p.usage, extended: p.extended } });
-            } else controller.enqueue({ type: 'data-cairn-waiting', id: 'waiting', data: { runId: run.workflowId, interrupts: [] } });
+                if (p.kind === 'budget')
+                  controller.enqueue({
+                    type: 'data-cairn-budget',
+                    id: p.id,
+                    data: {
+                      runId: run.workflowId,
+                      interruptId: p.id,
+                      request: p.request,
+                      usage: p.usage,
+                      extended: p.extended,
+                    },
+                  });
+            } else
+              controller.enqueue({
+                type: 'data-cairn-waiting',
+                id: 'waiting',
+                data: { runId: run.workflowId, interrupts: [] },
+              });
           }
         }
-        controller.enqueue({ type: 'finish', finishReason: context.cancelled || start.closed?.cancelled ? 'other' : 'stop' });
+        controller.enqueue({
+          type: 'finish',
+          finishReason: context.cancelled || start.closed?.cancelled ? 'other' : 'stop',
+        });
       } catch (error) {
         if (abort.signal.aborted) return;
         const e = await windowFailure(ctx, run.workflowId, error);
@@ -159,11 +219,16 @@ async function act(ctx: HttpContext, run: AgentRunHandle, messages: readonly Cha
         if (m.role !== 'assistant') continue;
         for (const part of m.parts) {
           const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
-          if (part.state !== 'approval-responded' || typeof approval?.id !== 'string' || !pending.has(approval.id)) continue;
+          if (part.state !== 'approval-responded' || typeof approval?.id !== 'string' || !pending.has(approval.id))
+            continue;
           const target = parseInterruptId(approval.id);
           if (target?.kind !== 'review') continue;
           const reason = typeof approval.reason === 'string' ? approval.reason : undefined;
-          await resolveInterrupt(run, target, approval.approved === true ? { type: 'accept' } : { type: 'reject', ...(reason && { reason }) });
+          await resolveInterrupt(
+            run,
+            target,
+            approval.approved === true ? { type: 'accept' } : { type: 'reject', ...(reason && { reason }) },
+          );
         }
       }
     });

@@ -30,6 +30,13 @@ describe('the answer of a run whose last turn is followed by a decision', () => 
       { type: 'model_turn', at: 1, turn: 1, offset: 0, text: 'Let me check.', toolCalls: [] },
       { type: 'tool_start', at: 2, turn: 1, offset: 1, toolCallId: '1.1', name: 'lookup', args: {} },
     ].flatMap((e) => toAgUiEvents(e as RunEventItem, context));
-    expect(out.map((e) => e.type)).toEqual(['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END']);
+    expect(out.map((e) => e.type)).toEqual([
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+    ]);
   });
 });

@@ -32,7 +32,13 @@ export interface HttpContext {
   readonly threadPrefix: string;
   readonly temporalUiUrl: string | undefined;
   /** More start options for a run a request starts (a model, a policy, Temporal options). */
-  readonly startOptions: ((run: { readonly agent: string; readonly workflowId: string; readonly request: Request }) => Partial<StartRunOptions>) | undefined;
+  readonly startOptions:
+    | ((run: {
+        readonly agent: string;
+        readonly workflowId: string;
+        readonly request: Request;
+      }) => Partial<StartRunOptions>)
+    | undefined;
   readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
   /** Each tenant's listing of waiting runs, shared by the inbox reads of a short window. */
   readonly inboxListings: InboxListings<readonly WaitingRun[]>;
@@ -50,8 +56,18 @@ export function callerOf(request: Request): Caller {
  * Asks `authorize`; for a caller of a tenant, a run `workflowId` names must be the tenant's:
  * another tenant's run is 404 `unknown_run`, word for word what a run that never was gets.
  */
-export async function authorized(ctx: HttpContext, request: Request, action: HttpAction, workflowId?: string): Promise<Caller> {
-  const caller = await checkAuthorized(ctx.authorize, request, action, workflowId === undefined ? undefined : { workflowId });
+export async function authorized(
+  ctx: HttpContext,
+  request: Request,
+  action: HttpAction,
+  workflowId?: string,
+): Promise<Caller> {
+  const caller = await checkAuthorized(
+    ctx.authorize,
+    request,
+    action,
+    workflowId === undefined ? undefined : { workflowId },
+  );
   callers.set(request, caller);
   if (caller.tenant !== undefined && workflowId !== undefined) await mustOwn(ctx, caller.tenant, workflowId, false);
   return caller;
@@ -61,7 +77,12 @@ export async function authorized(ctx: HttpContext, request: Request, action: Htt
  * The workflow id of the caller's thread `threadId`: `<prefix><threadId>`, or, for a caller of a
  * tenant, `<prefix><tenant>:<threadId>` (two tenants' "support-1" are two runs). Asks `authorize`.
  */
-export async function authorizedThread(ctx: HttpContext, request: Request, action: HttpAction, threadId: unknown): Promise<{ readonly workflowId: string; readonly caller: Caller }> {
+export async function authorizedThread(
+  ctx: HttpContext,
+  request: Request,
+  action: HttpAction,
+  threadId: unknown,
+): Promise<{ readonly workflowId: string; readonly caller: Caller }> {
   const unscoped = workflowIdOf(threadId, ctx.threadPrefix);
   const caller = await checkAuthorized(ctx.authorize, request, action, { workflowId: unscoped });
   callers.set(request, caller);
@@ -80,7 +101,8 @@ async function mustOwn(ctx: HttpContext, tenant: string, workflowId: string, non
       throw runError(error, workflowId);
     },
   );
-  if (owner === undefined ? !none : owner.t !== tenant) throw new HttpError(404, 'unknown_run', `No run with id "${workflowId}".`);
+  if (owner === undefined ? !none : owner.t !== tenant)
+    throw new HttpError(404, 'unknown_run', `No run with id "${workflowId}".`);
 }
 
 export function body(ctx: HttpContext, request: Request): Promise<unknown> {
@@ -91,12 +113,17 @@ export function body(ctx: HttpContext, request: Request): Promise<unknown> {
 export function agentName(ctx: HttpContext, requested: unknown): string {
   if (requested === undefined || requested === null) {
     const first = ctx.agents[0];
-    if (!first) throw new HttpError(422, 'unknown_agent', 'Name the agent ("agent"): this server has no default agent.');
+    if (!first)
+      throw new HttpError(422, 'unknown_agent', 'Name the agent ("agent"): this server has no default agent.');
     return first.name;
   }
   if (typeof requested !== 'string') throw new HttpError(422, 'unknown_agent', '"agent" is an agent name.');
   if (ctx.agents.length > 0 && !ctx.agents.some((a) => a.name === requested))
-    throw new HttpError(422, 'unknown_agent', `Unknown agent "${requested}"; this server runs: ${ctx.agents.map((a) => a.name).join(', ')}.`);
+    throw new HttpError(
+      422,
+      'unknown_agent',
+      `Unknown agent "${requested}"; this server runs: ${ctx.agents.map((a) => a.name).join(', ')}.`,
+    );
   return requested;
 }
 
@@ -105,7 +132,13 @@ export function agentName(ctx: HttpContext, requested: unknown): string {
  * makes a repeated start a no-op, and its reuse policy lets a finished thread start a new run
  * under the same workflow id.
  */
-export async function startThread(ctx: HttpContext, request: Request, workflowId: string, agent: string, prompt: string): Promise<AgentRunHandle> {
+export async function startThread(
+  ctx: HttpContext,
+  request: Request,
+  workflowId: string,
+  agent: string,
+  prompt: string,
+): Promise<AgentRunHandle> {
   const extra = ctx.startOptions?.({ agent, workflowId, request }) ?? {};
   const caller = callerOf(request);
   if (caller.tenant !== undefined) await withinTenantLimit(ctx.client, ctx.maxRunsPerTenant, caller.tenant, workflowId);

@@ -52,6 +52,9 @@ export class HttpError extends Error {
 
   /** The JSON response for this error. */
   toResponse(extraHeaders: Readonly<Record<string, string>> = {}): Response {
-    return Response.json({ error: { code: this.code, message: this.message } }, { status: this.status, headers: { ...extraHeaders, ...this.headers } });
+    return Response.json(
+      { error: { code: this.code, message: this.message } },
+      { status: this.status, headers: { ...extraHeaders, ...this.headers } },
+    );
   }
 }

@@ -19,26 +19,39 @@ export function decisionOf(value: unknown): ReviewDecisionInput {
 }
 
 export function answerOf(value: unknown): JsonValue {
-  if (!answerValue.safeParse(value).success) throw new HttpError(422, 'invalid_input', 'An answer is non-empty text or an object of the missing fields.');
+  if (!answerValue.safeParse(value).success)
+    throw new HttpError(422, 'invalid_input', 'An answer is non-empty text or an object of the missing fields.');
   return value as JsonValue;
 }
 
 /** A budget decision's shape; the run's validator checks the amounts against the pending request. */
 export function budgetDecisionOf(value: unknown): BudgetDecision {
   const parsed = budgetDecision.safeParse(value);
-  if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? 'A budget decision is { "type": "extend", tokens?, costUsd? } or { "type": "stop", reason? }.');
+  if (!parsed.success)
+    throw new HttpError(
+      422,
+      'invalid_input',
+      parsed.error.issues[0]?.message ??
+        'A budget decision is { "type": "extend", tokens?, costUsd? } or { "type": "stop", reason? }.',
+    );
   return parsed.data as BudgetDecision;
 }
 
 /** Sends a resolved interrupt's payload to the run: an answer, a review decision (default accept), or a budget decision (`{ decision }`). */
 export async function resolveInterrupt(run: AgentRunHandle, target: InterruptTarget, payload: unknown): Promise<void> {
   if (target.kind === 'question') {
-    const answer = typeof payload === 'object' && payload !== null && !Array.isArray(payload) && 'answer' in payload ? (payload as { answer: unknown }).answer : payload;
+    const answer =
+      typeof payload === 'object' && payload !== null && !Array.isArray(payload) && 'answer' in payload
+        ? (payload as { answer: unknown }).answer
+        : payload;
     await run.answer(answerOf(answer), target.questionId);
     return;
   }
   if (target.kind === 'budget') {
-    const decision = typeof payload === 'object' && payload !== null && !Array.isArray(payload) && 'decision' in payload ? (payload as { decision: unknown }).decision : payload;
+    const decision =
+      typeof payload === 'object' && payload !== null && !Array.isArray(payload) && 'decision' in payload
+        ? (payload as { decision: unknown }).decision
+        : payload;
     await run.extendBudget(budgetDecisionOf(decision), target.requestId);
     return;
   }
@@ -49,6 +62,7 @@ export async function resolveInterrupt(run: AgentRunHandle, target: InterruptTar
 /** A cancelled interrupt: a review is rejected; a budget request is stopped; a question nobody will answer cancels the run. */
 export async function cancelInterrupt(run: AgentRunHandle, target: InterruptTarget, reason: string): Promise<void> {
   if (target.kind === 'budget') await run.extendBudget({ type: 'stop', reason }, target.requestId);
-  else if (target.kind === 'review') await run.review({ toolCallId: target.toolCallId, argsHash: target.argsHash }, { type: 'reject', reason });
+  else if (target.kind === 'review')
+    await run.review({ toolCallId: target.toolCallId, argsHash: target.argsHash }, { type: 'reject', reason });
   else await run.cancel(reason);
 }

@@ -8,7 +8,7 @@ describe('InboxListings', () => {
       const listings = new InboxListings<number>(1_000);
       let calls = 0;
       let release!: () => void;
-      const list = () => new Promise<number>((ok) => ((calls++, (release = () => ok(calls)))));
+      const list = () => new Promise<number>((ok) => (calls++, (release = () => ok(calls))));
       const [a, b] = [listings.get('acme', list), listings.get('acme', list)];
       release();
       expect(await Promise.all([a, b])).toEqual([1, 1]);

@@ -38,7 +38,8 @@ export class InboxListings<T> {
   }
 
   #sweep(now: number): void {
-    for (const [key, entry] of this.#entries) if (entry.done && now - entry.at > this.reuseMs) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries)
+      if (entry.done && now - entry.at > this.reuseMs) this.#entries.delete(key);
   }
 }
 

@@ -70,13 +70,23 @@ export interface WaitingRun {
  */
 export async function listWaiting(client: CairnClient, tenant?: string): Promise<readonly WaitingRun[]> {
   const found: WaitingRun[] = [];
-  for await (const info of client.temporal.workflow.list({ query: inboxQuery(client.taskQueue, tenant), pageSize: 1_000 })) {
+  for await (const info of client.temporal.workflow.list({
+    query: inboxQuery(client.taskQueue, tenant),
+    pageSize: 1_000,
+  })) {
     const memo = info.memo?.[WAITING_MEMO] as WaitingSummary | null | undefined;
     const summary = memo?.v === 1 ? memo : undefined;
-    found.push({ workflowId: info.workflowId, startTime: info.startTime, since: summary?.since ?? info.startTime.getTime(), summary });
+    found.push({
+      workflowId: info.workflowId,
+      startTime: info.startTime,
+      since: summary?.since ?? info.startTime.getTime(),
+      summary,
+    });
     if (found.length >= MAX_SCAN) break;
   }
-  return found.sort((a, b) => a.since - b.since || (a.workflowId < b.workflowId ? -1 : a.workflowId > b.workflowId ? 1 : 0));
+  return found.sort(
+    (a, b) => a.since - b.since || (a.workflowId < b.workflowId ? -1 : a.workflowId > b.workflowId ? 1 : 0),
+  );
 }
 
 /**
@@ -97,19 +107,40 @@ export async function readInbox(
   if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new TypeError(`Invalid tenant "${tenant}".`);
   const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
   const after = page.cursor === undefined ? undefined : parseCursor(page.cursor);
-  const found = listings ? await listings.get(tenant ?? '', () => listWaiting(client, tenant)) : await listWaiting(client, tenant);
+  const found = listings
+    ? await listings.get(tenant ?? '', () => listWaiting(client, tenant))
+    : await listWaiting(client, tenant);
   const namespace = client.temporal.options.namespace;
-  const link = (workflowId: string) => (temporalUiUrl ? { temporalUrl: `${temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` } : {});
+  const link = (workflowId: string) =>
+    temporalUiUrl
+      ? {
+          temporalUrl: `${temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`,
+        }
+      : {};
   // The cursor is a key (waiting since, run id), not a position: a page stays right however the list changed since the last one.
   const from = after ? firstAfter(found, after) : 0;
   const chosen = found.slice(from, from + limit);
   const items = await Promise.all(
     chosen.map(async ({ workflowId, startTime, summary }): Promise<InboxItem | undefined> => {
       // A run waiting on its budget from before runs published that (no budget in its summary): its state says what it waits for.
-      if (!summary || (summary.phase === 'awaiting_budget' && !summary.budget)) return legacyItem(client, agents, workflowId, startTime, link(workflowId));
+      if (!summary || (summary.phase === 'awaiting_budget' && !summary.budget))
+        return legacyItem(client, agents, workflowId, startTime, link(workflowId));
       // A summary without the arguments (they were too large for the memo): the run's own state has them.
-      const state = summary.truncated ? await client.run(workflowId).state().catch(() => undefined) : undefined;
-      const waiting = withSchemas(agents, summary.agent, state ?? { clarification: summary.clarification, reviews: summary.reviews, ...(summary.budget && { budget: summary.budget }) });
+      const state = summary.truncated
+        ? await client
+            .run(workflowId)
+            .state()
+            .catch(() => undefined)
+        : undefined;
+      const waiting = withSchemas(
+        agents,
+        summary.agent,
+        state ?? {
+          clarification: summary.clarification,
+          reviews: summary.reviews,
+          ...(summary.budget && { budget: summary.budget }),
+        },
+      );
       if (waiting.length === 0) return undefined;
       return {
         runId: workflowId,
@@ -160,7 +191,11 @@ function parseCursor(cursor: string): { since: number; runId: string } {
 }
 
 /** The interrupts, each review with its tool's argument schema (to check an edit), each question the schema its answer is held to. */
-function withSchemas(agents: readonly Agent[], agent: string, state: Pick<RunState, 'clarification' | 'reviews' | 'budget'>): InboxItem['waiting'] {
+function withSchemas(
+  agents: readonly Agent[],
+  agent: string,
+  state: Pick<RunState, 'clarification' | 'reviews' | 'budget'>,
+): InboxItem['waiting'] {
   return pendingInterrupts(state as RunState).map((p) =>
     p.kind === 'review'
       ? { ...p, ...schemaOf(agents, agent, p.review.name) }
@@ -171,8 +206,17 @@ function withSchemas(agents: readonly Agent[], agent: string, state: Pick<RunSta
 }
 
 /** A run from before runs published what they wait for: read by Query (its state and events). */
-async function legacyItem(client: CairnClient, agents: readonly Agent[], workflowId: string, startTime: Date, link: { temporalUrl?: string }): Promise<InboxItem | undefined> {
-  const state = await client.run(workflowId).state().catch(() => undefined);
+async function legacyItem(
+  client: CairnClient,
+  agents: readonly Agent[],
+  workflowId: string,
+  startTime: Date,
+  link: { temporalUrl?: string },
+): Promise<InboxItem | undefined> {
+  const state = await client
+    .run(workflowId)
+    .state()
+    .catch(() => undefined);
   // Visibility lags the run a little: one decided a moment ago is left out.
   if (!state) return undefined;
   const waiting = withSchemas(agents, state.agent, state);
@@ -199,24 +243,40 @@ const MAX_PAGES = 4;
  * the request (`run_started`), the latest words of the person (a message or answer) and of the
  * agent (a model turn's text), and when it began to wait (its latest `question` or `review`).
  */
-async function conversationOf(run: AgentRunHandle): Promise<{ request?: string; exchange: InboxItem['exchange']; waitingSince?: number }> {
+async function conversationOf(
+  run: AgentRunHandle,
+): Promise<{ request?: string; exchange: InboxItem['exchange']; waitingSince?: number }> {
   let request: string | undefined;
   let waitingSince: number | undefined;
   const said: { offset: number; role: 'user' | 'assistant'; text: string }[] = [];
   for (let from = 0, pages = 0; pages < MAX_PAGES; pages++) {
-    const page = await run.workflow.query(streamReadQuery, { topics: ['run_started', 'question', 'review', 'human', 'model_turn'], from_offset: from });
+    const page = await run.workflow.query(streamReadQuery, {
+      topics: ['run_started', 'question', 'review', 'human', 'model_turn'],
+      from_offset: from,
+    });
     for (const item of page.items) {
-      const event = decodeJsonItem(item.data) as { type?: string; at?: number; prompt?: string; text?: string; kind?: string; detail?: unknown } | undefined;
+      const event = decodeJsonItem(item.data) as
+        | { type?: string; at?: number; prompt?: string; text?: string; kind?: string; detail?: unknown }
+        | undefined;
       if (event?.type === 'run_started' && typeof event.prompt === 'string') request = cut(event.prompt, REQUEST_CHARS);
       if (event?.type === 'question' || event?.type === 'review') waitingSince = event.at;
-      if (event?.type === 'model_turn' && typeof event.text === 'string' && event.text.trim() !== '') said.push({ offset: item.offset, role: 'assistant', text: cut(event.text, EXCHANGE_CHARS) });
+      if (event?.type === 'model_turn' && typeof event.text === 'string' && event.text.trim() !== '')
+        said.push({ offset: item.offset, role: 'assistant', text: cut(event.text, EXCHANGE_CHARS) });
       if (event?.type === 'human' && (event.kind === 'message' || event.kind === 'answer'))
-        said.push({ offset: item.offset, role: 'user', text: cut(typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail), EXCHANGE_CHARS) });
+        said.push({
+          offset: item.offset,
+          role: 'user',
+          text: cut(typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail), EXCHANGE_CHARS),
+        });
     }
     if (!page.more_ready) break;
     from = page.next_offset;
   }
-  return { ...(request !== undefined && { request }), exchange: said.slice(-2).map(({ role, text }) => ({ role, text })), ...(waitingSince !== undefined && { waitingSince }) };
+  return {
+    ...(request !== undefined && { request }),
+    exchange: said.slice(-2).map(({ role, text }) => ({ role, text })),
+    ...(waitingSince !== undefined && { waitingSince }),
+  };
 }
 
 function cut(text: string, max: number): string {

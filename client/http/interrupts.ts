@@ -66,7 +66,14 @@ export function pendingInterrupts(state: RunState): PendingInterrupt[] {
     });
   for (const review of state.reviews) out.push({ kind: 'review', id: reviewInterruptId(review), review });
   const budget = state.budget;
-  if (budget?.pending) out.push({ kind: 'budget', id: budgetInterruptId(budget.pending.id), request: budget.pending, usage: budget.usage, extended: budget.extended });
+  if (budget?.pending)
+    out.push({
+      kind: 'budget',
+      id: budgetInterruptId(budget.pending.id),
+      request: budget.pending,
+      usage: budget.usage,
+      extended: budget.extended,
+    });
   return out;
 }
 

@@ -10,7 +10,15 @@ import { agUiWindowContext, toAgUiEvents } from './agui-events.js';
 import { toUiMessageChunks, uiWindowContext } from './ui-message-chunks.js';
 
 const REPLY = 'Shipped on Monday.';
-const delta = (seq: number, text: string): LiveEvent => ({ type: 'model_delta', at: 5, turn: 1, call: 'model:1:1', attempt: 1, seq, text });
+const delta = (seq: number, text: string): LiveEvent => ({
+  type: 'model_delta',
+  at: 5,
+  turn: 1,
+  call: 'model:1:1',
+  attempt: 1,
+  seq,
+  text,
+});
 const end: RunEventItem[] = [
   { type: 'model_turn', at: 6, turn: 0, offset: 3, text: REPLY, toolCalls: [] },
   { type: 'finish', at: 7, turn: 1, offset: 4, answer: REPLY, reason: null, toolCalls: 0 },
@@ -18,7 +26,9 @@ const end: RunEventItem[] = [
 
 function agUi(deltas: LiveEvent[]) {
   const context = agUiWindowContext();
-  return [...deltas, ...end].flatMap((e) => toAgUiEvents(e, context)).map((e) => e as unknown as { type: string; delta?: string; name?: string });
+  return [...deltas, ...end]
+    .flatMap((e) => toAgUiEvents(e, context))
+    .map((e) => e as unknown as { type: string; delta?: string; name?: string });
 }
 
 describe('a streamed turn against its recorded text', () => {
@@ -37,6 +47,8 @@ describe('a streamed turn against its recorded text', () => {
     const chunks = [delta(1, 'Shipped '), delta(3, 'Monday.'), ...end].flatMap((e) => toUiMessageChunks(e, context));
     const types = chunks.map((c) => c.type);
     expect(types.indexOf('reset-step')).toBeGreaterThan(-1);
-    expect(chunks.slice(types.indexOf('reset-step')).flatMap((c) => (c.type === 'text-delta' ? [c.delta] : []))).toEqual([REPLY]);
+    expect(
+      chunks.slice(types.indexOf('reset-step')).flatMap((c) => (c.type === 'text-delta' ? [c.delta] : [])),
+    ).toEqual([REPLY]);
   });
 });

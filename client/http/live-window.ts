@@ -18,7 +18,11 @@ const TURN_TEXT_CHARS = 1_000;
 
 /** Streamed text that is the recorded reply: the same, the same but for think blocks, or longer than its cut. */
 function sameText(streamed: string, recorded: string): boolean {
-  return streamed === recorded || visibleText(streamed) === visibleText(recorded) || (recorded.length >= TURN_TEXT_CHARS && streamed.startsWith(recorded));
+  return (
+    streamed === recorded ||
+    visibleText(streamed) === visibleText(recorded) ||
+    (recorded.length >= TURN_TEXT_CHARS && streamed.startsWith(recorded))
+  );
 }
 
 export class LiveWindow {
@@ -72,7 +76,11 @@ export class LiveWindow {
     if (!failed && streamed && recorded !== undefined && !sameText(text, recorded)) {
       const last = ended.at(-1);
       if (last !== undefined && recorded.startsWith(text) && recorded.length < TURN_TEXT_CHARS) {
-        ops.splice(ops.findIndex((op) => op.op === 'text-end' && op.id === last), 0, { op: 'text-delta', id: last, delta: recorded.slice(text.length) });
+        ops.splice(
+          ops.findIndex((op) => op.op === 'text-end' && op.id === last),
+          0,
+          { op: 'text-delta', id: last, delta: recorded.slice(text.length) },
+        );
         text = recorded;
       } else {
         ops.push(...ended.map(reset));

@@ -15,9 +15,17 @@ const MAX_PROMPT_CHARS = 40_000;
 export function promptOf(lines: readonly ConversationLine[]): string {
   const said = lines.filter((l) => (l.role === 'user' || l.role === 'assistant') && l.text.trim() !== '');
   const last = said.at(-1);
-  if (last?.role !== 'user') throw new HttpError(422, 'invalid_input', 'The conversation must end with a user message.');
-  const prompt = said.length === 1 ? last.text : `${said.slice(0, -1).map((l) => `${l.role}: ${l.text}`).join('\n')}\n\nThe user now says: ${last.text}`;
-  if (prompt.length > MAX_PROMPT_CHARS) throw new HttpError(413, 'body_too_large', `The conversation is longer than ${MAX_PROMPT_CHARS} characters.`);
+  if (last?.role !== 'user')
+    throw new HttpError(422, 'invalid_input', 'The conversation must end with a user message.');
+  const prompt =
+    said.length === 1
+      ? last.text
+      : `${said
+          .slice(0, -1)
+          .map((l) => `${l.role}: ${l.text}`)
+          .join('\n')}\n\nThe user now says: ${last.text}`;
+  if (prompt.length > MAX_PROMPT_CHARS)
+    throw new HttpError(413, 'body_too_large', `The conversation is longer than ${MAX_PROMPT_CHARS} characters.`);
   return prompt;
 }
 
@@ -26,7 +34,10 @@ export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter((p): p is { type: 'text'; text: string } => typeof p === 'object' && p !== null && p.type === 'text' && typeof p.text === 'string')
+    .filter(
+      (p): p is { type: 'text'; text: string } =>
+        typeof p === 'object' && p !== null && p.type === 'text' && typeof p.text === 'string',
+    )
     .map((p) => p.text)
     .join('');
 }

@@ -8,7 +8,8 @@ import { HttpError } from './http-error.js';
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'Send the body as application/json.');
+  if (!/^application\/json\b/i.test(type))
+    throw new HttpError(415, 'unsupported_media_type', 'Send the body as application/json.');
   const text = await readBoundedText(request, maxBytes);
   if (text === undefined) throw new HttpError(413, 'body_too_large', `The body is larger than ${maxBytes} bytes.`);
   try {

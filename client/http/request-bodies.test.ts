@@ -20,13 +20,41 @@ describe('parseBody', () => {
     ['no prompt', startRunBody, {}, 422, 'invalid_input', /"prompt" is text/],
     ['a blank prompt', startRunBody, { prompt: '  ' }, 422, 'invalid_input', /"prompt" is non-empty text/],
     ['a number as answer', answerBody, { answer: 5 }, 422, 'invalid_input', /An answer is non-empty text or an object/],
-    ['a question id that is not text', answerBody, { answer: 'x', questionId: 3 }, 422, 'invalid_input', /"questionId" is text/],
+    [
+      'a question id that is not text',
+      answerBody,
+      { answer: 'x', questionId: 3 },
+      422,
+      'invalid_input',
+      /"questionId" is text/,
+    ],
     ['an unknown decision', reviewBody, { decision: { type: 'maybe' } }, 422, 'invalid_input', /A decision is/],
-    ['a reject reason that is not text', reviewBody, { decision: { type: 'reject', reason: 1 } }, 422, 'invalid_input', /A rejection reason is text/],
+    [
+      'a reject reason that is not text',
+      reviewBody,
+      { decision: { type: 'reject', reason: 1 } },
+      422,
+      'invalid_input',
+      /A rejection reason is text/,
+    ],
     ['an empty message', messageBody, { text: '' }, 422, 'invalid_input', /"text" is non-empty text/],
-    ['an update id too long', messageBody, { text: 'hi', updateId: 'u'.repeat(201) }, 422, 'invalid_input', /"updateId" is text of 1 to 200 characters/],
+    [
+      'an update id too long',
+      messageBody,
+      { text: 'hi', updateId: 'u'.repeat(201) },
+      422,
+      'invalid_input',
+      /"updateId" is text of 1 to 200 characters/,
+    ],
     ['no chat messages', chatBody, { id: 'c', messages: [] }, 422, 'invalid_input', /"messages" is a non-empty array/],
-    ['a chat message without parts', chatBody, { id: 'c', messages: [{ role: 'user' }] }, 422, 'invalid_input', /"messages\.0\.parts"/],
+    [
+      'a chat message without parts',
+      chatBody,
+      { id: 'c', messages: [{ role: 'user' }] },
+      422,
+      'invalid_input',
+      /"messages\.0\.parts"/,
+    ],
   ] as const)('%s', (_, schema, body, status, code, message) => {
     const refused = refusal(() => parseBody(schema, body, 'the body'));
     expect(refused).toMatchObject({ status, code });
@@ -34,7 +62,16 @@ describe('parseBody', () => {
   });
 
   it('gives back what fits, unknown keys of a UI message kept', () => {
-    expect(parseBody(reviewBody, { argsHash: 'h', decision: { type: 'edit', args: { a: 1 } } }, 'x')).toEqual({ argsHash: 'h', decision: { type: 'edit', args: { a: 1 } } });
-    expect(parseBody(chatBody, { id: 'c', messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }], metadata: 1 }] }, 'x').messages[0]).toMatchObject({ metadata: 1, parts: [{ text: 'hi' }] });
+    expect(parseBody(reviewBody, { argsHash: 'h', decision: { type: 'edit', args: { a: 1 } } }, 'x')).toEqual({
+      argsHash: 'h',
+      decision: { type: 'edit', args: { a: 1 } },
+    });
+    expect(
+      parseBody(
+        chatBody,
+        { id: 'c', messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }], metadata: 1 }] },
+        'x',
+      ).messages[0],
+    ).toMatchObject({ metadata: 1, parts: [{ text: 'hi' }] });
   });
 });

@@ -19,7 +19,9 @@ export const startRunBody = z.object({
 });
 
 /** An answer: non-empty text or an object of the missing fields (the run checks which). */
-export const answerValue = z.union([z.string(), z.record(z.string(), z.unknown())], { error: 'An answer is non-empty text or an object of the missing fields.' });
+export const answerValue = z.union([z.string(), z.record(z.string(), z.unknown())], {
+  error: 'An answer is non-empty text or an object of the missing fields.',
+});
 
 export const answerBody = z.object({ answer: answerValue, questionId: text('"questionId"').optional() });
 
@@ -48,7 +50,11 @@ export const decision: z.ZodType<ReviewDecisionInput> = z.discriminatedUnion(
 export const budgetDecision = z.discriminatedUnion(
   'type',
   [
-    z.object({ type: z.literal('extend'), tokens: z.number({ error: '"tokens" is a number.' }).optional(), costUsd: z.number({ error: '"costUsd" is a number.' }).optional() }),
+    z.object({
+      type: z.literal('extend'),
+      tokens: z.number({ error: '"tokens" is a number.' }).optional(),
+      costUsd: z.number({ error: '"costUsd" is a number.' }).optional(),
+    }),
     z.object({ type: z.literal('stop'), reason: text('A stop reason').optional() }),
   ],
   { error: 'A budget decision is { "type": "extend", "tokens"?, "costUsd"? } or { "type": "stop", "reason"? }.' },
@@ -74,7 +80,10 @@ export const chatMessage = z.looseObject({
 
 export const chatBody = z.looseObject({
   id: z.unknown(),
-  messages: z.array(chatMessage, { error: '"messages" is a non-empty array of UI messages.' }).min(1, '"messages" is a non-empty array of UI messages.').max(1_000),
+  messages: z
+    .array(chatMessage, { error: '"messages" is a non-empty array of UI messages.' })
+    .min(1, '"messages" is a non-empty array of UI messages.')
+    .max(1_000),
   agent: z.unknown().optional(),
 });
 
@@ -82,10 +91,15 @@ export type ChatMessage = z.infer<typeof chatMessage>;
 
 /** `value` parsed by `schema`; 400 when it is not a JSON object, else 422 naming the first field that does not fit. */
 export function parseBody<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'invalid_request', `Expected ${what} as a JSON object.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, 'invalid_request', `Expected ${what} as a JSON object.`);
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const path = issue.path.map(String).join('.');
-  throw new HttpError(422, 'invalid_input', path && !issue.message.includes('"') ? `"${path}": ${issue.message}` : issue.message);
+  throw new HttpError(
+    422,
+    'invalid_input',
+    path && !issue.message.includes('"') ? `"${path}": ${issue.message}` : issue.message,
+  );
 }

@@ -19,7 +19,8 @@ export class RequestGate {
   async run<T>(workflowId: string | undefined, work: () => Promise<T>): Promise<T> {
     if (this.#inFlight >= this.maxInFlight) throw busy('This server is busy; try again shortly.');
     const perRun = workflowId === undefined ? 0 : (this.#perRun.get(workflowId) ?? 0);
-    if (workflowId !== undefined && perRun >= this.maxPerRun) throw busy(`Run "${workflowId}" is busy with other requests; try again shortly.`);
+    if (workflowId !== undefined && perRun >= this.maxPerRun)
+      throw busy(`Run "${workflowId}" is busy with other requests; try again shortly.`);
     this.#inFlight++;
     if (workflowId !== undefined) this.#perRun.set(workflowId, perRun + 1);
     try {

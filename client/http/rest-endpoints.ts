@@ -17,7 +17,8 @@ import { deliverMessage } from './user-message.js';
 
 export async function startRun(ctx: HttpContext, request: Request): Promise<Response> {
   const input = parseBody(startRunBody, await body(ctx, request), 'the run to start ({ agent?, prompt, threadId? })');
-  if (input.prompt.length > 40_000) throw new HttpError(413, 'body_too_large', 'The prompt is longer than 40,000 characters.');
+  if (input.prompt.length > 40_000)
+    throw new HttpError(413, 'body_too_large', 'The prompt is longer than 40,000 characters.');
   const agent = agentName(ctx, input.agent);
   const threadId = input.threadId ?? randomUUID();
   const { workflowId } = await authorizedThread(ctx, request, 'start', threadId);
@@ -32,19 +33,29 @@ export async function readRun(ctx: HttpContext, request: Request, run: AgentRunH
   return Response.json({ runId: run.workflowId, status: status.name, state });
 }
 
-export async function streamEvents(ctx: HttpContext, request: Request, run: AgentRunHandle, url: URL): Promise<Response> {
+export async function streamEvents(
+  ctx: HttpContext,
+  request: Request,
+  run: AgentRunHandle,
+  url: URL,
+): Promise<Response> {
   await authorized(ctx, request, 'events', run.workflowId);
   const from = startOffset(request, url);
   const { status } = await ctx.gate.run(undefined, () => run.workflow.describe());
   // A finished run with nothing after `from`: 204 tells an EventSource not to reconnect.
-  if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW' && from >= (await run.offset().catch(() => 0))) return new Response(null, { status: 204 });
+  if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW' && from >= (await run.offset().catch(() => 0)))
+    return new Response(null, { status: 204 });
   return sseResponse(
     async function* (signal) {
-      for await (const event of ctx.feeds.events(run, from, signal)) yield sseFrame({ id: event.offset, data: JSON.stringify(event) });
+      for await (const event of ctx.feeds.events(run, from, signal))
+        yield sseFrame({ id: event.offset, data: JSON.stringify(event) });
       yield `event: end\ndata: {}\n\n`;
     },
     { 'content-type': 'text/event-stream; charset=utf-8' },
-    { onError: (error) => `event: error\ndata: ${JSON.stringify({ error: errorBody(runError(error, run.workflowId)) })}\n\n` },
+    {
+      onError: (error) =>
+        `event: error\ndata: ${JSON.stringify({ error: errorBody(runError(error, run.workflowId)) })}\n\n`,
+    },
   );
 }
 
@@ -56,7 +67,12 @@ export async function answer(ctx: HttpContext, request: Request, run: AgentRunHa
   return Response.json({ runId: run.workflowId, questionId });
 }
 
-export async function review(ctx: HttpContext, request: Request, run: AgentRunHandle, toolCallId: string): Promise<Response> {
+export async function review(
+  ctx: HttpContext,
+  request: Request,
+  run: AgentRunHandle,
+  toolCallId: string,
+): Promise<Response> {
   await authorized(ctx, request, 'review', run.workflowId);
   const input = parseBody(reviewBody, await body(ctx, request), '{ argsHash, decision }');
   // Parsed by reviewBody's decision schema: what it read, never fields beside it.
@@ -91,8 +107,11 @@ export async function inbox(ctx: HttpContext, request: Request): Promise<Respons
   const cursor = url.searchParams.get('cursor') ?? undefined;
   const rawLimit = url.searchParams.get('limit');
   const limit = rawLimit === null ? undefined : Number(rawLimit);
-  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE)) throw new HttpError(400, 'invalid_request', `limit is a whole number from 1 to ${MAX_PAGE}.`);
-  const page = await ctx.gate.run(undefined, () => readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl, caller.tenant, { cursor, limit }, ctx.inboxListings));
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE))
+    throw new HttpError(400, 'invalid_request', `limit is a whole number from 1 to ${MAX_PAGE}.`);
+  const page = await ctx.gate.run(undefined, () =>
+    readInbox(ctx.client, ctx.agents, ctx.temporalUiUrl, caller.tenant, { cursor, limit }, ctx.inboxListings),
+  );
   // Never cached: a browser holds a second request for a URL until the first is answered (its cache lock).
   return Response.json(page, { headers: { 'cache-control': 'no-store' } });
 }
@@ -103,7 +122,8 @@ function startOffset(request: Request, url: URL): number {
   const raw = last !== null && last !== '' ? last : url.searchParams.get('from');
   if (raw === null || raw === '') return 0;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < (last !== null && last !== '' ? -1 : 0)) throw new HttpError(400, 'invalid_request', 'Last-Event-ID and ?from= are stream offsets (whole numbers).');
+  if (!Number.isSafeInteger(n) || n < (last !== null && last !== '' ? -1 : 0))
+    throw new HttpError(400, 'invalid_request', 'Last-Event-ID and ?from= are stream offsets (whole numbers).');
   return last !== null && last !== '' ? n + 1 : n;
 }
 

@@ -14,7 +14,12 @@ import { HttpError } from './http-error.js';
 export function runError(error: unknown, workflowId: string): HttpError {
   if (HttpError.isInstance(error)) return error;
   if (NotPendingError.isInstance(error)) return new HttpError(409, 'not_pending', error.message);
-  const e = error as { name?: string; message?: string; cause?: { type?: string; message?: string; code?: number; details?: unknown }; code?: number };
+  const e = error as {
+    name?: string;
+    message?: string;
+    cause?: { type?: string; message?: string; code?: number; details?: unknown };
+    code?: number;
+  };
   if (e.name === 'WorkflowNotFoundError') return new HttpError(404, 'unknown_run', `No run with id "${workflowId}".`);
   const cause = e.cause;
   if (cause?.type === 'HumanInputError') {
@@ -22,7 +27,9 @@ export function runError(error: unknown, workflowId: string): HttpError {
     return new HttpError(CONFLICT_REFUSALS.includes(code) ? 409 : 422, code, cause.message ?? 'Refused by the run.');
   }
   // gRPC RESOURCE_EXHAUSTED (8): too many Updates in flight on the run.
-  if (e.code === 8 || cause?.code === 8) return new HttpError(429, 'busy', 'The run is busy; try again shortly.', { 'retry-after': '1' });
-  if (/workflow execution already completed|already completed/i.test(e.message ?? '')) return new HttpError(409, 'run_closed', `Run "${workflowId}" has finished.`);
+  if (e.code === 8 || cause?.code === 8)
+    return new HttpError(429, 'busy', 'The run is busy; try again shortly.', { 'retry-after': '1' });
+  if (/workflow execution already completed|already completed/i.test(e.message ?? ''))
+    return new HttpError(409, 'run_closed', `Run "${workflowId}" has finished.`);
   return new HttpError(500, 'internal', 'The request failed.');
 }

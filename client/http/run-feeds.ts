@@ -75,7 +75,14 @@ export class RunFeeds {
   }
 
   #open(run: AgentRunHandle, from: number): Feed {
-    const feed: Feed = { log: [], keptFrom: from, subscribers: 0, ended: false, wake: new Set(), abort: new AbortController() };
+    const feed: Feed = {
+      log: [],
+      keptFrom: from,
+      subscribers: 0,
+      ended: false,
+      wake: new Set(),
+      abort: new AbortController(),
+    };
     this.#feeds.set(run.workflowId, feed);
     const wake = () => {
       for (const w of [...feed.wake]) w();

@@ -41,7 +41,12 @@ export type WindowItem =
 /** Events that may leave the run waiting for a person. */
 const MAY_WAIT = new Set(['question', 'review', 'human', 'run_started', 'hand_over']);
 
-export async function* runWindow(run: AgentRunHandle, from: number, signal?: AbortSignal, live?: LiveFeed): AsyncGenerator<WindowItem, void> {
+export async function* runWindow(
+  run: AgentRunHandle,
+  from: number,
+  signal?: AbortSignal,
+  live?: LiveFeed,
+): AsyncGenerator<WindowItem, void> {
   // Already waiting with nothing new to tell (a window opened on a waiting run from its offset).
   const first = await waitingNow(run, from - 1);
   if (first) {

@@ -20,20 +20,29 @@ export function sseFrame(frame: SseFrame): string {
 export function sseResponse(
   source: (signal: AbortSignal) => AsyncIterable<string>,
   headers: Record<string, string>,
-  options: { readonly keepAliveMs?: number; readonly onError?: (error: unknown) => string | undefined | Promise<string | undefined>; readonly onClose?: () => void } = {},
+  options: {
+    readonly keepAliveMs?: number;
+    readonly onError?: (error: unknown) => string | undefined | Promise<string | undefined>;
+    readonly onClose?: () => void;
+  } = {},
 ): Response {
   const abort = new AbortController();
   const encoder = new TextEncoder();
   let timer: NodeJS.Timeout | undefined;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      timer = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), options.keepAliveMs ?? KEEP_ALIVE_MS);
+      timer = setInterval(
+        () => controller.enqueue(encoder.encode(': keep-alive\n\n')),
+        options.keepAliveMs ?? KEEP_ALIVE_MS,
+      );
       timer.unref();
       void (async () => {
         try {
           for await (const text of source(abort.signal)) controller.enqueue(encoder.encode(text));
         } catch (error) {
-          const last = abort.signal.aborted ? undefined : await Promise.resolve(options.onError?.(error)).catch(() => undefined);
+          const last = abort.signal.aborted
+            ? undefined
+            : await Promise.resolve(options.onError?.(error)).catch(() => undefined);
           if (last) controller.enqueue(encoder.encode(last));
         } finally {
           clearInterval(timer);
@@ -47,5 +56,13 @@ export function sseResponse(
       abort.abort(new Error('The client went away.'));
     },
   });
-  return new Response(stream, { status: 200, headers: { 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no', ...headers } });
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers,
+    },
+  });
 }

@@ -14,14 +14,32 @@ export type MaxRunsPerTenant = number | ((tenant: string) => number | undefined)
 const TENANT_LIMIT_RETRY_AFTER = 5;
 
 /** Throws 429 when `tenant` already has its most runs in flight; a start that finds `workflowId` running (a repeated start) counts nothing. */
-export async function withinTenantLimit(client: CairnClient, max: MaxRunsPerTenant | undefined, tenant: string, workflowId: string): Promise<void> {
+export async function withinTenantLimit(
+  client: CairnClient,
+  max: MaxRunsPerTenant | undefined,
+  tenant: string,
+  workflowId: string,
+): Promise<void> {
   const limit = typeof max === 'function' ? max(tenant) : max;
   if (limit === undefined) return;
   // The thread's run already in flight (a repeated start finds it): no new run, nothing to count.
-  const running = await client.temporal.workflow.getHandle(workflowId).describe().then((d) => d.status.name === 'RUNNING', () => false);
+  const running = await client.temporal.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then(
+      (d) => d.status.name === 'RUNNING',
+      () => false,
+    );
   if (running) return;
   // TENANT_ID admits no quote: the tenant is safe in the query as it is.
-  const { count } = await client.temporal.workflow.count(`WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnTenant = '${tenant}'`);
+  const { count } = await client.temporal.workflow.count(
+    `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND CairnTenant = '${tenant}'`,
+  );
   if (count >= limit)
-    throw new HttpError(429, 'tenant_runs_limit', `Tenant "${tenant}" has ${count} runs in flight (at most ${limit}); start this one when one has finished.`, { 'retry-after': String(TENANT_LIMIT_RETRY_AFTER) });
+    throw new HttpError(
+      429,
+      'tenant_runs_limit',
+      `Tenant "${tenant}" has ${count} runs in flight (at most ${limit}); start this one when one has finished.`,
+      { 'retry-after': String(TENANT_LIMIT_RETRY_AFTER) },
+    );
 }

@@ -10,6 +10,10 @@ const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,199}$/;
 
 export function workflowIdOf(threadId: unknown, prefix: string): string {
   if (typeof threadId !== 'string' || !THREAD_ID.test(threadId))
-    throw new HttpError(400, 'invalid_request', 'A thread id is 1-200 characters: letters, digits and - _ . : @, starting with a letter or digit.');
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'A thread id is 1-200 characters: letters, digits and - _ . : @, starting with a letter or digit.',
+    );
   return `${prefix}${threadId}`;
 }

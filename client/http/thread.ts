@@ -44,7 +44,11 @@ export async function lookupThread(ctx: HttpContext, workflowId: string): Promis
 
 /** A run that closed: 409 `run_closed`, with how it ended. */
 export function closedError(workflowId: string, status: ThreadStatus): HttpError {
-  return new HttpError(409, 'run_closed', `Run "${workflowId}" has finished (${status}): it takes no more answers or decisions; send a new message to start the thread's next run.`);
+  return new HttpError(
+    409,
+    'run_closed',
+    `Run "${workflowId}" has finished (${status}): it takes no more answers or decisions; send a new message to start the thread's next run.`,
+  );
 }
 
 /**
@@ -105,8 +109,19 @@ export interface WindowStart {
  * to live events from this moment, then does `act` (start the run, hand it an answer...): what
  * the act causes is in the window, what came before is not.
  */
-export async function openWindow(ctx: HttpContext, workflowId: string, from: number | 'now', act: () => Promise<AgentRunHandle>): Promise<WindowStart> {
-  const offset = from === 'now' ? await ctx.client.run(workflowId).offset().catch(async (error) => Promise.reject(await closedAware(ctx, workflowId, runError(error, workflowId)))) : from;
+export async function openWindow(
+  ctx: HttpContext,
+  workflowId: string,
+  from: number | 'now',
+  act: () => Promise<AgentRunHandle>,
+): Promise<WindowStart> {
+  const offset =
+    from === 'now'
+      ? await ctx.client
+          .run(workflowId)
+          .offset()
+          .catch(async (error) => Promise.reject(await closedAware(ctx, workflowId, runError(error, workflowId))))
+      : from;
   const live = await liveFromNow(ctx.live, workflowId);
   const run = await act();
   return { run, from: offset, live };
@@ -123,7 +138,10 @@ export function toThread(ctx: HttpContext, run: AgentRunHandle, text: string, up
     const state = await run.state();
     const question = state.clarification;
     if (question) {
-      await run.workflow.executeUpdate(answerClarificationUpdate, { args: [{ id: question.id, answer: text }], updateId });
+      await run.workflow.executeUpdate(answerClarificationUpdate, {
+        args: [{ id: question.id, answer: text }],
+        updateId,
+      });
       return { run, from, live, delivery: { delivery: 'answered' as const, id: question.id } };
     }
     const sent = await deliverMessage(run, text, updateId);
@@ -139,7 +157,15 @@ export async function closedOutcome(thread: Thread, had: Seen): Promise<WindowSt
   if (thread.status === 'COMPLETED') {
     const answer = (await thread.run.state().catch(() => undefined))?.answer;
     if (answer && ![...had.texts].some((t) => t.includes(answer)))
-      return { run: thread.run, from: 0, closed: { answer, id: `m-final-${thread.firstRunId ?? thread.workflowId}`, cancelled: await cancelledByPerson(thread.run) } };
+      return {
+        run: thread.run,
+        from: 0,
+        closed: {
+          answer,
+          id: `m-final-${thread.firstRunId ?? thread.workflowId}`,
+          cancelled: await cancelledByPerson(thread.run),
+        },
+      };
   }
   throw closedError(thread.workflowId, thread.status);
 }
@@ -158,9 +184,12 @@ export async function startedWith(thread: Thread, prompt: string): Promise<boole
 /** True when a person cancelled the run (its events hold a `human` cancel). */
 async function cancelledByPerson(run: AgentRunHandle): Promise<boolean> {
   for (let from = 0, pages = 0; pages < 8; pages++) {
-    const page = await run.workflow.query(streamReadQuery, { topics: ['human'], from_offset: from }).catch(() => undefined);
+    const page = await run.workflow
+      .query(streamReadQuery, { topics: ['human'], from_offset: from })
+      .catch(() => undefined);
     if (!page) return false;
-    if (page.items.some((item) => (decodeJsonItem(item.data) as { kind?: unknown } | undefined)?.kind === 'cancel')) return true;
+    if (page.items.some((item) => (decodeJsonItem(item.data) as { kind?: unknown } | undefined)?.kind === 'cancel'))
+      return true;
     if (!page.more_ready) return false;
     from = page.next_offset;
   }
@@ -170,9 +199,19 @@ async function cancelledByPerson(run: AgentRunHandle): Promise<boolean> {
 /** Why a window ended in error: the run failed (its failure), or the error as HTTP. */
 export async function windowFailure(ctx: HttpContext, workflowId: string, error: unknown): Promise<HttpError> {
   const thread = await lookupThread(ctx, workflowId).catch(() => undefined);
-  if (thread && (thread.status === 'FAILED' || thread.status === 'TERMINATED' || thread.status === 'TIMED_OUT' || thread.status === 'CANCELED')) {
+  if (
+    thread &&
+    (thread.status === 'FAILED' ||
+      thread.status === 'TERMINATED' ||
+      thread.status === 'TIMED_OUT' ||
+      thread.status === 'CANCELED')
+  ) {
     const failure = (await thread.run.state().catch(() => undefined))?.failure;
-    return new HttpError(500, 'run_failed', failure ? `${failure.type}: ${failure.message}` : `Run "${workflowId}" ended ${thread.status}.`);
+    return new HttpError(
+      500,
+      'run_failed',
+      failure ? `${failure.type}: ${failure.message}` : `Run "${workflowId}" ended ${thread.status}.`,
+    );
   }
   const e = runError(error, workflowId);
   if (e.status >= 500) ctx.onError(error);

@@ -57,8 +57,10 @@ export function toUiMessageChunks(event: RunEventItem | LiveEvent, context: UiWi
       const end = context.live.endTurn(event.error !== undefined, event.text);
       out.push(...live(end.ops, context), ...endStep(context));
       if (event.error) out.push({ type: 'data-cairn-model-error', data: event.error });
-      else if (end.streamed) break; // its text went out as deltas
-      else if (event.text && (event.toolCalls?.length ?? 0) > 0) out.push({ type: 'start-step' }, ...text(messageId(event), event.text), { type: 'finish-step' });
+      else if (end.streamed)
+        break; // its text went out as deltas
+      else if (event.text && (event.toolCalls?.length ?? 0) > 0)
+        out.push({ type: 'start-step' }, ...text(messageId(event), event.text), { type: 'finish-step' });
       else if (event.text) context.held = { id: messageId(event), text: event.text };
       break;
     }
@@ -68,32 +70,65 @@ export function toUiMessageChunks(event: RunEventItem | LiveEvent, context: UiWi
     case 'review':
       for (const review of event.reviews) {
         out.push(...toolInput(review.toolCallId, review.name, review.args, context));
-        out.push({ type: 'tool-approval-request', approvalId: reviewInterruptId(review), toolCallId: review.toolCallId, ...(review.description && { reason: review.description }) });
+        out.push({
+          type: 'tool-approval-request',
+          approvalId: reviewInterruptId(review),
+          toolCallId: review.toolCallId,
+          ...(review.description && { reason: review.description }),
+        });
       }
       break;
     case 'tool_end': {
-      const result = event.result as { status?: string; error?: { code?: string; message?: string }; retryHint?: unknown; feedback?: unknown };
+      const result = event.result as {
+        status?: string;
+        error?: { code?: string; message?: string };
+        retryHint?: unknown;
+        feedback?: unknown;
+      };
       if (!context.opened.has(event.toolCallId) && result.status !== 'ok') {
         // A call the workflow refused never started (or started in an earlier window): one error part.
         context.opened.add(event.toolCallId);
-        out.push({ type: 'tool-input-error', toolCallId: event.toolCallId, toolName: event.name, input: event.args ?? null, dynamic: true, errorText: errorText(result) });
+        out.push({
+          type: 'tool-input-error',
+          toolCallId: event.toolCallId,
+          toolName: event.name,
+          input: event.args ?? null,
+          dynamic: true,
+          errorText: errorText(result),
+        });
         break;
       }
       out.push(...toolInput(event.toolCallId, event.name, null, context));
-      if (result.status === 'ok') out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.result, dynamic: true });
-      else out.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText: errorText(result), dynamic: true });
+      if (result.status === 'ok')
+        out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.result, dynamic: true });
+      else
+        out.push({
+          type: 'tool-output-error',
+          toolCallId: event.toolCallId,
+          errorText: errorText(result),
+          dynamic: true,
+        });
       break;
     }
     case 'question':
-      out.push({ type: 'data-cairn-question', id: event.clarification.id, data: { ...event.clarification, ...(event.child && { child: event.child }) } });
+      out.push({
+        type: 'data-cairn-question',
+        id: event.clarification.id,
+        data: { ...event.clarification, ...(event.child && { child: event.child }) },
+      });
       break;
     case 'decision':
-      out.push({ type: 'data-cairn-decision', id: `decision-${event.offset}`, data: { seq: event.seq, action: event.action, detail: event.detail } });
+      out.push({
+        type: 'data-cairn-decision',
+        id: `decision-${event.offset}`,
+        data: { seq: event.seq, action: event.action, detail: event.detail },
+      });
       break;
     case 'finish': {
       const id = context.held?.id ?? messageId(event);
       delete context.held;
-      if (event.answer && !context.live.streamedAnswer(event.answer)) out.push({ type: 'start-step' }, ...text(id, event.answer), { type: 'finish-step' });
+      if (event.answer && !context.live.streamedAnswer(event.answer))
+        out.push({ type: 'start-step' }, ...text(id, event.answer), { type: 'finish-step' });
       break;
     }
     default: {
@@ -132,7 +167,8 @@ function live(ops: readonly LiveOp[], context: UiWindowContext): Chunk[] {
       context.step = true;
       out.push({ type: 'start-step' });
     }
-    for (const chunk of liveUiChunks(op)) out.push((chunk.type === 'tool-input-start' ? { ...chunk, dynamic: true } : chunk) as Chunk);
+    for (const chunk of liveUiChunks(op))
+      out.push((chunk.type === 'tool-input-start' ? { ...chunk, dynamic: true } : chunk) as Chunk);
   }
   return out;
 }
@@ -158,7 +194,14 @@ function toolInput(toolCallId: string, toolName: string, input: unknown, context
 }
 
 /** A failed ToolResult as one line: code, message, and the hint as JSON (the part's `errorText`). */
-function errorText(result: { status?: string; error?: { code?: string; message?: string }; retryHint?: unknown; feedback?: unknown }): string {
-  const head = result.error ? `${result.error.code}: ${result.error.message}` : `${result.status}: ${JSON.stringify(result.feedback ?? null)}`;
+function errorText(result: {
+  status?: string;
+  error?: { code?: string; message?: string };
+  retryHint?: unknown;
+  feedback?: unknown;
+}): string {
+  const head = result.error
+    ? `${result.error.code}: ${result.error.message}`
+    : `${result.status}: ${JSON.stringify(result.feedback ?? null)}`;
   return result.retryHint ? `${head} (hint: ${JSON.stringify(result.retryHint)})` : head;
 }

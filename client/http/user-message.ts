@@ -18,7 +18,11 @@ const REFUSED: Record<Extract<SendOutcome, { status: 'refused' }>['code'], { sta
 };
 
 /** Sends `text` to `run`; the accepted outcome, else the HttpError that says why not. */
-export async function deliverMessage(run: AgentRunHandle, text: string, updateId?: string): Promise<Extract<SendOutcome, { status: 'accepted' }>> {
+export async function deliverMessage(
+  run: AgentRunHandle,
+  text: string,
+  updateId?: string,
+): Promise<Extract<SendOutcome, { status: 'accepted' }>> {
   const outcome = await run.send(text, updateId ? { updateId } : {});
   switch (outcome.status) {
     case 'accepted':
@@ -26,7 +30,11 @@ export async function deliverMessage(run: AgentRunHandle, text: string, updateId
     case 'throttled':
       throw new HttpError(429, 'busy', 'The run is busy; send again shortly.', { 'retry-after': '1' });
     case 'unknown':
-      throw new HttpError(504, 'outcome_unknown', `No answer from the run in time: send again with updateId "${outcome.updateId}" (never taken twice).`);
+      throw new HttpError(
+        504,
+        'outcome_unknown',
+        `No answer from the run in time: send again with updateId "${outcome.updateId}" (never taken twice).`,
+      );
     case 'refused': {
       // `closed` covers a run that never was too: `actOn` (thread.ts) tells them apart, once for every act.
       const { status, code } = REFUSED[outcome.code];

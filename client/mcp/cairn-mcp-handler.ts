@@ -66,7 +66,8 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
       const id = request.headers.get('mcp-session-id');
       if (id) {
         const session = sessions.get(id);
-        if (!session || session.tenant !== tenant) return rpcError(404, -32001, 'Session not found: initialize a new session (runs continue by runId).');
+        if (!session || session.tenant !== tenant)
+          return rpcError(404, -32001, 'Session not found: initialize a new session (runs continue by runId).');
         session.lastUsed = Date.now();
         // Most recently used last: the sweep drops from the front.
         sessions.delete(id);
@@ -76,15 +77,18 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
         if (body instanceof Response) return body;
         return await session.transport.handleRequest(request, { parsedBody: body });
       }
-      if (request.method !== 'POST') return rpcError(400, -32000, 'Bad Request: no mcp-session-id; start with initialize.');
+      if (request.method !== 'POST')
+        return rpcError(400, -32000, 'Bad Request: no mcp-session-id; start with initialize.');
       const body = await readBody(request, maxBodyBytes);
       if (body instanceof Response) return body;
-      if (!isInitializeRequest(body)) return rpcError(400, -32000, 'Bad Request: no mcp-session-id; start with initialize.');
+      if (!isInitializeRequest(body))
+        return rpcError(400, -32000, 'Bad Request: no mcp-session-id; start with initialize.');
       await sweep();
       const server = createCairnMcpServer(options);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, tenant, lastUsed: Date.now() }),
+        onsessioninitialized: (sessionId) =>
+          void sessions.set(sessionId, { transport, server, tenant, lastUsed: Date.now() }),
         onsessionclosed: (sessionId) => void sessions.delete(sessionId),
       });
       await server.connect(transport);
@@ -103,7 +107,8 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
 }
 
 async function readBody(request: Request, max: number): Promise<unknown> {
-  if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) return rpcError(415, -32000, 'Unsupported Media Type: send application/json.');
+  if (!/^application\/json\b/i.test(request.headers.get('content-type') ?? ''))
+    return rpcError(415, -32000, 'Unsupported Media Type: send application/json.');
   const text = await readBoundedText(request, max);
   if (text === undefined) return rpcError(413, -32600, `The request is larger than ${max} bytes.`);
   try {
@@ -113,6 +118,11 @@ async function readBody(request: Request, max: number): Promise<unknown> {
   }
 }
 
-function rpcError(status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): Response {
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
   return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status, headers });
 }

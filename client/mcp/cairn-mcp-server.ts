@@ -15,7 +15,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ElicitResultSchema, type CallToolResult, type ElicitRequest, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitResultSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
@@ -25,7 +31,18 @@ import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '..
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
-import { applyReplies, describePending, parseReply, replyAction, RunInputError, runInputError, type HeldCall, type PendingInput, type PendingQuestion, type RunReply } from '../a2a/run-input.js';
+import {
+  applyReplies,
+  describePending,
+  parseReply,
+  replyAction,
+  RunInputError,
+  runInputError,
+  type HeldCall,
+  type PendingInput,
+  type PendingQuestion,
+  type RunReply,
+} from '../a2a/run-input.js';
 import { isTerminal, runStatus, type RunStatus } from '../a2a/run-status.js';
 
 export interface CairnMcpServerOptions {
@@ -76,15 +93,30 @@ const decisionSchema = z.object({
 });
 
 const inputShape = {
-  prompt: z.string().trim().min(1).max(40_000).optional().describe('What the agent should do: starts a new run. Leave out to continue a run (runId).'),
+  prompt: z
+    .string()
+    .trim()
+    .min(1)
+    .max(40_000)
+    .optional()
+    .describe('What the agent should do: starts a new run. Leave out to continue a run (runId).'),
   runId: z.string().min(1).max(500).optional().describe("The run to continue, from an earlier result's runId."),
   answer: z
     .union([z.string().min(1), z.record(z.string(), z.unknown())])
     .optional()
     .describe("The answer to the run's pending question: text, or an object of the fields its schema names."),
-  decisions: z.array(decisionSchema).max(32).optional().describe('Decisions on held tool calls: each names the toolCallId and argsHash the result showed.'),
+  decisions: z
+    .array(decisionSchema)
+    .max(32)
+    .optional()
+    .describe('Decisions on held tool calls: each names the toolCallId and argsHash the result showed.'),
   budget: z
-    .object({ type: z.enum(['extend', 'stop']), tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional(), reason: z.string().max(2_000).optional() })
+    .object({
+      type: z.enum(['extend', 'stop']),
+      tokens: z.number().int().positive().optional(),
+      costUsd: z.number().positive().optional(),
+      reason: z.string().max(2_000).optional(),
+    })
     .optional()
     .describe("A decision on the run's spent budget: extend it by tokens and/or costUsd, or stop the run."),
 };
@@ -102,7 +134,9 @@ const outputShape = {
 
 /** A new MCP server with one tool per agent (connect it to a transport: stdio, streamable HTTP). */
 export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer {
-  const server = new McpServer(options.serverInfo ?? { name: 'cairn', version: '0.2.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer(options.serverInfo ?? { name: 'cairn', version: '0.2.0' }, {
+    capabilities: { tools: {} },
+  });
   for (const agent of options.agents) {
     server.registerTool(
       agent.name,
@@ -133,7 +167,13 @@ type CallArgs = {
   budget?: z.infer<typeof inputShape.budget> | undefined;
 };
 
-async function callAgent(server: McpServer, options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<CallToolResult> {
+async function callAgent(
+  server: McpServer,
+  options: CairnMcpServerOptions,
+  agent: string,
+  args: CallArgs,
+  extra: Extra,
+): Promise<CallToolResult> {
   try {
     const { run, caller } = await begin(options, agent, args, extra);
     return await follow(server, options, agent, run, caller, extra, args.runId === undefined);
@@ -146,14 +186,22 @@ async function callAgent(server: McpServer, options: CairnMcpServerOptions, agen
 }
 
 /** Starts the run, or delivers the answer and decisions to the run named. */
-async function begin(options: CairnMcpServerOptions, agent: string, args: CallArgs, extra: Extra): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
+async function begin(
+  options: CairnMcpServerOptions,
+  agent: string,
+  args: CallArgs,
+  extra: Extra,
+): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
   if (args.runId === undefined) {
-    if (args.prompt === undefined) throw new RunInputError('invalid_input', 'Give a prompt to start a run, or the runId of a run to continue.');
-    if (args.answer !== undefined || args.decisions !== undefined || args.budget !== undefined) throw new RunInputError('invalid_input', 'An answer or decisions go to a run: give its runId.');
+    if (args.prompt === undefined)
+      throw new RunInputError('invalid_input', 'Give a prompt to start a run, or the runId of a run to continue.');
+    if (args.answer !== undefined || args.decisions !== undefined || args.budget !== undefined)
+      throw new RunInputError('invalid_input', 'An answer or decisions go to a run: give its runId.');
     const workflowId = `${options.runPrefix ?? 'cairn-mcp-'}${agent}-${randomUUID()}`;
     const caller = await authorize(options, extra, 'start', undefined);
     const extraStart = options.startOptions?.({ agent, workflowId }) ?? {};
-    if (caller.tenant !== undefined) await withinTenantLimit(options.client, options.maxRunsPerTenant, caller.tenant, workflowId);
+    if (caller.tenant !== undefined)
+      await withinTenantLimit(options.client, options.maxRunsPerTenant, caller.tenant, workflowId);
     const run = await options.client.start({
       // A person waits on the call (an IDE, a desktop client): it goes ahead of background runs.
       priority: { priorityKey: INTERACTIVE_PRIORITY },
@@ -166,25 +214,50 @@ async function begin(options: CairnMcpServerOptions, agent: string, args: CallAr
     });
     return { run, caller };
   }
-  if (args.prompt !== undefined) throw new RunInputError('invalid_input', 'Give either a prompt (a new run) or a runId (continue one), not both.');
+  if (args.prompt !== undefined)
+    throw new RunInputError('invalid_input', 'Give either a prompt (a new run) or a runId (continue one), not both.');
   // The result is the run's status: reading it is asked first, so another tenant's run is unknown before anything else.
   const caller = await authorize(options, extra, 'read', args.runId);
   const run = options.client.run(args.runId);
   const status = await statusOf(run, agent, caller);
   const replies: RunReply[] = [];
-  if (args.answer !== undefined) replies.push({ kind: 'answer', answer: args.answer as JsonValue, ...(status.pending?.question && { questionId: status.pending.question.id }) });
+  if (args.answer !== undefined)
+    replies.push({
+      kind: 'answer',
+      answer: args.answer as JsonValue,
+      ...(status.pending?.question && { questionId: status.pending.question.id }),
+    });
   for (const d of args.decisions ?? []) replies.push(parseReply(d, false));
-  if (args.budget !== undefined) replies.push(parseReply({ budget: args.budget, ...(status.pending?.budget && { requestId: status.pending.budget.id }) }, false));
+  if (args.budget !== undefined)
+    replies.push(
+      parseReply(
+        { budget: args.budget, ...(status.pending?.budget && { requestId: status.pending.budget.id }) },
+        false,
+      ),
+    );
   if (replies.length === 0) return { run, caller };
-  if (isTerminal(status.status)) throw new RunInputError('closed', `Run "${run.workflowId}" is ${status.status}; it takes no more answers.`);
-  if (status.status !== 'input_required') throw new RunInputError('not_pending', `Run "${run.workflowId}" is not waiting for an answer or a decision (it is ${status.status}).`);
+  if (isTerminal(status.status))
+    throw new RunInputError('closed', `Run "${run.workflowId}" is ${status.status}; it takes no more answers.`);
+  if (status.status !== 'input_required')
+    throw new RunInputError(
+      'not_pending',
+      `Run "${run.workflowId}" is not waiting for an answer or a decision (it is ${status.status}).`,
+    );
   for (const action of new Set(replies.map(replyAction))) await authorize(options, extra, action, run.workflowId);
   await applyReplies(run, replies);
   return { run, caller };
 }
 
 /** Waits for the run, asking the person through elicitation where the client can, and says where it stands. */
-async function follow(server: McpServer, options: CairnMcpServerOptions, agent: string, run: AgentRunHandle, caller: Caller, extra: Extra, started: boolean): Promise<CallToolResult> {
+async function follow(
+  server: McpServer,
+  options: CairnMcpServerOptions,
+  agent: string,
+  run: AgentRunHandle,
+  caller: Caller,
+  extra: Extra,
+  started: boolean,
+): Promise<CallToolResult> {
   const until = Date.now() + (options.maxWaitMs ?? 45_000);
   // The client's cancel of the call that started the run cancels the run. The SDK aborts the same
   // signal when a session closes (eviction, idle sweep, a redeploy), and the transport is gone by the
@@ -200,7 +273,12 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
     progressToken === undefined
       ? undefined
       : setInterval(() => {
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++beats, message: `run ${run.workflowId} is working` } }).catch(() => undefined);
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: ++beats, message: `run ${run.workflowId} is working` },
+            })
+            .catch(() => undefined);
         }, PROGRESS_MS);
   try {
     let elicited = 0;
@@ -214,7 +292,9 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
       }
       if (status.status !== 'input_required') return result(status);
       // Form elicitation: declared as `form`, or as an empty object (the spec's default).
-      const elicitation = server.server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+      const elicitation = server.server.getClientCapabilities()?.elicitation as
+        | { form?: unknown; url?: unknown }
+        | undefined;
       const canElicit = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
       if (!canElicit || elicited >= MAX_ELICITATIONS) return result(status);
       elicited++;
@@ -226,7 +306,8 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
       } catch (error) {
         const refused = runInputError(error, run.workflowId);
         // Refused by the run (an answer that does not fit): ask again, the person sees the state anew.
-        if (!RunInputError.isInstance(refused) || refused.code === 'unknown_run' || refused.code === 'closed') throw refused;
+        if (!RunInputError.isInstance(refused) || refused.code === 'unknown_run' || refused.code === 'closed')
+          throw refused;
       }
     }
   } finally {
@@ -236,19 +317,34 @@ async function follow(server: McpServer, options: CairnMcpServerOptions, agent: 
 }
 
 /** Asks the person for the question's answer or the first held call's decision; undefined when they decline. */
-async function elicit(options: CairnMcpServerOptions, pending: PendingInput, extra: Extra): Promise<RunReply | undefined> {
+async function elicit(
+  options: CairnMcpServerOptions,
+  pending: PendingInput,
+  extra: Extra,
+): Promise<RunReply | undefined> {
   const ask = (params: ElicitRequest['params']) =>
     extra
-      .sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { timeout: options.elicitationTimeoutMs ?? 600_000, signal: extra.signal })
+      .sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
+        timeout: options.elicitationTimeoutMs ?? 600_000,
+        signal: extra.signal,
+      })
       .catch((error: unknown) => {
         if (extra.signal.aborted) throw error;
         return undefined; // no answer in time, or the client could not ask: the result says what is asked
       });
   if (pending.question) {
     const { schema, flat } = elicitationSchema(pending.question);
-    const answer = await ask({ mode: 'form', message: pending.question.question, requestedSchema: schema } as ElicitRequest['params']);
+    const answer = await ask({
+      mode: 'form',
+      message: pending.question.question,
+      requestedSchema: schema,
+    } as ElicitRequest['params']);
     if (answer?.action !== 'accept' || !answer.content) return undefined;
-    return { kind: 'answer', answer: (flat ? answer.content.answer : answer.content) as JsonValue, questionId: pending.question.id };
+    return {
+      kind: 'answer',
+      answer: (flat ? answer.content.answer : answer.content) as JsonValue,
+      questionId: pending.question.id,
+    };
   }
   const held = pending.reviews[0];
   // A spent budget is not elicited (amounts of money): the result says how to decide it.
@@ -260,16 +356,28 @@ async function elicit(options: CairnMcpServerOptions, pending: PendingInput, ext
     requestedSchema: {
       type: 'object',
       properties: {
-        decision: { type: 'string', title: 'Decision', enum: [...decisions], description: 'accept: run it; reject: do not run it; respond: do not run it, give the model the note as its result.' },
+        decision: {
+          type: 'string',
+          title: 'Decision',
+          enum: [...decisions],
+          description:
+            'accept: run it; reject: do not run it; respond: do not run it, give the model the note as its result.',
+        },
         note: { type: 'string', title: 'Note', description: 'Why (reject), or the result to give (respond).' },
       },
       required: ['decision'],
     },
   } as ElicitRequest['params']);
   if (answer?.action !== 'accept' || !answer.content) return undefined;
-  const note = typeof answer.content.note === 'string' && answer.content.note.trim() ? answer.content.note.trim() : undefined;
+  const note =
+    typeof answer.content.note === 'string' && answer.content.note.trim() ? answer.content.note.trim() : undefined;
   const type = answer.content.decision;
-  const decision = type === 'respond' ? { decision: 'respond', content: note ?? '' } : type === 'reject' ? { decision: 'reject', ...(note && { reason: note }) } : { decision: type };
+  const decision =
+    type === 'respond'
+      ? { decision: 'respond', content: note ?? '' }
+      : type === 'reject'
+        ? { decision: 'reject', ...(note && { reason: note }) }
+        : { decision: type };
   return parseReply({ ...decision, toolCallId: held.toolCallId, argsHash: held.argsHash }, false);
 }
 
@@ -282,13 +390,24 @@ function elicitationSchema(question: PendingQuestion): { schema: JsonObject; fla
   const s = question.schema as { type?: unknown; properties?: Record<string, { type?: unknown }>; required?: string[] };
   const primitive = (p: { type?: unknown }) => p && ['string', 'number', 'integer', 'boolean'].includes(String(p.type));
   if (s.type === 'object' && s.properties && Object.values(s.properties).every(primitive))
-    return { schema: { type: 'object', properties: s.properties as JsonObject, ...(s.required && { required: s.required }) }, flat: false };
-  return { schema: { type: 'object', properties: { answer: { type: 'string', title: 'Answer', description: question.question } }, required: ['answer'] }, flat: true };
+    return {
+      schema: { type: 'object', properties: s.properties as JsonObject, ...(s.required && { required: s.required }) },
+      flat: false,
+    };
+  return {
+    schema: {
+      type: 'object',
+      properties: { answer: { type: 'string', title: 'Answer', description: question.question } },
+      required: ['answer'],
+    },
+    flat: true,
+  };
 }
 
 async function statusOf(run: AgentRunHandle, agent: string, caller: Caller): Promise<RunStatus> {
   const status = await runStatus(run, caller.tenant);
-  if (status.state && status.state.agent !== agent) throw new RunInputError('unknown_run', `No run "${run.workflowId}" of agent ${agent}.`);
+  if (status.state && status.state.agent !== agent)
+    throw new RunInputError('unknown_run', `No run "${run.workflowId}" of agent ${agent}.`);
   return status;
 }
 
@@ -300,7 +419,9 @@ async function waitIdle(run: AgentRunHandle, signal: AbortSignal, until: number)
       (state) => (state.paused ? 'paused' : 'idle'),
       () => 'closed' as const,
     );
-    const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
+    const aborted = new Promise<'aborted'>((resolve) =>
+      signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
+    );
     const outcome = await Promise.race([idle, aborted, sleep(Math.max(until - Date.now(), 0), 'timeout' as const)]);
     if (outcome === 'aborted') signal.throwIfAborted();
     if (outcome !== 'paused') return;
@@ -313,19 +434,61 @@ function result(status: RunStatus): CallToolResult {
   const runId = status.workflowId;
   switch (status.status) {
     case 'completed':
-      return { content: [{ type: 'text', text: status.answer ?? '' }], structuredContent: { runId, status: 'completed', answer: status.answer ?? '' } };
+      return {
+        content: [{ type: 'text', text: status.answer ?? '' }],
+        structuredContent: { runId, status: 'completed', answer: status.answer ?? '' },
+      };
     case 'canceled':
-      return { content: [{ type: 'text', text: `Run ${runId} was canceled (${status.reason ?? 'cancelled'}).${status.answer ? ` ${status.answer}` : ''}` }], structuredContent: { runId, status: 'canceled', ...(status.answer && { answer: status.answer }), ...(status.reason && { reason: status.reason }) } };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Run ${runId} was canceled (${status.reason ?? 'cancelled'}).${status.answer ? ` ${status.answer}` : ''}`,
+          },
+        ],
+        structuredContent: {
+          runId,
+          status: 'canceled',
+          ...(status.answer && { answer: status.answer }),
+          ...(status.reason && { reason: status.reason }),
+        },
+      };
     case 'failed':
-      return { isError: true, content: [{ type: 'text', text: `Run ${runId} failed: ${status.reason ?? 'unknown reason'}` }], structuredContent: { runId, status: 'failed', ...(status.answer && { answer: status.answer }), ...(status.reason && { reason: status.reason }) } };
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `Run ${runId} failed: ${status.reason ?? 'unknown reason'}` }],
+        structuredContent: {
+          runId,
+          status: 'failed',
+          ...(status.answer && { answer: status.answer }),
+          ...(status.reason && { reason: status.reason }),
+        },
+      };
     case 'working':
-      return { content: [{ type: 'text', text: `Run ${runId} is still working. Call this tool again with { "runId": "${runId}" } to wait for it.` }], structuredContent: { runId, status: 'working', howToAnswer: `Call again with { "runId": "${runId}" }.` } };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Run ${runId} is still working. Call this tool again with { "runId": "${runId}" } to wait for it.`,
+          },
+        ],
+        structuredContent: { runId, status: 'working', howToAnswer: `Call again with { "runId": "${runId}" }.` },
+      };
     case 'input_required': {
       const pending = status.pending!;
       const how = howToAnswer(runId, pending);
       return {
         content: [{ type: 'text', text: `Run ${runId} waits for a person.\n${describePending(pending)}\n${how}` }],
-        structuredContent: JSON.parse(JSON.stringify({ runId, status: 'input_required', question: pending.question, reviews: pending.reviews, budget: pending.budget, howToAnswer: how })) as Record<string, unknown>,
+        structuredContent: JSON.parse(
+          JSON.stringify({
+            runId,
+            status: 'input_required',
+            question: pending.question,
+            reviews: pending.reviews,
+            budget: pending.budget,
+            howToAnswer: how,
+          }),
+        ) as Record<string, unknown>,
       };
     }
   }
@@ -334,8 +497,14 @@ function result(status: RunStatus): CallToolResult {
 function howToAnswer(runId: string, pending: PendingInput): string {
   const parts: string[] = [];
   if (pending.question) parts.push(`"answer": <text, or an object fitting the question's schema>`);
-  if (pending.budget) parts.push(`"budget": { "type": "extend", "${pending.budget.limit === 'tokens' ? 'tokens' : 'costUsd'}": <more> } or { "type": "stop" }`);
-  if (pending.reviews.length > 0) parts.push(`"decisions": [{ "toolCallId", "argsHash", "decision": "accept" | "edit" | "respond" | "reject" (allowed ones only), "args"?, "content"?, "reason"? }]`);
+  if (pending.budget)
+    parts.push(
+      `"budget": { "type": "extend", "${pending.budget.limit === 'tokens' ? 'tokens' : 'costUsd'}": <more> } or { "type": "stop" }`,
+    );
+  if (pending.reviews.length > 0)
+    parts.push(
+      `"decisions": [{ "toolCallId", "argsHash", "decision": "accept" | "edit" | "respond" | "reject" (allowed ones only), "args"?, "content"?, "reason"? }]`,
+    );
   return `Call this tool again with { "runId": "${runId}", ${parts.join(', ')} }.`;
 }
 
@@ -344,7 +513,12 @@ function failure(code: string, message: string, runId: string | undefined): Call
 }
 
 /** Asks `authorize` with the request's headers; returns who is asking (`{}` over stdio or when it does not say). */
-async function authorize(options: CairnMcpServerOptions, extra: Extra, action: HttpAction, workflowId: string | undefined): Promise<Caller> {
+async function authorize(
+  options: CairnMcpServerOptions,
+  extra: Extra,
+  action: HttpAction,
+  workflowId: string | undefined,
+): Promise<Caller> {
   if (!options.authorize || !extra.requestInfo) return {};
   const headers = new Headers();
   for (const [key, value] of Object.entries(extra.requestInfo.headers ?? {})) {
@@ -352,7 +526,12 @@ async function authorize(options: CairnMcpServerOptions, extra: Extra, action: H
     else if (typeof value === 'string') headers.set(key, value);
   }
   try {
-    return await checkAuthorized(options.authorize, new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }), action, workflowId === undefined ? undefined : { workflowId });
+    return await checkAuthorized(
+      options.authorize,
+      new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }),
+      action,
+      workflowId === undefined ? undefined : { workflowId },
+    );
   } catch (error) {
     throw new RunInputError('invalid_input', `Not allowed to ${action}: ${(error as Error).message}`);
   }

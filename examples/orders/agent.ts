@@ -8,7 +8,7 @@ import { ORDER_TOOLS } from './tools.ts';
 export const ordersAgent = defineAgent({
   name: 'orders',
   instructions:
-    'You are an order-support agent. Find the customer\'s order, check where it is, fix what you can ' +
+    "You are an order-support agent. Find the customer's order, check where it is, fix what you can " +
     '(redelivery, a refund of the shipping fee for late orders) and tell the customer plainly what you did.',
   tools: ORDER_TOOLS,
   model: 'scripted:orders-demo',

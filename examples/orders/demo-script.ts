@@ -51,7 +51,11 @@ export const demoScript: Script = [
   }),
   scriptStep.react(({ messages }) => {
     const refund = [...messages].reverse().find((m) => m.role === 'tool' && m.name === 'issue_refund');
-    const refunded = refund?.role === 'tool' && typeof refund.content === 'object' && refund.content !== null && 'refunded' in refund.content;
+    const refunded =
+      refund?.role === 'tool' &&
+      typeof refund.content === 'object' &&
+      refund.content !== null &&
+      'refunded' in refund.content;
     return scriptStep.text(
       `Order ${ORDER} is 4 days late at the Lyon sorting hub. I scheduled a redelivery (confirmation RD-4821)` +
         (refunded ? ' and refunded the 12.00 shipping fee.' : '; the shipping-fee refund was not approved.'),

@@ -8,7 +8,13 @@ import { z } from 'zod';
 import { defineTool, Result, ToolFailure, validator } from 'cairn-agents';
 
 const STATUSES = ['placed', 'shipped', 'delivered', 'cancelled'] as const;
-const Order = z.object({ id: z.string(), customer: z.string(), status: z.enum(STATUSES), total: z.number(), shippingFee: z.number() });
+const Order = z.object({
+  id: z.string(),
+  customer: z.string(),
+  status: z.enum(STATUSES),
+  total: z.number(),
+  shippingFee: z.number(),
+});
 const ORDERS = [
   { id: 'A-1001', customer: 'ada@example.com', status: 'delivered', total: 120, shippingFee: 9 },
   { id: 'A-1002', customer: 'ada@example.com', status: 'shipped', total: 80, shippingFee: 12 },
@@ -19,9 +25,9 @@ const PAGE_SIZE = 2;
 
 export const searchOrders = defineTool({
   name: 'search_orders',
-  description: 'Search a customer\'s orders by status. Results come one page at a time.',
+  description: "Search a customer's orders by status. Results come one page at a time.",
   input: z.object({
-    customer: z.string().describe('The customer\'s email address'),
+    customer: z.string().describe("The customer's email address"),
     status: z.enum(STATUSES),
     page: z.number().int().min(1).default(1),
   }),
@@ -29,8 +35,16 @@ export const searchOrders = defineTool({
   examples: [{ customer: 'ada@example.com', status: 'shipped', page: 1 }],
   check: (out, args) => {
     if (out.orders.length === 0 && out.has_more)
-      return { code: 'semantic_error', message: `Page ${args.page} is empty but more pages exist: "${args.customer}" does not look like a customer email.` };
-    if (out.has_more) return { code: 'partial_data', message: `This is page ${args.page}; more orders exist.`, nextInput: { page: args.page + 1 } };
+      return {
+        code: 'semantic_error',
+        message: `Page ${args.page} is empty but more pages exist: "${args.customer}" does not look like a customer email.`,
+      };
+    if (out.has_more)
+      return {
+        code: 'partial_data',
+        message: `This is page ${args.page}; more orders exist.`,
+        nextInput: { page: args.page + 1 },
+      };
     return undefined;
   },
   execute: ({ customer, status, page }) => {
@@ -73,7 +87,7 @@ export const trackShipment = defineTool({
 
 export const carrierStatus = defineTool({
   name: 'carrier_status',
-  description: 'The carrier\'s system status page.',
+  description: "The carrier's system status page.",
   input: z.object({}),
   execute: () => {
     throw ToolFailure.unavailable('carrier status API answered 503 Service Unavailable');
@@ -86,7 +100,9 @@ export const scheduleRedelivery = defineTool({
   input: z.object({ orderId: z.string(), window: z.enum(['morning', 'afternoon']).optional() }),
   examples: [{ orderId: 'A-1001', window: 'morning' }],
   postHook: validator('confirmation_number', (out: { confirmation: string }) =>
-    /^RD-\d{4}$/.test(out.confirmation) ? Result.success() : Result.failure('The confirmation number must look like RD-1234.'),
+    /^RD-\d{4}$/.test(out.confirmation)
+      ? Result.success()
+      : Result.failure('The confirmation number must look like RD-1234.'),
   ),
   execute: ({ orderId, window }) => {
     if (!window)
@@ -106,7 +122,7 @@ const refunds = new Map<string, { orderId: string; refunded: number; reference: 
 
 export const issueRefund = defineTool({
   name: 'issue_refund',
-  description: 'Refund an amount on an order. Refunds above 10 need a human\'s approval.',
+  description: "Refund an amount on an order. Refunds above 10 need a human's approval.",
   input: z.object({ orderId: z.string(), amount: z.number().positive(), reason: z.string() }),
   sideEffects: 'once',
   approval: ({ amount }) => amount > 10,

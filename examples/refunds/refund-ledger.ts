@@ -17,7 +17,9 @@ import { defineTool, type ReconcileOutcome } from 'cairn-agents';
 /** The payment provider: pays a refund under an idempotency key, and says whether a key was paid (payment-api.ts). */
 export interface Payments {
   refund(orderId: string, amount: number, idempotencyKey: string): Promise<{ readonly reference: string }>;
-  findRefund(idempotencyKey: string): Promise<{ readonly orderId: string; readonly amount: number; readonly reference: string } | undefined>;
+  findRefund(
+    idempotencyKey: string,
+  ): Promise<{ readonly orderId: string; readonly amount: number; readonly reference: string } | undefined>;
 }
 
 export interface RefundReceipt {
@@ -37,7 +39,9 @@ export class RefundLedger {
   async refundOnce(key: string, orderId: string, amount: number): Promise<RefundReceipt> {
     const earlier = this.#byKey.get(key);
     if (earlier) return { ...(await earlier), replayed: true };
-    const paying = this.payments.refund(orderId, amount, key).then(({ reference }) => ({ orderId, refunded: amount, reference, replayed: false }));
+    const paying = this.payments
+      .refund(orderId, amount, key)
+      .then(({ reference }) => ({ orderId, refunded: amount, reference, replayed: false }));
     this.#byKey.set(key, paying);
     // A refund that failed was not paid: the key may be used again.
     paying.catch(() => this.#byKey.delete(key));
@@ -50,7 +54,12 @@ export class RefundLedger {
    */
   async reconcile(key: string): Promise<ReconcileOutcome<RefundReceipt>> {
     const paid = await this.payments.findRefund(key);
-    return paid ? { happened: true, result: { orderId: paid.orderId, refunded: paid.amount, reference: paid.reference, replayed: true } } : { happened: false };
+    return paid
+      ? {
+          happened: true,
+          result: { orderId: paid.orderId, refunded: paid.amount, reference: paid.reference, replayed: true },
+        }
+      : { happened: false };
   }
 }
 
@@ -61,12 +70,14 @@ export interface RefundDeps {
 
 export const issueRefund = defineTool({
   name: 'issue_refund',
-  description: 'Refund an amount on an order. Each call pays once; repeating a call whose outcome was unknown does not pay twice.',
+  description:
+    'Refund an amount on an order. Each call pays once; repeating a call whose outcome was unknown does not pay twice.',
   input: z.object({ orderId: z.string(), amount: z.number().positive() }),
   examples: [{ orderId: 'A-1001', amount: 20 }],
   sideEffects: 'once',
   approval: ({ amount }) => amount > 50,
-  execute: ({ orderId, amount }, { idempotencyKey, deps }) => (deps as RefundDeps).refunds.refundOnce(idempotencyKey, orderId, amount),
+  execute: ({ orderId, amount }, { idempotencyKey, deps }) =>
+    (deps as RefundDeps).refunds.refundOnce(idempotencyKey, orderId, amount),
   // After a lost attempt, the provider is asked, not a person: paid → its refund is the result; not paid → paid now, same key.
   reconcile: ({ idempotencyKey }, { deps }) => (deps as RefundDeps).refunds.reconcile(idempotencyKey),
 });

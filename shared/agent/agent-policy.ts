@@ -140,45 +140,58 @@ const ms = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
  * `AgentRunInput.policy`, an agent's definition): a value the planner cannot use (a string for a
  * count, a negative delay, an unknown key) is refused with a message naming the field.
  */
-export const policyOverridesSchema = z.strictObject({
-  maxTurns: atLeastOne,
-  maxToolCalls: count,
-  maxCallsPerTurn: atLeastOne,
-  maxConsecutiveFailedBatches: atLeastOne,
-  timeBudgetMs: ms.nullable(),
-  retryBudgetPerTurn: atLeastOne,
-  retryBudgetOnce: atLeastOne,
-  loopThreshold: atLeastOne,
-  maxRepairsPerTool: count,
-  backoff: z
-    .strictObject({
-      initialMs: ms,
-      coefficient: z.number().min(1).max(100),
-      maxMs: ms,
-      maxRetryAfterMs: ms,
-      jitter: z.number().min(0).max(1),
-    })
-    .partial(),
-  maxModelRetries: count,
-  modelPatienceMs: ms,
-  onModelFailure: z.enum(['fail', 'end']),
-  budget: z
-    .strictObject({
-      maxTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
-      maxCostUsd: z.number().positive().max(1e9).nullable(),
-      wrapUpAt: z.number().min(0).max(1),
-      onExhausted: z.enum(['end', 'ask']),
-    })
-    .partial(),
-  maxNudges: count,
-  missingFieldsFrom: z.enum(['model', 'user']),
-  disableToolForTurns: atLeastOne.nullable(),
-  onLoop: z.enum(['clarify', 'finalize']),
-  context: z.strictObject({ maxChars: z.number().int().min(10_000), keepRecentTurns: atLeastOne, oldResultChars: z.number().int().min(100) }).partial(),
-  history: z.strictObject({ maxBytes: z.number().int().min(100_000).max(50_000_000), maxEvents: z.number().int().min(100).max(50_000) }).partial(),
-  clarificationTimeoutMs: ms.nullable(),
-  onClarificationTimeout: z.enum(['continue', 'finalize']),
-  onOutcomeUnknown: z.enum(['clarify', 'inform']),
-  onMessage: z.enum(['enqueue', 'interrupt', 'reject']),
-  readerLingerMs: z.number().int().min(0).max(60_000),
-}).partial();
+export const policyOverridesSchema = z
+  .strictObject({
+    maxTurns: atLeastOne,
+    maxToolCalls: count,
+    maxCallsPerTurn: atLeastOne,
+    maxConsecutiveFailedBatches: atLeastOne,
+    timeBudgetMs: ms.nullable(),
+    retryBudgetPerTurn: atLeastOne,
+    retryBudgetOnce: atLeastOne,
+    loopThreshold: atLeastOne,
+    maxRepairsPerTool: count,
+    backoff: z
+      .strictObject({
+        initialMs: ms,
+        coefficient: z.number().min(1).max(100),
+        maxMs: ms,
+        maxRetryAfterMs: ms,
+        jitter: z.number().min(0).max(1),
+      })
+      .partial(),
+    maxModelRetries: count,
+    modelPatienceMs: ms,
+    onModelFailure: z.enum(['fail', 'end']),
+    budget: z
+      .strictObject({
+        maxTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
+        maxCostUsd: z.number().positive().max(1e9).nullable(),
+        wrapUpAt: z.number().min(0).max(1),
+        onExhausted: z.enum(['end', 'ask']),
+      })
+      .partial(),
+    maxNudges: count,
+    missingFieldsFrom: z.enum(['model', 'user']),
+    disableToolForTurns: atLeastOne.nullable(),
+    onLoop: z.enum(['clarify', 'finalize']),
+    context: z
+      .strictObject({
+        maxChars: z.number().int().min(10_000),
+        keepRecentTurns: atLeastOne,
+        oldResultChars: z.number().int().min(100),
+      })
+      .partial(),
+    history: z
+      .strictObject({
+        maxBytes: z.number().int().min(100_000).max(50_000_000),
+        maxEvents: z.number().int().min(100).max(50_000),
+      })
+      .partial(),
+    clarificationTimeoutMs: ms.nullable(),
+    onClarificationTimeout: z.enum(['continue', 'finalize']),
+    onOutcomeUnknown: z.enum(['clarify', 'inform']),
+    onMessage: z.enum(['enqueue', 'interrupt', 'reject']),
+    readerLingerMs: z.number().int().min(0).max(60_000),
+  })
+  .partial();

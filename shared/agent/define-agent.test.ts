@@ -5,20 +5,31 @@ import { agentTool } from '../tools/agent-tool.js';
 import { mcpServer } from '../mcp/mcp-server.js';
 import { defineTool } from '../tools/define-tool.js';
 
-const tool = (name: string) => defineTool({ name, description: `The ${name} tool.`, input: z.object({}), execute: () => null });
+const tool = (name: string) =>
+  defineTool({ name, description: `The ${name} tool.`, input: z.object({}), execute: () => null });
 
 describe('defineAgent', () => {
   it('keeps its tools and finds them by name', () => {
-    const agent = defineAgent({ name: 'support', instructions: 'Help with orders.', tools: [tool('lookup_order'), tool('issue_refund')] });
+    const agent = defineAgent({
+      name: 'support',
+      instructions: 'Help with orders.',
+      tools: [tool('lookup_order'), tool('issue_refund')],
+    });
     expect(agent.policy).toEqual({});
     expect(findTool(agent, 'issue_refund')?.name).toBe('issue_refund');
     expect(findTool(agent, 'delete_everything')).toBeUndefined();
   });
 
   it('refuses two tools with one name, and an agent without a name or instructions', () => {
-    expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [tool('t'), tool('t')] })).toThrow(expect.objectContaining({ code: 'duplicate_tool_name' }));
-    expect(() => defineAgent({ name: ' ', instructions: 'x', tools: [] })).toThrow(expect.objectContaining({ code: 'invalid_agent' }));
-    expect(() => defineAgent({ name: 'a', instructions: '', tools: [] })).toThrow(expect.objectContaining({ code: 'invalid_agent' }));
+    expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [tool('t'), tool('t')] })).toThrow(
+      expect.objectContaining({ code: 'duplicate_tool_name' }),
+    );
+    expect(() => defineAgent({ name: ' ', instructions: 'x', tools: [] })).toThrow(
+      expect.objectContaining({ code: 'invalid_agent' }),
+    );
+    expect(() => defineAgent({ name: 'a', instructions: '', tools: [] })).toThrow(
+      expect.objectContaining({ code: 'invalid_agent' }),
+    );
   });
 });
 
@@ -27,8 +38,20 @@ describe('defineAgent: what a worker and the workflow read', () => {
 
   it('keeps name, instructions, model and policy, fills no-MCP and no-policy defaults, and freezes', () => {
     const tools = [tool('a')];
-    const agent = defineAgent({ name: 'support', instructions: 'Help.', tools, model: 'openai:gpt-4.1-mini', policy: { maxTurns: 3 } });
-    expect(agent).toMatchObject({ name: 'support', instructions: 'Help.', model: 'openai:gpt-4.1-mini', policy: { maxTurns: 3 }, mcpServers: [] });
+    const agent = defineAgent({
+      name: 'support',
+      instructions: 'Help.',
+      tools,
+      model: 'openai:gpt-4.1-mini',
+      policy: { maxTurns: 3 },
+    });
+    expect(agent).toMatchObject({
+      name: 'support',
+      instructions: 'Help.',
+      model: 'openai:gpt-4.1-mini',
+      policy: { maxTurns: 3 },
+      mcpServers: [],
+    });
     expect(agent.tools).toEqual(tools);
     expect(agent.tools).not.toBe(tools);
     expect(Object.isFrozen(agent)).toBe(true);
@@ -41,20 +64,33 @@ describe('defineAgent: what a worker and the workflow read', () => {
 
   it('refuses an invalid policy, naming the field', () => {
     const bad = () => defineAgent({ name: 'a', instructions: 'x', tools: [], policy: { maxTurns: -1 } });
-    expect(bad).toThrow(expect.objectContaining({ code: 'invalid_agent', message: expect.stringMatching(/^Agent a has an invalid policy: .*maxTurns/) }));
+    expect(bad).toThrow(
+      expect.objectContaining({
+        code: 'invalid_agent',
+        message: expect.stringMatching(/^Agent a has an invalid policy: .*maxTurns/),
+      }),
+    );
   });
 
   it('refuses a missing name or instructions with what is missing', () => {
-    expect(() => defineAgent({ name: 1 as unknown as string, instructions: 'x', tools: [] })).toThrow('An agent needs a name.');
+    expect(() => defineAgent({ name: 1 as unknown as string, instructions: 'x', tools: [] })).toThrow(
+      'An agent needs a name.',
+    );
     expect(() => defineAgent({ name: 'a', instructions: '  ', tools: [] })).toThrow('Agent a needs instructions.');
-    expect(() => defineAgent({ name: 'a', instructions: 7 as unknown as string, tools: [] })).toThrow('Agent a needs instructions.');
-    expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [tool('t'), tool('u'), tool('t')] })).toThrow('Agent a has two tools named t.');
+    expect(() => defineAgent({ name: 'a', instructions: 7 as unknown as string, tools: [] })).toThrow(
+      'Agent a needs instructions.',
+    );
+    expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [tool('t'), tool('u'), tool('t')] })).toThrow(
+      'Agent a has two tools named t.',
+    );
   });
 
   it('keeps its MCP servers and refuses two of one name', () => {
     const agent = defineAgent({ name: 'a', instructions: 'x', tools: [], mcpServers: [server('fs'), server('git')] });
     expect(agent.mcpServers.map((s) => s.name)).toEqual(['fs', 'git']);
-    expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [], mcpServers: [server('fs'), server('git'), server('fs')] })).toThrow(
+    expect(() =>
+      defineAgent({ name: 'a', instructions: 'x', tools: [], mcpServers: [server('fs'), server('git'), server('fs')] }),
+    ).toThrow(
       expect.objectContaining({ code: 'duplicate_mcp_server', message: 'Agent a has two MCP servers named fs.' }),
     );
   });
@@ -69,7 +105,12 @@ describe('agentsOf', () => {
   });
 
   it('refuses a module exporting no agent, saying where', () => {
-    expect(() => agentsOf({ x: 1 })).toThrow(expect.objectContaining({ code: 'invalid_agent', message: expect.stringMatching(/^the agents module exports no agent/) }));
+    expect(() => agentsOf({ x: 1 })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_agent',
+        message: expect.stringMatching(/^the agents module exports no agent/),
+      }),
+    );
     expect(() => agentsOf({}, 'agents.ts')).toThrow(/^agents\.ts exports no agent/);
   });
 });
@@ -77,8 +118,16 @@ describe('agentsOf', () => {
 describe('reachableAgents', () => {
   it('adds the agents reached through agent tools, each once', () => {
     const leaf = defineAgent({ name: 'leaf', instructions: 'x', tools: [] });
-    const middle = defineAgent({ name: 'middle', instructions: 'x', tools: [agentTool(leaf, { description: 'd' }), tool('plain')] });
-    const root = defineAgent({ name: 'root', instructions: 'x', tools: [agentTool(middle, { description: 'd' }), agentTool(leaf, { description: 'd' })] });
+    const middle = defineAgent({
+      name: 'middle',
+      instructions: 'x',
+      tools: [agentTool(leaf, { description: 'd' }), tool('plain')],
+    });
+    const root = defineAgent({
+      name: 'root',
+      instructions: 'x',
+      tools: [agentTool(middle, { description: 'd' }), agentTool(leaf, { description: 'd' })],
+    });
     expect(reachableAgents([root])).toEqual([root, middle, leaf]);
     expect(reachableAgents([leaf, root, leaf])).toEqual([leaf, root, middle]);
   });
@@ -86,6 +135,11 @@ describe('reachableAgents', () => {
   it('refuses two different agents of one name', () => {
     const one = defineAgent({ name: 'same', instructions: 'x', tools: [] });
     const two = defineAgent({ name: 'same', instructions: 'y', tools: [] });
-    expect(() => reachableAgents([one, two])).toThrow(expect.objectContaining({ code: 'duplicate_agent_name', message: 'Two agents are named "same"; agent names must be unique.' }));
+    expect(() => reachableAgents([one, two])).toThrow(
+      expect.objectContaining({
+        code: 'duplicate_agent_name',
+        message: 'Two agents are named "same"; agent names must be unique.',
+      }),
+    );
   });
 });

@@ -37,22 +37,31 @@ export function isAgent(value: unknown): value is Agent {
 
 /** Define an agent. Throws DefinitionError for an empty name or instructions, or two tools with one name. */
 export function defineAgent(config: AgentConfig): Agent {
-  if (typeof config.name !== 'string' || config.name.trim() === '') throw new DefinitionError('invalid_agent', 'An agent needs a name.');
+  if (typeof config.name !== 'string' || config.name.trim() === '')
+    throw new DefinitionError('invalid_agent', 'An agent needs a name.');
   if (typeof config.instructions !== 'string' || config.instructions.trim() === '') {
     throw new DefinitionError('invalid_agent', `Agent ${config.name} needs instructions.`);
   }
   const policy = policyOverridesSchema.safeParse(config.policy ?? {});
   if (!policy.success) {
-    throw new DefinitionError('invalid_agent', `Agent ${config.name} has an invalid policy: ${summariseIssues(toFieldIssues(policy.error.issues, config.policy))}.`);
+    throw new DefinitionError(
+      'invalid_agent',
+      `Agent ${config.name} has an invalid policy: ${summariseIssues(toFieldIssues(policy.error.issues, config.policy))}.`,
+    );
   }
   const seen = new Set<string>();
   for (const tool of config.tools) {
-    if (seen.has(tool.name)) throw new DefinitionError('duplicate_tool_name', `Agent ${config.name} has two tools named ${tool.name}.`);
+    if (seen.has(tool.name))
+      throw new DefinitionError('duplicate_tool_name', `Agent ${config.name} has two tools named ${tool.name}.`);
     seen.add(tool.name);
   }
   const servers = new Set<string>();
   for (const server of config.mcpServers ?? []) {
-    if (servers.has(server.name)) throw new DefinitionError('duplicate_mcp_server', `Agent ${config.name} has two MCP servers named ${server.name}.`);
+    if (servers.has(server.name))
+      throw new DefinitionError(
+        'duplicate_mcp_server',
+        `Agent ${config.name} has two MCP servers named ${server.name}.`,
+      );
     servers.add(server.name);
   }
   return Object.freeze({
@@ -83,7 +92,10 @@ export function agentsOf(moduleExports: Readonly<Record<string, unknown>>, where
     for (const item of Array.isArray(value) ? value : [value]) if (isAgent(item)) found.add(item);
   }
   if (found.size === 0)
-    throw new DefinitionError('invalid_agent', `${where} exports no agent: export the values defineAgent returns (e.g. export const agents = [supportAgent]).`);
+    throw new DefinitionError(
+      'invalid_agent',
+      `${where} exports no agent: export the values defineAgent returns (e.g. export const agents = [supportAgent]).`,
+    );
   return [...found];
 }
 
@@ -104,7 +116,11 @@ export function reachableAgents(agents: readonly Agent[]): Agent[] {
   for (let agent = queue.shift(); agent; agent = queue.shift()) {
     const seen = byName.get(agent.name);
     if (seen === agent) continue;
-    if (seen) throw new DefinitionError('duplicate_agent_name', `Two agents are named "${agent.name}"; agent names must be unique.`);
+    if (seen)
+      throw new DefinitionError(
+        'duplicate_agent_name',
+        `Two agents are named "${agent.name}"; agent names must be unique.`,
+      );
     byName.set(agent.name, agent);
     for (const tool of agent.tools) {
       const child = agentOf(tool);

@@ -32,7 +32,9 @@ export type RunEndCode = (typeof RUN_END_CODES)[number];
 export const FAILING_END_CODES: readonly RunEndCode[] = ['model_unavailable', 'model_misconfigured'];
 
 /** The run's outcome: the model answered, or the run ended for a reason named by `code`. */
-export type RunOutcome = { readonly status: 'answered' } | { readonly status: 'ended'; readonly code: RunEndCode; readonly message: string };
+export type RunOutcome =
+  | { readonly status: 'answered' }
+  | { readonly status: 'ended'; readonly code: RunEndCode; readonly message: string };
 
 /** True when `value` is one of the run end codes (use on data read back from JSON). */
 export function isRunEndCode(value: unknown): value is RunEndCode {

@@ -18,7 +18,11 @@ import { errorResult, type ResultFor, type ToolFailureResult } from '../tools/to
  * Pass the tool's `sideEffects`: for `once` tools a timeout (other than one before the attempt
  * started) or a crash becomes `outcome_unknown`.
  */
-export function resultAfterRetries(call: ResultFor, cause: ToolError, sideEffects: SideEffects = 'none'): ToolFailureResult {
+export function resultAfterRetries(
+  call: ResultFor,
+  cause: ToolError,
+  sideEffects: SideEffects = 'none',
+): ToolFailureResult {
   const { code, message } = classify(call.name, cause, sideEffects === 'once');
   return errorResult(call, toolError(code, message, cause), { message });
 }
@@ -27,7 +31,10 @@ function classify(name: string, cause: ToolError, once: boolean): { code: ToolEr
   const links = errorChain(cause);
   if (links.some((link) => link.name === 'CancelledFailure')) {
     const effect = once ? ' Whether it took effect before the cancel is unknown.' : '';
-    return { code: 'cancelled', message: `${name} was cancelled before it finished; the tool is not at fault.${effect}` };
+    return {
+      code: 'cancelled',
+      message: `${name} was cancelled before it finished; the tool is not at fault.${effect}`,
+    };
   }
   if (once && (cause.code === 'timeout' || cause.code === 'internal_error') && !neverStarted(links)) {
     const what = cause.code === 'timeout' ? 'timed out (its worker may have died)' : 'crashed';
@@ -41,7 +48,8 @@ function classify(name: string, cause: ToolError, once: boolean): { code: ToolEr
   // A hang is not retried by Temporal (scheduleToClose = startToClose): the planner backs off and runs it again.
   if (cause.code === 'timeout') return { code: 'timeout', message: `${name} did not answer in time.` };
   // fromError names an ApplicationFailure's link by its type: that link says what went wrong.
-  if (cause.code !== 'internal_error') return { code: cause.code, message: (links.find((link) => link.name === cause.code) ?? cause).message };
+  if (cause.code !== 'internal_error')
+    return { code: cause.code, message: (links.find((link) => link.name === cause.code) ?? cause).message };
   // A throw: the activity carried the thrown message as the internal_error link's message.
   const thrown = links.find((link) => link.name === 'internal_error')?.message ?? cause.message;
   return { code: 'internal_error', message: `${name} threw: ${thrown}` };

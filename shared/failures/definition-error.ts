@@ -38,7 +38,11 @@ export class DefinitionError extends Error {
   }
 
   static isInstance(value: unknown): value is DefinitionError {
-    return typeof value === 'object' && value !== null && (value as { [DEFINITION_ERROR]?: unknown })[DEFINITION_ERROR] === true;
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [DEFINITION_ERROR]?: unknown })[DEFINITION_ERROR] === true
+    );
   }
 }
 

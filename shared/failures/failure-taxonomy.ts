@@ -137,7 +137,8 @@ export const FAILURES = {
   outcome_unknown: {
     kind: 'indeterminate',
     reason: 'outcome_unknown',
-    meaning: 'A `once` call ended without a known result (the worker died, it timed out): it may or may not have taken effect.',
+    meaning:
+      'A `once` call ended without a known result (the worker died, it timed out): it may or may not have taken effect.',
   },
   rejected_by_human: {
     kind: 'policy',

@@ -18,7 +18,12 @@ export function codeOfFailureType(type: unknown): ToolErrorCode | undefined {
 }
 
 /** Codes worth a Temporal retry of the identical call: the cause may be gone next time. */
-export const RETRYABLE_CODES: readonly ToolErrorCode[] = ['internal_error', 'timeout', 'rate_limited', 'tool_unavailable'];
+export const RETRYABLE_CODES: readonly ToolErrorCode[] = [
+  'internal_error',
+  'timeout',
+  'rate_limited',
+  'tool_unavailable',
+];
 
 /**
  * Every other code: what was sent or returned decides it, so an identical retry fails

@@ -11,7 +11,15 @@ import {
   defaultPayloadConverter,
 } from '@temporalio/common';
 import { FAILURES, type ToolErrorCode } from './failure-taxonomy.js';
-import { MAX_CAUSE_DEPTH, errorChain, fromError, isToolError, toolError, truncateChain, type ToolError } from './tool-error.js';
+import {
+  MAX_CAUSE_DEPTH,
+  errorChain,
+  fromError,
+  isToolError,
+  toolError,
+  truncateChain,
+  type ToolError,
+} from './tool-error.js';
 
 const random = seededRandom;
 
@@ -25,27 +33,50 @@ interface Case {
   thrown: unknown;
 }
 
-const LINK_KINDS: LinkKind[] = ['error', 'type_error', 'aggregate', 'app_cairn', 'app_other', 'timeout', 'activity', 'cancelled'];
+const LINK_KINDS: LinkKind[] = [
+  'error',
+  'type_error',
+  'aggregate',
+  'app_cairn',
+  'app_other',
+  'timeout',
+  'activity',
+  'cancelled',
+];
 const LEAF_KINDS: LeafKind[] = ['string', 'number', 'object', 'tool_error'];
 const CAIRN_TYPES: ToolErrorCode[] = ['rate_limited', 'tool_unavailable', 'semantic_error', 'internal_error'];
 
 function generate(seed: number): Case {
   const next = random(seed);
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const message = (): string =>
-    pick(['', '   ', 'boom', 'ünïcödé 😀', 'lone \ud800 surrogate', 'x'.repeat(5_000), 'line\nbreak', `msg ${Math.floor(next() * 1e6)}`]);
+    pick([
+      '',
+      '   ',
+      'boom',
+      'ünïcödé 😀',
+      'lone \ud800 surrogate',
+      'x'.repeat(5_000),
+      'line\nbreak',
+      `msg ${Math.floor(next() * 1e6)}`,
+    ]);
   const links = Array.from({ length: Math.floor(next() * 16) }, () => pick(LINK_KINDS));
   const leaf = links.length === 0 || next() < 0.5 ? pick(LEAF_KINDS) : undefined;
-  const cycleTo = leaf === undefined && links.length > 0 && next() < 0.3 ? Math.floor(next() * links.length) : undefined;
+  const cycleTo =
+    leaf === undefined && links.length > 0 && next() < 0.3 ? Math.floor(next() * links.length) : undefined;
   const ownCodes: (ToolErrorCode | undefined)[] = [];
 
   const leafCode = pick(CAIRN_TYPES);
   let inner: unknown =
-    leaf === 'string' ? message()
-    : leaf === 'number' ? Math.floor(next() * 100)
-    : leaf === 'object' ? { status: 500, body: message() }
-    : leaf === 'tool_error' ? toolError(leafCode, message() || 'embedded')
-    : undefined;
+    leaf === 'string'
+      ? message()
+      : leaf === 'number'
+        ? Math.floor(next() * 100)
+        : leaf === 'object'
+          ? { status: 500, body: message() }
+          : leaf === 'tool_error'
+            ? toolError(leafCode, message() || 'embedded')
+            : undefined;
   if (leaf) ownCodes.push(leaf === 'tool_error' ? leafCode : undefined);
   const built: Error[] = [];
   for (let i = links.length - 1; i >= 0; i--) {
@@ -53,18 +84,35 @@ function generate(seed: number): Case {
     const type = pick(CAIRN_TYPES);
     let value: Error;
     switch (links[i]!) {
-      case 'error': value = new Error(message(), { cause: inner }); break;
-      case 'type_error': value = new TypeError(message(), { cause: inner }); break;
-      case 'aggregate': value = new AggregateError([inner, 'second', new Error('third')], message()); break;
-      case 'app_cairn': value = ApplicationFailure.create({ message: message(), type, cause }); break;
-      case 'app_other': value = ApplicationFailure.create({ message: message(), type: 'TypeError', cause }); break;
-      case 'timeout': value = new TimeoutFailure(message(), undefined, TimeoutType.START_TO_CLOSE); break;
-      case 'activity': value = new ActivityFailure(message(), 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause); break;
-      case 'cancelled': value = new CancelledFailure(message(), [], cause); break;
+      case 'error':
+        value = new Error(message(), { cause: inner });
+        break;
+      case 'type_error':
+        value = new TypeError(message(), { cause: inner });
+        break;
+      case 'aggregate':
+        value = new AggregateError([inner, 'second', new Error('third')], message());
+        break;
+      case 'app_cairn':
+        value = ApplicationFailure.create({ message: message(), type, cause });
+        break;
+      case 'app_other':
+        value = ApplicationFailure.create({ message: message(), type: 'TypeError', cause });
+        break;
+      case 'timeout':
+        value = new TimeoutFailure(message(), undefined, TimeoutType.START_TO_CLOSE);
+        break;
+      case 'activity':
+        value = new ActivityFailure(message(), 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', cause);
+        break;
+      case 'cancelled':
+        value = new CancelledFailure(message(), [], cause);
+        break;
     }
     ownCodes.unshift(links[i] === 'timeout' ? 'timeout' : links[i] === 'app_cairn' ? type : undefined);
     // Causes of any kind (strings, plain objects, ToolError data) hang off every link the same way.
-    if (links[i] !== 'aggregate') Object.defineProperty(value, 'cause', { value: inner, writable: true, configurable: true });
+    if (links[i] !== 'aggregate')
+      Object.defineProperty(value, 'cause', { value: inner, writable: true, configurable: true });
     built.unshift(value);
     inner = value;
   }
@@ -132,7 +180,10 @@ describe('fromError: generated chains (seeded)', () => {
 describe('fromError: specific shapes', () => {
   it('follows Error.cause and keeps names', () => {
     const error = fromError(new Error('outer', { cause: new RangeError('inner') }));
-    expect(errorChain(error).map((l) => [l.name, l.message])).toEqual([['Error', 'outer'], ['RangeError', 'inner']]);
+    expect(errorChain(error).map((l) => [l.name, l.message])).toEqual([
+      ['Error', 'outer'],
+      ['RangeError', 'inner'],
+    ]);
   });
 
   it('stops at a cycle through Error.cause, including a self-cycle', () => {
@@ -151,18 +202,34 @@ describe('fromError: specific shapes', () => {
     const chain = errorChain(fromError(error));
     expect(chain).toHaveLength(MAX_CAUSE_DEPTH + 1);
     expect(chain[0]!.message).toBe('level 19');
-    expect(chain.at(-1)).toEqual({ code: 'internal_error', kind: 'internal', message: `… ${20 - MAX_CAUSE_DEPTH} more cause(s) cut` });
+    expect(chain.at(-1)).toEqual({
+      code: 'internal_error',
+      kind: 'internal',
+      message: `… ${20 - MAX_CAUSE_DEPTH} more cause(s) cut`,
+    });
   });
 
   it('summarises every AggregateError member and chains the first', () => {
-    const errors = [new Error('disk full'), 'plain string', { message: 'object with message' }, 4, new Error('e5'), new Error('e6'), new Error('e7')];
+    const errors = [
+      new Error('disk full'),
+      'plain string',
+      { message: 'object with message' },
+      4,
+      new Error('e5'),
+      new Error('e6'),
+      new Error('e7'),
+    ];
     const chain = errorChain(fromError(new AggregateError(errors, 'all writes failed')));
-    expect(chain[0]!.message).toBe('all writes failed (7 error(s): disk full; plain string; object with message; 4; e5; … 2 more)');
+    expect(chain[0]!.message).toBe(
+      'all writes failed (7 error(s): disk full; plain string; object with message; 4; e5; … 2 more)',
+    );
     expect(chain[1]!.message).toBe('disk full');
   });
 
   it('chains an AggregateError cause in preference to its first member', () => {
-    const chain = errorChain(fromError(new AggregateError([new Error('member')], 'agg', { cause: new Error('the cause') })));
+    const chain = errorChain(
+      fromError(new AggregateError([new Error('member')], 'agg', { cause: new Error('the cause') })),
+    );
     expect(chain[1]!.message).toBe('the cause');
   });
 
@@ -184,17 +251,30 @@ describe('fromError: specific shapes', () => {
   });
 
   it('survives a throwing getter', () => {
-    const hostile = new Proxy({}, { get: () => { throw new Error('no'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('no');
+        },
+      },
+    );
     expect(fromError(hostile).message).toMatch(/non-error object thrown/);
   });
 
   it('maps an activity timeout to timeout, even under a Cairn-typed failure', () => {
     const timeout = new TimeoutFailure(undefined, undefined, TimeoutType.START_TO_CLOSE);
     const wrapped = ApplicationFailure.create({ message: 'rate limited first', type: 'rate_limited', cause: timeout });
-    const error = fromError(new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.TIMEOUT, 'w', wrapped));
+    const error = fromError(
+      new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.TIMEOUT, 'w', wrapped),
+    );
     expect(error.code).toBe('timeout');
     expect(error.kind).toBe('transient');
-    expect(errorChain(error).at(-1)).toMatchObject({ code: 'timeout', name: 'TimeoutFailure', message: 'timed out (START_TO_CLOSE)' });
+    expect(errorChain(error).at(-1)).toMatchObject({
+      code: 'timeout',
+      name: 'TimeoutFailure',
+      message: 'timed out (START_TO_CLOSE)',
+    });
   });
 
   it('recognises a TimeoutFailure by shape alone (another module copy)', () => {
@@ -204,29 +284,45 @@ describe('fromError: specific shapes', () => {
 
   it('takes the code of the first ApplicationFailure typed with a Cairn code', () => {
     const app = ApplicationFailure.create({ message: 'slow down', type: 'rate_limited', cause: new Error('429') });
-    const error = fromError(new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', app));
+    const error = fromError(
+      new ActivityFailure('Activity task failed', 'runTool', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', app),
+    );
     expect(error.code).toBe('rate_limited');
     expect(errorChain(error).map((l) => l.name)).toEqual(['ActivityFailure', 'rate_limited', 'Error']);
     expect(error.message).toBe('Activity task failed (runTool, MAXIMUM_ATTEMPTS_REACHED)');
   });
 
   it('uses the given code when no type is Cairn’s, and keeps CancelledFailure named', () => {
-    expect(fromError(ApplicationFailure.create({ message: 'x', type: 'TypeError' }), 'tool_unavailable').code).toBe('tool_unavailable');
-    expect(fromError(new CancelledFailure('cancelled'))).toMatchObject({ code: 'internal_error', name: 'CancelledFailure' });
+    expect(fromError(ApplicationFailure.create({ message: 'x', type: 'TypeError' }), 'tool_unavailable').code).toBe(
+      'tool_unavailable',
+    );
+    expect(fromError(new CancelledFailure('cancelled'))).toMatchObject({
+      code: 'internal_error',
+      name: 'CancelledFailure',
+    });
   });
 
   it('chains a ToolError carried in ApplicationFailure details', () => {
     const carried = toolError('tool_unavailable', 'carrier API down');
-    const chain = errorChain(fromError(ApplicationFailure.create({ message: 'wrapped', type: 'tool_unavailable', details: [carried] })));
+    const chain = errorChain(
+      fromError(ApplicationFailure.create({ message: 'wrapped', type: 'tool_unavailable', details: [carried] })),
+    );
     expect(chain[1]).toEqual(carried);
   });
 
   it('reads a failure as the workflow receives it, after Temporal’s failure converter', () => {
-    const thrown = ApplicationFailure.create({ message: 'db gone', type: 'internal_error', cause: new TypeError('rows is undefined') });
+    const thrown = ApplicationFailure.create({
+      message: 'db gone',
+      type: 'internal_error',
+      cause: new TypeError('rows is undefined'),
+    });
     const proto = defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter);
     const received = defaultFailureConverter.failureToError(proto, defaultPayloadConverter);
     const chain = errorChain(fromError(received, 'tool_unavailable'));
-    expect(chain.map((l) => [l.code, l.message])).toEqual([['internal_error', 'db gone'], ['internal_error', 'rows is undefined']]);
+    expect(chain.map((l) => [l.code, l.message])).toEqual([
+      ['internal_error', 'db gone'],
+      ['internal_error', 'rows is undefined'],
+    ]);
   });
 
   it('returns ToolError data unchanged, only bounded', () => {
@@ -242,7 +338,12 @@ describe('fromError: specific shapes', () => {
 
 describe('toolError: a wrapped chain stays bounded', () => {
   it('wrapping keeps at most MAX_CAUSE_DEPTH real links and ends with a marker, however often it is wrapped', () => {
-    let chain = fromError(Array.from({ length: 20 }, (_, i) => new Error(`level ${i}`)).reduceRight<Error | undefined>((cause, e) => (cause ? Object.assign(e, { cause }) : e), undefined));
+    let chain = fromError(
+      Array.from({ length: 20 }, (_, i) => new Error(`level ${i}`)).reduceRight<Error | undefined>(
+        (cause, e) => (cause ? Object.assign(e, { cause }) : e),
+        undefined,
+      ),
+    );
     for (let wraps = 1; wraps <= 30; wraps++) {
       chain = toolError('tool_unavailable', `wrap ${wraps}`, chain);
       const links = errorChain(chain);
@@ -254,7 +355,11 @@ describe('toolError: a wrapped chain stays bounded', () => {
 
   it('a short cause is kept whole: outer link plus every link of the cause', () => {
     const cause = toolError('timeout', 'slow', toolError('internal_error', 'why'));
-    expect(errorChain(toolError('tool_unavailable', 'down', cause)).map((l) => l.message)).toEqual(['down', 'slow', 'why']);
+    expect(errorChain(toolError('tool_unavailable', 'down', cause)).map((l) => l.message)).toEqual([
+      'down',
+      'slow',
+      'why',
+    ]);
   });
 });
 

@@ -102,7 +102,8 @@ export function fromError(err: unknown, code: ToolErrorCode = 'internal_error'):
     if (isToolError(current)) {
       const chain = errorChain(current);
       const room = MAX_CAUSE_DEPTH - links.length;
-      for (const link of chain.slice(0, room)) links.push({ ready: { ...withoutCause(link), message: bounded(link.message) || link.code } });
+      for (const link of chain.slice(0, room))
+        links.push({ ready: { ...withoutCause(link), message: bounded(link.message) || link.code } });
       current = chain[room];
       break;
     }
@@ -173,7 +174,12 @@ function describe(value: unknown): Described {
     if (next == null) next = errors[0];
   }
   if (!message && !(value instanceof Error) && !name) message = `non-error object thrown: ${renderValue(value, 500)}`;
-  return { message: bounded(message) || name || 'an error without a message', name: shownName || undefined, code: own, next };
+  return {
+    message: bounded(message) || name || 'an error without a message',
+    name: shownName || undefined,
+    code: own,
+    next,
+  };
 }
 
 /** How many links follow `current` (0 if none); stops at cycles and after 1,000. */

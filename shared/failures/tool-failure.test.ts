@@ -20,9 +20,31 @@ describe('ToolFailure', () => {
     ['rateLimited', () => ToolFailure.rateLimited('429', 1500), 'rate_limited', { retryAfterMs: 1500 }, undefined],
     ['rateLimited without a delay', () => ToolFailure.rateLimited('429'), 'rate_limited', undefined, undefined],
     ['unavailable', () => ToolFailure.unavailable('503'), 'tool_unavailable', undefined, undefined],
-    ['invalidArguments', () => ToolFailure.invalidArguments('no window', { missingFields: ['window'], clarifyingQuestion: 'Morning or afternoon?' }), 'invalid_arguments', { missingFields: ['window'], clarifyingQuestion: 'Morning or afternoon?' }, undefined],
-    ['partialData', () => ToolFailure.partialData([1, 2], { message: 'page 1 of 3', nextInput: { page: 2 } }), 'partial_data', { message: 'page 1 of 3', nextInput: { page: 2 } }, [1, 2]],
-    ['semantic', () => ToolFailure.semantic('a name in an id field', { message: 'use the customer id' }), 'semantic_error', { message: 'use the customer id' }, undefined],
+    [
+      'invalidArguments',
+      () =>
+        ToolFailure.invalidArguments('no window', {
+          missingFields: ['window'],
+          clarifyingQuestion: 'Morning or afternoon?',
+        }),
+      'invalid_arguments',
+      { missingFields: ['window'], clarifyingQuestion: 'Morning or afternoon?' },
+      undefined,
+    ],
+    [
+      'partialData',
+      () => ToolFailure.partialData([1, 2], { message: 'page 1 of 3', nextInput: { page: 2 } }),
+      'partial_data',
+      { message: 'page 1 of 3', nextInput: { page: 2 } },
+      [1, 2],
+    ],
+    [
+      'semantic',
+      () => ToolFailure.semantic('a name in an id field', { message: 'use the customer id' }),
+      'semantic_error',
+      { message: 'use the customer id' },
+      undefined,
+    ],
     ['timeout', () => ToolFailure.timeout('upstream slow'), 'timeout', undefined, undefined],
   ])('%s sets code, hint and partial result', (_label, make, code, hint, partial) => {
     const failure = make();
@@ -40,13 +62,21 @@ describe('ToolFailure', () => {
 
 describe('ToolFailure: what the activity reads of it', () => {
   it('keeps the message; leaves out a hint, a partial result and a cause it was not given', () => {
-    for (const failure of [ToolFailure.invalidArguments('bad'), ToolFailure.semantic('odd'), new ToolFailure('timeout', 'slow')]) {
+    for (const failure of [
+      ToolFailure.invalidArguments('bad'),
+      ToolFailure.semantic('odd'),
+      new ToolFailure('timeout', 'slow'),
+    ]) {
       expect(Object.keys(failure)).not.toContain('hint');
       expect('partialResult' in failure).toBe(false);
       expect('cause' in failure).toBe(false);
     }
     expect(ToolFailure.semantic('odd').message).toBe('odd');
-    expect(ToolFailure.partialData(null, { message: 'nothing yet' })).toMatchObject({ message: 'nothing yet', partialResult: null, hint: { message: 'nothing yet' } });
+    expect(ToolFailure.partialData(null, { message: 'nothing yet' })).toMatchObject({
+      message: 'nothing yet',
+      partialResult: null,
+      hint: { message: 'nothing yet' },
+    });
     expect(Object.keys(ToolFailure.partialData([], { message: 'm' }).hint!)).toEqual(['message']);
     expect(ToolFailure.isInstance({ [Symbol.for('cairn.ToolFailure')]: 'yes' })).toBe(false);
   });

@@ -41,7 +41,9 @@ export class ToolFailure extends Error {
 
   /** True for any ToolFailure, even one from another copy of this module. */
   static isInstance(value: unknown): value is ToolFailure {
-    return typeof value === 'object' && value !== null && (value as { [TOOL_FAILURE]?: unknown })[TOOL_FAILURE] === true;
+    return (
+      typeof value === 'object' && value !== null && (value as { [TOOL_FAILURE]?: unknown })[TOOL_FAILURE] === true
+    );
   }
 
   /** The API refused for now; the planner waits `retryAfterMs` (or backs off) and reruns. */
@@ -60,8 +62,14 @@ export class ToolFailure extends Error {
   }
 
   /** Part of the data came back; `nextInput` fetches the rest (e.g. `{ page: 2 }`). */
-  static partialData(partial: JsonValue, options: { readonly message: string; readonly nextInput?: JsonObject }): ToolFailure {
-    const hint = options.nextInput === undefined ? { message: options.message } : { message: options.message, nextInput: options.nextInput };
+  static partialData(
+    partial: JsonValue,
+    options: { readonly message: string; readonly nextInput?: JsonObject },
+  ): ToolFailure {
+    const hint =
+      options.nextInput === undefined
+        ? { message: options.message }
+        : { message: options.message, nextInput: options.nextInput };
     return new ToolFailure('partial_data', options.message, { partialResult: partial, hint });
   }
 

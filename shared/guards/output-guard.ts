@@ -22,7 +22,13 @@ import { MAX_FIELD_ISSUES } from '../size-limits.js';
 
 export type GuardOutcome =
   | { readonly ok: true; readonly value: JsonValue; readonly shadow?: readonly ShadowViolation[] }
-  | { readonly ok: false; readonly error: ToolError; readonly hint: RetryHint; readonly partialResult?: JsonValue; readonly shadow?: readonly ShadowViolation[] };
+  | {
+      readonly ok: false;
+      readonly error: ToolError;
+      readonly hint: RetryHint;
+      readonly partialResult?: JsonValue;
+      readonly shadow?: readonly ShadowViolation[];
+    };
 
 const BROKEN =
   'Calling this tool again with the same arguments will fail the same way; try a different approach or tell the user.';
@@ -37,12 +43,24 @@ const BROKEN =
  */
 export function guardOutput(tool: AnyTool, rawOutput: unknown, args: JsonValue): GuardOutcome {
   const shadow = new ShadowRecorder();
-  const withShadow = <T extends GuardOutcome>(outcome: T): T => (shadow.empty ? outcome : { ...outcome, shadow: shadow.violations() });
-  const fail = (code: ToolErrorCode, message: string, extra: Partial<RetryHint> = {}, partialResult?: JsonValue): GuardOutcome =>
+  const withShadow = <T extends GuardOutcome>(outcome: T): T =>
+    shadow.empty ? outcome : { ...outcome, shadow: shadow.violations() };
+  const fail = (
+    code: ToolErrorCode,
+    message: string,
+    extra: Partial<RetryHint> = {},
+    partialResult?: JsonValue,
+  ): GuardOutcome =>
     withShadow({
       ok: false,
       error: toolError(code, message),
-      hint: { reason: FAILURES[code].reason, tool: tool.name, priorInput: args, message: extra.message ?? message, ...extra },
+      hint: {
+        reason: FAILURES[code].reason,
+        tool: tool.name,
+        priorInput: args,
+        message: extra.message ?? message,
+        ...extra,
+      },
       ...(partialResult === undefined ? {} : { partialResult }),
     });
   const outputMode = guardMode(tool.guardMode, 'output');
@@ -64,7 +82,11 @@ export function guardOutput(tool: AnyTool, rawOutput: unknown, args: JsonValue):
     }
     // Schemas recurse (z.json(), z.lazy overflow the stack near 10,000 levels): depth first, iteratively.
     if (measureJson(output, { maxDepth: MAX_JSON_DEPTH }).stopped === 'depth') {
-      return fail('output_not_json', `${tool.name} returned a value nested over ${MAX_JSON_DEPTH} levels deep, which is not accepted as JSON; flatten it.`, { message: BROKEN });
+      return fail(
+        'output_not_json',
+        `${tool.name} returned a value nested over ${MAX_JSON_DEPTH} levels deep, which is not accepted as JSON; flatten it.`,
+        { message: BROKEN },
+      );
     }
     if (schema && shaped) {
       const checked = schema.safeParse(output);
@@ -77,12 +99,22 @@ export function guardOutput(tool: AnyTool, rawOutput: unknown, args: JsonValue):
           return fail('output_schema_violation', message, { issues, message: BROKEN });
         }
         const seen = output;
-        for (const issue of all) shadow.record('output', 'output_schema_violation', issue.code, issue.path, () => toFieldIssues([issue], seen, 1)[0]?.message ?? issue.message);
+        for (const issue of all)
+          shadow.record(
+            'output',
+            'output_schema_violation',
+            issue.code,
+            issue.path,
+            () => toFieldIssues([issue], seen, 1)[0]?.message ?? issue.message,
+          );
         shaped = false;
       } else output = checked.data;
     }
     const json = toJsonValue(output);
-    if (!json.ok) return fail('output_not_json', `${tool.name} returned a value that is not JSON: ${json.message}`, { message: BROKEN });
+    if (!json.ok)
+      return fail('output_not_json', `${tool.name} returned a value that is not JSON: ${json.message}`, {
+        message: BROKEN,
+      });
     passing = json.value;
     if (!tool.check || !shaped) return withShadow({ ok: true, value: json.value });
 
@@ -91,7 +123,8 @@ export function guardOutput(tool: AnyTool, rawOutput: unknown, args: JsonValue):
     if (verdict === undefined) return withShadow({ ok: true, value: json.value });
     const v = readVerdict(verdict);
     if (checkMode === 'shadow') {
-      if (typeof v === 'string') shadow.record('check', 'internal_error', 'bad_verdict', '', `The semantic check of ${tool.name} ${v}.`);
+      if (typeof v === 'string')
+        shadow.record('check', 'internal_error', 'bad_verdict', '', `The semantic check of ${tool.name} ${v}.`);
       else shadow.record('check', v.code, v.code, '', v.message);
       return withShadow({ ok: true, value: json.value });
     }
@@ -105,15 +138,20 @@ export function guardOutput(tool: AnyTool, rawOutput: unknown, args: JsonValue):
     if (guardMode(tool.guardMode, guard) === 'enforce') return fail('internal_error', message);
     shadow.record(guard, 'internal_error', `${guard === 'output' ? 'schema' : 'check'}_threw`, '', message);
     const json = passing === undefined ? toJsonValue(rawOutput) : ({ ok: true, value: passing } as const);
-    return json.ok ? withShadow({ ok: true, value: json.value }) : fail('output_not_json', `${tool.name} returned a value that is not JSON: ${json.message}`, { message: BROKEN });
+    return json.ok
+      ? withShadow({ ok: true, value: json.value })
+      : fail('output_not_json', `${tool.name} returned a value that is not JSON: ${json.message}`, { message: BROKEN });
   }
 }
 
 /** The verdict as data, or what is wrong with it. */
-function readVerdict(value: unknown): { code: SemanticVerdict['code']; message: string; nextInput?: JsonObject; partial?: JsonValue } | string {
+function readVerdict(
+  value: unknown,
+): { code: SemanticVerdict['code']; message: string; nextInput?: JsonObject; partial?: JsonValue } | string {
   if (!isJsonObject(value as JsonValue)) return 'returned something other than a verdict object';
   const { code, message, nextInput, partial } = value as Record<string, unknown>;
-  if (code !== 'semantic_error' && code !== 'partial_data') return `returned an unknown verdict code ${JSON.stringify(code)}`;
+  if (code !== 'semantic_error' && code !== 'partial_data')
+    return `returned an unknown verdict code ${JSON.stringify(code)}`;
   if (typeof message !== 'string' || message.trim() === '') return 'returned a verdict without a message';
   const next = nextInput === undefined ? undefined : toJsonValue(nextInput);
   if (next && !(next.ok && isJsonObject(next.value))) return 'returned a nextInput that is not a JSON object';

@@ -30,12 +30,28 @@ export class ShadowRecorder {
   #dropped = 0;
 
   /** Records one firing; `path` may hold array indices, which are folded into `*`. */
-  record(guard: GuardName, code: ToolErrorCode, rule: string, path: readonly PropertyKey[] | string, message: string | (() => string)): void {
+  record(
+    guard: GuardName,
+    code: ToolErrorCode,
+    rule: string,
+    path: readonly PropertyKey[] | string,
+    message: string | (() => string),
+  ): void {
     const folded = typeof path === 'string' ? path : foldPath(path);
     const key = `${guard}\u0000${code}\u0000${rule}\u0000${folded}`;
     const seen = this.#byKey.get(key);
     if (seen) seen.count++;
-    else if (this.#byKey.size < MAX_SHADOW_VIOLATIONS) this.#byKey.set(key, { violation: { guard, code, rule: boundText(rule, 100), path: boundText(folded, 300), message: boundText(typeof message === 'string' ? message : message(), 300) }, count: 1 });
+    else if (this.#byKey.size < MAX_SHADOW_VIOLATIONS)
+      this.#byKey.set(key, {
+        violation: {
+          guard,
+          code,
+          rule: boundText(rule, 100),
+          path: boundText(folded, 300),
+          message: boundText(typeof message === 'string' ? message : message(), 300),
+        },
+        count: 1,
+      });
     else this.#dropped++;
   }
 
@@ -47,14 +63,30 @@ export class ShadowRecorder {
   /** The violations; when some kinds did not fit, the last entry counts them (`rule: 'more'`). */
   violations(): ShadowViolation[] {
     const list: ShadowViolation[] = [...this.#byKey.values()].map(({ violation, count }) => ({ ...violation, count }));
-    if (this.#dropped > 0) list.push({ guard: list[0]!.guard, code: list[0]!.code, rule: 'more', path: '', count: this.#dropped, message: `${this.#dropped} more violation(s) of other rules or fields` });
+    if (this.#dropped > 0)
+      list.push({
+        guard: list[0]!.guard,
+        code: list[0]!.code,
+        rule: 'more',
+        path: '',
+        count: this.#dropped,
+        message: `${this.#dropped} more violation(s) of other rules or fields`,
+      });
     return list;
   }
 }
 
 /** `['orders', 3, 'status']` → `orders.*.status`. */
 function foldPath(path: readonly PropertyKey[]): string {
-  return path.map((key) => (typeof key === 'number' || (typeof key === 'string' && /^\d+$/.test(key)) ? '*' : typeof key === 'symbol' ? (key.description ?? 'symbol') : key)).join('.');
+  return path
+    .map((key) =>
+      typeof key === 'number' || (typeof key === 'string' && /^\d+$/.test(key))
+        ? '*'
+        : typeof key === 'symbol'
+          ? (key.description ?? 'symbol')
+          : key,
+    )
+    .join('.');
 }
 
 /** One row of a shadow report: how often a tool's guard fired for a rule and field, over many results. */
@@ -78,11 +110,17 @@ export function shadowCounts(results: Iterable<Pick<ToolResult, 'name' | 'shadow
   for (const result of results) {
     for (const v of result.shadow ?? []) {
       const key = `${result.name}\u0000${v.guard}\u0000${v.code}\u0000${v.rule}\u0000${v.path}`;
-      const row = rows.get(key) ?? { row: { tool: result.name, guard: v.guard, code: v.code, rule: v.rule, path: v.path, example: v.message }, count: 0, calls: 0 };
+      const row = rows.get(key) ?? {
+        row: { tool: result.name, guard: v.guard, code: v.code, rule: v.rule, path: v.path, example: v.message },
+        count: 0,
+        calls: 0,
+      };
       row.count += v.count;
       row.calls += 1;
       rows.set(key, row);
     }
   }
-  return [...rows.values()].map(({ row, count, calls }) => ({ ...row, count, calls })).sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool));
+  return [...rows.values()]
+    .map(({ row, count, calls }) => ({ ...row, count, calls }))
+    .sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool));
 }

@@ -30,7 +30,8 @@ const tools = () => [
   }),
 ];
 const ids = { toolCallId: '2.1' };
-const check = (raw: Record<string, unknown>, toolset = tools()) => checkToolCall(raw as unknown as RawToolCall, toolset, ids);
+const check = (raw: Record<string, unknown>, toolset = tools()) =>
+  checkToolCall(raw as unknown as RawToolCall, toolset, ids);
 const docOfDepth = (depth: number) => `{"doc":${deepJsonText(depth - 1)}}`;
 
 describe('checkToolCall limits', () => {
@@ -38,7 +39,9 @@ describe('checkToolCall limits', () => {
     expect(check({ name: 'store', arguments: docOfDepth(MAX_ARGUMENT_DEPTH) }).failure).toBeUndefined();
     const { failure, call } = check({ name: 'store', arguments: docOfDepth(MAX_ARGUMENT_DEPTH + 1) });
     expect(failure!.error).toMatchObject({ code: 'invalid_arguments' });
-    expect(failure!.error.message).toBe(`The arguments for store are nested too deep: more than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays; send a flatter JSON object.`);
+    expect(failure!.error.message).toBe(
+      `The arguments for store are nested too deep: more than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays; send a flatter JSON object.`,
+    );
     expect(failure!.retryHint).toMatchObject({ reason: 'invalid_arguments', restrictToTool: true });
     expect(typeof call.args).toBe('string'); // the text, never the deep value
   });
@@ -48,7 +51,8 @@ describe('checkToolCall limits', () => {
     for (const depth of [10_000, 1_000_000]) {
       const text = depth > 100_000 ? deepJsonText(depth) : docOfDepth(depth);
       const checked = check({ name: 'store', arguments: text });
-      if (depth > 100_000) expect(checked.failure!.error.code).toBe('invalid_arguments'); // over the byte limit first
+      if (depth > 100_000)
+        expect(checked.failure!.error.code).toBe('invalid_arguments'); // over the byte limit first
       else expect(checked.failure!.error.message).toContain('nested too deep');
       expect(() => JSON.stringify([checked.failure, checked.call])).not.toThrow();
       expect(checked.argsHash).toMatch(/^[0-9a-f]{16}$/);
@@ -58,11 +62,17 @@ describe('checkToolCall limits', () => {
   it('refuses arguments over MAX_ARGUMENT_BYTES with their size, keeping only an excerpt', () => {
     const text = JSON.stringify({ doc: 'ü'.repeat(MAX_ARGUMENT_BYTES / 2) }); // 2 bytes per ü
     const { failure, call, argsHash: hash } = check({ name: 'store', arguments: text });
-    expect(failure!.error.message).toMatch(new RegExp(`^The arguments for store are ${MAX_ARGUMENT_BYTES + 10} bytes of JSON, over the limit of ${MAX_ARGUMENT_BYTES} bytes`));
+    expect(failure!.error.message).toMatch(
+      new RegExp(
+        `^The arguments for store are ${MAX_ARGUMENT_BYTES + 10} bytes of JSON, over the limit of ${MAX_ARGUMENT_BYTES} bytes`,
+      ),
+    );
     expect((call.args as string).length).toBeLessThan(600);
     expect(failure!.retryHint!.priorInput).toBe(call.args);
     expect(hash).toBe(argsHash(text));
-    expect(check({ name: 'store', arguments: JSON.stringify({ doc: 'x'.repeat(MAX_ARGUMENT_BYTES - 20) }) }).failure).toBeUndefined();
+    expect(
+      check({ name: 'store', arguments: JSON.stringify({ doc: 'x'.repeat(MAX_ARGUMENT_BYTES - 20) }) }).failure,
+    ).toBeUndefined();
   });
 
   it('refuses a call the model activity cut (oversizeBytes) with the original size', () => {
@@ -72,8 +82,12 @@ describe('checkToolCall limits', () => {
   });
 
   it('refuses arguments that are not text, and names that are not strings, without throwing', () => {
-    expect(check({ name: 'store', arguments: { doc: 1 } }).failure!.error).toMatchObject({ code: 'malformed_arguments' });
-    expect(check({ name: 'store', arguments: null }).failure!.error.message).toContain('not JSON text (the model client sent null)');
+    expect(check({ name: 'store', arguments: { doc: 1 } }).failure!.error).toMatchObject({
+      code: 'malformed_arguments',
+    });
+    expect(check({ name: 'store', arguments: null }).failure!.error.message).toContain(
+      'not JSON text (the model client sent null)',
+    );
     const odd = check({ name: Symbol('x'), arguments: '{}', id: 7 });
     expect(odd.failure!.error.code).toBe('unknown_tool');
     expect(odd.call).not.toHaveProperty('providerCallId');
@@ -81,7 +95,10 @@ describe('checkToolCall limits', () => {
   });
 
   it(`keeps at most ${MAX_FIELD_ISSUES} field issues and counts the rest`, () => {
-    const text = JSON.stringify({ tags: Array.from({ length: 10_000 }, () => 'c'), ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x${i}`, i])) });
+    const text = JSON.stringify({
+      tags: Array.from({ length: 10_000 }, () => 'c'),
+      ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x${i}`, i])),
+    });
     const { failure } = check({ name: 'tagged', arguments: text });
     expect(failure!.retryHint!.issues).toHaveLength(MAX_FIELD_ISSUES);
     expect(failure!.error.message).toMatch(/and 10097 more; fix them/);
@@ -94,7 +111,11 @@ describe('checkToolCall limits', () => {
     for (let i = 0; i < 600; i++) {
       const shape = i % 3 === 0 ? { maxDepth: 90, maxWidth: 1 } : { maxDepth: 4, maxWidth: 8 };
       const doc = randomJson(next, shape);
-      const variants = [JSON.stringify({ doc }), JSON.stringify(doc), JSON.stringify({ __proto__: doc, doc }).slice(0, Math.floor(next() * 200))];
+      const variants = [
+        JSON.stringify({ doc }),
+        JSON.stringify(doc),
+        JSON.stringify({ __proto__: doc, doc }).slice(0, Math.floor(next() * 200)),
+      ];
       for (const text of variants) {
         const checked = check({ name: i % 2 ? 'store' : 'tagged', arguments: text }, toolset);
         expect(() => JSON.stringify([checked.failure, checked.call, checked.argsHash])).not.toThrow();

@@ -22,7 +22,8 @@ const tools = () => [
   defineTool({ name: 'ping', description: 'Ping.', input: z.object({}), execute: () => 'pong' }),
 ];
 const ids = { toolCallId: '3.1' };
-const check = (name: string, args: string, toolset = tools()) => checkToolCall({ id: 'call_x', name, arguments: args }, toolset, ids);
+const check = (name: string, args: string, toolset = tools()) =>
+  checkToolCall({ id: 'call_x', name, arguments: args }, toolset, ids);
 
 describe('checkToolCall', () => {
   it('accepts a valid call: args are the schema output, hash ignores key order', () => {
@@ -30,7 +31,12 @@ describe('checkToolCall', () => {
     const checked = check('search_orders', '{"status":"shipped","customer_id":"C-1"}', toolset);
     expect(checked.failure).toBeUndefined();
     expect(checked.tool).toBe(toolset[0]);
-    expect(checked.call).toEqual({ toolCallId: '3.1', providerCallId: 'call_x', name: 'search_orders', args: { customer_id: 'C-1', status: 'shipped', page: 1 } });
+    expect(checked.call).toEqual({
+      toolCallId: '3.1',
+      providerCallId: 'call_x',
+      name: 'search_orders',
+      args: { customer_id: 'C-1', status: 'shipped', page: 1 },
+    });
     expect(checked.argsHash).toBe(argsHash({ page: 1, status: 'shipped', customer_id: 'C-1' }));
     expect(check('search_orders', '{"customer_id":"C-1","status":"shipped","page":1}').argsHash).toBe(checked.argsHash);
   });
@@ -48,10 +54,21 @@ describe('checkToolCall', () => {
   it('refuses malformed JSON with the parse error, its position and the raw text', () => {
     const raw = '{"customer_id": "C-1", "page": 2';
     const { failure, call, argsHash: hash } = check('search_orders', raw);
-    expect(failure).toMatchObject({ status: 'error', name: 'search_orders', toolCallId: '3.1', telemetry: NO_TELEMETRY });
+    expect(failure).toMatchObject({
+      status: 'error',
+      name: 'search_orders',
+      toolCallId: '3.1',
+      telemetry: NO_TELEMETRY,
+    });
     expect(failure!.error).toMatchObject({ code: 'malformed_arguments', kind: 'invalid_input' });
     expect(failure!.error.message).toContain(`at position ${raw.length} (line 1, column ${raw.length + 1})`);
-    expect(failure!.retryHint).toMatchObject({ reason: 'invalid_arguments', tool: 'search_orders', priorInput: raw, restrictToTool: true, exampleInput: { customer_id: 'C-9921', status: 'shipped' } });
+    expect(failure!.retryHint).toMatchObject({
+      reason: 'invalid_arguments',
+      tool: 'search_orders',
+      priorInput: raw,
+      restrictToTool: true,
+      exampleInput: { customer_id: 'C-9921', status: 'shipped' },
+    });
     expect(call.args).toBe(raw);
     expect(hash).toBe(argsHash(raw));
   });
@@ -60,14 +77,21 @@ describe('checkToolCall', () => {
     const { failure, tool } = check('delete_orders', '{"all": true}');
     expect(tool).toBeUndefined();
     expect(failure!.error.code).toBe('unknown_tool');
-    expect(failure!.retryHint).toMatchObject({ reason: 'invalid_arguments', tool: 'delete_orders', availableTools: ['search_orders', 'ping'], priorInput: { all: true } });
+    expect(failure!.retryHint).toMatchObject({
+      reason: 'invalid_arguments',
+      tool: 'delete_orders',
+      availableTools: ['search_orders', 'ping'],
+      priorInput: { all: true },
+    });
     expect(failure!.retryHint).not.toHaveProperty('restrictToTool');
   });
 
   it('reports only-missing required fields as missing_fields', () => {
     const { failure } = check('search_orders', '{"status":"placed"}');
     expect(failure!.error).toMatchObject({ code: 'missing_fields', kind: 'invalid_input' });
-    expect(failure!.error.message).toBe('search_orders is missing required field(s) customer_id; call it again with them filled in.');
+    expect(failure!.error.message).toBe(
+      'search_orders is missing required field(s) customer_id; call it again with them filled in.',
+    );
     expect(failure!.retryHint).toEqual({
       reason: 'missing_fields',
       tool: 'search_orders',
@@ -75,7 +99,14 @@ describe('checkToolCall', () => {
       exampleInput: { customer_id: 'C-9921', status: 'shipped' },
       priorInput: { status: 'placed' },
       missingFields: ['customer_id'],
-      issues: [{ path: 'customer_id', expected: 'a string', received: 'missing', message: '`customer_id` is required (a string) but is missing' }],
+      issues: [
+        {
+          path: 'customer_id',
+          expected: 'a string',
+          received: 'missing',
+          message: '`customer_id` is required (a string) but is missing',
+        },
+      ],
       message: 'search_orders is missing required field(s) customer_id; call it again with them filled in.',
     });
   });
@@ -84,7 +115,12 @@ describe('checkToolCall', () => {
     const { failure } = check('search_orders', '{"customer_id":"C-1","status":"shipping"}');
     expect(failure!.error.code).toBe('invalid_arguments');
     expect(failure!.retryHint!.issues).toEqual([
-      expect.objectContaining({ path: 'status', expected: 'one of placed, shipped, delivered, cancelled', allowed: [...STATUSES], received: '"shipping"' }),
+      expect.objectContaining({
+        path: 'status',
+        expected: 'one of placed, shipped, delivered, cancelled',
+        allowed: [...STATUSES],
+        received: '"shipping"',
+      }),
     ]);
     expect(failure!.retryHint!.message).toBe(
       'The arguments for search_orders are invalid: `status` must be one of placed, shipped, delivered, cancelled, not "shipping"; fix them and call it again.',
@@ -106,13 +142,27 @@ describe('checkToolCall', () => {
   });
 
   it('turns a throwing input schema into internal_error instead of crashing the workflow', () => {
-    const bad = defineTool({ name: 'bad', description: 'Bad.', input: z.object({ a: z.string().transform(() => { throw new Error('oops'); }) }), execute: () => null });
+    const bad = defineTool({
+      name: 'bad',
+      description: 'Bad.',
+      input: z.object({
+        a: z.string().transform(() => {
+          throw new Error('oops');
+        }),
+      }),
+      execute: () => null,
+    });
     const { failure } = checkToolCall({ name: 'bad', arguments: '{"a":"x"}' }, [bad], ids);
     expect(failure!.error).toMatchObject({ code: 'internal_error', message: 'The input schema of bad threw: oops' });
   });
 
   it('refuses schema output that is not JSON', () => {
-    const dated = defineTool({ name: 'dated', description: 'Dated.', input: z.object({ n: z.number().transform((n) => BigInt(n)) }), execute: () => null });
+    const dated = defineTool({
+      name: 'dated',
+      description: 'Dated.',
+      input: z.object({ n: z.number().transform((n) => BigInt(n)) }),
+      execute: () => null,
+    });
     const { failure } = checkToolCall({ name: 'dated', arguments: '{"n":1}' }, [dated], ids);
     expect(failure!.error.code).toBe('internal_error');
     expect(failure!.error.message).toContain('BigInt 1n at `n` is not JSON');

@@ -23,7 +23,12 @@ import { MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, MAX_FIELD_ISSUES } from '../siz
 /** A checked call: either valid (with its tool) or refused (with the failure to show the model). */
 export type CheckedToolCall =
   | { readonly call: ToolCall; readonly argsHash: string; readonly tool: AnyTool; readonly failure?: undefined }
-  | { readonly call: ToolCall; readonly argsHash: string; readonly tool?: AnyTool; readonly failure: ToolFailureResult };
+  | {
+      readonly call: ToolCall;
+      readonly argsHash: string;
+      readonly tool?: AnyTool;
+      readonly failure: ToolFailureResult;
+    };
 
 /**
  * Parse and validate one raw tool call: the tool must exist (else `unknown_tool`), the arguments
@@ -35,15 +40,25 @@ export type CheckedToolCall =
  * call that is not valid JSON, too large or too deep keeps its (bounded) text as `call.args`.
  * Never throws, whatever `raw` holds.
  */
-export function checkToolCall(raw: RawToolCall, tools: readonly AnyTool[], ids: { readonly toolCallId: string }): CheckedToolCall {
+export function checkToolCall(
+  raw: RawToolCall,
+  tools: readonly AnyTool[],
+  ids: { readonly toolCallId: string },
+): CheckedToolCall {
   const name = typeof raw.name === 'string' ? raw.name : '';
   const text = typeof raw.arguments === 'string' ? raw.arguments : undefined;
   const bytes = typeof raw.oversizeBytes === 'number' ? raw.oversizeBytes : text === undefined ? 0 : utf8Bytes(text);
   const oversize = bytes > MAX_ARGUMENT_BYTES;
   // What the call shows of itself until parsed: the text, cut to an excerpt when oversize.
   const shown: JsonValue = text === undefined ? null : oversize ? truncateText(text, EXCERPT_CHARS) : text;
-  const parsed = text === undefined || oversize ? undefined : text.trim() === '' ? ({ ok: true, value: {} } as const) : parseJsonText(text);
-  const tooDeep = parsed?.ok === true && measureJson(parsed.value, { maxDepth: MAX_ARGUMENT_DEPTH }).stopped === 'depth';
+  const parsed =
+    text === undefined || oversize
+      ? undefined
+      : text.trim() === ''
+        ? ({ ok: true, value: {} } as const)
+        : parseJsonText(text);
+  const tooDeep =
+    parsed?.ok === true && measureJson(parsed.value, { maxDepth: MAX_ARGUMENT_DEPTH }).stopped === 'depth';
   const sent: JsonValue = parsed?.ok && !tooDeep ? parsed.value : shown;
   const makeCall = (args: JsonValue): ToolCall => ({
     toolCallId: ids.toolCallId,
@@ -51,11 +66,21 @@ export function checkToolCall(raw: RawToolCall, tools: readonly AnyTool[], ids: 
     name,
     args,
   });
-  const refuse = (code: ToolErrorCode, message: string, hint: Omit<RetryHint, 'reason' | 'tool'>, tool?: AnyTool): CheckedToolCall => {
+  const refuse = (
+    code: ToolErrorCode,
+    message: string,
+    hint: Omit<RetryHint, 'reason' | 'tool'>,
+    tool?: AnyTool,
+  ): CheckedToolCall => {
     const call = makeCall(sent);
     const failure = errorResult(call, toolError(code, message), hint);
     // Oversize calls hash their whole text: two that differ after the excerpt are different calls.
-    return { call, argsHash: argsHash(oversize && text !== undefined ? text : sent), ...(tool ? { tool } : {}), failure };
+    return {
+      call,
+      argsHash: argsHash(oversize && text !== undefined ? text : sent),
+      ...(tool ? { tool } : {}),
+      failure,
+    };
   };
 
   // The tool first: repairing the arguments of a tool that does not exist is pointless.
@@ -101,11 +126,21 @@ export function checkToolCall(raw: RawToolCall, tools: readonly AnyTool[], ids: 
     const message = onlyMissing
       ? `${tool.name} is missing required field(s) ${missing.join(', ')}; call it again with them filled in.`
       : `The arguments for ${tool.name} are invalid: ${summariseIssues(issues, 3, countFieldIssues(all))}; fix them and call it again.`;
-    return refuse(code, message, { ...repair, ...(missing.length > 0 ? { missingFields: missing } : {}), issues, message }, tool);
+    return refuse(
+      code,
+      message,
+      { ...repair, ...(missing.length > 0 ? { missingFields: missing } : {}), issues, message },
+      tool,
+    );
   }
   const args = toJsonValue(outcome.data);
   if (!args.ok) {
-    return refuse('internal_error', `The input schema of ${tool.name} produced a value that is not JSON: ${args.message}`, {}, tool);
+    return refuse(
+      'internal_error',
+      `The input schema of ${tool.name} produced a value that is not JSON: ${args.message}`,
+      {},
+      tool,
+    );
   }
   return { call: makeCall(args.value), argsHash: argsHash(args.value), tool };
 }

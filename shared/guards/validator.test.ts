@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { RESERVED_VALIDATOR_NAMES, Result, Validator, assertValidatorName, runPostHooks, validator } from './validator.js';
+import {
+  RESERVED_VALIDATOR_NAMES,
+  Result,
+  Validator,
+  assertValidatorName,
+  runPostHooks,
+  validator,
+} from './validator.js';
 import { DefinitionError, ReservedValidatorNameError } from '../failures/definition-error.js';
 import type { JsonValue } from '../json/json.js';
 
@@ -12,7 +19,9 @@ const ISBN_FEEDBACK = 'An ISBN must be 13 digits; only 10 are present, so add th
 
 // Seed 000's ensure_isbn_valid, in both forms.
 const ensureIsbnValid = () =>
-  validator('ensure_isbn_valid', (book: Book) => (book.isbn.length === 13 ? Result.success(book) : Result.failure(ISBN_FEEDBACK)));
+  validator('ensure_isbn_valid', (book: Book) =>
+    book.isbn.length === 13 ? Result.success(book) : Result.failure(ISBN_FEEDBACK),
+  );
 class EnsureIsbnValid extends Validator<Book> {
   readonly name = 'ensure_isbn_valid';
   run(book: Book): Result<Book> {
@@ -42,11 +51,19 @@ describe('the two forms', () => {
     expect(hook).toBeInstanceOf(Validator);
     expect(hook.name).toBe('ensure_isbn_valid');
     expect(await runPostHooks([hook], good, {})).toEqual({ status: 'ok', value: good });
-    expect(await runPostHooks([hook], bad, {})).toEqual({ status: 'validator_failed', validator: 'ensure_isbn_valid', feedback: ISBN_FEEDBACK });
+    expect(await runPostHooks([hook], bad, {})).toEqual({
+      status: 'validator_failed',
+      validator: 'ensure_isbn_valid',
+      feedback: ISBN_FEEDBACK,
+    });
   });
 
   it('names a function-form validator after the function', () => {
-    expect(validator(function nonEmpty(text: string) { return text ? Result.success() : Result.failure('empty'); }).name).toBe('nonEmpty');
+    expect(
+      validator(function nonEmpty(text: string) {
+        return text ? Result.success() : Result.failure('empty');
+      }).name,
+    ).toBe('nonEmpty');
   });
 
   it('refuses an anonymous function and a missing function', () => {
@@ -56,15 +73,18 @@ describe('the two forms', () => {
 });
 
 describe('reserved names', () => {
-  it.each([...RESERVED_VALIDATOR_NAMES, 'outputSchema', 'OUTPUT_SCHEMA', 'retryBudget'])('refuses %s at definition time', (name) => {
-    const attempt = () => validator(name, () => Result.success());
-    expect(attempt).toThrow(ReservedValidatorNameError);
-    try {
-      attempt();
-    } catch (err) {
-      expect(ReservedValidatorNameError.isInstance(err) && err.validatorName).toBe(name);
-    }
-  });
+  it.each([...RESERVED_VALIDATOR_NAMES, 'outputSchema', 'OUTPUT_SCHEMA', 'retryBudget'])(
+    'refuses %s at definition time',
+    (name) => {
+      const attempt = () => validator(name, () => Result.success());
+      expect(attempt).toThrow(ReservedValidatorNameError);
+      try {
+        attempt();
+      } catch (err) {
+        expect(ReservedValidatorNameError.isInstance(err) && err.validatorName).toBe(name);
+      }
+    },
+  );
 
   it('accepts names that only contain a reserved word', () => {
     expect(() => assertValidatorName('schema_version_check')).not.toThrow();
@@ -79,19 +99,32 @@ describe('runPostHooks rules (seed 000)', () => {
   });
 
   it('success without a value keeps the tool’s result', async () => {
-    expect(await runPostHooks([validator('ok', () => Result.success())], good, {})).toEqual({ status: 'ok', value: good });
+    expect(await runPostHooks([validator('ok', () => Result.success())], good, {})).toEqual({
+      status: 'ok',
+      value: good,
+    });
   });
 
   it('failure stops with the validator’s name and feedback; later hooks do not run', async () => {
     let laterRan = false;
     const later = validator('later', () => ((laterRan = true), Result.success()));
-    const outcome = await runPostHooks([validator('non_empty', () => Result.failure('The summary is empty; write at least one sentence.')), later], '', {});
-    expect(outcome).toEqual({ status: 'validator_failed', validator: 'non_empty', feedback: 'The summary is empty; write at least one sentence.' });
+    const outcome = await runPostHooks(
+      [validator('non_empty', () => Result.failure('The summary is empty; write at least one sentence.')), later],
+      '',
+      {},
+    );
+    expect(outcome).toEqual({
+      status: 'validator_failed',
+      validator: 'non_empty',
+      feedback: 'The summary is empty; write at least one sentence.',
+    });
     expect(laterRan).toBe(false);
   });
 
   it('an empty feedback still tells the model which validator refused', async () => {
-    expect(await runPostHooks([validator('strict', () => Result.failure('  '))], 1, {})).toMatchObject({ feedback: 'strict refused the result.' });
+    expect(await runPostHooks([validator('strict', () => Result.failure('  '))], 1, {})).toMatchObject({
+      feedback: 'strict refused the result.',
+    });
   });
 
   it.each([
@@ -100,7 +133,10 @@ describe('runPostHooks rules (seed 000)', () => {
     ['null', null, null],
     ['undefined (becomes null)', undefined, null],
   ])('a non-Result return (%s) becomes the new result', async (_label, returned, expected) => {
-    expect(await runPostHooks([validator('fmt', () => returned)], { raw: 1 }, {})).toEqual({ status: 'ok', value: expected });
+    expect(await runPostHooks([validator('fmt', () => returned)], { raw: 1 }, {})).toEqual({
+      status: 'ok',
+      value: expected,
+    });
   });
 
   it('a non-JSON return is a post_hook_error', async () => {
@@ -109,14 +145,41 @@ describe('runPostHooks rules (seed 000)', () => {
   });
 
   it('a throw is a post_hook_error "post_hook <ErrorName>: <message>"', async () => {
-    const outcome = await runPostHooks([validator('boom', () => { throw new TypeError('isbn is undefined'); })], 1, {});
-    expect(outcome).toEqual({ status: 'error', error: { code: 'post_hook_error', kind: 'internal', name: 'TypeError', message: 'post_hook TypeError: isbn is undefined' } });
+    const outcome = await runPostHooks(
+      [
+        validator('boom', () => {
+          throw new TypeError('isbn is undefined');
+        }),
+      ],
+      1,
+      {},
+    );
+    expect(outcome).toEqual({
+      status: 'error',
+      error: {
+        code: 'post_hook_error',
+        kind: 'internal',
+        name: 'TypeError',
+        message: 'post_hook TypeError: isbn is undefined',
+      },
+    });
   });
 
   it('a rejected promise counts as a throw; async hooks are awaited', async () => {
-    const outcome = await runPostHooks([validator('slow', async () => { throw new RangeError('too far'); })], 1, {});
+    const outcome = await runPostHooks(
+      [
+        validator('slow', async () => {
+          throw new RangeError('too far');
+        }),
+      ],
+      1,
+      {},
+    );
     expect(outcome).toMatchObject({ error: { message: 'post_hook RangeError: too far' } });
-    expect(await runPostHooks([validator('later', async (n: number) => Result.success(n + 1))], 1, {})).toEqual({ status: 'ok', value: 2 });
+    expect(await runPostHooks([validator('later', async (n: number) => Result.success(n + 1))], 1, {})).toEqual({
+      status: 'ok',
+      value: 2,
+    });
   });
 
   it('runs hooks in order, each seeing the previous value, with the call’s arguments', async () => {

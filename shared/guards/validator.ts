@@ -34,7 +34,15 @@ export const Result = {
 
 /** Names Cairn uses for its own checks; a validator with one of them would be mistaken for Cairn. */
 export const RESERVED_VALIDATOR_NAMES = [
-  'schema', 'input_schema', 'output_schema', 'output_guard', 'semantic_check', 'cairn', 'retry_budget', 'loop_detector', 'approval',
+  'schema',
+  'input_schema',
+  'output_schema',
+  'output_guard',
+  'semantic_check',
+  'cairn',
+  'retry_budget',
+  'loop_detector',
+  'approval',
 ] as const;
 
 /** A validator post-hook. Subclass it (class form) or call `validator()` (function form). */
@@ -47,17 +55,24 @@ export abstract class Validator<Value = unknown, Args = unknown> {
 /** Throws DefinitionError for an unusable name and ReservedValidatorNameError for a reserved one. */
 export function assertValidatorName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new DefinitionError('invalid_validator_name', `Validator name ${JSON.stringify(name)} must be an identifier such as isbn_13 (named functions work too).`);
+    throw new DefinitionError(
+      'invalid_validator_name',
+      `Validator name ${JSON.stringify(name)} must be an identifier such as isbn_13 (named functions work too).`,
+    );
   }
   // `outputSchema` and `OUTPUT_SCHEMA` are as confusing as `output_schema`.
   const folded = name.toLowerCase().replace(/_/g, '');
-  if (RESERVED_VALIDATOR_NAMES.some((reserved) => reserved.replace(/_/g, '') === folded)) throw new ReservedValidatorNameError(name);
+  if (RESERVED_VALIDATOR_NAMES.some((reserved) => reserved.replace(/_/g, '') === folded))
+    throw new ReservedValidatorNameError(name);
 }
 
 type ValidatorFunction<Value, Args> = (value: Value, args: Args) => unknown;
 
 /** The function form: `validator('isbn_13', fn)`, or `validator(fn)` named after `fn.name`. */
-export function validator<Value, Args = unknown>(name: string, fn: ValidatorFunction<Value, Args>): Validator<Value, Args>;
+export function validator<Value, Args = unknown>(
+  name: string,
+  fn: ValidatorFunction<Value, Args>,
+): Validator<Value, Args>;
 export function validator<Value, Args = unknown>(fn: ValidatorFunction<Value, Args>): Validator<Value, Args>;
 export function validator<Value, Args>(
   nameOrFn: string | ValidatorFunction<Value, Args>,
@@ -65,7 +80,8 @@ export function validator<Value, Args>(
 ): Validator<Value, Args> {
   const fn = typeof nameOrFn === 'function' ? nameOrFn : maybeFn;
   const name = typeof nameOrFn === 'function' ? nameOrFn.name : nameOrFn;
-  if (typeof fn !== 'function') throw new DefinitionError('invalid_validator_name', `validator(${JSON.stringify(name)}) needs a function.`);
+  if (typeof fn !== 'function')
+    throw new DefinitionError('invalid_validator_name', `validator(${JSON.stringify(name)}) needs a function.`);
   assertValidatorName(name);
   return new FunctionValidator(name, fn);
 }
@@ -94,7 +110,11 @@ export type PostHookOutcome =
  * return → the new value (it must be JSON); a throw → `post_hook_error` with message
  * `post_hook <ErrorName>: <message>`. Never throws.
  */
-export async function runPostHooks(hooks: readonly Validator[], value: JsonValue, args: JsonValue): Promise<PostHookOutcome> {
+export async function runPostHooks(
+  hooks: readonly Validator[],
+  value: JsonValue,
+  args: JsonValue,
+): Promise<PostHookOutcome> {
   let current = value;
   for (const hook of hooks) {
     let returned: unknown;
@@ -107,7 +127,10 @@ export async function runPostHooks(hooks: readonly Validator[], value: JsonValue
     }
     if (Result.isResult(returned)) {
       if (!returned.ok) {
-        const feedback = typeof returned.feedback === 'string' && returned.feedback.trim() ? returned.feedback.trim() : `${hook.name} refused the result.`;
+        const feedback =
+          typeof returned.feedback === 'string' && returned.feedback.trim()
+            ? returned.feedback.trim()
+            : `${hook.name} refused the result.`;
         return { status: 'validator_failed', validator: hook.name, feedback };
       }
       if (returned.value === undefined) continue;

@@ -16,7 +16,11 @@ export type ZodIssue = z.core.$ZodIssue;
  * The issues as FieldIssues, in zod's order; one per unrecognized key. At most `max` of them:
  * a 100,000-item array of bad values yields 100,000 issues, and each one would enter history.
  */
-export function toFieldIssues(issues: readonly ZodIssue[], input: unknown, max = Number.POSITIVE_INFINITY): FieldIssue[] {
+export function toFieldIssues(
+  issues: readonly ZodIssue[],
+  input: unknown,
+  max = Number.POSITIVE_INFINITY,
+): FieldIssue[] {
   const fields: FieldIssue[] = [];
   for (const issue of issues) {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: stopping early only saves work; the slice below caps the list
@@ -65,11 +69,16 @@ function convert(issue: ZodIssue, input: unknown): FieldIssue[] {
     case 'unrecognized_keys':
       return issue.keys.map((key) => {
         const keyPath = dottedPath([...issue.path, key]);
-        return { path: keyPath, message: `\`${keyPath}\` is not an accepted field; remove it`, received: renderValue(lookup(input, [...issue.path, key]).value) };
+        return {
+          path: keyPath,
+          message: `\`${keyPath}\` is not an accepted field; remove it`,
+          received: renderValue(lookup(input, [...issue.path, key]).value),
+        };
       });
     // biome-ignore lint/suspicious/noFallthroughSwitchClause: on purpose, below
     case 'invalid_union':
-      if (!base.expected) return [{ ...base, message: `${label} matches none of the accepted forms${closest(issue)}`, received }];
+      if (!base.expected)
+        return [{ ...base, message: `${label} matches none of the accepted forms${closest(issue)}`, received }];
     // falls through: a union of simple types or literals reads like one expected value
     case 'invalid_type':
     case 'invalid_value':
@@ -103,7 +112,10 @@ function expectation(issue: ZodIssue): { expected?: string; allowed?: JsonValue[
     case 'not_multiple_of':
       return { expected: `a multiple of ${issue.divisor}` };
     case 'invalid_format':
-      return { expected: issue.format === 'regex' && issue.pattern ? `a string matching ${issue.pattern}` : `a valid ${issue.format}` };
+      return {
+        expected:
+          issue.format === 'regex' && issue.pattern ? `a string matching ${issue.pattern}` : `a valid ${issue.format}`,
+      };
     case 'invalid_union': {
       const options = 'options' in issue ? issue.options : undefined;
       if (options && options.length > 0) return enumOf(options);
@@ -126,9 +138,14 @@ function isInvalidValue(issue: ZodIssue): issue is ZodIssue & { code: 'invalid_v
 }
 
 function enumOf(values: readonly unknown[]): { expected: string; allowed: JsonValue[] } {
-  const allowed = values.filter((v): v is JsonValue => v === null || ['string', 'number', 'boolean'].includes(typeof v));
+  const allowed = values.filter(
+    (v): v is JsonValue => v === null || ['string', 'number', 'boolean'].includes(typeof v),
+  );
   const shown = allowed.map(String);
-  return { expected: shown.length === 1 ? `exactly ${renderValue(allowed[0])}` : `one of ${shown.join(', ')}`, allowed };
+  return {
+    expected: shown.length === 1 ? `exactly ${renderValue(allowed[0])}` : `one of ${shown.join(', ')}`,
+    allowed,
+  };
 }
 
 /** For a union of object shapes: the problem in the branch that came closest. */

@@ -10,14 +10,23 @@ function jsonValue(next: () => number, depth = 0): JsonValue {
   const roll = next();
   if (depth > 3 || roll < 0.4) return [null, true, 1.5, -3, 'a', 'ü😀', ''][Math.floor(next() * 7)]!;
   if (roll < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => jsonValue(next, depth + 1));
-  return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, (_, i) => [`k${i}${Math.floor(next() * 3)}`, jsonValue(next, depth + 1)]));
+  return Object.fromEntries(
+    Array.from({ length: Math.floor(next() * 5) }, (_, i) => [
+      `k${i}${Math.floor(next() * 3)}`,
+      jsonValue(next, depth + 1),
+    ]),
+  );
 }
 
 /** The same value with object keys in reverse order, at every depth. */
 function reversedKeys(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(reversedKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversedKeys(v)]),
+  );
 }
 
 describe('fnv1a64', () => {
@@ -31,10 +40,12 @@ describe('fnv1a64', () => {
     // Reference computed with BigInt over TextEncoder bytes.
     const reference = (text: string): string => {
       let h = 0xcbf29ce484222325n;
-      for (const byte of new TextEncoder().encode(text)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+      for (const byte of new TextEncoder().encode(text))
+        h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
       return h.toString(16).padStart(16, '0');
     };
-    for (const text of ['héllo', '日本語', '😀 emoji', 'lone \ud800 surrogate', 'x'.repeat(300)]) expect(fnv1a64(text)).toBe(reference(text));
+    for (const text of ['héllo', '日本語', '😀 emoji', 'lone \ud800 surrogate', 'x'.repeat(300)])
+      expect(fnv1a64(text)).toBe(reference(text));
   });
 });
 

@@ -5,9 +5,17 @@ import { toolError } from '../failures/tool-error.js';
 
 const refund = { name: 'issue_refund', argsHash: '0123456789abcdef' };
 const other = { name: 'issue_refund', argsHash: 'fedcba9876543210' };
-const ok: ToolResult = { status: 'ok', name: 'issue_refund', toolCallId: '1.1', result: { paid: true }, telemetry: NO_TELEMETRY };
-const unknown = () => errorResult({ name: 'issue_refund', toolCallId: '1.1' }, toolError('outcome_unknown', 'worker died'));
-const declined = () => errorResult({ name: 'issue_refund', toolCallId: '1.1' }, toolError('invalid_arguments', 'card declined'));
+const ok: ToolResult = {
+  status: 'ok',
+  name: 'issue_refund',
+  toolCallId: '1.1',
+  result: { paid: true },
+  telemetry: NO_TELEMETRY,
+};
+const unknown = () =>
+  errorResult({ name: 'issue_refund', toolCallId: '1.1' }, toolError('outcome_unknown', 'worker died'));
+const declined = () =>
+  errorResult({ name: 'issue_refund', toolCallId: '1.1' }, toolError('invalid_arguments', 'card declined'));
 
 /** Issue one key for `call`, settle it with `result`; returns the key and the new ledger. */
 function callOnce(ledger: OnceLedger, call: typeof refund, result: ToolResult): { key: string; ledger: OnceLedger } {
@@ -24,7 +32,10 @@ describe('once idempotency keys', () => {
   it('a repeat after a known outcome gets a new key: two refunds on purpose are two refunds', () => {
     const first = callOnce({}, refund, ok);
     const second = callOnce(first.ledger, refund, ok);
-    expect([first.key, second.key]).toEqual(['wf-1/issue_refund#0123456789abcdef/1', 'wf-1/issue_refund#0123456789abcdef/2']);
+    expect([first.key, second.key]).toEqual([
+      'wf-1/issue_refund#0123456789abcdef/1',
+      'wf-1/issue_refund#0123456789abcdef/2',
+    ]);
     expect(callOnce(second.ledger, refund, declined()).key).toMatch(/\/3$/);
   });
 
@@ -49,16 +60,28 @@ describe('once idempotency keys', () => {
       { ...refund, key: batch.keys[2]!, result: unknown() },
     ]);
     expect(settled[`issue_refund#${refund.argsHash}`]).toEqual({ issued: 3, unknown: [2, 3] });
-    expect(issueOnceKeys(settled, 'wf-1', [refund, refund, refund]).keys.map((k) => k.slice(-2))).toEqual(['/2', '/3', '/4']);
+    expect(issueOnceKeys(settled, 'wf-1', [refund, refund, refund]).keys.map((k) => k.slice(-2))).toEqual([
+      '/2',
+      '/3',
+      '/4',
+    ]);
   });
 
   it('given-back keys settled out of order are kept lowest first, once each; a key with no number is ignored', () => {
     const batch = issueOnceKeys({}, 'wf-1', [refund, refund, refund]);
     const lost = (key: string) => ({ ...refund, key, result: unknown() });
-    const settled = settleOnceKeys(batch.ledger, [lost(batch.keys[2]!), lost(batch.keys[0]!), lost(batch.keys[2]!), lost('wf-1/issue_refund#0123456789abcdef/x'), lost('wf-1/issue_refund#0123456789abcdef/0')]);
+    const settled = settleOnceKeys(batch.ledger, [
+      lost(batch.keys[2]!),
+      lost(batch.keys[0]!),
+      lost(batch.keys[2]!),
+      lost('wf-1/issue_refund#0123456789abcdef/x'),
+      lost('wf-1/issue_refund#0123456789abcdef/0'),
+    ]);
     expect(settled[`issue_refund#${refund.argsHash}`]).toEqual({ issued: 3, unknown: [1, 3] });
     // A key the ledger has no entry for starts one: its number counts as issued.
-    expect(settleOnceKeys({}, [lost('wf-1/issue_refund#0123456789abcdef/5')])).toEqual({ [`issue_refund#${refund.argsHash}`]: { issued: 5, unknown: [5] } });
+    expect(settleOnceKeys({}, [lost('wf-1/issue_refund#0123456789abcdef/5')])).toEqual({
+      [`issue_refund#${refund.argsHash}`]: { issued: 5, unknown: [5] },
+    });
   });
 
   it('the ledger is plain JSON and never mutated', () => {

@@ -37,7 +37,11 @@ export function onceIdempotencyKey(workflowId: string, call: OnceCall, n: number
  * the lowest `n` given back for its tool and arguments, else the next new one; two identical calls
  * in one batch get different keys.
  */
-export function issueOnceKeys(ledger: OnceLedger, workflowId: string, calls: readonly OnceCall[]): { keys: string[]; ledger: OnceLedger } {
+export function issueOnceKeys(
+  ledger: OnceLedger,
+  workflowId: string,
+  calls: readonly OnceCall[],
+): { keys: string[]; ledger: OnceLedger } {
   const next: Record<string, OnceLedgerEntry> = { ...ledger };
   const keys = calls.map((call) => {
     const id = ledgerId(call);
@@ -54,7 +58,10 @@ export function issueOnceKeys(ledger: OnceLedger, workflowId: string, calls: rea
  * The ledger after `once` calls settled: a call whose outcome is not known (`outcome_unknown`, or
  * cancelled mid-call) gives its `n` back for the next call with the same arguments.
  */
-export function settleOnceKeys(ledger: OnceLedger, settled: readonly (OnceCall & { readonly key: string; readonly result: ToolResult })[]): OnceLedger {
+export function settleOnceKeys(
+  ledger: OnceLedger,
+  settled: readonly (OnceCall & { readonly key: string; readonly result: ToolResult })[],
+): OnceLedger {
   const next: Record<string, OnceLedgerEntry> = { ...ledger };
   for (const { key, result, ...call } of settled) {
     if (outcomeKnown(result)) continue;
@@ -62,7 +69,8 @@ export function settleOnceKeys(ledger: OnceLedger, settled: readonly (OnceCall &
     if (!Number.isInteger(n) || n < 1) continue;
     const id = ledgerId(call);
     const entry = Object.hasOwn(next, id) ? next[id]! : { issued: n, unknown: [] };
-    if (!entry.unknown.includes(n)) next[id] = { issued: Math.max(entry.issued, n), unknown: [...entry.unknown, n].sort((a, b) => a - b) };
+    if (!entry.unknown.includes(n))
+      next[id] = { issued: Math.max(entry.issued, n), unknown: [...entry.unknown, n].sort((a, b) => a - b) };
   }
   return next;
 }

@@ -26,6 +26,13 @@ describe('truncateText and boundText', () => {
 describe('renderValue', () => {
   it('names functions, anonymous ones included', () => {
     expect(renderValue(function lookup() {})).toBe('function lookup');
-    expect(renderValue((() => () => 1)())).toBe('function (anonymous)');
+    expect(
+      renderValue(
+        (
+          () => () =>
+            1
+        )(),
+      ),
+    ).toBe('function (anonymous)');
   });
 });

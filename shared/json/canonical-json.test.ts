@@ -7,12 +7,14 @@ import { slowIt } from '../../test/support/slow-it.js';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
     expect(canonicalJson([2, 1])).not.toBe(canonicalJson([1, 2]));
   });
 
   it('is valid JSON for the same value', () => {
-    const value: JsonValue = { 'ü': 'x', '"q"': [true, false, -0.5, 1e21], __proto__x: 'y', '': '' };
+    const value: JsonValue = { ü: 'x', '"q"': [true, false, -0.5, 1e21], __proto__x: 'y', '': '' };
     expect(JSON.parse(canonicalJson(value))).toEqual(value);
   });
 

@@ -9,12 +9,27 @@ import { slowIt } from '../../test/support/slow-it.js';
 function isPrefix(part: JsonValue, whole: JsonValue): boolean {
   if (typeof part === 'string' && typeof whole === 'string') return whole.startsWith(part);
   if (Array.isArray(part) && Array.isArray(whole)) {
-    return part.every((item, i) => (i < part.length - 1 ? JSON.stringify(item) === JSON.stringify(whole[i]) : isPrefix(item, whole[i]!)));
+    return part.every((item, i) =>
+      i < part.length - 1 ? JSON.stringify(item) === JSON.stringify(whole[i]) : isPrefix(item, whole[i]!),
+    );
   }
-  if (part && whole && typeof part === 'object' && typeof whole === 'object' && !Array.isArray(part) && !Array.isArray(whole)) {
+  if (
+    part &&
+    whole &&
+    typeof part === 'object' &&
+    typeof whole === 'object' &&
+    !Array.isArray(part) &&
+    !Array.isArray(whole)
+  ) {
     const keys = Object.keys(part);
     const wholeKeys = Object.keys(whole);
-    return keys.every((key, i) => key === wholeKeys[i] && (i < keys.length - 1 ? JSON.stringify(part[key]) === JSON.stringify(whole[key]) : isPrefix(part[key]!, whole[key]!)));
+    return keys.every(
+      (key, i) =>
+        key === wholeKeys[i] &&
+        (i < keys.length - 1
+          ? JSON.stringify(part[key]) === JSON.stringify(whole[key])
+          : isPrefix(part[key]!, whole[key]!)),
+    );
   }
   return part === null || JSON.stringify(part) === JSON.stringify(whole);
 }
@@ -48,21 +63,41 @@ describe('fitJson', () => {
   it('keeps the most whole items and keys that fit, to the byte (brackets, commas, keys and colons counted)', () => {
     const items = ['aaaa', 'aaaa', 'aaaa']; // ["aaaa","aaaa","aaaa"]: 22 bytes
     expect(fitJson(items, 22).cuts).toEqual([]);
-    expect(fitJson(items, 21)).toEqual({ value: ['aaaa', 'aaaa'], cuts: [{ path: '', unit: 'items', kept: 2, total: 3 }], moreCuts: 0 });
+    expect(fitJson(items, 21)).toEqual({
+      value: ['aaaa', 'aaaa'],
+      cuts: [{ path: '', unit: 'items', kept: 2, total: 3 }],
+      moreCuts: 0,
+    });
     expect(fitJson(items, 15).value).toEqual(['aaaa', 'aaaa']);
     expect(fitJson(items, 14).value).toEqual(['aaaa']);
-    expect(fitJson(items, 7)).toEqual({ value: [], cuts: [{ path: '', unit: 'items', kept: 0, total: 3 }], moreCuts: 0 });
+    expect(fitJson(items, 7)).toEqual({
+      value: [],
+      cuts: [{ path: '', unit: 'items', kept: 0, total: 3 }],
+      moreCuts: 0,
+    });
     const order = { a: 'xxxx', b: 'yyyy' }; // {"a":"xxxx","b":"yyyy"}: 23 bytes
     expect(fitJson(order, 23).cuts).toEqual([]);
-    expect(fitJson(order, 22)).toEqual({ value: { a: 'xxxx' }, cuts: [{ path: '', unit: 'keys', kept: 1, total: 2 }], moreCuts: 0 });
+    expect(fitJson(order, 22)).toEqual({
+      value: { a: 'xxxx' },
+      cuts: [{ path: '', unit: 'keys', kept: 1, total: 2 }],
+      moreCuts: 0,
+    });
     expect(fitJson(order, 12).value).toEqual({ a: 'xxxx' });
-    expect(fitJson(order, 11)).toEqual({ value: {}, cuts: [{ path: '', unit: 'keys', kept: 0, total: 2 }], moreCuts: 0 });
+    expect(fitJson(order, 11)).toEqual({
+      value: {},
+      cuts: [{ path: '', unit: 'keys', kept: 0, total: 2 }],
+      moreCuts: 0,
+    });
   });
 
   it('cuts into the member that does not fit only when at least 32 bytes of it would, and counts it only then', () => {
     const long = 'x'.repeat(100);
     // {"a":"…"}: 6 bytes around the string leave 32 at a budget of 38, 31 at 37.
-    expect(fitJson({ a: long }, 37)).toEqual({ value: {}, cuts: [{ path: '', unit: 'keys', kept: 0, total: 1 }], moreCuts: 0 });
+    expect(fitJson({ a: long }, 37)).toEqual({
+      value: {},
+      cuts: [{ path: '', unit: 'keys', kept: 0, total: 1 }],
+      moreCuts: 0,
+    });
     expect(fitJson({ a: long }, 38)).toEqual({
       value: { a: 'x'.repeat(30) },
       cuts: [
@@ -71,7 +106,11 @@ describe('fitJson', () => {
       ],
       moreCuts: 0,
     });
-    expect(fitJson([long], 33)).toEqual({ value: [], cuts: [{ path: '', unit: 'items', kept: 0, total: 1 }], moreCuts: 0 });
+    expect(fitJson([long], 33)).toEqual({
+      value: [],
+      cuts: [{ path: '', unit: 'items', kept: 0, total: 1 }],
+      moreCuts: 0,
+    });
     expect(fitJson([long], 36)).toEqual({
       value: ['x'.repeat(32)],
       cuts: [
@@ -83,7 +122,11 @@ describe('fitJson', () => {
   });
 
   it('keeps the longest head of a string, escapes counted, surrogate pairs whole; a number or boolean that cannot fit is null', () => {
-    expect(fitJson('"'.repeat(50), 20)).toEqual({ value: '"'.repeat(9), cuts: [{ path: '', unit: 'characters', kept: 9, total: 50 }], moreCuts: 0 });
+    expect(fitJson('"'.repeat(50), 20)).toEqual({
+      value: '"'.repeat(9),
+      cuts: [{ path: '', unit: 'characters', kept: 9, total: 50 }],
+      moreCuts: 0,
+    });
     // "ab😀😀" is 12 bytes: at 13 both pairs fit, though a head ending on a lone high surrogate would not.
     for (const budget of [12, 13]) expect(fitJson(`ab${'😀'.repeat(10)}`, budget).value).toBe('ab😀😀');
     expect(fitJson(`ab${'😀'.repeat(10)}`, 11).value).toBe('ab😀');
@@ -98,8 +141,12 @@ describe('fitJson', () => {
       { path: 'orders.1', unit: 'keys', kept: 1, total: 2 },
       { path: 'orders.1.notes', unit: 'characters', kept: 5, total: 80 },
     ] as const;
-    expect(describeCuts({ cuts, moreCuts: 2 })).toBe('the result keeps 1 of 3 keys; `orders` keeps 2 of 9 items; `orders.1` keeps 1 of 2 keys; and 3 deeper cut(s)');
-    expect(describeCuts({ cuts: cuts.slice(0, 2), moreCuts: 0 })).toBe('the result keeps 1 of 3 keys; `orders` keeps 2 of 9 items');
+    expect(describeCuts({ cuts, moreCuts: 2 })).toBe(
+      'the result keeps 1 of 3 keys; `orders` keeps 2 of 9 items; `orders.1` keeps 1 of 2 keys; and 3 deeper cut(s)',
+    );
+    expect(describeCuts({ cuts: cuts.slice(0, 2), moreCuts: 0 })).toBe(
+      'the result keeps 1 of 3 keys; `orders` keeps 2 of 9 items',
+    );
   });
 
   slowIt('fits any seeded value within the budget, as a prefix of it', () => {

@@ -90,7 +90,8 @@ export function fitJson(value: JsonValue, maxBytes: number): FittedJson {
           continue;
         }
         // A half item after whole ones would mislead (an order missing its total): the list just ends.
-        if (out.length === 0) next = { child: item, key: 0, room: budget - used, place: (fitted) => void out.push(fitted) };
+        if (out.length === 0)
+          next = { child: item, key: 0, room: budget - used, place: (fitted) => void out.push(fitted) };
         break;
       }
       unit = 'items';
@@ -128,7 +129,9 @@ export function fitJson(value: JsonValue, maxBytes: number): FittedJson {
 
 /** One line for people and models: "`orders` keeps 812 of 10000 items; `orders.812.notes` keeps …". */
 export function describeCuts(fitted: Pick<FittedJson, 'cuts' | 'moreCuts'>, max = 3): string {
-  const shown = fitted.cuts.slice(0, max).map((cut) => `${cut.path ? `\`${cut.path}\`` : 'the result'} keeps ${cut.kept} of ${cut.total} ${cut.unit}`);
+  const shown = fitted.cuts
+    .slice(0, max)
+    .map((cut) => `${cut.path ? `\`${cut.path}\`` : 'the result'} keeps ${cut.kept} of ${cut.total} ${cut.unit}`);
   const more = fitted.cuts.length - shown.length + fitted.moreCuts;
   return more > 0 ? `${shown.join('; ')}; and ${more} deeper cut(s)` : shown.join('; ');
 }

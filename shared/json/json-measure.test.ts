@@ -49,7 +49,12 @@ describe('measureJson', () => {
     expect(measureJson(cyclic).stopped).toBe('cycle');
     const shared = { x: 1 };
     expect(measureJson([shared, shared]).stopped).toBeUndefined(); // shared, not cyclic
-    const getter = Object.defineProperty({}, 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
+    const getter = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
     expect(measureJson({ ok: 1, bad: getter }).stopped).toBe('unreadable');
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();

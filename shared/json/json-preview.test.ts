@@ -23,7 +23,15 @@ describe('jsonPreview', () => {
   });
 
   it('follows JSON.stringify for toJSON, boxed primitives and non-JSON members', () => {
-    const value = { d: new Date(0), n: Object(3), s: Object('x'), u: undefined, f: () => 1, list: [undefined, Symbol('s'), NaN, -0], m: new Map([[1, 2]]) };
+    const value = {
+      d: new Date(0),
+      n: Object(3),
+      s: Object('x'),
+      u: undefined,
+      f: () => 1,
+      list: [undefined, Symbol('s'), NaN, -0],
+      m: new Map([[1, 2]]),
+    };
     expect(jsonPreview(value, 1_000)).toEqual({ text: JSON.stringify(value), complete: true });
     expect(jsonPreview(undefined, 10)).toBeUndefined();
     expect(jsonPreview(() => 1, 10)).toBeUndefined();
@@ -31,7 +39,12 @@ describe('jsonPreview', () => {
 
   it('writes only about maxChars of a huge string or a wide value', () => {
     expect(jsonPreview('x'.repeat(10_000_000), 80)!.text.length).toBeLessThan(90);
-    expect(jsonPreview(Array.from({ length: 1_000_000 }, (_, i) => i), 80)!.text.length).toBeLessThan(90);
+    expect(
+      jsonPreview(
+        Array.from({ length: 1_000_000 }, (_, i) => i),
+        80,
+      )!.text.length,
+    ).toBeLessThan(90);
     expect(jsonPreview('😀'.repeat(100), 11)!.text.slice(0, 11)).toBe(JSON.stringify('😀'.repeat(100)).slice(0, 11));
   });
 
@@ -47,7 +60,12 @@ describe('jsonPreview', () => {
     expect(jsonPreview(cyclic, 100)).toBeUndefined();
     expect(jsonPreview({ big: 1n }, 100)).toBeUndefined();
     expect(jsonPreview(['x'.repeat(50), cyclic], 10)).toMatchObject({ complete: false });
-    const getter = Object.defineProperty({}, 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
+    const getter = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
     expect(jsonPreview(getter, 100)).toBeUndefined();
   });
 });

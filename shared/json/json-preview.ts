@@ -48,7 +48,13 @@ export function jsonPreview(value: unknown, maxChars: number): JsonPreview | und
           if (ancestors.has(next)) return undefined; // JSON.stringify: "Converting circular structure"
           ancestors.add(next);
           const keys = Array.isArray(next) ? null : Object.keys(next);
-          frames.push({ container: next, keys, length: keys === null ? (next as unknown[]).length : keys.length, index: 0, wrote: false });
+          frames.push({
+            container: next,
+            keys,
+            length: keys === null ? (next as unknown[]).length : keys.length,
+            index: 0,
+            wrote: false,
+          });
           emit(keys === null ? '[' : '{');
         } else if (typeof next === 'string') {
           const room = maxChars - length;
@@ -58,7 +64,8 @@ export function jsonPreview(value: unknown, maxChars: number): JsonPreview | und
             return cut();
           }
           emit(JSON.stringify(next));
-        } else if (typeof next === 'bigint') return undefined; // JSON.stringify throws
+        } else if (typeof next === 'bigint')
+          return undefined; // JSON.stringify throws
         else emit(primitiveText(next));
         if (length > maxChars) return cut();
       }
@@ -95,7 +102,11 @@ export function jsonPreview(value: unknown, maxChars: number): JsonPreview | und
 /** What JSON.stringify writes for `value` under `key`: toJSON applied, boxed primitives unwrapped. */
 function jsonValueOf(value: unknown, key: string): unknown {
   let current = value;
-  if (typeof current === 'object' && current !== null && typeof (current as { toJSON?: unknown }).toJSON === 'function') {
+  if (
+    typeof current === 'object' &&
+    current !== null &&
+    typeof (current as { toJSON?: unknown }).toJSON === 'function'
+  ) {
     current = (current as { toJSON(key: string): unknown }).toJSON(key);
   }
   if (current instanceof Number || current instanceof String || current instanceof Boolean) return current.valueOf();

@@ -28,14 +28,29 @@ describe('toJsonValue', () => {
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
   it.each([
-    ['BigInt', { orders: [{ total: 10n }] }, 'orders.0.total', 'BigInt 10n at `orders.0.total` is not JSON; convert it to a number or a string.'],
+    [
+      'BigInt',
+      { orders: [{ total: 10n }] },
+      'orders.0.total',
+      'BigInt 10n at `orders.0.total` is not JSON; convert it to a number or a string.',
+    ],
     ['NaN', { x: NaN }, 'x', 'NaN at `x` is not JSON; use null or a string instead.'],
     ['Infinity', [Infinity], '0', 'Infinity at `0` is not JSON; use null or a string instead.'],
     ['a function', { f: function load() {} }, 'f', 'function load at `f` is not JSON; return data, not code.'],
     ['a symbol', Symbol('s'), '', 'Symbol(s) at the top level is not JSON; use a string instead.'],
     ['undefined in an array', [1, undefined], '1', 'undefined at `1` is not JSON; use null instead.'],
-    ['a Map', { m: new Map() }, 'm', 'a Map at `m` is not JSON; convert it to plain objects, arrays, strings and numbers.'],
-    ['a Promise', Promise.resolve(1), '', 'a Promise (missing await?) at the top level is not JSON; convert it to plain objects, arrays, strings and numbers.'],
+    [
+      'a Map',
+      { m: new Map() },
+      'm',
+      'a Map at `m` is not JSON; convert it to plain objects, arrays, strings and numbers.',
+    ],
+    [
+      'a Promise',
+      Promise.resolve(1),
+      '',
+      'a Promise (missing await?) at the top level is not JSON; convert it to plain objects, arrays, strings and numbers.',
+    ],
     ['a cycle', cyclic, 'self', 'a circular reference at `self` is not JSON; return a tree, not a graph.'],
   ])('refuses %s with the path', (_label, value, path, message) => {
     expect(toJsonValue(value)).toEqual({ ok: false, path, message });
@@ -55,13 +70,17 @@ describe('toJsonValue', () => {
       const result = toJsonValue(deepJson(depth, 'object'));
       expect(result.ok).toBe(false);
       if (!result.ok) {
-        expect(result.path).toBe(Array(MAX_JSON_DEPTH + 1).fill('a').join('.'));
+        expect(result.path).toBe(
+          Array(MAX_JSON_DEPTH + 1)
+            .fill('a')
+            .join('.'),
+        );
         expect(result.message).toMatch(/nested over 256 levels deep/);
       }
     }
   });
 
-  it('calls toJSON once, keeps its owner as an ancestor, and counts the replacement\'s own toJSON-bearing children', () => {
+  it("calls toJSON once, keeps its owner as an ancestor, and counts the replacement's own toJSON-bearing children", () => {
     const inner = { toJSON: () => 'inner' };
     const outer = { toJSON: () => ({ inner, again: { toJSON: () => 2 } }) };
     expect(toJsonValue({ outer })).toEqual({ ok: true, value: { outer: { inner: 'inner', again: 2 } } });

@@ -100,7 +100,8 @@ function convert(root: unknown): JsonValue {
 
   /** A leaf's JSON value, or OPEN after pushing a frame for a container. */
   const start = (value: unknown, path: Path, key: string): JsonValue | typeof OPEN => {
-    if ((path?.length ?? 0) > MAX_JSON_DEPTH) throw new NotJson(path, `a value nested over ${MAX_JSON_DEPTH} levels deep`, 'flatten it');
+    if ((path?.length ?? 0) > MAX_JSON_DEPTH)
+      throw new NotJson(path, `a value nested over ${MAX_JSON_DEPTH} levels deep`, 'flatten it');
     let owner: object | undefined;
     let current = value;
     for (;;) {
@@ -109,9 +110,11 @@ function convert(root: unknown): JsonValue {
         if (Number.isFinite(current)) return done(current === 0 ? 0 : current);
         throw new NotJson(path, String(current), 'use null or a string instead');
       }
-      if (typeof current === 'bigint') throw new NotJson(path, `BigInt ${current}n`, 'convert it to a number or a string');
+      if (typeof current === 'bigint')
+        throw new NotJson(path, `BigInt ${current}n`, 'convert it to a number or a string');
       if (typeof current === 'undefined') throw new NotJson(path, 'undefined', 'use null instead');
-      if (typeof current === 'function') throw new NotJson(path, `function ${current.name || '(anonymous)'}`, 'return data, not code');
+      if (typeof current === 'function')
+        throw new NotJson(path, `function ${current.name || '(anonymous)'}`, 'return data, not code');
       if (typeof current === 'symbol') throw new NotJson(path, String(current), 'use a string instead');
       const object = current as object;
       if (ancestors.has(object)) throw new NotJson(path, 'a circular reference', 'return a tree, not a graph');

@@ -29,16 +29,20 @@ describe('parseJsonText', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error).toMatchObject({ position: text.length, line: 1, column: text.length + 1 });
-    expect(result.error.message).toBe("the text ends too early (truncated?): expected ':' after the property name with 3 bracket(s) still open");
+    expect(result.error.message).toBe(
+      "the text ends too early (truncated?): expected ':' after the property name with 3 bracket(s) still open",
+    );
     expect(result.error.excerpt).toBe('…rders": [{"id": "O-1", "total"⟨here⟩');
-    expect(describeJsonSyntaxError(result.error)).toContain(`at position ${text.length} (line 1, column ${text.length + 1})`);
+    expect(describeJsonSyntaxError(result.error)).toContain(
+      `at position ${text.length} (line 1, column ${text.length + 1})`,
+    );
   });
 
   it.each([
     ['{"a": 1,}', 8, 1, 9, 'expected a property name in double quotes but found "}"'],
     ['{\n  "a": 1\n  "b": 2\n}', 13, 3, 3, `expected ',' or '}' but found "\\""`],
     ['[1, 2', 5, 1, 6, "the text ends too early (truncated?): expected ',' or ']' with 1 bracket(s) still open"],
-    ["{'a': 1}", 1, 1, 2, 'expected a property name in double quotes or \'}\' but found "\'"'],
+    ["{'a': 1}", 1, 1, 2, "expected a property name in double quotes or '}' but found \"'\""],
     ['{"a": tru', 9, 1, 10, 'the text ends too early (truncated?) inside true'],
     ['{"a": "x', 8, 1, 9, 'the text ends too early (truncated?) inside a string'],
     ['{"a": "x\\q"}', 8, 1, 9, 'invalid escape \\q inside a string'],
@@ -46,7 +50,13 @@ describe('parseJsonText', () => {
     ['{"a": 01}', 7, 1, 8, `expected ',' or '}' but found "1"`],
     ['', 0, 1, 1, 'the text ends too early (truncated?): expected a value'],
     ['{"a" 1}', 5, 1, 6, `expected ':' after the property name but found "1"`],
-    ['{"a"', 4, 1, 5, "the text ends too early (truncated?): expected ':' after the property name with 1 bracket(s) still open"],
+    [
+      '{"a"',
+      4,
+      1,
+      5,
+      "the text ends too early (truncated?): expected ':' after the property name with 1 bracket(s) still open",
+    ],
     ['[1,', 3, 1, 4, 'the text ends too early (truncated?): expected a value with 1 bracket(s) still open'],
     ['{"a":[1}', 7, 1, 8, `expected ',' or ']' but found "}"`],
     ['[1]]', 3, 1, 4, 'unexpected "]" after the end of the JSON value'],
@@ -70,7 +80,12 @@ describe('parseJsonText', () => {
 
   slowIt('agrees with JSON.parse on what is valid (seeded fuzz of mutated JSON)', () => {
     const next = random(3);
-    const seeds = ['{"a":[1,2.5e3,{"b":null}],"c":"\\u00e9\\n"}', '[true,false,null,-0.1]', '"str"', '{"k":{"k":{"k":[]}}}'];
+    const seeds = [
+      '{"a":[1,2.5e3,{"b":null}],"c":"\\u00e9\\n"}',
+      '[true,false,null,-0.1]',
+      '"str"',
+      '{"k":{"k":{"k":[]}}}',
+    ];
     const alphabet = '{}[]",:.-+eE0123456789 \\tnulrfas';
     for (let i = 0; i < 5_000; i++) {
       const chars = [...seeds[i % seeds.length]!];
@@ -93,10 +108,13 @@ describe('parseJsonText', () => {
     expect(findJsonSyntaxError('['.repeat(100_000))?.message).toMatch(/100000 bracket\(s\) still open/);
   });
 
-  slowIt('parses 200,000 levels (V8\'s JSON.parse is iterative: measured without RangeError up to 5,000,000) and places an error in deep text', () => {
-    const deep = parseJsonText(`${'['.repeat(200_000)}1${']'.repeat(200_000)}`);
-    expect(deep.ok).toBe(true);
-    const broken = parseJsonText(`${'['.repeat(200_000)}1,]${']'.repeat(199_999)}`);
-    expect(broken).toMatchObject({ ok: false, error: { position: 200_002 } });
-  });
+  slowIt(
+    "parses 200,000 levels (V8's JSON.parse is iterative: measured without RangeError up to 5,000,000) and places an error in deep text",
+    () => {
+      const deep = parseJsonText(`${'['.repeat(200_000)}1${']'.repeat(200_000)}`);
+      expect(deep.ok).toBe(true);
+      const broken = parseJsonText(`${'['.repeat(200_000)}1,]${']'.repeat(199_999)}`);
+      expect(broken).toMatchObject({ ok: false, error: { position: 200_002 } });
+    },
+  );
 });

@@ -25,7 +25,10 @@ export function parseJsonText(text: string): JsonParseResult {
   try {
     return { ok: true, value: JSON.parse(text) as JsonValue };
   } catch (err) {
-    const found = findJsonSyntaxError(text) ?? { position: 0, message: err instanceof Error ? err.message : 'invalid JSON' };
+    const found = findJsonSyntaxError(text) ?? {
+      position: 0,
+      message: err instanceof Error ? err.message : 'invalid JSON',
+    };
     return { ok: false, error: withPlace(text, found.position, found.message) };
   }
 }
@@ -126,7 +129,12 @@ export function findJsonSyntaxError(text: string): { readonly position: number; 
       expect = ch === '{' ? 'key_or_close' : 'value_or_close';
       continue;
     }
-    const end = ch === '"' ? scanString(text, i) : ch === '-' || (ch >= '0' && ch <= '9') ? scanNumber(text, i) : scanLiteral(text, i);
+    const end =
+      ch === '"'
+        ? scanString(text, i)
+        : ch === '-' || (ch >= '0' && ch <= '9')
+          ? scanNumber(text, i)
+          : scanLiteral(text, i);
     if (typeof end !== 'number') return end;
     i = end;
     expect = afterValue();

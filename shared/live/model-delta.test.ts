@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { batchDeltas, isLiveTopic, turnOfCall, type ModelDelta } from './model-delta.js';
 
 const text = (t: string): ModelDelta => ({ kind: 'text', text: t });
-const args = (toolCallId: string, a: string, name = 'search'): ModelDelta => ({ kind: 'tool-args', toolCallId, name, args: a });
+const args = (toolCallId: string, a: string, name = 'search'): ModelDelta => ({
+  kind: 'tool-args',
+  toolCallId,
+  name,
+  args: a,
+});
 
 describe('turnOfCall', () => {
   it('reads the turn a model call id names, and 0 for ids that name none', () => {

@@ -51,7 +51,12 @@ interface LiveBase {
 
 /** A batch of deltas of one model call and attempt (`seq` numbers them from 1), or that attempt's reset. */
 export type LiveEvent =
-  | (LiveBase & { readonly type: 'model_delta'; readonly seq: number; readonly text?: string; readonly toolArgs?: readonly ToolArgsDelta[] })
+  | (LiveBase & {
+      readonly type: 'model_delta';
+      readonly seq: number;
+      readonly text?: string;
+      readonly toolArgs?: readonly ToolArgsDelta[];
+    })
   | (LiveBase & { readonly type: 'model_reset' });
 
 /** The turn a model call's activity id names (`model:<turn>:<n>`); 0 for ids from before they did. */
@@ -70,7 +75,10 @@ export function isLiveTopic(topic: string): boolean {
  * concatenated, a tool call's argument pieces are joined per call in arrival order. A piece longer
  * than a batch is split across batches.
  */
-export function batchDeltas(deltas: readonly ModelDelta[], maxChars: number): { text: string; toolArgs: ToolArgsDelta[] }[] {
+export function batchDeltas(
+  deltas: readonly ModelDelta[],
+  maxChars: number,
+): { text: string; toolArgs: ToolArgsDelta[] }[] {
   const batches: { text: string; toolArgs: ToolArgsDelta[] }[] = [];
   let current = { text: '', toolArgs: [] as ToolArgsDelta[] };
   let size = 0;
@@ -91,7 +99,8 @@ export function batchDeltas(deltas: readonly ModelDelta[], maxChars: number): { 
       if (delta.kind === 'text') current.text += piece;
       else {
         const last = current.toolArgs.at(-1);
-        if (last?.toolCallId === delta.toolCallId) current.toolArgs[current.toolArgs.length - 1] = { ...last, args: last.args + piece };
+        if (last?.toolCallId === delta.toolCallId)
+          current.toolArgs[current.toolArgs.length - 1] = { ...last, args: last.args + piece };
         else current.toolArgs.push({ toolCallId: delta.toolCallId, name: delta.name, args: piece });
       }
     }

@@ -19,9 +19,21 @@ describe('redis live stream entries', () => {
       text: 'Hello',
       toolArgs: [{ toolCallId: 'c1', name: 'lookup', args: '{"id":' }],
     });
-    expect(parseLiveEntry(entry({ ...base, type: 'model_delta', seq: 1 }))).toEqual({ ...base, type: 'model_delta', seq: 1 });
-    expect(parseLiveEntry(entry({ ...base, attempt: 2, type: 'model_reset', seq: 9, text: 'x' }))).toEqual({ ...base, attempt: 2, type: 'model_reset' });
-    expect(parseLiveEntry(entry({ ...base, turn: 0, type: 'model_reset' }))).toEqual({ ...base, turn: 0, type: 'model_reset' });
+    expect(parseLiveEntry(entry({ ...base, type: 'model_delta', seq: 1 }))).toEqual({
+      ...base,
+      type: 'model_delta',
+      seq: 1,
+    });
+    expect(parseLiveEntry(entry({ ...base, attempt: 2, type: 'model_reset', seq: 9, text: 'x' }))).toEqual({
+      ...base,
+      attempt: 2,
+      type: 'model_reset',
+    });
+    expect(parseLiveEntry(entry({ ...base, turn: 0, type: 'model_reset' }))).toEqual({
+      ...base,
+      turn: 0,
+      type: 'model_reset',
+    });
   });
 
   it('skips what is not a live event', () => {

@@ -35,7 +35,8 @@ export function parseLiveEntry(json: string): LiveEvent | undefined {
   }
   const e = value as Record<string, unknown> | null;
   if (typeof e !== 'object' || e === null || Array.isArray(e)) return undefined;
-  if (typeof e.at !== 'number' || !isCount(e.turn) || !isString(e.call) || !isCount(e.attempt) || e.attempt < 1) return undefined;
+  if (typeof e.at !== 'number' || !isCount(e.turn) || !isString(e.call) || !isCount(e.attempt) || e.attempt < 1)
+    return undefined;
   const base = { at: e.at, turn: e.turn, call: e.call, attempt: e.attempt };
   if (e.type === 'model_reset') return { ...base, type: 'model_reset' };
   if (e.type !== 'model_delta' || !isCount(e.seq)) return undefined;

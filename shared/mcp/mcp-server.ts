@@ -59,12 +59,24 @@ export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 export function mcpServer(config: McpServerConfig): McpServer {
   const { name } = config;
   if (typeof name !== 'string' || !SERVER_NAME.test(name) || name.length > 32)
-    throw new DefinitionError('invalid_mcp_server', `MCP server name ${JSON.stringify(name)} must be snake_case, at most 32 characters.`);
+    throw new DefinitionError(
+      'invalid_mcp_server',
+      `MCP server name ${JSON.stringify(name)} must be snake_case, at most 32 characters.`,
+    );
   if (!config.command === !config.url)
-    throw new DefinitionError('invalid_mcp_server', `MCP server ${name} needs exactly one of \`command\` (stdio) or \`url\` (streamable HTTP).`);
-  if (config.url !== undefined && !/^https?:\/\//.test(config.url)) throw new DefinitionError('invalid_mcp_server', `MCP server ${name}: \`url\` must be http(s).`);
-  for (const [tool, overrides] of Object.entries(config.tools ?? {})) checkReviewConfig(`${name}/${tool}`, overrides.review);
-  return Object.freeze({ ...config, prefix: config.prefix ?? `${name}_`, timeoutMs: config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS });
+    throw new DefinitionError(
+      'invalid_mcp_server',
+      `MCP server ${name} needs exactly one of \`command\` (stdio) or \`url\` (streamable HTTP).`,
+    );
+  if (config.url !== undefined && !/^https?:\/\//.test(config.url))
+    throw new DefinitionError('invalid_mcp_server', `MCP server ${name}: \`url\` must be http(s).`);
+  for (const [tool, overrides] of Object.entries(config.tools ?? {}))
+    checkReviewConfig(`${name}/${tool}`, overrides.review);
+  return Object.freeze({
+    ...config,
+    prefix: config.prefix ?? `${name}_`,
+    timeoutMs: config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
+  });
 }
 
 /** One tool as the server lists it, bounded by the listing activity. */
@@ -72,7 +84,11 @@ export interface McpToolInfo {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema: JsonObject;
-  readonly annotations?: { readonly readOnlyHint?: boolean; readonly destructiveHint?: boolean; readonly idempotentHint?: boolean };
+  readonly annotations?: {
+    readonly readOnlyHint?: boolean;
+    readonly destructiveHint?: boolean;
+    readonly idempotentHint?: boolean;
+  };
 }
 
 /** What listing a server at the start of a run found: its tools, or why it could not be reached. */

@@ -65,7 +65,13 @@ export function mcpTools(server: McpServer, listing: McpListing | undefined, exe
 
 function isToolInfo(value: unknown): value is McpToolInfo {
   const info = value as McpToolInfo | null;
-  return typeof info === 'object' && info !== null && typeof info.name === 'string' && isJsonObject(info.inputSchema as JsonValue) && (info.description === undefined || typeof info.description === 'string');
+  return (
+    typeof info === 'object' &&
+    info !== null &&
+    typeof info.name === 'string' &&
+    isJsonObject(info.inputSchema as JsonValue) &&
+    (info.description === undefined || typeof info.description === 'string')
+  );
 }
 
 /** The Cairn tool of one listed MCP tool; undefined when even "any object" cannot describe it. */
@@ -81,12 +87,20 @@ function toTool(server: McpServer, info: McpToolInfo, name: string, execute?: Mc
   }
 }
 
-function defineMcpTool(server: McpServer, info: McpToolInfo, name: string, input: z.ZodType, execute?: McpExecutor): AnyTool {
+function defineMcpTool(
+  server: McpServer,
+  info: McpToolInfo,
+  name: string,
+  input: z.ZodType,
+  execute?: McpExecutor,
+): AnyTool {
   const ref: McpToolRef = { server: server.name, tool: info.name };
   const own = server.tools ?? {};
   const overrides = (Object.hasOwn(own, info.name) && own[info.name]) || {};
   const example = input === ANY_OBJECT ? undefined : exampleOf(info.inputSchema);
-  const description = (overrides.description ?? info.description ?? '').trim() || `${info.name} (a tool of the MCP server ${server.name}).`;
+  const description =
+    (overrides.description ?? info.description ?? '').trim() ||
+    `${info.name} (a tool of the MCP server ${server.name}).`;
   const tool = defineTool({
     name,
     description,
@@ -132,7 +146,9 @@ function zodOf(schema: JsonObject): z.ZodType {
 /** A filled-in example of a schema's required fields (defaults, first enum values, typed placeholders); nested up to 3 levels. */
 function exampleOf(schema: JsonObject, depth = 0): JsonObject | undefined {
   if (depth > 3 || !isJsonObject(schema.properties)) return undefined;
-  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === 'string')
+    : [];
   const example: Record<string, JsonValue> = {};
   for (const key of required) {
     const field = schema.properties[key];

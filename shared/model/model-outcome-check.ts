@@ -7,12 +7,24 @@
  * that says what was wrong. Runs in the model activity and again in the workflow on the
  * activity's result. Workflow-safe, deterministic, never throws, linear in the reply's size.
  */
-import { MODEL_FAILURES, type ModelFailure, type TenantWindowSpent, type ModelOutcome, type ModelResponse, type RawToolCall } from './model-response.js';
+import {
+  MODEL_FAILURES,
+  type ModelFailure,
+  type TenantWindowSpent,
+  type ModelOutcome,
+  type ModelResponse,
+  type RawToolCall,
+} from './model-response.js';
 import { MAX_CAUSE_DEPTH, fromError, isToolError, toolError, truncateChain } from '../failures/tool-error.js';
 import { jsonSize, utf8Bytes } from '../json/json-measure.js';
 import { boundChain } from '../tools/tool-result-size.js';
 import { truncateText } from '../json/bounded-text.js';
-import { MAX_ARGUMENT_BYTES, MAX_CALL_NAME_CHARS, MAX_MODEL_REPLY_BYTES, MAX_TOOL_CALLS_PER_REPLY } from '../size-limits.js';
+import {
+  MAX_ARGUMENT_BYTES,
+  MAX_CALL_NAME_CHARS,
+  MAX_MODEL_REPLY_BYTES,
+  MAX_TOOL_CALLS_PER_REPLY,
+} from '../size-limits.js';
 
 /** The bounds a model outcome must keep (defaults in shared/size-limits.ts). */
 export interface ModelOutcomeLimits {
@@ -36,7 +48,14 @@ export const DEFAULT_MODEL_OUTCOME_LIMITS: ModelOutcomeLimits = {
 /** Characters of an oversize argument text kept, so the model sees what it sent. */
 const ARGUMENT_EXCERPT_CHARS = 500;
 
-const FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'tool_calls', 'length', 'content_filter', 'error', 'other']);
+const FINISH_REASONS: ReadonlySet<string> = new Set([
+  'stop',
+  'tool_calls',
+  'length',
+  'content_filter',
+  'error',
+  'other',
+]);
 
 const SHAPE =
   "A ModelClient resolves to { status: 'ok', response: { text, toolCalls: [{ id?, name, arguments: '<JSON text>' }], finishReason } | null } " +
@@ -81,7 +100,10 @@ export function isMalformedModelOutput(outcome: ModelOutcome): boolean {
 }
 
 function malformed(problem: string, shape = true): ModelOutcome {
-  const message = truncateText(`The model client returned a reply Cairn cannot use: ${problem}.${shape ? ` ${SHAPE}` : ''}`, 1_000);
+  const message = truncateText(
+    `The model client returned a reply Cairn cannot use: ${problem}.${shape ? ` ${SHAPE}` : ''}`,
+    1_000,
+  );
   return { status: 'error', error: toolError('malformed_model_output', message) };
 }
 
@@ -93,18 +115,27 @@ function readOutcome(value: unknown, bounds: ModelOutcomeLimits): ModelOutcome {
   const response = read(value, 'response', 'response');
   // Near the run's tenant's budget window (the worker's per-tenant budgets): the planner wraps up.
   const near = readTenantWindow(read(value, 'tenantWindowNear', 'tenantWindowNear'));
-  if (response === undefined || response === null) return { status: 'ok', response: null, ...(near && { tenantWindowNear: near }) };
+  if (response === undefined || response === null)
+    return { status: 'ok', response: null, ...(near && { tenantWindowNear: near }) };
   return { status: 'ok', response: readResponse(response, bounds), ...(near && { tenantWindowNear: near }) };
 }
 
 function readError(value: Record<string, unknown>): ModelOutcome {
   const error = read(value, 'error', 'error');
   const retryAfterMs = read(value, 'retryAfterMs', 'retryAfterMs');
-  const retry = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? { retryAfterMs } : {};
+  const retry =
+    typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? { retryAfterMs } : {};
   const failure = read(value, 'failure', 'failure');
   const kind = (MODEL_FAILURES as readonly unknown[]).includes(failure) ? { failure: failure as ModelFailure } : {};
   const spent = failure === 'tenant_budget' ? readTenantWindow(read(value, 'tenantWindow', 'tenantWindow')) : undefined;
-  if (isToolError(error)) return { status: 'error', error: boundChain(truncateChain(error, MAX_CAUSE_DEPTH)), ...retry, ...kind, ...(spent && { tenantWindow: spent }) };
+  if (isToolError(error))
+    return {
+      status: 'error',
+      error: boundChain(truncateChain(error, MAX_CAUSE_DEPTH)),
+      ...retry,
+      ...kind,
+      ...(spent && { tenantWindow: spent }),
+    };
   const cause = fromError(error);
   throw new Malformed(`\`error\` is not a ToolError (${truncateText(cause.message, 300)})`);
 }
@@ -115,27 +146,39 @@ function readTenantWindow(value: unknown): TenantWindowSpent | undefined {
   const { tenant, window, id, limit, used, max } = value as Record<string, unknown>;
   if (typeof tenant !== 'string' || tenant.length > 200 || typeof id !== 'string' || id.length > 20) return undefined;
   if ((window !== 'day' && window !== 'month') || (limit !== 'tokens' && limit !== 'cost')) return undefined;
-  if (typeof used !== 'number' || !Number.isFinite(used) || typeof max !== 'number' || !Number.isFinite(max)) return undefined;
+  if (typeof used !== 'number' || !Number.isFinite(used) || typeof max !== 'number' || !Number.isFinite(max))
+    return undefined;
   return { tenant, window, id, limit, used, max };
 }
 
 function readResponse(value: unknown, bounds: ModelOutcomeLimits): ModelResponse {
   if (!isRecord(value)) throw new Malformed(`\`response\` is ${kindOf(value)}, not an object or null`);
   const text = read(value, 'text', 'response.text');
-  if (text !== undefined && text !== null && typeof text !== 'string') throw new Malformed(`\`response.text\` is ${kindOf(text)}, not a string`);
+  if (text !== undefined && text !== null && typeof text !== 'string')
+    throw new Malformed(`\`response.text\` is ${kindOf(text)}, not a string`);
   const rawCalls = read(value, 'toolCalls', 'response.toolCalls');
   let toolCalls: RawToolCall[] = [];
   if (rawCalls !== undefined && rawCalls !== null) {
     if (!Array.isArray(rawCalls)) throw new Malformed(`\`response.toolCalls\` is ${kindOf(rawCalls)}, not an array`);
     const count = rawCalls.length;
     if (count > bounds.maxToolCalls) {
-      throw new Malformed(`the reply has ${count} tool calls, over the limit of ${bounds.maxToolCalls} per reply; ask for fewer calls per turn`);
+      throw new Malformed(
+        `the reply has ${count} tool calls, over the limit of ${bounds.maxToolCalls} per reply; ask for fewer calls per turn`,
+      );
     }
-    toolCalls = Array.from({ length: count }, (_, i) => readCall(read(rawCalls as unknown as Record<string, unknown>, String(i), `response.toolCalls[${i}]`), i, bounds));
+    toolCalls = Array.from({ length: count }, (_, i) =>
+      readCall(read(rawCalls as unknown as Record<string, unknown>, String(i), `response.toolCalls[${i}]`), i, bounds),
+    );
   }
   const finish = read(value, 'finishReason', 'response.finishReason');
   const finishReason = (
-    typeof finish === 'string' && FINISH_REASONS.has(finish) ? finish : finish === undefined || finish === null ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : 'other'
+    typeof finish === 'string' && FINISH_REASONS.has(finish)
+      ? finish
+      : finish === undefined || finish === null
+        ? toolCalls.length > 0
+          ? 'tool_calls'
+          : 'stop'
+        : 'other'
   ) as ModelResponse['finishReason'];
   const interrupted = read(value, 'interrupted', 'response.interrupted') === true;
   const usage = readUsage(read(value, 'usage', 'response.usage'));
@@ -153,13 +196,20 @@ function readCall(value: unknown, index: number, bounds: ModelOutcomeLimits): Ra
   if (!isRecord(value)) throw new Malformed(`\`${where}\` is ${kindOf(value)}, not an object`);
   const name = read(value, 'name', `${where}.name`);
   if (typeof name !== 'string') throw new Malformed(`\`${where}.name\` is ${kindOf(name)}, not a string`);
-  if (name.length > bounds.maxNameChars) throw new Malformed(`\`${where}.name\` is ${name.length} characters long, over the limit of ${bounds.maxNameChars}`);
+  if (name.length > bounds.maxNameChars)
+    throw new Malformed(
+      `\`${where}.name\` is ${name.length} characters long, over the limit of ${bounds.maxNameChars}`,
+    );
   const id = read(value, 'id', `${where}.id`);
-  if (id !== undefined && id !== null && typeof id !== 'string') throw new Malformed(`\`${where}.id\` is ${kindOf(id)}, not a string`);
-  if (typeof id === 'string' && id.length > bounds.maxNameChars) throw new Malformed(`\`${where}.id\` is ${id.length} characters long, over the limit of ${bounds.maxNameChars}`);
+  if (id !== undefined && id !== null && typeof id !== 'string')
+    throw new Malformed(`\`${where}.id\` is ${kindOf(id)}, not a string`);
+  if (typeof id === 'string' && id.length > bounds.maxNameChars)
+    throw new Malformed(`\`${where}.id\` is ${id.length} characters long, over the limit of ${bounds.maxNameChars}`);
   const args = read(value, 'arguments', `${where}.arguments`);
   if (typeof args !== 'string') {
-    throw new Malformed(`\`${where}.arguments\` is ${kindOf(args)}, not JSON text (a ModelClient passes the provider's raw argument text, e.g. JSON.stringify(input))`);
+    throw new Malformed(
+      `\`${where}.arguments\` is ${kindOf(args)}, not JSON text (a ModelClient passes the provider's raw argument text, e.g. JSON.stringify(input))`,
+    );
   }
   const ids = typeof id === 'string' ? { id } : {};
   // Cheap test first: UTF-8 needs at most three bytes per UTF-16 unit.

@@ -42,7 +42,14 @@ export interface ModelResponse {
  * "Per-tenant limits"). The first four are waits (up to the policy's `modelPatienceMs`);
  * `misconfigured` ends the run `model_misconfigured`; `tenant_budget` is the run's budget end.
  */
-export const MODEL_FAILURES = ['rate_limited', 'overloaded', 'throttled', 'unavailable', 'misconfigured', 'tenant_budget'] as const;
+export const MODEL_FAILURES = [
+  'rate_limited',
+  'overloaded',
+  'throttled',
+  'unavailable',
+  'misconfigured',
+  'tenant_budget',
+] as const;
 export type ModelFailure = (typeof MODEL_FAILURES)[number];
 
 /** A tenant's spent budget window (failure `tenant_budget`): which, which limit, how much was used of how much. */
@@ -71,13 +78,23 @@ export function tenantWindowText(spent: TenantWindowSpent): string {
 /** The model activity's answer: a response (or none at all), or a typed provider failure. */
 export type ModelOutcome =
   | { readonly status: 'ok'; readonly response: ModelResponse | null; readonly tenantWindowNear?: TenantWindowSpent }
-  | { readonly status: 'error'; readonly error: ToolError; readonly retryAfterMs?: number; readonly failure?: ModelFailure; readonly tenantWindow?: TenantWindowSpent };
+  | {
+      readonly status: 'error';
+      readonly error: ToolError;
+      readonly retryAfterMs?: number;
+      readonly failure?: ModelFailure;
+      readonly tenantWindow?: TenantWindowSpent;
+    };
 
 /** Which tools the model may call this turn. */
 export type ToolChoice = 'auto' | 'none' | { readonly tool: string };
 
 /** A model request with the run it reads named: what the model activity works from. */
-export type RunModelRequest = ModelRequest & { readonly workflowId: string; readonly runId: string; readonly firstExecutionRunId: string };
+export type RunModelRequest = ModelRequest & {
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly firstExecutionRunId: string;
+};
 
 /**
  * The model activity's input. It carries no transcript: the activity reads the transcript from

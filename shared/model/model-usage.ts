@@ -63,7 +63,8 @@ export function totalTokens(usage: UsageTotals | undefined): number {
  */
 export function costOf(price: ModelPrice | undefined, usage: CallUsage | undefined): number | undefined {
   if (!price || !usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) return undefined;
-  const cost = ((usage.inputTokens ?? 0) * price.inputPerMillion + (usage.outputTokens ?? 0) * price.outputPerMillion) / 1_000_000;
+  const cost =
+    ((usage.inputTokens ?? 0) * price.inputPerMillion + (usage.outputTokens ?? 0) * price.outputPerMillion) / 1_000_000;
   return Math.round(cost * 1e9) / 1e9;
 }
 
@@ -71,7 +72,10 @@ export function costOf(price: ModelPrice | undefined, usage: CallUsage | undefin
  * The price of `spec` (`openai:gpt-4.1-mini`) in `prices`: by the whole spec, else by the model name
  * after the prefix (`gpt-4.1-mini`), else by the provider prefix (`openai`).
  */
-export function priceOf(prices: Readonly<Record<string, ModelPrice>> | undefined, spec: string): ModelPrice | undefined {
+export function priceOf(
+  prices: Readonly<Record<string, ModelPrice>> | undefined,
+  spec: string,
+): ModelPrice | undefined {
   if (!prices) return undefined;
   const at = spec.indexOf(':');
   const name = at < 0 ? spec : spec.slice(at + 1);

@@ -5,19 +5,31 @@ import { defineTool } from './define-tool.js';
 import { z } from 'zod';
 
 describe('a2aAgent', () => {
-  const tool = a2aAgent({ url: 'https://remote.example/a2a/orders', name: 'remote_orders', description: 'The remote order agent.' });
+  const tool = a2aAgent({
+    url: 'https://remote.example/a2a/orders',
+    name: 'remote_orders',
+    description: 'The remote order agent.',
+  });
 
   it('is a once tool that a person answers for, with room in its timeouts to follow the task', () => {
     expect(tool.sideEffects).toBe('once');
-    expect(a2aAgentOf(tool)).toMatchObject({ url: 'https://remote.example/a2a/orders', onInputRequired: 'person', timeoutMs: DEFAULT_A2A_TIMEOUT_MS });
+    expect(a2aAgentOf(tool)).toMatchObject({
+      url: 'https://remote.example/a2a/orders',
+      onInputRequired: 'person',
+      timeoutMs: DEFAULT_A2A_TIMEOUT_MS,
+    });
     expect(tool.timeouts).toEqual({ startToCloseMs: DEFAULT_A2A_TIMEOUT_MS + 15_000, heartbeatMs: 10_000 });
-    expect(a2aAgentOf(defineTool({ name: 'plain', description: 'A plain tool.', input: z.object({}), execute: () => 1 }))).toBeUndefined();
+    expect(
+      a2aAgentOf(defineTool({ name: 'plain', description: 'A plain tool.', input: z.object({}), execute: () => 1 })),
+    ).toBeUndefined();
     expect(() => tool.execute({ message: 'x' } as never, {} as never)).toThrow(/the worker runs it/);
   });
 
   it('takes a message for a new task, or a task id to continue one', () => {
     expect(a2aCallSchema.safeParse({ message: 'Refund A-1' }).success).toBe(true);
-    expect(a2aCallSchema.safeParse({ taskId: 't', reply: { decision: 'accept', toolCallId: 'c', argsHash: 'h' } }).success).toBe(true);
+    expect(
+      a2aCallSchema.safeParse({ taskId: 't', reply: { decision: 'accept', toolCallId: 'c', argsHash: 'h' } }).success,
+    ).toBe(true);
     expect(a2aCallSchema.safeParse({}).success).toBe(false);
     expect(a2aCallSchema.safeParse({ message: '   ' }).success).toBe(false);
   });
@@ -25,7 +37,10 @@ describe('a2aAgent', () => {
   it.each([
     [{ url: 'ftp://x', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [{ url: 'not a url', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
-    [{ url: 'http://x', name: 'a_b', description: 'd', onInputRequired: 'robot' }, "onInputRequired is 'person' or 'model'"],
+    [
+      { url: 'http://x', name: 'a_b', description: 'd', onInputRequired: 'robot' },
+      "onInputRequired is 'person' or 'model'",
+    ],
   ])('refuses %j', (config, message) => {
     const error = (() => {
       try {

@@ -18,14 +18,31 @@ import type { ReviewConfig } from './review-config.js';
 /** What the model calls a remote agent with. */
 export const a2aCallSchema = z
   .object({
-    message: z.string().trim().min(1).max(20_000).optional().describe('What to ask the remote agent; or, continuing a task, the answer to its question.'),
-    taskId: z.string().min(1).max(500).optional().describe("Continue this remote task (from an earlier result or question): its question's answer goes in message or reply."),
+    message: z
+      .string()
+      .trim()
+      .min(1)
+      .max(20_000)
+      .optional()
+      .describe('What to ask the remote agent; or, continuing a task, the answer to its question.'),
+    taskId: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe(
+        "Continue this remote task (from an earlier result or question): its question's answer goes in message or reply.",
+      ),
     reply: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe('A structured reply to the remote task: { "answer": … } for its question, or { "decision", "toolCallId", "argsHash" } for a call it holds for review.'),
+      .describe(
+        'A structured reply to the remote task: { "answer": … } for its question, or { "decision", "toolCallId", "argsHash" } for a call it holds for review.',
+      ),
   })
-  .refine((call) => call.message !== undefined || call.taskId !== undefined, { message: 'Give a message (a new task) or the taskId of a task to continue.' });
+  .refine((call) => call.message !== undefined || call.taskId !== undefined, {
+    message: 'Give a message (a new task) or the taskId of a task to continue.',
+  });
 export type A2ACall = z.output<typeof a2aCallSchema>;
 
 export interface A2AAgentConfig {
@@ -57,11 +74,16 @@ export const DEFAULT_A2A_TIMEOUT_MS = 60_000;
 
 /** A tool whose calls go to the remote A2A agent at `url`. Throws DefinitionError for a bad URL. */
 export function a2aAgent(config: A2AAgentConfig): AnyTool {
-  if (typeof config.url !== 'string' || !/^https?:\/\/\S+$/.test(config.url)) throw new DefinitionError('invalid_a2a_agent', `a2aAgent ${config.name}: url must be an http(s) URL.`);
+  if (typeof config.url !== 'string' || !/^https?:\/\/\S+$/.test(config.url))
+    throw new DefinitionError('invalid_a2a_agent', `a2aAgent ${config.name}: url must be an http(s) URL.`);
   if (config.onInputRequired !== undefined && config.onInputRequired !== 'person' && config.onInputRequired !== 'model')
     throw new DefinitionError('invalid_a2a_agent', `a2aAgent ${config.name}: onInputRequired is 'person' or 'model'.`);
   const timeoutMs = config.timeoutMs ?? DEFAULT_A2A_TIMEOUT_MS;
-  const settings: A2AAgentSettings = Object.freeze({ ...config, onInputRequired: config.onInputRequired ?? 'person', timeoutMs });
+  const settings: A2AAgentSettings = Object.freeze({
+    ...config,
+    onInputRequired: config.onInputRequired ?? 'person',
+    timeoutMs,
+  });
   const tool = defineTool({
     name: config.name,
     description: config.description,
@@ -72,7 +94,9 @@ export function a2aAgent(config: A2AAgentConfig): AnyTool {
     // Room for following the task, plus heartbeats: a worker that dies mid-call is noticed in seconds.
     timeouts: { startToCloseMs: timeoutMs + 15_000, heartbeatMs: 10_000 },
     execute: () => {
-      throw new Error(`${config.name} calls a remote A2A agent: the worker runs it (runtime/worker.ts loads activities/a2a-activity.ts).`);
+      throw new Error(
+        `${config.name} calls a remote A2A agent: the worker runs it (runtime/worker.ts loads activities/a2a-activity.ts).`,
+      );
     },
   });
   return Object.freeze({ ...tool, [A2A_AGENT]: settings });

@@ -23,7 +23,13 @@ describe('agentTool', () => {
 
   it('takes the name, side effects, approval and review it is given', () => {
     const approval = (task: { task: string }) => task.task.includes('refund');
-    const tool = agentTool(billing(), { name: 'ask_billing', description: 'd', sideEffects: 'idempotent', approval, review: { allow: ['accept', 'reject'] } });
+    const tool = agentTool(billing(), {
+      name: 'ask_billing',
+      description: 'd',
+      sideEffects: 'idempotent',
+      approval,
+      review: { allow: ['accept', 'reject'] },
+    });
     expect(tool.name).toBe('ask_billing');
     expect(tool.sideEffects).toBe('idempotent');
     expect(needsApproval(tool, { task: 'refund order 7' })).toBe(true);
@@ -33,7 +39,9 @@ describe('agentTool', () => {
 
   it('never runs in an activity: the child workflow runs the agent', () => {
     const tool = agentTool(billing(), { description: 'd' });
-    expect(() => tool.execute({ task: 'x' }, {} as never)).toThrow(' Billing Desk (EU)  runs as a child workflow, never in an activity.');
+    expect(() => tool.execute({ task: 'x' }, {} as never)).toThrow(
+      ' Billing Desk (EU)  runs as a child workflow, never in an activity.',
+    );
   });
 
   it('a task is trimmed, non-empty text of at most 20,000 characters', () => {
@@ -44,6 +52,8 @@ describe('agentTool', () => {
   });
 
   it('a plain tool runs no agent', () => {
-    expect(agentOf(defineTool({ name: 'plain', description: 'd', input: z.object({}), execute: () => null }))).toBeUndefined();
+    expect(
+      agentOf(defineTool({ name: 'plain', description: 'd', input: z.object({}), execute: () => null })),
+    ).toBeUndefined();
   });
 });

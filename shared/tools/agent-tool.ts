@@ -12,7 +12,12 @@ import type { ReviewConfig } from './review-config.js';
 
 /** The task an agent tool is called with. */
 export const agentTaskSchema = z.object({
-  task: z.string().trim().min(1).max(20_000).describe('What the other agent should do, with everything it needs to know.'),
+  task: z
+    .string()
+    .trim()
+    .min(1)
+    .max(20_000)
+    .describe('What the other agent should do, with everything it needs to know.'),
 });
 export type AgentTask = z.output<typeof agentTaskSchema>;
 
@@ -30,7 +35,12 @@ export interface AgentToolOptions {
 /** A tool whose calls run `agent` as a child run. */
 export function agentTool(agent: Agent, options: AgentToolOptions): AnyTool {
   const tool = defineTool({
-    name: options.name ?? agent.name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, ''),
+    name:
+      options.name ??
+      agent.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_|_$/g, ''),
     description: options.description,
     input: agentTaskSchema,
     sideEffects: options.sideEffects ?? 'once',

@@ -7,7 +7,11 @@ import { DefinitionError, ReservedValidatorNameError } from '../failures/definit
 const base = {
   name: 'issue_refund',
   description: 'Refund an order.',
-  input: z.object({ orderId: z.string(), amount: z.number().positive(), reason: z.string().default('customer request') }),
+  input: z.object({
+    orderId: z.string(),
+    amount: z.number().positive(),
+    reason: z.string().default('customer request'),
+  }),
   execute: () => ({ refunded: true }),
 };
 
@@ -22,14 +26,20 @@ describe('defineTool', () => {
 
   it('builds a spec of exactly name, description and args_schema (input side, no $schema)', () => {
     const hook = validator('refund_sane', () => Result.success());
-    const tool = defineTool({ ...base, postHook: hook, check: () => undefined, output: z.object({ refunded: z.boolean() }) });
+    const tool = defineTool({
+      ...base,
+      postHook: hook,
+      check: () => undefined,
+      output: z.object({ refunded: z.boolean() }),
+    });
     expect(Object.keys(tool.spec)).toEqual(['name', 'description', 'args_schema']);
     expect(toolSpec(tool)).toBe(tool.spec);
     expect(tool.spec.args_schema).not.toHaveProperty('$schema');
     expect(tool.spec.args_schema).toMatchObject({ type: 'object', required: ['orderId', 'amount'] });
     // Nothing of hooks, checks or execute leaks into what the model sees.
     const text = JSON.stringify(tool.spec);
-    for (const hidden of ['refund_sane', 'postHook', 'check', 'execute', 'refunded']) expect(text).not.toContain(hidden);
+    for (const hidden of ['refund_sane', 'postHook', 'check', 'execute', 'refunded'])
+      expect(text).not.toContain(hidden);
   });
 
   it('normalises postHook to postHooks, in order, for both forms', () => {
@@ -56,9 +66,12 @@ describe('defineTool', () => {
     expect(() => defineTool({ ...base, postHook: new Sneaky() })).toThrow(ReservedValidatorNameError);
   });
 
-  it.each(['IssueRefund', 'issue-refund', 'issue refund', '_refund', 'refund_', 'a__b', '', 'x'.repeat(65)])('refuses the tool name %j', (name) => {
-    expect(() => defineTool({ ...base, name })).toThrow(expect.objectContaining({ code: 'invalid_tool_name' }));
-  });
+  it.each(['IssueRefund', 'issue-refund', 'issue refund', '_refund', 'refund_', 'a__b', '', 'x'.repeat(65)])(
+    'refuses the tool name %j',
+    (name) => {
+      expect(() => defineTool({ ...base, name })).toThrow(expect.objectContaining({ code: 'invalid_tool_name' }));
+    },
+  );
 
   it('takes a name of exactly 64 characters and a description with spaces around it, trimmed for the model', () => {
     const tool = defineTool({ ...base, name: 'x'.repeat(64), description: '  Refund an order.  ' });
@@ -66,13 +79,42 @@ describe('defineTool', () => {
   });
 
   it.each([
-    ['a long name', { name: 'x'.repeat(65) }, `Tool name "${'x'.repeat(65)}" must be snake_case (a-z, 0-9, _), at most 64 characters.`],
+    [
+      'a long name',
+      { name: 'x'.repeat(65) },
+      `Tool name "${'x'.repeat(65)}" must be snake_case (a-z, 0-9, _), at most 64 characters.`,
+    ],
     ['a name that is not text', { name: 7 }, 'Tool name 7 must be snake_case (a-z, 0-9, _), at most 64 characters.'],
-    ['a missing description', { description: undefined }, 'Tool issue_refund needs a description: it is what the model reads.'],
-    ['a string input', { input: z.string() }, 'The input schema of issue_refund must be a z.object(...): tool arguments are a JSON object.'],
-    ['an input with no JSON Schema form', { input: z.object({ at: z.date() }) }, /^The input schema of issue_refund has no JSON Schema form: /],
-    ['a second example that fails the schema', { examples: [{ orderId: 'A-1', amount: 5 }, { orderId: 'A-1', amount: -5 }] }, /^Example 2 of issue_refund fails its own input schema: `amount` /],
-    ['an example that is not JSON', { input: z.object({ n: z.any() }), examples: [{ n: 1n }] }, 'Example 1 of issue_refund fails its own input schema: it is not a JSON object.'],
+    [
+      'a missing description',
+      { description: undefined },
+      'Tool issue_refund needs a description: it is what the model reads.',
+    ],
+    [
+      'a string input',
+      { input: z.string() },
+      'The input schema of issue_refund must be a z.object(...): tool arguments are a JSON object.',
+    ],
+    [
+      'an input with no JSON Schema form',
+      { input: z.object({ at: z.date() }) },
+      /^The input schema of issue_refund has no JSON Schema form: /,
+    ],
+    [
+      'a second example that fails the schema',
+      {
+        examples: [
+          { orderId: 'A-1', amount: 5 },
+          { orderId: 'A-1', amount: -5 },
+        ],
+      },
+      /^Example 2 of issue_refund fails its own input schema: `amount` /,
+    ],
+    [
+      'an example that is not JSON',
+      { input: z.object({ n: z.any() }), examples: [{ n: 1n }] },
+      'Example 1 of issue_refund fails its own input schema: it is not a JSON object.',
+    ],
   ])('refuses %s, saying what to change', (_label, change, message) => {
     let thrown: unknown;
     try {
@@ -86,8 +128,12 @@ describe('defineTool', () => {
   });
 
   it('refuses an empty description, a non-object input, and an example that fails the schema', () => {
-    expect(() => defineTool({ ...base, description: ' ' })).toThrow(expect.objectContaining({ code: 'invalid_tool_description' }));
-    expect(() => defineTool({ ...base, input: z.string() })).toThrow(expect.objectContaining({ code: 'invalid_input_schema' }));
+    expect(() => defineTool({ ...base, description: ' ' })).toThrow(
+      expect.objectContaining({ code: 'invalid_tool_description' }),
+    );
+    expect(() => defineTool({ ...base, input: z.string() })).toThrow(
+      expect.objectContaining({ code: 'invalid_input_schema' }),
+    );
     expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: -5 }] })).toThrow(DefinitionError);
     expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: 5 }] })).not.toThrow();
   });
@@ -103,16 +149,30 @@ describe('needsApproval', () => {
   });
 
   it('asks a human when the rule itself throws', () => {
-    const broken = defineTool({ ...base, approval: () => { throw new Error('bug'); } });
+    const broken = defineTool({
+      ...base,
+      approval: () => {
+        throw new Error('bug');
+      },
+    });
     expect(needsApproval(broken, {})).toBe(true);
   });
 });
 
 describe('defineTool: review config (seed 003)', () => {
-  const base = { name: 'wire', description: 'Wire money.', input: z.object({ amount: z.number() }), approval: 'always' as const, execute: () => ({}) };
+  const base = {
+    name: 'wire',
+    description: 'Wire money.',
+    input: z.object({ amount: z.number() }),
+    approval: 'always' as const,
+    execute: () => ({}),
+  };
 
   it('keeps the allowed decisions and the description', () => {
-    expect(defineTool({ ...base, review: { allow: ['accept', 'reject', 'accept'], description: ' Check the account. ' } }).review).toEqual({ allow: ['accept', 'reject'], description: 'Check the account.' });
+    expect(
+      defineTool({ ...base, review: { allow: ['accept', 'reject', 'accept'], description: ' Check the account. ' } })
+        .review,
+    ).toEqual({ allow: ['accept', 'reject'], description: 'Check the account.' });
     expect(defineTool(base).review).toBeUndefined();
   });
 
@@ -122,15 +182,25 @@ describe('defineTool: review config (seed 003)', () => {
     ['an empty description', { description: '  ' }],
     ['a description too long to travel with the run', { description: 'x'.repeat(1_001) }],
   ])('refuses %s', (_name, review) => {
-    expect(() => defineTool({ ...base, review: review as never })).toThrow(expect.objectContaining({ code: 'invalid_review_config' }));
+    expect(() => defineTool({ ...base, review: review as never })).toThrow(
+      expect.objectContaining({ code: 'invalid_review_config' }),
+    );
   });
 });
 
 describe('reconcile', () => {
-  const base = { name: 'pay', description: 'Pay.', input: z.object({ amount: z.number() }), execute: () => ({}), reconcile: () => ({ happened: false }) as const };
+  const base = {
+    name: 'pay',
+    description: 'Pay.',
+    input: z.object({ amount: z.number() }),
+    execute: () => ({}),
+    reconcile: () => ({ happened: false }) as const,
+  };
   it('belongs to once tools only: the others are simply run again', () => {
     expect(defineTool({ ...base, sideEffects: 'once' }).reconcile).toBe(base.reconcile);
-    expect(() => defineTool({ ...base, sideEffects: 'idempotent' })).toThrow(expect.objectContaining({ code: 'invalid_reconcile' }));
+    expect(() => defineTool({ ...base, sideEffects: 'idempotent' })).toThrow(
+      expect.objectContaining({ code: 'invalid_reconcile' }),
+    );
     expect(() => defineTool({ ...base })).toThrow(expect.objectContaining({ code: 'invalid_reconcile' }));
   });
 });

@@ -119,7 +119,10 @@ export interface ToolConfig<Input extends z.ZodType, Output, Deps> {
    * like `execute`'s output); `{ happened: false }` runs the call again under the same key;
    * `{ unknown: reason }` (or a throw) asks a person, as without `reconcile`. It must only read.
    */
-  reconcile?(input: ReconcileInput<z.output<Input>>, context: ToolContext<Deps>): Promise<ReconcileOutcome<Output>> | ReconcileOutcome<Output>;
+  reconcile?(
+    input: ReconcileInput<z.output<Input>>,
+    context: ToolContext<Deps>,
+  ): Promise<ReconcileOutcome<Output>> | ReconcileOutcome<Output>;
   /**
    * The tool body. Return the output (or JSON text, which is parsed and guarded), or throw a
    * `ToolFailure` for a typed failure (rate limited, unavailable, partial data...). Any other
@@ -164,18 +167,32 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
 ): Tool<Input, Output, Deps> {
   const { name, description, input } = config;
   if (typeof name !== 'string' || !TOOL_NAME.test(name) || name.length > MAX_TOOL_NAME_LENGTH) {
-    throw new DefinitionError('invalid_tool_name', `Tool name ${JSON.stringify(name)} must be snake_case (a-z, 0-9, _), at most ${MAX_TOOL_NAME_LENGTH} characters.`);
+    throw new DefinitionError(
+      'invalid_tool_name',
+      `Tool name ${JSON.stringify(name)} must be snake_case (a-z, 0-9, _), at most ${MAX_TOOL_NAME_LENGTH} characters.`,
+    );
   }
   if (typeof description !== 'string' || description.trim() === '') {
-    throw new DefinitionError('invalid_tool_description', `Tool ${name} needs a description: it is what the model reads.`);
+    throw new DefinitionError(
+      'invalid_tool_description',
+      `Tool ${name} needs a description: it is what the model reads.`,
+    );
   }
   const spec: ToolSpec = { name, description: description.trim(), args_schema: argsSchema(name, input) };
   for (const [index, example] of (config.examples ?? []).entries()) checkExample(name, input, example, index);
   const review = checkReviewConfig(name, config.review);
   if (config.reconcile !== undefined && (typeof config.reconcile !== 'function' || config.sideEffects !== 'once')) {
-    throw new DefinitionError('invalid_reconcile', `Tool ${name} has a reconcile: only a function, and only for sideEffects: 'once' (other tools are simply run again).`);
+    throw new DefinitionError(
+      'invalid_reconcile',
+      `Tool ${name} has a reconcile: only a function, and only for sideEffects: 'once' (other tools are simply run again).`,
+    );
   }
-  const hooks = config.postHook === undefined ? [] : Array.isArray(config.postHook) ? [...config.postHook] : [config.postHook as Validator];
+  const hooks =
+    config.postHook === undefined
+      ? []
+      : Array.isArray(config.postHook)
+        ? [...config.postHook]
+        : [config.postHook as Validator];
   for (const hook of hooks) assertValidatorName(hook?.name);
   const { postHook: _postHook, ...rest } = config;
   return Object.freeze({
@@ -220,7 +237,10 @@ function argsSchema(name: string, input: z.ZodType): JsonObject {
   const { $schema: _schema, ...rest } = schema;
   const json = toJsonValue(rest);
   if (!json.ok || !isJsonObject(json.value) || json.value.type !== 'object') {
-    throw new DefinitionError('invalid_input_schema', `The input schema of ${name} must be a z.object(...): tool arguments are a JSON object.`);
+    throw new DefinitionError(
+      'invalid_input_schema',
+      `The input schema of ${name} must be a z.object(...): tool arguments are a JSON object.`,
+    );
   }
   return json.value;
 }
@@ -229,7 +249,9 @@ function checkExample(name: string, input: z.ZodType, example: unknown, index: n
   const json = toJsonValue(example);
   const parsed = input.safeParse(example);
   if (!json.ok || !isJsonObject(json.value) || !parsed.success) {
-    const why = parsed.success ? 'it is not a JSON object' : summariseIssues(toFieldIssues(parsed.error.issues, example));
+    const why = parsed.success
+      ? 'it is not a JSON object'
+      : summariseIssues(toFieldIssues(parsed.error.issues, example));
     throw new DefinitionError('invalid_example', `Example ${index + 1} of ${name} fails its own input schema: ${why}.`);
   }
 }

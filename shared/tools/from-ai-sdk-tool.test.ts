@@ -24,7 +24,10 @@ const weather = tool({
   },
 });
 
-const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-7', runId: 'run-1' } }, { logger: new DefaultLogger('ERROR') });
+const env = new MockActivityEnvironment(
+  { workflowExecution: { workflowId: 'wf-7', runId: 'run-1' } },
+  { logger: new DefaultLogger('ERROR') },
+);
 
 describe('fromAiSdkTool', () => {
   // Converted inside each test, not when the file loads: Stryker turns a mutant on only once tests start.
@@ -46,22 +49,42 @@ describe('fromAiSdkTool', () => {
   it('turns needsApproval into the approval rule: a function is asked, true always asks', () => {
     expect(needsApproval(getWeather(), { city: 'Atlantis' })).toBe(true);
     expect(needsApproval(getWeather(), { city: 'Lyon' })).toBe(false);
-    const always = fromAiSdkTool('delete_city', tool({ description: 'Delete a city.', inputSchema: z.object({ city: z.string() }), needsApproval: true, execute: async () => 'gone' }));
+    const always = fromAiSdkTool(
+      'delete_city',
+      tool({
+        description: 'Delete a city.',
+        inputSchema: z.object({ city: z.string() }),
+        needsApproval: true,
+        execute: async () => 'gone',
+      }),
+    );
     expect(always.approval).toBe('always');
     // A promise cannot be awaited in the workflow: when in doubt, ask.
-    const asynchronous = fromAiSdkTool('maybe', tool({ description: 'Maybe.', inputSchema: z.object({}), needsApproval: async () => false, execute: async () => 'ok' }));
+    const asynchronous = fromAiSdkTool(
+      'maybe',
+      tool({
+        description: 'Maybe.',
+        inputSchema: z.object({}),
+        needsApproval: async () => false,
+        execute: async () => 'ok',
+      }),
+    );
     expect(needsApproval(asynchronous, {})).toBe(true);
   });
 
   it('runs in the tool activity: deps become the AI SDK’s context, and the output is guarded', async () => {
-    const { runTool } = createToolActivities([getWeather()], { forecast: (city: string) => `sunny in ${city}` } satisfies Weather);
+    const { runTool } = createToolActivities([getWeather()], {
+      forecast: (city: string) => `sunny in ${city}`,
+    } satisfies Weather);
     const result = await env.run(runTool, { name: 'get_weather', toolCallId: '1.1', args: { city: 'Lyon' } });
     expect(result).toMatchObject({ status: 'ok', result: { city: 'Lyon', sky: 'sunny in Lyon' } });
     expect(seen.at(-1)).toMatchObject({ toolCallId: '1.1', messages: [], context: { forecast: expect.any(Function) } });
     expect((seen.at(-1) as { abortSignal: unknown }).abortSignal).toBeInstanceOf(AbortSignal);
     // The AI SDK tool's outputSchema guards what it returns.
     const cloudy = createToolActivities([getWeather()], { forecast: () => 42 as unknown as string } satisfies Weather);
-    expect(await env.run(cloudy.runTool, { name: 'get_weather', toolCallId: '1.2', args: { city: 'Lyon' } })).toMatchObject({ status: 'error', error: { code: 'output_schema_violation' } });
+    expect(
+      await env.run(cloudy.runTool, { name: 'get_weather', toolCallId: '1.2', args: { city: 'Lyon' } }),
+    ).toMatchObject({ status: 'error', error: { code: 'output_schema_violation' } });
   });
 
   it('takes what the AI SDK cannot say (side effects, examples) as extras, and the last value of a streaming execute', async () => {
@@ -78,7 +101,10 @@ describe('fromAiSdkTool', () => {
     );
     expect(streaming.sideEffects).toBe('once');
     const { runTool } = createToolActivities([streaming]);
-    expect(await env.run(runTool, { name: 'count_down', toolCallId: '2.1', args: { from: 2 } })).toMatchObject({ status: 'ok', result: { left: 0 } });
+    expect(await env.run(runTool, { name: 'count_down', toolCallId: '2.1', args: { from: 2 } })).toMatchObject({
+      status: 'ok',
+      result: { left: 0 },
+    });
   });
 
   it('refuses what Cairn cannot run: no execute, a schema that is not zod, no description', () => {
@@ -91,12 +117,32 @@ describe('fromAiSdkTool', () => {
       }
       throw new Error('expected a DefinitionError');
     };
-    expect(() => fromAiSdkTool('client_side', tool({ description: 'Ask the browser.', inputSchema: z.object({}) }))).toThrow(expect.objectContaining({ code: 'invalid_input_schema' }));
-    expect(fail(() => fromAiSdkTool('client_side', tool({ description: 'Ask the browser.', inputSchema: z.object({}), outputSchema: z.string() })))).toMatch(/no execute function/);
+    expect(() =>
+      fromAiSdkTool('client_side', tool({ description: 'Ask the browser.', inputSchema: z.object({}) })),
+    ).toThrow(expect.objectContaining({ code: 'invalid_input_schema' }));
     expect(
-      fail(() => fromAiSdkTool('json', tool({ description: 'JSON Schema input.', inputSchema: jsonSchema<{ a: string }>({ type: 'object', properties: { a: { type: 'string' } } }), execute: async () => 'x' }))),
+      fail(() =>
+        fromAiSdkTool(
+          'client_side',
+          tool({ description: 'Ask the browser.', inputSchema: z.object({}), outputSchema: z.string() }),
+        ),
+      ),
+    ).toMatch(/no execute function/);
+    expect(
+      fail(() =>
+        fromAiSdkTool(
+          'json',
+          tool({
+            description: 'JSON Schema input.',
+            inputSchema: jsonSchema<{ a: string }>({ type: 'object', properties: { a: { type: 'string' } } }),
+            execute: async () => 'x',
+          }),
+        ),
+      ),
     ).toMatch(/inputSchema must be a zod 4 schema/);
-    expect(fail(() => fromAiSdkTool('bare', tool({ inputSchema: z.object({}), execute: async () => 'x' })))).toMatch(/needs a description/);
+    expect(fail(() => fromAiSdkTool('bare', tool({ inputSchema: z.object({}), execute: async () => 'x' })))).toMatch(
+      /needs a description/,
+    );
   });
 });
 
@@ -105,18 +151,36 @@ describe('fromAiSdkTool: the fields it reads', () => {
   const context = (deps: unknown) => ({ toolCallId: '4.2', deps, signal: new AbortController().signal }) as never;
 
   it('a description given as extras wins; one given as a function is refused with how to give the text', () => {
-    const described = fromAiSdkTool('t', { description: 'Old.', inputSchema: input, execute: () => 1 }, { description: 'New.' });
+    const described = fromAiSdkTool(
+      't',
+      { description: 'Old.', inputSchema: input, execute: () => 1 },
+      { description: 'New.' },
+    );
     expect(described.description).toBe('New.');
-    expect(fromAiSdkTool('t', { description: () => 'dynamic', inputSchema: input, execute: () => 1 }, { description: 'Given.' }).description).toBe('Given.');
+    expect(
+      fromAiSdkTool(
+        't',
+        { description: () => 'dynamic', inputSchema: input, execute: () => 1 },
+        { description: 'Given.' },
+      ).description,
+    ).toBe('Given.');
     expect(() => fromAiSdkTool('t', { description: () => 'dynamic', inputSchema: input, execute: () => 1 })).toThrow(
-      expect.objectContaining({ code: 'invalid_tool_description', message: 'AI SDK tool t describes itself with a function; give Cairn the text: fromAiSdkTool(name, tool, { description }).' }),
+      expect.objectContaining({
+        code: 'invalid_tool_description',
+        message:
+          'AI SDK tool t describes itself with a function; give Cairn the text: fromAiSdkTool(name, tool, { description }).',
+      }),
     );
   });
 
   it('an output schema that is not zod is refused, naming the field; a schema-less output is not guarded', () => {
-    expect(() => fromAiSdkTool('t', { description: 'd', inputSchema: input, outputSchema: { type: 'object' }, execute: () => 1 })).toThrow(/^AI SDK tool t: outputSchema must be a zod 4 schema/);
+    expect(() =>
+      fromAiSdkTool('t', { description: 'd', inputSchema: input, outputSchema: { type: 'object' }, execute: () => 1 }),
+    ).toThrow(/^AI SDK tool t: outputSchema must be a zod 4 schema/);
     for (const inputSchema of [null, 'z.object()', { _zod: {} }]) {
-      expect(() => fromAiSdkTool('t', { description: 'd', inputSchema, execute: () => 1 })).toThrow(expect.objectContaining({ code: 'invalid_input_schema' }));
+      expect(() => fromAiSdkTool('t', { description: 'd', inputSchema, execute: () => 1 })).toThrow(
+        expect.objectContaining({ code: 'invalid_input_schema' }),
+      );
     }
     expect(fromAiSdkTool('t', { description: 'd', inputSchema: input, execute: () => 1 }).output).toBeUndefined();
   });
@@ -142,11 +206,15 @@ describe('fromAiSdkTool: the fields it reads', () => {
     // biome-ignore lint/suspicious/noThenProperty: a thenable answer, not a real promise
     expect(needsApproval(rule({ then: () => undefined }), { n: 1 })).toBe(true);
     // needsApproval false or absent: the extras may still set approval; the default never asks.
-    expect(fromAiSdkTool('t', { description: 'd', inputSchema: input, needsApproval: false, execute: () => 1 }).approval).toBe('never');
-    expect(fromAiSdkTool('t', { description: 'd', inputSchema: input, execute: () => 1 }, { approval: 'always' }).approval).toBe('always');
+    expect(
+      fromAiSdkTool('t', { description: 'd', inputSchema: input, needsApproval: false, execute: () => 1 }).approval,
+    ).toBe('never');
+    expect(
+      fromAiSdkTool('t', { description: 'd', inputSchema: input, execute: () => 1 }, { approval: 'always' }).approval,
+    ).toBe('always');
   });
 
-  it('execute gets the call id, no messages, the abort signal and the worker\'s deps; plain and null results pass through', async () => {
+  it("execute gets the call id, no messages, the abort signal and the worker's deps; plain and null results pass through", async () => {
     const calls: unknown[] = [];
     const plain = fromAiSdkTool('t', {
       description: 'd',
@@ -159,7 +227,12 @@ describe('fromAiSdkTool: the fields it reads', () => {
     const ctx = context({ db: 1 });
     expect(await plain.execute({ n: 2 }, ctx)).toEqual({ doubled: 4 });
     expect(calls[1]).toEqual({ n: 2 });
-    expect(calls[2]).toEqual({ toolCallId: '4.2', messages: [], abortSignal: (ctx as { signal: AbortSignal }).signal, context: { db: 1 } });
+    expect(calls[2]).toEqual({
+      toolCallId: '4.2',
+      messages: [],
+      abortSignal: (ctx as { signal: AbortSignal }).signal,
+      context: { db: 1 },
+    });
     expect(await plain.execute({ n: 0 }, ctx)).toBeNull();
   });
 

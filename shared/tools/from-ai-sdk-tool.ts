@@ -62,13 +62,22 @@ export function fromAiSdkTool<Input, Output, Deps = unknown>(
 ): Tool<z.ZodType<Input>, Output, Deps> {
   const { needsApproval } = tool;
   if (typeof tool.execute !== 'function')
-    throw new DefinitionError('invalid_input_schema', `AI SDK tool ${name} has no execute function: Cairn runs tools on the worker, so it needs one.`);
+    throw new DefinitionError(
+      'invalid_input_schema',
+      `AI SDK tool ${name} has no execute function: Cairn runs tools on the worker, so it needs one.`,
+    );
   const execute = tool.execute.bind(tool);
   const description = extras.description ?? tool.description;
   if (description !== undefined && typeof description !== 'string')
-    throw new DefinitionError('invalid_tool_description', `AI SDK tool ${name} describes itself with a function; give Cairn the text: fromAiSdkTool(name, tool, { description }).`);
+    throw new DefinitionError(
+      'invalid_tool_description',
+      `AI SDK tool ${name} describes itself with a function; give Cairn the text: fromAiSdkTool(name, tool, { description }).`,
+    );
   const input = zodSchema(name, 'inputSchema', tool.inputSchema) as z.ZodType<Input>;
-  const output = tool.outputSchema === undefined ? undefined : (zodSchema(name, 'outputSchema', tool.outputSchema) as z.ZodType<Output>);
+  const output =
+    tool.outputSchema === undefined
+      ? undefined
+      : (zodSchema(name, 'outputSchema', tool.outputSchema) as z.ZodType<Output>);
   const approval =
     typeof needsApproval === 'function'
       ? (args: Input) => {
@@ -86,7 +95,12 @@ export function fromAiSdkTool<Input, Output, Deps = unknown>(
     input,
     ...(output !== undefined && { output }),
     execute: async (args: Input, context: ToolContext<Deps>) => {
-      const result = execute(args, { toolCallId: context.toolCallId, messages: [], abortSignal: context.signal, context: context.deps });
+      const result = execute(args, {
+        toolCallId: context.toolCallId,
+        messages: [],
+        abortSignal: context.signal,
+        context: context.deps,
+      });
       return (isAsyncIterable<Output>(result) ? await lastValue(result) : await result) as Output;
     },
   });
@@ -94,7 +108,8 @@ export function fromAiSdkTool<Input, Output, Deps = unknown>(
 
 function zodSchema(tool: string, field: string, schema: unknown): z.ZodType {
   // zod 4 schemas (classic and mini) carry `_zod`; the AI SDK's jsonSchema() and other Standard Schemas do not.
-  if (typeof schema === 'object' && schema !== null && '_zod' in schema && 'safeParse' in schema) return schema as z.ZodType;
+  if (typeof schema === 'object' && schema !== null && '_zod' in schema && 'safeParse' in schema)
+    return schema as z.ZodType;
   throw new DefinitionError(
     'invalid_input_schema',
     `AI SDK tool ${tool}: ${field} must be a zod 4 schema (z.object({...})); jsonSchema() and other schema libraries are not supported.`,

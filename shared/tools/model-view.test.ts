@@ -18,26 +18,64 @@ describe('toModelView', () => {
       ...base,
       status: 'error',
       error: toolError('partial_data', 'Page 1 of several.', toolError('internal_error', 'upstream capped the page')),
-      retryHint: { reason: 'partial_data', tool: 'search_orders', message: 'Call again with page=2.', nextInput: { page: 2 }, priorInput: { page: 1 } },
+      retryHint: {
+        reason: 'partial_data',
+        tool: 'search_orders',
+        message: 'Call again with page=2.',
+        nextInput: { page: 2 },
+        priorInput: { page: 1 },
+      },
       partialResult: [{ id: 'O-1' }],
     });
     expect(view).toEqual({
-      error: { kind: 'partial_data', code: 'partial_data', message: 'Page 1 of several.', causes: ['upstream capped the page'] },
-      hint: { reason: 'partial_data', tool: 'search_orders', message: 'Call again with page=2.', priorInput: { page: 1 }, nextInput: { page: 2 } },
+      error: {
+        kind: 'partial_data',
+        code: 'partial_data',
+        message: 'Page 1 of several.',
+        causes: ['upstream capped the page'],
+      },
+      hint: {
+        reason: 'partial_data',
+        tool: 'search_orders',
+        message: 'Call again with page=2.',
+        priorInput: { page: 1 },
+        nextInput: { page: 2 },
+      },
       partial: [{ id: 'O-1' }],
     });
   });
 
   it('shows a repeated cause message once', () => {
-    const error = toolError('internal_error', 'Activity task failed', toolError('internal_error', 'rows is undefined', toolError('internal_error', 'rows is undefined')));
+    const error = toolError(
+      'internal_error',
+      'Activity task failed',
+      toolError('internal_error', 'rows is undefined', toolError('internal_error', 'rows is undefined')),
+    );
     expect(toModelView({ ...base, status: 'error', error })).toEqual({
-      error: { kind: 'internal', code: 'internal_error', message: 'Activity task failed', causes: ['rows is undefined'] },
+      error: {
+        kind: 'internal',
+        code: 'internal_error',
+        message: 'Activity task failed',
+        causes: ['rows is undefined'],
+      },
     });
   });
 
   it('shows a validator’s refusal with its name and feedback', () => {
-    expect(toModelView({ ...base, status: 'validator_failed', validator: 'isbn_13', feedback: 'An ISBN must be 13 digits.' })).toEqual({
-      error: { kind: 'validation', code: 'validator_failed', validator: 'isbn_13', message: 'An ISBN must be 13 digits.' },
+    expect(
+      toModelView({
+        ...base,
+        status: 'validator_failed',
+        validator: 'isbn_13',
+        feedback: 'An ISBN must be 13 digits.',
+      }),
+    ).toEqual({
+      error: {
+        kind: 'validation',
+        code: 'validator_failed',
+        validator: 'isbn_13',
+        message: 'An ISBN must be 13 digits.',
+      },
     });
   });
 
@@ -47,10 +85,20 @@ describe('toModelView', () => {
       ...base,
       status: 'error',
       error: toolError('invalid_arguments', long),
-      retryHint: { reason: 'invalid_arguments', tool: 'search_orders', message: long, priorInput: { blob: long }, exampleInput: { note: long } },
+      retryHint: {
+        reason: 'invalid_arguments',
+        tool: 'search_orders',
+        message: long,
+        priorInput: { blob: long },
+        exampleInput: { note: long },
+      },
       partialResult: { text: long },
     };
-    const view = toModelView(result) as { error: { message: string }; hint: Record<string, unknown>; partial: { text: string } };
+    const view = toModelView(result) as {
+      error: { message: string };
+      hint: Record<string, unknown>;
+      partial: { text: string };
+    };
     expect(view.hint).not.toHaveProperty('message');
     expect(view.hint).not.toHaveProperty('priorInput');
     expect(view.error.message).toMatch(/^z{2000}… \[8000 more chars cut\]$/);
@@ -61,7 +109,12 @@ describe('toModelView', () => {
 
   it('caps the number of field issues shown', () => {
     const issues = Array.from({ length: 50 }, (_, i) => ({ path: `f${i}`, message: `f${i} is wrong` }));
-    const view = toModelView({ ...base, status: 'error', error: toolError('invalid_arguments', 'bad'), retryHint: { reason: 'invalid_arguments', tool: 't', issues } }) as {
+    const view = toModelView({
+      ...base,
+      status: 'error',
+      error: toolError('invalid_arguments', 'bad'),
+      retryHint: { reason: 'invalid_arguments', tool: 't', issues },
+    }) as {
       hint: { issues: unknown[] };
     };
     expect(view.hint.issues).toHaveLength(20);
@@ -73,7 +126,12 @@ describe('toModelView on deep and large values', () => {
     let partial: JsonValue = { __proto__x: 'y'.repeat(5_000) };
     for (let i = 0; i < 100_000; i++) partial = [partial];
     const proto = JSON.parse(`{"__proto__": {"s": "${'z'.repeat(3_000)}"}}`) as JsonValue;
-    const result = errorResult({ name: 't', toolCallId: '1.1' }, toolError('partial_data', 'half'), {}, { partialResult: [partial, proto] });
+    const result = errorResult(
+      { name: 't', toolCallId: '1.1' },
+      toolError('partial_data', 'half'),
+      {},
+      { partialResult: [partial, proto] },
+    );
     const view = toModelView(result) as { partial: [JsonValue, { __proto__: { s: string } }] };
     let inner = view.partial[0];
     for (let i = 0; i < 100_000; i++) inner = (inner as JsonValue[])[0]!;
@@ -84,8 +142,12 @@ describe('toModelView on deep and large values', () => {
 
   it('leaves out a priorInput over MAX_PRIOR_INPUT_BYTES (UTF-8), without writing it', () => {
     const call = { name: 't', toolCallId: '1.1' };
-    const small = toModelView(errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { q: 'ü'.repeat(900) } }));
-    const large = toModelView(errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { q: 'ü'.repeat(1_100) } }));
+    const small = toModelView(
+      errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { q: 'ü'.repeat(900) } }),
+    );
+    const large = toModelView(
+      errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { q: 'ü'.repeat(1_100) } }),
+    );
     expect((small as { hint: JsonObject }).hint.priorInput).toBeDefined();
     expect((large as { hint: JsonObject }).hint.priorInput).toBeUndefined();
     expect(MAX_PRIOR_INPUT_BYTES).toBe(2_000);

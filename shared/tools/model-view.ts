@@ -18,8 +18,18 @@ export const MAX_ISSUES_SHOWN = 20;
 
 /** Hint fields in the order the model reads them; `priorInput` is bounded separately. */
 const HINT_FIELDS = [
-  'reason', 'tool', 'message', 'missingFields', 'issues', 'clarifyingQuestion', 'exampleInput', 'priorInput',
-  'nextInput', 'retryAfterMs', 'availableTools', 'restrictToTool',
+  'reason',
+  'tool',
+  'message',
+  'missingFields',
+  'issues',
+  'clarifyingQuestion',
+  'exampleInput',
+  'priorInput',
+  'nextInput',
+  'retryAfterMs',
+  'availableTools',
+  'restrictToTool',
 ] as const satisfies readonly (keyof RetryHint)[];
 
 /** The model's view of one tool result (the `content` of its tool message). */
@@ -27,7 +37,12 @@ export function toModelView(result: ToolResult): JsonValue {
   if (result.status === 'ok') return result.result;
   if (result.status === 'validator_failed') {
     return {
-      error: { kind: 'validation', code: 'validator_failed', validator: truncateText(result.validator), message: truncateText(result.feedback) },
+      error: {
+        kind: 'validation',
+        code: 'validator_failed',
+        validator: truncateText(result.validator),
+        message: truncateText(result.feedback),
+      },
     };
   }
   const { error, retryHint, partialResult } = result;
@@ -48,7 +63,8 @@ function hintView(hint: RetryHint, errorMessage: string): JsonObject {
     if (value === undefined) continue;
     if (field === 'message' && truncateText(hint.message ?? '') === errorMessage) continue; // said once is enough
     if (field === 'priorInput' && jsonSize(value, MAX_PRIOR_INPUT_BYTES) > MAX_PRIOR_INPUT_BYTES) continue;
-    view[field] = field === 'issues' && Array.isArray(value) ? bounded(value.slice(0, MAX_ISSUES_SHOWN)) : bounded(value);
+    view[field] =
+      field === 'issues' && Array.isArray(value) ? bounded(value.slice(0, MAX_ISSUES_SHOWN)) : bounded(value);
   }
   return view;
 }
@@ -71,7 +87,14 @@ function bounded(value: JsonValue): JsonValue {
   for (let entry = work.pop(); entry; entry = work.pop()) {
     const [source, target] = entry;
     if (Array.isArray(source)) for (const item of source) (target as JsonValue[]).push(copy(item));
-    else for (const key of Object.keys(source)) Object.defineProperty(target, key, { value: copy(source[key]!), enumerable: true, writable: true, configurable: true });
+    else
+      for (const key of Object.keys(source))
+        Object.defineProperty(target, key, {
+          value: copy(source[key]!),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
   }
   return root[0]!;
 }

@@ -10,10 +10,12 @@ const TEXT = JSON.stringify({ rows: Array.from({ length: 50 }, (_, i) => i) });
 /** A store holding TEXT under `r-1`. */
 const store: PayloadStore = {
   put: async () => 'r-1',
-  read: async (ref, offset, length) => (ref === 'r-1' ? { text: TEXT.slice(offset, offset + length), total: TEXT.length } : undefined),
+  read: async (ref, offset, length) =>
+    ref === 'r-1' ? { text: TEXT.slice(offset, offset + length), total: TEXT.length } : undefined,
 };
 const context = (payloads?: PayloadStore) => ({ payloads }) as Parameters<typeof readResult.execute>[1];
-const read = async (args: unknown, payloads: PayloadStore | null = store) => await readResult.execute(readResult.input.parse(args), context(payloads ?? undefined));
+const read = async (args: unknown, payloads: PayloadStore | null = store) =>
+  await readResult.execute(readResult.input.parse(args), context(payloads ?? undefined));
 
 describe('read_result', () => {
   it('returns a slice and where the next one starts', async () => {
@@ -33,21 +35,34 @@ describe('read_result', () => {
   });
 
   it('reads from the start, 16,384 characters, when the model gives only the ref', async () => {
-    expect(readResult.input.parse({ ref: 'r-1' })).toEqual({ ref: 'r-1', offset: 0, length: DEFAULT_READ_RESULT_CHARS });
+    expect(readResult.input.parse({ ref: 'r-1' })).toEqual({
+      ref: 'r-1',
+      offset: 0,
+      length: DEFAULT_READ_RESULT_CHARS,
+    });
     expect(await read({ ref: 'r-1' })).toMatchObject({ offset: 0, text: TEXT, next: null });
   });
 
   it('refuses an empty ref, a negative offset and a length over 64 Ki characters', () => {
-    for (const args of [{ ref: '' }, { ref: 'x'.repeat(201) }, { ref: 'r', offset: -1 }, { ref: 'r', offset: 1.5 }, { ref: 'r', length: 0 }, { ref: 'r', length: MAX_READ_RESULT_CHARS + 1 }]) {
+    for (const args of [
+      { ref: '' },
+      { ref: 'x'.repeat(201) },
+      { ref: 'r', offset: -1 },
+      { ref: 'r', offset: 1.5 },
+      { ref: 'r', length: 0 },
+      { ref: 'r', length: MAX_READ_RESULT_CHARS + 1 },
+    ]) {
       expect(readResult.input.safeParse(args).success).toBe(false);
     }
     expect(readResult.input.safeParse({ ref: 'x'.repeat(200), length: MAX_READ_RESULT_CHARS }).success).toBe(true);
   });
 
-  it('an unknown ref is the model\'s mistake, with how to fix it', async () => {
+  it("an unknown ref is the model's mistake, with how to fix it", async () => {
     const failure = await read({ ref: 'r-2' }).catch((e: unknown) => e);
     expect(ToolFailure.isInstance(failure) && failure.code).toBe('invalid_arguments');
-    expect((failure as Error).message).toBe('No stored result has ref "r-2"; use the ref from the message of the cut result.');
+    expect((failure as Error).message).toBe(
+      'No stored result has ref "r-2"; use the ref from the message of the cut result.',
+    );
   });
 
   it('a worker without a store makes the tool unavailable', async () => {

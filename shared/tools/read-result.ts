@@ -26,9 +26,13 @@ export const readResult = defineTool({
   examples: [{ ref: 'r-1f0c…', offset: 0, length: 16_384 }],
   sideEffects: 'none',
   async execute({ ref, offset, length }, { payloads }) {
-    if (!payloads) throw ToolFailure.unavailable('This worker keeps no stored results (no PayloadStore is configured).');
+    if (!payloads)
+      throw ToolFailure.unavailable('This worker keeps no stored results (no PayloadStore is configured).');
     const slice = await payloads.read(ref, offset, length);
-    if (!slice) throw ToolFailure.invalidArguments(`No stored result has ref "${ref}"; use the ref from the message of the cut result.`);
+    if (!slice)
+      throw ToolFailure.invalidArguments(
+        `No stored result has ref "${ref}"; use the ref from the message of the cut result.`,
+      );
     const end = offset + slice.text.length;
     return {
       ref,

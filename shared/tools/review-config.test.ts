@@ -15,8 +15,12 @@ function refusal(config: unknown): string {
 describe('checkReviewConfig', () => {
   it('takes a review without allow (all four decisions) or with known decisions, once each', () => {
     expect(checkReviewConfig('refund', undefined)).toBeUndefined();
-    expect(checkReviewConfig('refund', { description: '  Check the amount. ' })).toEqual({ description: 'Check the amount.' });
-    expect(checkReviewConfig('refund', { allow: ['accept', 'reject', 'accept'] })).toEqual({ allow: ['accept', 'reject'] });
+    expect(checkReviewConfig('refund', { description: '  Check the amount. ' })).toEqual({
+      description: 'Check the amount.',
+    });
+    expect(checkReviewConfig('refund', { allow: ['accept', 'reject', 'accept'] })).toEqual({
+      allow: ['accept', 'reject'],
+    });
   });
 
   it('refuses an empty or unknown set of decisions, naming the tool and the decisions there are', () => {

@@ -22,12 +22,27 @@ export const MAX_REVIEW_DESCRIPTION_CHARS = 1_000;
 export function checkReviewConfig(tool: string, config: ReviewConfig | undefined): ReviewConfig | undefined {
   if (config === undefined) return undefined;
   const allow = config.allow;
-  if (allow !== undefined && (!Array.isArray(allow) || allow.length === 0 || allow.some((d) => !REVIEW_DECISIONS.includes(d)))) {
-    throw new DefinitionError('invalid_review_config', `The review of ${tool} must allow one or more of ${REVIEW_DECISIONS.join(', ')}.`);
+  if (
+    allow !== undefined &&
+    (!Array.isArray(allow) || allow.length === 0 || allow.some((d) => !REVIEW_DECISIONS.includes(d)))
+  ) {
+    throw new DefinitionError(
+      'invalid_review_config',
+      `The review of ${tool} must allow one or more of ${REVIEW_DECISIONS.join(', ')}.`,
+    );
   }
   const description = config.description;
-  if (description !== undefined && (typeof description !== 'string' || description.trim() === '' || description.length > MAX_REVIEW_DESCRIPTION_CHARS)) {
-    throw new DefinitionError('invalid_review_config', `The review description of ${tool} must be text of at most ${MAX_REVIEW_DESCRIPTION_CHARS} characters.`);
+  if (
+    description !== undefined &&
+    (typeof description !== 'string' || description.trim() === '' || description.length > MAX_REVIEW_DESCRIPTION_CHARS)
+  ) {
+    throw new DefinitionError(
+      'invalid_review_config',
+      `The review description of ${tool} must be text of at most ${MAX_REVIEW_DESCRIPTION_CHARS} characters.`,
+    );
   }
-  return Object.freeze({ ...(allow && { allow: Object.freeze([...new Set(allow)]) }), ...(description && { description: description.trim() }) });
+  return Object.freeze({
+    ...(allow && { allow: Object.freeze([...new Set(allow)]) }),
+    ...(description && { description: description.trim() }),
+  });
 }

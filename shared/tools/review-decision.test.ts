@@ -1,5 +1,12 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { allowedDecisions, isReviewDecisionType, REVIEW_DECISIONS, type ReviewDecision, type ReviewDecisionInput, type ReviewDecisionType } from './review-decision.js';
+import {
+  allowedDecisions,
+  isReviewDecisionType,
+  REVIEW_DECISIONS,
+  type ReviewDecision,
+  type ReviewDecisionInput,
+  type ReviewDecisionType,
+} from './review-decision.js';
 
 describe('the review-decision family', () => {
   it('has one variant per decision type, in each form', () => {
@@ -12,7 +19,8 @@ describe('the review-decision family', () => {
 
   it('knows its types and nothing else', () => {
     for (const type of REVIEW_DECISIONS) expect(isReviewDecisionType(type)).toBe(true);
-    for (const other of ['Accept', 'approve', '', undefined, null, 1, { type: 'accept' }]) expect(isReviewDecisionType(other)).toBe(false);
+    for (const other of ['Accept', 'approve', '', undefined, null, 1, { type: 'accept' }])
+      expect(isReviewDecisionType(other)).toBe(false);
   });
 
   it('a review allows what its tool allows, or all four for one carried from before configs existed', () => {

@@ -25,7 +25,9 @@ interface TakenFields extends SentFields {
 }
 
 /** One variant per decision type, discriminated by `type`. */
-type Family<Fields extends Record<ReviewDecisionType, object>> = { [T in ReviewDecisionType]: { readonly type: T } & Fields[T] }[ReviewDecisionType];
+type Family<Fields extends Record<ReviewDecisionType, object>> = {
+  [T in ReviewDecisionType]: { readonly type: T } & Fields[T];
+}[ReviewDecisionType];
 
 /** A decision as a person sends it (`reviewToolCallUpdate`, `run.review`, HTTP, A2A, MCP, the CLI). */
 export type ReviewDecisionInput = Family<SentFields>;
@@ -34,7 +36,10 @@ export type ReviewDecisionInput = Family<SentFields>;
 export type ReviewDecision = Family<TakenFields>;
 
 /** The variant of `T`, of either form. */
-export type ReviewDecisionOf<T extends ReviewDecisionType, D extends ReviewDecisionInput | ReviewDecision = ReviewDecision> = Extract<D, { readonly type: T }>;
+export type ReviewDecisionOf<
+  T extends ReviewDecisionType,
+  D extends ReviewDecisionInput | ReviewDecision = ReviewDecision,
+> = Extract<D, { readonly type: T }>;
 
 /** A decision a run took, kept (and carried across continue-as-new) so a repeat is recognised. */
 export interface DecidedReview {
@@ -46,7 +51,9 @@ export interface DecidedReview {
 }
 
 /** The decisions a pending review allows (shared/tools/review-config.ts; reviews carried from before the config existed allow all). */
-export function allowedDecisions(review: { readonly allowed?: readonly ReviewDecisionType[] }): readonly ReviewDecisionType[] {
+export function allowedDecisions(review: {
+  readonly allowed?: readonly ReviewDecisionType[];
+}): readonly ReviewDecisionType[] {
   return review.allowed ?? REVIEW_DECISIONS;
 }
 

@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { toolError, type ToolError } from '../failures/tool-error.js';
 import { jsonSize } from '../json/json-measure.js';
-import { DEFAULT_MAX_RESULT_BYTES, HARD_MAX_RESULT_BYTES, MAX_FAILURE_MESSAGE_CHARS, MAX_FIELD_ISSUES, MAX_HINT_BYTES } from '../size-limits.js';
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  HARD_MAX_RESULT_BYTES,
+  MAX_FAILURE_MESSAGE_CHARS,
+  MAX_FIELD_ISSUES,
+  MAX_HINT_BYTES,
+} from '../size-limits.js';
 import { boundChain, boundToolResult, isOversize, resultLimit } from './tool-result-size.js';
 import { errorResult, type ToolFailureResult, type ToolResult, type ToolSuccess } from './tool-result.js';
 
@@ -23,7 +29,7 @@ const cutTo = (text: string | undefined, max: number) => {
 };
 
 describe('resultLimit', () => {
-  it('is the tool\'s own limit, else the worker\'s, else the default, within [4 KiB, the hard maximum]', () => {
+  it("is the tool's own limit, else the worker's, else the default, within [4 KiB, the hard maximum]", () => {
     expect(resultLimit(10_000, 20_000)).toBe(10_000);
     expect(resultLimit(undefined, 20_000)).toBe(20_000);
     expect(resultLimit(undefined, undefined)).toBe(DEFAULT_MAX_RESULT_BYTES);
@@ -52,10 +58,20 @@ describe('boundToolResult: successes', () => {
     const result = success(orders(2_000));
     const bounded = boundToolResult(result, 50_000) as ToolFailureResult;
     expect(jsonSize(bounded)).toBeLessThanOrEqual(50_000);
-    expect(bounded).toMatchObject({ status: 'error', ...call, telemetry, error: { code: 'partial_data' }, retryHint: { reason: 'partial_data', tool: 'list_orders' } });
-    expect(bounded.error.message).toMatch(/^list_orders returned \d+ bytes of JSON, over its limit of 50000; only the start is kept \(the result keeps 1 of 1 keys; `orders` keeps \d+ of 2000 items\)\.$/);
+    expect(bounded).toMatchObject({
+      status: 'error',
+      ...call,
+      telemetry,
+      error: { code: 'partial_data' },
+      retryHint: { reason: 'partial_data', tool: 'list_orders' },
+    });
+    expect(bounded.error.message).toMatch(
+      /^list_orders returned \d+ bytes of JSON, over its limit of 50000; only the start is kept \(the result keeps 1 of 1 keys; `orders` keeps \d+ of 2000 items\)\.$/,
+    );
     expect(bounded.error.message).toContain(`returned ${jsonSize(result.result)} bytes`);
-    expect(bounded.retryHint!.message).toBe('Use the part kept, or call list_orders again asking for less (a narrower query, a smaller page).');
+    expect(bounded.retryHint!.message).toBe(
+      'Use the part kept, or call list_orders again asking for less (a narrower query, a smaller page).',
+    );
     const kept = (bounded.partialResult as { orders: unknown[] }).orders;
     expect(kept.length).toBeGreaterThan(100);
     expect(kept[0]).toEqual(result.result && (result.result as { orders: unknown[] }).orders[0]);
@@ -71,21 +87,33 @@ describe('boundToolResult: successes', () => {
   });
 
   it('says where the whole result is stored and how to read it', () => {
-    const bounded = boundToolResult(success(orders(2_000)), 50_000, { ref: 'r-9', chars: 123_456 }) as ToolFailureResult;
-    expect(bounded.error.message).toContain(' The whole result is stored: read its JSON text with read_result({ "ref": "r-9", "offset": 0, "length": 65536 }) (123456 characters in all).');
-    expect(bounded.retryHint!.message).toBe('Use the part kept, read the rest with read_result (ref "r-9"), or call list_orders again asking for less.');
+    const bounded = boundToolResult(success(orders(2_000)), 50_000, {
+      ref: 'r-9',
+      chars: 123_456,
+    }) as ToolFailureResult;
+    expect(bounded.error.message).toContain(
+      ' The whole result is stored: read its JSON text with read_result({ "ref": "r-9", "offset": 0, "length": 65536 }) (123456 characters in all).',
+    );
+    expect(bounded.retryHint!.message).toBe(
+      'Use the part kept, read the rest with read_result (ref "r-9"), or call list_orders again asking for less.',
+    );
   });
 
-  it('keeps the shadow guard\'s findings of an oversize success', () => {
-    const shadow = { violations: [{ guard: 'output_schema', message: 'extra key' }] } as unknown as ToolSuccess['shadow'];
+  it("keeps the shadow guard's findings of an oversize success", () => {
+    const shadow = {
+      violations: [{ guard: 'output_schema', message: 'extra key' }],
+    } as unknown as ToolSuccess['shadow'];
     const bounded = boundToolResult({ ...success(orders(2_000)), shadow }, 50_000);
     expect(bounded.shadow).toEqual(shadow);
   });
 });
 
 describe('boundToolResult: failures', () => {
-  it('cuts a validator failure\'s name and feedback', () => {
-    const bounded = boundToolResult({ status: 'validator_failed', ...call, validator: long(500), feedback: long(10_000), telemetry }, 1_000_000);
+  it("cuts a validator failure's name and feedback", () => {
+    const bounded = boundToolResult(
+      { status: 'validator_failed', ...call, validator: long(500), feedback: long(10_000), telemetry },
+      1_000_000,
+    );
     expect(bounded).toMatchObject({ status: 'validator_failed', ...call, telemetry });
     if (bounded.status !== 'validator_failed') throw new Error('unreachable');
     cutTo(bounded.validator, 200);
@@ -93,14 +121,22 @@ describe('boundToolResult: failures', () => {
   });
 
   it('leaves a small failure as it was', () => {
-    const failure = errorResult(call, toolError('timeout', 'slow'), { message: 'try later', retryAfterMs: 5 }, { partialResult: { a: 1 }, telemetry });
+    const failure = errorResult(
+      call,
+      toolError('timeout', 'slow'),
+      { message: 'try later', retryAfterMs: 5 },
+      { partialResult: { a: 1 }, telemetry },
+    );
     expect(boundToolResult(failure, 100_000)).toEqual(failure);
     const bare: ToolFailureResult = { status: 'error', ...call, error: toolError('timeout', 'slow'), telemetry };
     expect(boundToolResult(bare, 100_000)).toEqual(bare);
   });
 
-  it('cuts the messages of the whole error chain, names included, and the hint\'s texts and lists', () => {
-    const error = { ...toolError('internal_error', long(5_000), toolError('timeout', long(5_000))), name: long(500) } as ToolError;
+  it("cuts the messages of the whole error chain, names included, and the hint's texts and lists", () => {
+    const error = {
+      ...toolError('internal_error', long(5_000), toolError('timeout', long(5_000))),
+      name: long(500),
+    } as ToolError;
     const issues = Array.from({ length: 80 }, (_, i) => ({ path: `f${i}`, message: long(600) }));
     const failure = errorResult(call, error, {
       message: long(5_000),
@@ -123,9 +159,12 @@ describe('boundToolResult: failures', () => {
     expect(hint.issues).toBeUndefined();
   });
 
-  it('caps a hint\'s lists and keeps them when that is enough', () => {
+  it("caps a hint's lists and keeps them when that is enough", () => {
     const failure = errorResult(call, toolError('invalid_arguments', 'bad'), {
-      issues: Array.from({ length: 80 }, (_, i) => ({ path: `f${i}`, message: long(600) })).map((x) => ({ ...x, message: 'short' })),
+      issues: Array.from({ length: 80 }, (_, i) => ({ path: `f${i}`, message: long(600) })).map((x) => ({
+        ...x,
+        message: 'short',
+      })),
       missingFields: Array.from({ length: 80 }, (_, i) => `f${i}`),
       availableTools: Array.from({ length: 300 }, (_, i) => `t${i}`),
     });
@@ -136,13 +175,21 @@ describe('boundToolResult: failures', () => {
     expect(hint.issues![0]!.message).toBe('short');
   });
 
-  it('cuts an issue\'s message to 500 characters', () => {
-    const failure = errorResult(call, toolError('invalid_arguments', 'bad'), { issues: [{ path: 'a', message: long(900) }] });
-    expect((boundToolResult(failure, HARD_MAX_RESULT_BYTES) as ToolFailureResult).retryHint!.issues![0]!.message).toHaveLength(500);
+  it("cuts an issue's message to 500 characters", () => {
+    const failure = errorResult(call, toolError('invalid_arguments', 'bad'), {
+      issues: [{ path: 'a', message: long(900) }],
+    });
+    expect(
+      (boundToolResult(failure, HARD_MAX_RESULT_BYTES) as ToolFailureResult).retryHint!.issues![0]!.message,
+    ).toHaveLength(500);
   });
 
   it('drops the largest droppable hint fields first, keeping the smaller ones', () => {
-    const failure = errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { blob: long(20_000) }, exampleInput: { a: 1 }, missingFields: ['a'] });
+    const failure = errorResult(call, toolError('invalid_arguments', 'bad'), {
+      priorInput: { blob: long(20_000) },
+      exampleInput: { a: 1 },
+      missingFields: ['a'],
+    });
     const hint = (boundToolResult(failure, HARD_MAX_RESULT_BYTES) as ToolFailureResult).retryHint!;
     expect(hint.priorInput).toBeUndefined();
     expect(hint.exampleInput).toEqual({ a: 1 });
@@ -150,28 +197,52 @@ describe('boundToolResult: failures', () => {
   });
 
   it('cuts an oversize partial result of a failure to what fits', () => {
-    const failure = errorResult(call, toolError('partial_data', 'page 1 only'), {}, { partialResult: orders(2_000), telemetry });
+    const failure = errorResult(
+      call,
+      toolError('partial_data', 'page 1 only'),
+      {},
+      { partialResult: orders(2_000), telemetry },
+    );
     const bounded = boundToolResult(failure, 20_000) as ToolFailureResult;
     expect(jsonSize(bounded)).toBeLessThanOrEqual(20_000);
     expect((bounded.partialResult as { orders: unknown[] }).orders.length).toBeGreaterThan(50);
     expect(bounded.error.message).toBe('page 1 only');
   });
 
-  it('drops the partial result when almost nothing of it would fit, and then the hint\'s extras', () => {
+  it("drops the partial result when almost nothing of it would fit, and then the hint's extras", () => {
     const hintMessage = 'm'.repeat(1_500);
-    const failure = errorResult(call, toolError('partial_data', 'x'.repeat(1_500)), { message: hintMessage, missingFields: ['a'.repeat(1_000)], exampleInput: { e: 'e'.repeat(1_000) } }, { partialResult: orders(50) });
+    const failure = errorResult(
+      call,
+      toolError('partial_data', 'x'.repeat(1_500)),
+      { message: hintMessage, missingFields: ['a'.repeat(1_000)], exampleInput: { e: 'e'.repeat(1_000) } },
+      { partialResult: orders(50) },
+    );
     const size = jsonSize({ ...failure, partialResult: undefined });
     const bounded = boundToolResult(failure, size + 40) as ToolFailureResult;
     expect(bounded).not.toHaveProperty('partialResult');
     expect(bounded.retryHint).toEqual(failure.retryHint);
     const tiny = boundToolResult(failure, 4_000) as ToolFailureResult;
     expect(tiny.retryHint).toEqual({ reason: 'partial_data', tool: 'list_orders', message: hintMessage });
-    const noMessage = errorResult(call, toolError('partial_data', 'x'.repeat(3_000)), { missingFields: ['a'.repeat(3_000)] }, { partialResult: orders(50) });
-    expect((boundToolResult(noMessage, 4_000) as ToolFailureResult).retryHint).toStrictEqual({ reason: 'partial_data', tool: 'list_orders' });
+    const noMessage = errorResult(
+      call,
+      toolError('partial_data', 'x'.repeat(3_000)),
+      { missingFields: ['a'.repeat(3_000)] },
+      { partialResult: orders(50) },
+    );
+    expect((boundToolResult(noMessage, 4_000) as ToolFailureResult).retryHint).toStrictEqual({
+      reason: 'partial_data',
+      tool: 'list_orders',
+    });
   });
 
   it('a failure without a hint comes back without one', () => {
-    const bare: ToolResult = { status: 'error', ...call, error: toolError('internal_error', long(9_000)), partialResult: orders(100), telemetry };
+    const bare: ToolResult = {
+      status: 'error',
+      ...call,
+      error: toolError('internal_error', long(9_000)),
+      partialResult: orders(100),
+      telemetry,
+    };
     const bounded = boundToolResult(bare, 4_096) as ToolFailureResult;
     expect(bounded).not.toHaveProperty('retryHint');
     cutTo(bounded.error.message, MAX_FAILURE_MESSAGE_CHARS);
@@ -180,7 +251,12 @@ describe('boundToolResult: failures', () => {
 
 describe('boundToolResult: the edges of the limit', () => {
   const small = (partialResult?: ToolSuccess['result']) =>
-    errorResult(call, toolError('partial_data', 'first page'), { message: 'ask for page 2' }, { ...(partialResult !== undefined && { partialResult }), telemetry });
+    errorResult(
+      call,
+      toolError('partial_data', 'first page'),
+      { message: 'ask for page 2' },
+      { ...(partialResult !== undefined && { partialResult }), telemetry },
+    );
 
   it('a failure that fits keeps its partial result, however little room is left around it', () => {
     const failure = small({ p: 1 });
@@ -195,7 +271,12 @@ describe('boundToolResult: the edges of the limit', () => {
   });
 
   it('an oversize failure without a partial result gets none', () => {
-    const failure: ToolFailureResult = { status: 'error', ...call, error: toolError('internal_error', long(9_000)), telemetry };
+    const failure: ToolFailureResult = {
+      status: 'error',
+      ...call,
+      error: toolError('internal_error', long(9_000)),
+      telemetry,
+    };
     expect(Object.keys(boundToolResult(failure, 4_096))).not.toContain('partialResult');
   });
 
@@ -217,28 +298,43 @@ describe('boundToolResult: the edges of the limit', () => {
 
   it('drops the largest optional field wherever it is listed, and on a tie the input the model sent before the example', () => {
     const tools = Array.from({ length: 200 }, (_, i) => `tool_${i}_${'n'.repeat(90)}`);
-    const big = errorResult(call, toolError('unknown_tool', 'no such tool'), { priorInput: { a: 1 }, availableTools: tools });
+    const big = errorResult(call, toolError('unknown_tool', 'no such tool'), {
+      priorInput: { a: 1 },
+      availableTools: tools,
+    });
     const hint = (boundToolResult(big, HARD_MAX_RESULT_BYTES) as ToolFailureResult).retryHint!;
     expect(hint.availableTools).toBeUndefined();
     expect(hint.priorInput).toEqual({ a: 1 });
-    const tie = errorResult(call, toolError('invalid_arguments', 'bad'), { priorInput: { a: long(9_000) }, exampleInput: { a: long(9_000) } });
+    const tie = errorResult(call, toolError('invalid_arguments', 'bad'), {
+      priorInput: { a: long(9_000) },
+      exampleInput: { a: long(9_000) },
+    });
     const kept = (boundToolResult(tie, HARD_MAX_RESULT_BYTES) as ToolFailureResult).retryHint!;
     expect(kept.priorInput).toBeUndefined();
     expect(kept.exampleInput).toEqual({ a: long(9_000) });
   });
 
-  it('a hint still over 16 KiB once every optional field went is left at that (its tool\'s name is what it is)', () => {
+  it("a hint still over 16 KiB once every optional field went is left at that (its tool's name is what it is)", () => {
     const named = { name: `t_${'n'.repeat(20_000)}`, toolCallId: '1' };
-    const failure = errorResult(named, toolError('invalid_arguments', 'bad'), { priorInput: { a: 1 }, missingFields: ['a'] });
+    const failure = errorResult(named, toolError('invalid_arguments', 'bad'), {
+      priorInput: { a: 1 },
+      missingFields: ['a'],
+    });
     const hint = (boundToolResult(failure, HARD_MAX_RESULT_BYTES) as ToolFailureResult).retryHint!;
     expect(hint).toStrictEqual({ reason: failure.retryHint!.reason, tool: named.name });
   });
 });
 
 describe('boundChain', () => {
-  it('keeps every link\'s code, kind, message and name, and nothing else', () => {
+  it("keeps every link's code, kind, message and name, and nothing else", () => {
     const inner = { ...toolError('timeout', 'inner'), extra: 'dropped' } as ToolError;
     const outer = { ...toolError('internal_error', 'outer', inner), name: 'Boom' } as ToolError;
-    expect(boundChain(outer)).toStrictEqual({ code: 'internal_error', kind: outer.kind, message: 'outer', name: 'Boom', cause: { code: 'timeout', kind: inner.kind, message: 'inner' } });
+    expect(boundChain(outer)).toStrictEqual({
+      code: 'internal_error',
+      kind: outer.kind,
+      message: 'outer',
+      name: 'Boom',
+      cause: { code: 'timeout', kind: inner.kind, message: 'inner' },
+    });
   });
 });

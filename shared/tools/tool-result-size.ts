@@ -12,7 +12,13 @@ import { errorChain, toolError, type ToolError } from '../failures/tool-error.js
 import { boundText } from '../json/bounded-text.js';
 import { describeCuts, fitJson } from '../json/fit-json.js';
 import { jsonSize } from '../json/json-measure.js';
-import { DEFAULT_MAX_RESULT_BYTES, HARD_MAX_RESULT_BYTES, MAX_FAILURE_MESSAGE_CHARS, MAX_FIELD_ISSUES, MAX_HINT_BYTES } from '../size-limits.js';
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  HARD_MAX_RESULT_BYTES,
+  MAX_FAILURE_MESSAGE_CHARS,
+  MAX_FIELD_ISSUES,
+  MAX_HINT_BYTES,
+} from '../size-limits.js';
 
 /** Where an oversize result was stored in full (see PayloadStore and the read_result tool). */
 export interface StoredResult {
@@ -39,7 +45,11 @@ export function isOversize(result: ToolResult, maxBytes: number): boolean {
 export function boundToolResult(result: ToolResult, maxBytes: number, stored?: StoredResult): ToolResult {
   if (result.status === 'ok') return isOversize(result, maxBytes) ? oversizeSuccess(result, maxBytes, stored) : result;
   if (result.status === 'validator_failed') {
-    return { ...result, validator: boundText(result.validator, 200), feedback: boundText(result.feedback, MAX_FAILURE_MESSAGE_CHARS) };
+    return {
+      ...result,
+      validator: boundText(result.validator, 200),
+      feedback: boundText(result.feedback, MAX_FAILURE_MESSAGE_CHARS),
+    };
   }
   return boundFailure(result, maxBytes);
 }
@@ -55,7 +65,12 @@ function oversizeSuccess(result: ToolSuccess, maxBytes: number, stored: StoredRe
   const advice = stored
     ? `Use the part kept, read the rest with read_result (ref "${stored.ref}"), or call ${result.name} again asking for less.`
     : `Use the part kept, or call ${result.name} again asking for less (a narrower query, a smaller page).`;
-  const failure = errorResult(result, toolError('partial_data', message), { message: advice }, { partialResult: fitted.value, telemetry: result.telemetry });
+  const failure = errorResult(
+    result,
+    toolError('partial_data', message),
+    { message: advice },
+    { partialResult: fitted.value, telemetry: result.telemetry },
+  );
   return result.shadow === undefined ? failure : { ...failure, shadow: result.shadow };
 }
 
@@ -82,7 +97,12 @@ export function boundChain(error: ToolError): ToolError {
   let chain: ToolError | undefined;
   for (let i = links.length - 1; i >= 0; i--) {
     const { code, kind, message, name } = links[i]!;
-    const link: ToolError = { code, kind, message: boundText(message, MAX_FAILURE_MESSAGE_CHARS), ...(name === undefined ? {} : { name: boundText(name, 200) }) };
+    const link: ToolError = {
+      code,
+      kind,
+      message: boundText(message, MAX_FAILURE_MESSAGE_CHARS),
+      ...(name === undefined ? {} : { name: boundText(name, 200) }),
+    };
     chain = chain === undefined ? link : { ...link, cause: chain };
   }
   return chain!;
@@ -93,8 +113,16 @@ function boundHint(hint: RetryHint): RetryHint {
   let bounded: RetryHint = {
     ...hint,
     ...(hint.message === undefined ? {} : { message: boundText(hint.message, MAX_FAILURE_MESSAGE_CHARS) }),
-    ...(hint.clarifyingQuestion === undefined ? {} : { clarifyingQuestion: boundText(hint.clarifyingQuestion, MAX_FAILURE_MESSAGE_CHARS) }),
-    ...(hint.issues === undefined ? {} : { issues: hint.issues.slice(0, MAX_FIELD_ISSUES).map((issue) => ({ ...issue, message: boundText(issue.message, 500) })) }),
+    ...(hint.clarifyingQuestion === undefined
+      ? {}
+      : { clarifyingQuestion: boundText(hint.clarifyingQuestion, MAX_FAILURE_MESSAGE_CHARS) }),
+    ...(hint.issues === undefined
+      ? {}
+      : {
+          issues: hint.issues
+            .slice(0, MAX_FIELD_ISSUES)
+            .map((issue) => ({ ...issue, message: boundText(issue.message, 500) })),
+        }),
     ...(hint.missingFields === undefined ? {} : { missingFields: hint.missingFields.slice(0, MAX_FIELD_ISSUES) }),
     ...(hint.availableTools === undefined ? {} : { availableTools: hint.availableTools.slice(0, 200) }),
   };

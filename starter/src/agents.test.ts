@@ -13,7 +13,11 @@ const shop = demoShop();
 let env: TestEnvironment;
 
 beforeAll(async () => {
-  env = await startTestEnvironment({ agents, deps: shop, workflowsPath: fileURLToPath(new URL('./agents.ts', import.meta.url)) });
+  env = await startTestEnvironment({
+    agents,
+    deps: shop,
+    workflowsPath: fileURLToPath(new URL('./agents.ts', import.meta.url)),
+  });
 }, 120_000);
 afterAll(() => env?.close());
 

@@ -24,11 +24,19 @@ export interface Shop {
 export const findOrder = defineTool({
   name: 'find_order',
   description: 'Look up an order by its id, e.g. A-1001.',
-  input: z.object({ orderId: z.string().regex(/^A-\d+$/).describe('The order id, like A-1001') }),
+  input: z.object({
+    orderId: z
+      .string()
+      .regex(/^A-\d+$/)
+      .describe('The order id, like A-1001'),
+  }),
   examples: [{ orderId: 'A-1001' }],
   execute: async ({ orderId }, { deps }: ToolContext<Shop>) => {
     const order = await deps.findOrder(orderId);
-    if (!order) throw ToolFailure.invalidArguments(`There is no order ${orderId}.`, { clarifyingQuestion: 'Which order number is it?' });
+    if (!order)
+      throw ToolFailure.invalidArguments(`There is no order ${orderId}.`, {
+        clarifyingQuestion: 'Which order number is it?',
+      });
     return order;
   },
 });
@@ -40,7 +48,8 @@ export const issueRefund = defineTool({
   input: z.object({ orderId: z.string(), amount: z.number().positive(), reason: z.string() }),
   sideEffects: 'once',
   approval: ({ amount }) => amount > 20,
-  execute: async ({ orderId, amount }, { deps, idempotencyKey }: ToolContext<Shop>) => deps.refund(orderId, amount, idempotencyKey),
+  execute: async ({ orderId, amount }, { deps, idempotencyKey }: ToolContext<Shop>) =>
+    deps.refund(orderId, amount, idempotencyKey),
 });
 
 export const supportAgent = defineAgent({

@@ -14,13 +14,23 @@ export interface People {
 }
 
 /** Runs the support agent on `message` until it answers; returns the answer. */
-export async function helpCustomer(runs: CairnClient, message: string, people: People, options: { model?: string } = {}): Promise<string> {
+export async function helpCustomer(
+  runs: CairnClient,
+  message: string,
+  people: People,
+  options: { model?: string } = {},
+): Promise<string> {
   let { run, state } = await runs.startUntilIdle({ agent: 'support', prompt: message, ...options });
   while (state.phase !== 'done') {
     if (state.paused) throw new Error(`Run ${run.workflowId} was paused (cairn-agents/client: run.resume() goes on).`);
     if (state.clarification) await run.answer(await people.ask(state.clarification.question));
     for (const review of state.reviews)
-      await run.review(review, (await people.approve(review.name, review.args)) ? { type: 'accept' } : { type: 'reject', reason: 'The operator said no.' });
+      await run.review(
+        review,
+        (await people.approve(review.name, review.args))
+          ? { type: 'accept' }
+          : { type: 'reject', reason: 'The operator said no.' },
+      );
     state = await run.untilIdle();
   }
   return state.answer ?? '';
@@ -31,10 +41,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     const runs = await connectCairnClient();
     try {
-      const answer = await helpCustomer(runs, process.argv[2] ?? 'My order arrived very late. Can I get my money back?', {
-        ask: (question) => terminal.question(`${question}\n> `),
-        approve: async (tool, args) => /^y/i.test(await terminal.question(`Approve ${tool} ${JSON.stringify(args)}? [y/n] `)),
-      });
+      const answer = await helpCustomer(
+        runs,
+        process.argv[2] ?? 'My order arrived very late. Can I get my money back?',
+        {
+          ask: (question) => terminal.question(`${question}\n> `),
+          approve: async (tool, args) =>
+            /^y/i.test(await terminal.question(`Approve ${tool} ${JSON.stringify(args)}? [y/n] `)),
+        },
+      );
       console.log(answer);
     } finally {
       await runs.close();

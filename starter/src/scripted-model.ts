@@ -11,7 +11,14 @@ import { PerRunScriptedModel, scriptStep, type ScriptContext } from 'cairn-agent
 /** What a worker registers: `scripted:support`. */
 export function scriptedModels() {
   // Every turn of a run decides from what the run holds so far; ten turns is more than it needs.
-  return { scripts: { support: new PerRunScriptedModel('support', Array.from({ length: 10 }, () => scriptStep.react(nextStep))) } };
+  return {
+    scripts: {
+      support: new PerRunScriptedModel(
+        'support',
+        Array.from({ length: 10 }, () => scriptStep.react(nextStep)),
+      ),
+    },
+  };
 }
 
 type Message = ScriptContext['messages'][number];
@@ -24,11 +31,17 @@ function nextStep({ messages }: ScriptContext) {
   const orderId = [...said.matchAll(/A-\d+/g)].at(-1)?.[0];
   const last = messages.findLast((m): m is ToolMessage => m.role === 'tool');
   const seen = (last?.content ?? null) as Seen;
-  if (!last || (last.name === 'find_order' && seen?.error)) return scriptStep.call('find_order', orderId ? { orderId } : {});
+  if (!last || (last.name === 'find_order' && seen?.error))
+    return scriptStep.call('find_order', orderId ? { orderId } : {});
   if (last.name === 'find_order' && seen?.id) {
     if (!seen.daysLate) return scriptStep.text(`Order ${seen.id} arrived on time, so there is nothing to refund.`);
-    return scriptStep.call('issue_refund', { orderId: seen.id, amount: seen.total ?? 0, reason: `${seen.daysLate} days late` });
+    return scriptStep.call('issue_refund', {
+      orderId: seen.id,
+      amount: seen.total ?? 0,
+      reason: `${seen.daysLate} days late`,
+    });
   }
-  if (last.name === 'issue_refund' && seen?.reference) return scriptStep.text(`Your order was late, so I refunded it in full (reference ${seen.reference}).`);
+  if (last.name === 'issue_refund' && seen?.reference)
+    return scriptStep.text(`Your order was late, so I refunded it in full (reference ${seen.reference}).`);
   return scriptStep.text(`I could not finish: ${seen?.error?.message ?? 'something went wrong'}`);
 }

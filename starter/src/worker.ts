@@ -41,7 +41,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       deps: demoShop(),
       models: scriptedModels(), // the agent's `scripted:support`; delete with src/scripted-model.ts
       workflowsPath: fileURLToPath(new URL('./agents.ts', import.meta.url)),
-      onReady: ({ address, taskQueue }) => console.log(`Worker polling task queue "${taskQueue}" on ${address}. Ctrl-C to stop.`),
+      onReady: ({ address, taskQueue }) =>
+        console.log(`Worker polling task queue "${taskQueue}" on ${address}. Ctrl-C to stop.`),
     });
   } catch (error) {
     // One line for a person (no server at the address, a bundle that cannot build), not a trace.

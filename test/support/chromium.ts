@@ -42,7 +42,12 @@ export async function chromiumBinary(env: NodeJS.ProcessEnv = process.env): Prom
 export async function launchChromium(): Promise<Browser> {
   const binary = await chromiumBinary();
   try {
-    return await chromium.launch({ executablePath: binary.path, headless: true, args: [...CHROMIUM_FLAGS], timeout: 30_000 });
+    return await chromium.launch({
+      executablePath: binary.path,
+      headless: true,
+      args: [...CHROMIUM_FLAGS],
+      timeout: 30_000,
+    });
   } catch (error) {
     throw new Error(
       `Chromium from ${binary.source} (${binary.path}) did not start: ${(error as Error).message.split('\n')[0]}. ` +
@@ -63,7 +68,11 @@ export async function installChromiumIfMissing(log: (line: string) => void): Pro
   if (process.getuid?.() !== 0 || !(await isExecutable('/usr/bin/apt-get'))) return;
   log("No Chromium on this machine: installing Debian's (apt-get install -y chromium) for the browser tests");
   const apt = (...args: string[]) =>
-    promisify(execFile)('apt-get', ['-q', ...args], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+    promisify(execFile)('apt-get', ['-q', ...args], {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 15 * 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
   try {
     await apt('update');
     await apt('install', '-y', 'chromium');

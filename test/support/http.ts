@@ -49,7 +49,12 @@ export async function* sseMessages(response: Response): AsyncGenerator<SseMessag
           const key = line.slice(0, at);
           fields[key] = (fields[key] ? `${fields[key]}\n` : '') + line.slice(at + 1).replace(/^ /, '');
         }
-        if (fields.data !== undefined) yield { ...(fields.id !== undefined && { id: fields.id }), ...(fields.event !== undefined && { event: fields.event }), data: fields.data };
+        if (fields.data !== undefined)
+          yield {
+            ...(fields.id !== undefined && { id: fields.id }),
+            ...(fields.event !== undefined && { event: fields.event }),
+            data: fields.data,
+          };
       }
     }
   } finally {

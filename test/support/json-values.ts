@@ -5,7 +5,20 @@
  */
 import type { JsonValue } from '../../shared/json/json.js';
 
-const STRINGS = ['', 'a', 'ü', '日本語', '😀', 'quote " and \\ backslash', 'line\nbreak\ttab', '\u0000\u0001\u001f', 'lone \ud800 high', 'lone \udc00 low', '\u2028\u2029', 'x'.repeat(40)];
+const STRINGS = [
+  '',
+  'a',
+  'ü',
+  '日本語',
+  '😀',
+  'quote " and \\ backslash',
+  'line\nbreak\ttab',
+  '\u0000\u0001\u001f',
+  'lone \ud800 high',
+  'lone \udc00 low',
+  '\u2028\u2029',
+  'x'.repeat(40),
+];
 const KEYS = ['a', 'b', 'id', '__proto__', 'constructor', '0', '10', '2', '', 'ü', 'k"q', 'toString'];
 const NUMBERS = [0, -0, 1, -1, 1.5, -3.25, 1e21, 1e-7, 2 ** 53, Number.MAX_VALUE, Number.MIN_VALUE];
 
@@ -31,7 +44,8 @@ export function randomJson(next: () => number, shape: JsonValueShape = {}, depth
   const width = Math.floor(next() * (maxWidth + 1));
   if (roll < 0.65) return Array.from({ length: width }, () => randomJson(next, shape, depth + 1));
   const entries: [string, JsonValue][] = [];
-  for (let i = 0; i < width; i++) entries.push([next() < 0.5 ? pick(KEYS) : `k${i}`, randomJson(next, shape, depth + 1)]);
+  for (let i = 0; i < width; i++)
+    entries.push([next() < 0.5 ? pick(KEYS) : `k${i}`, randomJson(next, shape, depth + 1)]);
   return Object.fromEntries(entries); // defines own properties: `__proto__` stays data
 }
 
@@ -44,7 +58,9 @@ export function deepJson(depth: number, kind: 'array' | 'object' = 'array', leaf
 
 /** The JSON text of `deepJson(depth, kind)`, built as text (JSON.stringify overflows near depth 5,000). */
 export function deepJsonText(depth: number, kind: 'array' | 'object' = 'array'): string {
-  return kind === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return kind === 'array'
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 /** UTF-8 bytes of JSON.stringify(value): the reference a measurement must match. */

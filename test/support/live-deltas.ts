@@ -29,7 +29,12 @@ export interface Hold {
 export function streamingModels<Name extends string>(scripts: Record<Name, Script>) {
   const hooks = new Map<string, ScriptedStreaming>();
   const models = Object.fromEntries(
-    Object.entries<Script>(scripts).map(([name, script]) => [name, new ScriptedModel(name, script, { streaming: { pieces: 10, before: (i, context) => hooks.get(name)?.before?.(i, context) } })]),
+    Object.entries<Script>(scripts).map(([name, script]) => [
+      name,
+      new ScriptedModel(name, script, {
+        streaming: { pieces: 10, before: (i, context) => hooks.get(name)?.before?.(i, context) },
+      }),
+    ]),
   ) as Record<Name, ScriptedModel>;
   const live = {
     models,
@@ -58,14 +63,23 @@ export function streamingModels<Name extends string>(scripts: Record<Name, Scrip
   return live;
 }
 
-export const assistantTexts = (messages: readonly Message[]) => messages.flatMap((m) => (m.role === 'assistant' && typeof m.content === 'string' && m.content ? [m.content] : []));
+export const assistantTexts = (messages: readonly Message[]) =>
+  messages.flatMap((m) => (m.role === 'assistant' && typeof m.content === 'string' && m.content ? [m.content] : []));
 
 /**
  * An AG-UI run whose model call is held: the first TEXT_MESSAGE_CONTENT releases it (so it reached
  * the client while the call was open); the final message is what the deltas add up to, once.
  */
-export async function expectAguiDeltasWhileHeld(url: string, held: Hold, threadId = `t-${randomUUID()}`): Promise<BaseEvent[]> {
-  const agent = new HttpAgent({ url: `${url}/agui`, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }] });
+export async function expectAguiDeltasWhileHeld(
+  url: string,
+  held: Hold,
+  threadId = `t-${randomUUID()}`,
+): Promise<BaseEvent[]> {
+  const agent = new HttpAgent({
+    url: `${url}/agui`,
+    threadId,
+    initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }],
+  });
   const events: BaseEvent[] = [];
   let contentWhileHeld = false;
   await agent.runAgent(undefined, {
@@ -82,7 +96,9 @@ export async function expectAguiDeltasWhileHeld(url: string, held: Hold, threadI
   expect(types.filter((t) => t === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(1);
   expect(types.indexOf(EventType.TEXT_MESSAGE_START)).toBeLessThan(types.indexOf(EventType.TEXT_MESSAGE_CONTENT));
   expect(types.at(-1)).toBe('RUN_FINISHED');
-  const deltas = events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => (e as unknown as { delta: string }).delta);
+  const deltas = events
+    .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
+    .map((e) => (e as unknown as { delta: string }).delta);
   expect(deltas.join('')).toBe(REPLY);
   // The streamed turn was the final answer: `finish` did not send it again.
   expect(assistantTexts(agent.messages)).toEqual([REPLY]);
@@ -94,7 +110,11 @@ export async function expectAguiDeltasWhileHeld(url: string, held: Hold, threadI
  * which holds a prefix of the reply; dropping it leaves the retry's message alone, whole.
  */
 export async function expectAguiResetThenWhole(url: string): Promise<void> {
-  const agent = new HttpAgent({ url: `${url}/agui`, threadId: `t-${randomUUID()}`, initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }] });
+  const agent = new HttpAgent({
+    url: `${url}/agui`,
+    threadId: `t-${randomUUID()}`,
+    initialMessages: [{ id: 'u1', role: 'user', content: 'Where is A-1001?' }],
+  });
   const events: BaseEvent[] = [];
   await agent.runAgent(undefined, { onEvent: ({ event }) => void events.push(event) });
   const resets = events.filter((e) => e.type === 'CUSTOM' && (e as unknown as { name: string }).name === 'cairn.reset');
@@ -106,14 +126,29 @@ export async function expectAguiResetThenWhole(url: string): Promise<void> {
   expect(assistantTexts(agent.messages.filter((m) => m.id !== stale))).toEqual([REPLY]);
 }
 
-export const userMessage = (text: string): UIMessage => ({ id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] });
+export const userMessage = (text: string): UIMessage => ({
+  id: randomUUID(),
+  role: 'user',
+  parts: [{ type: 'text', text }],
+});
 export const uiTexts = (m: UIMessage) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
 
 /** Sends to the handler's `/chat` as `useChat` does and reads the stream to its last message. */
-export async function chat(url: string, chatId: string, text: string | UIMessage[], onMessage: (m: UIMessage) => void = () => {}): Promise<UIMessage> {
+export async function chat(
+  url: string,
+  chatId: string,
+  text: string | UIMessage[],
+  onMessage: (m: UIMessage) => void = () => {},
+): Promise<UIMessage> {
   const transport = new DefaultChatTransport<UIMessage>({ api: `${url}/chat` });
   const messages = typeof text === 'string' ? [userMessage(text)] : text;
-  const stream = await transport.sendMessages({ trigger: 'submit-message', chatId, messageId: undefined, messages, abortSignal: undefined });
+  const stream = await transport.sendMessages({
+    trigger: 'submit-message',
+    chatId,
+    messageId: undefined,
+    messages,
+    abortSignal: undefined,
+  });
   let last: UIMessage | undefined;
   for await (const message of readUIMessageStream<UIMessage>({ stream, terminateOnError: true })) {
     onMessage(message);

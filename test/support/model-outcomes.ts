@@ -43,7 +43,12 @@ const call = (next: () => number, names: readonly string[], args?: string) => ({
 const ok = (response: unknown) => ({ status: 'ok', response });
 const reply = (extra: Record<string, unknown>) => ok({ text: '', toolCalls: [], finishReason: 'stop', ...extra });
 const throwing = (target: Record<string, unknown>, key: string): Record<string, unknown> =>
-  Object.defineProperty({ ...target }, key, { enumerable: true, get: () => { throw new TypeError(`${key} exploded`); } });
+  Object.defineProperty({ ...target }, key, {
+    enumerable: true,
+    get: () => {
+      throw new TypeError(`${key} exploded`);
+    },
+  });
 const revoked = (): object => {
   const { proxy, revoke } = Proxy.revocable({}, {});
   revoke();
@@ -56,12 +61,20 @@ const cyclic = (): unknown => {
 };
 
 const WELL_FORMED: Record<string, Maker> = {
-  text_answer: (next) => reply({ text: pick(next, ['Done.', 'Your order shipped.', '<think>hm</think>It is late.', '']) }),
+  text_answer: (next) =>
+    reply({ text: pick(next, ['Done.', 'Your order shipped.', '<think>hm</think>It is late.', '']) }),
   one_call: (next, names) => reply({ toolCalls: [call(next, names)], finishReason: 'tool_calls' }),
-  several_calls: (next, names) => reply({ toolCalls: Array.from({ length: 2 + Math.floor(next() * 5) }, () => call(next, names)), finishReason: 'tool_calls' }),
-  malformed_json_arguments: (next, names) => reply({ toolCalls: [call(next, names, '{"customer_id": "C-1", "page"')], finishReason: 'tool_calls' }),
-  random_json_arguments: (next, names) => reply({ toolCalls: [call(next, names, JSON.stringify(randomJson(next)))], finishReason: 'tool_calls' }),
-  deep_arguments_text: (next, names) => reply({ toolCalls: [call(next, names, `{"doc":${'['.repeat(10_000)}${']'.repeat(10_000)}}`)] }),
+  several_calls: (next, names) =>
+    reply({
+      toolCalls: Array.from({ length: 2 + Math.floor(next() * 5) }, () => call(next, names)),
+      finishReason: 'tool_calls',
+    }),
+  malformed_json_arguments: (next, names) =>
+    reply({ toolCalls: [call(next, names, '{"customer_id": "C-1", "page"')], finishReason: 'tool_calls' }),
+  random_json_arguments: (next, names) =>
+    reply({ toolCalls: [call(next, names, JSON.stringify(randomJson(next)))], finishReason: 'tool_calls' }),
+  deep_arguments_text: (next, names) =>
+    reply({ toolCalls: [call(next, names, `{"doc":${'['.repeat(10_000)}${']'.repeat(10_000)}}`)] }),
   null_response: () => ok(null),
   missing_response: () => ({ status: 'ok' }),
   interrupted: () => reply({ text: 'partial…', interrupted: true, finishReason: 'length' }),
@@ -69,27 +82,54 @@ const WELL_FORMED: Record<string, Maker> = {
   finish_reason_number: () => reply({ text: 'ok', finishReason: 7 }),
   null_tool_calls: () => ok({ text: 'hello', toolCalls: null, finishReason: 'stop' }),
   missing_text_and_calls: () => ok({ finishReason: 'stop' }),
-  extra_keys: (next) => ok({ text: 'hi', toolCalls: [], finishReason: 'stop', debug: randomJson(next), raw: { huge: 'x'.repeat(10_000) } }),
+  extra_keys: (next) =>
+    ok({ text: 'hi', toolCalls: [], finishReason: 'stop', debug: randomJson(next), raw: { huge: 'x'.repeat(10_000) } }),
   extra_key_deep: () => ok({ text: 'hi', toolCalls: [], finishReason: 'stop', trace: deepJson(100_000) }),
   extra_key_cycle: () => ok({ text: 'hi', toolCalls: [], finishReason: 'stop', graph: cyclic() }),
   extra_key_throws: () => ok(throwing({ text: 'hi', toolCalls: [], finishReason: 'stop' }, 'secret')),
   bad_usage: () => reply({ text: 'hi', usage: { inputTokens: Number.NaN, outputTokens: -1 } }),
   usage_not_object: () => reply({ text: 'hi', usage: 'lots' }),
-  proto_keys: () => JSON.parse('{"status":"ok","__proto__":{"x":1},"response":{"text":"hi","toolCalls":[],"finishReason":"stop","__proto__":{"polluted":true}}}'),
-  prototype_less: () => Object.assign(Object.create(null), { status: 'ok', response: Object.assign(Object.create(null), { text: 'hi', toolCalls: [] }) }),
-  class_instance: () => new (class Outcome { status = 'ok'; response = { text: 'from a class', toolCalls: [] }; })(),
+  proto_keys: () =>
+    JSON.parse(
+      '{"status":"ok","__proto__":{"x":1},"response":{"text":"hi","toolCalls":[],"finishReason":"stop","__proto__":{"polluted":true}}}',
+    ),
+  prototype_less: () =>
+    Object.assign(Object.create(null), {
+      status: 'ok',
+      response: Object.assign(Object.create(null), { text: 'hi', toolCalls: [] }),
+    }),
+  class_instance: () =>
+    new (class Outcome {
+      status = 'ok';
+      response = { text: 'from a class', toolCalls: [] };
+    })(),
   to_json_response: () => ok({ text: 'real', toolCalls: [], toJSON: () => ({ text: 'fake' }) }),
   null_call_id: (next, names) => reply({ toolCalls: [{ ...call(next, names), id: null }] }),
   empty_name: () => reply({ toolCalls: [{ name: '', arguments: '{}' }] }),
   unknown_tool_name: () => reply({ toolCalls: [{ name: 'delete_everything', arguments: '{}' }] }),
-  oversize_arguments: (next, names) => reply({ toolCalls: [call(next, names, JSON.stringify({ doc: 'x'.repeat(300_000) }))] }),
+  oversize_arguments: (next, names) =>
+    reply({ toolCalls: [call(next, names, JSON.stringify({ doc: 'x'.repeat(300_000) }))] }),
 };
 
 const CLIENT_ERRORS: Record<string, Maker> = {
-  rate_limited: () => ({ status: 'error', error: { code: 'rate_limited', kind: 'transient', message: 'HTTP 429' }, retryAfterMs: 1_500 }),
-  unavailable: () => ({ status: 'error', error: { code: 'tool_unavailable', kind: 'unavailable', message: 'HTTP 401: bad key' } }),
-  bad_retry_after: () => ({ status: 'error', error: { code: 'rate_limited', kind: 'transient', message: 'HTTP 429' }, retryAfterMs: Number.NaN }),
-  huge_error_message: () => ({ status: 'error', error: { code: 'internal_error', kind: 'internal', message: 'E'.repeat(1_000_000) } }),
+  rate_limited: () => ({
+    status: 'error',
+    error: { code: 'rate_limited', kind: 'transient', message: 'HTTP 429' },
+    retryAfterMs: 1_500,
+  }),
+  unavailable: () => ({
+    status: 'error',
+    error: { code: 'tool_unavailable', kind: 'unavailable', message: 'HTTP 401: bad key' },
+  }),
+  bad_retry_after: () => ({
+    status: 'error',
+    error: { code: 'rate_limited', kind: 'transient', message: 'HTTP 429' },
+    retryAfterMs: Number.NaN,
+  }),
+  huge_error_message: () => ({
+    status: 'error',
+    error: { code: 'internal_error', kind: 'internal', message: 'E'.repeat(1_000_000) },
+  }),
 };
 
 const MALFORMED: Record<string, Maker> = {
@@ -112,7 +152,8 @@ const MALFORMED: Record<string, Maker> = {
   // biome-ignore lint/suspicious/noSparseArray: the hole is the malformed output this case feeds the check
   call_sparse: (next, names) => ok({ text: '', toolCalls: [call(next, names), , call(next, names)] }),
   call_array: () => ok({ text: '', toolCalls: [['search_orders', '{}']] }),
-  arguments_object: (next, names) => ok({ text: '', toolCalls: [{ name: pick(next, names), arguments: { customer_id: 'C-1' } }] }),
+  arguments_object: (next, names) =>
+    ok({ text: '', toolCalls: [{ name: pick(next, names), arguments: { customer_id: 'C-1' } }] }),
   arguments_number: (next, names) => ok({ text: '', toolCalls: [{ name: pick(next, names), arguments: 12 }] }),
   arguments_null: (next, names) => ok({ text: '', toolCalls: [{ name: pick(next, names), arguments: null }] }),
   arguments_missing: (next, names) => ok({ text: '', toolCalls: [{ name: pick(next, names) }] }),
@@ -136,16 +177,34 @@ const MALFORMED: Record<string, Maker> = {
     error.cause = error;
     return { status: 'error', error };
   },
-  calls_over_limit: (next, names) => ok({ text: '', toolCalls: Array.from({ length: 1_001 }, () => call(next, names)) }),
+  calls_over_limit: (next, names) =>
+    ok({ text: '', toolCalls: Array.from({ length: 1_001 }, () => call(next, names)) }),
 };
 
 const LARGE: Record<string, [Maker, OutcomeExpectation]> = {
-  thousand_calls: [(next, names) => ok({ text: '', toolCalls: Array.from({ length: 1_000 }, () => call(next, names)), finishReason: 'tool_calls' }), 'ok'],
-  ten_thousand_calls: [(next, names) => ok({ text: '', toolCalls: Array.from({ length: 10_000 }, () => ({ name: pick(next, names), arguments: '{}' })) }), 'malformed'],
+  thousand_calls: [
+    (next, names) =>
+      ok({ text: '', toolCalls: Array.from({ length: 1_000 }, () => call(next, names)), finishReason: 'tool_calls' }),
+    'ok',
+  ],
+  ten_thousand_calls: [
+    (next, names) =>
+      ok({ text: '', toolCalls: Array.from({ length: 10_000 }, () => ({ name: pick(next, names), arguments: '{}' })) }),
+    'malformed',
+  ],
   text_3mb: [() => reply({ text: 'x'.repeat(3 * 1024 * 1024) }), 'malformed'],
   text_5mb: [() => reply({ text: 'ü'.repeat(2_600_000) }), 'malformed'],
-  arguments_1mb: [(next, names) => reply({ toolCalls: [call(next, names, JSON.stringify({ doc: 'y'.repeat(1024 * 1024) }))] }), 'ok'],
-  many_big_arguments: [(next, names) => reply({ toolCalls: Array.from({ length: 100 }, () => call(next, names, JSON.stringify({ doc: 'z'.repeat(200_000) }))) }), 'malformed'],
+  arguments_1mb: [
+    (next, names) => reply({ toolCalls: [call(next, names, JSON.stringify({ doc: 'y'.repeat(1024 * 1024) }))] }),
+    'ok',
+  ],
+  many_big_arguments: [
+    (next, names) =>
+      reply({
+        toolCalls: Array.from({ length: 100 }, () => call(next, names, JSON.stringify({ doc: 'z'.repeat(200_000) }))),
+      }),
+    'malformed',
+  ],
 };
 
 const CATALOGUE: readonly [string, Maker, OutcomeExpectation][] = [
@@ -153,7 +212,9 @@ const CATALOGUE: readonly [string, Maker, OutcomeExpectation][] = [
   ...Object.entries(CLIENT_ERRORS).map(([kind, make]) => [kind, make, 'error'] as [string, Maker, OutcomeExpectation]),
   ...Object.entries(MALFORMED).map(([kind, make]) => [kind, make, 'malformed'] as [string, Maker, OutcomeExpectation]),
 ];
-const LARGE_CATALOGUE = Object.entries(LARGE).map(([kind, [make, expect]]) => [kind, make, expect] as [string, Maker, OutcomeExpectation]);
+const LARGE_CATALOGUE = Object.entries(LARGE).map(
+  ([kind, [make, expect]]) => [kind, make, expect] as [string, Maker, OutcomeExpectation],
+);
 
 /** Every kind the generator can produce (large ones included). */
 export const OUTCOME_KINDS: readonly string[] = [...CATALOGUE, ...LARGE_CATALOGUE].map(([kind]) => kind);
@@ -163,7 +224,12 @@ export function generateOutcome(next: () => number, options: OutcomeOptions = {}
   const names = options.toolNames ?? ['search_orders'];
   const catalogue = options.large ? [...CATALOGUE, ...LARGE_CATALOGUE] : CATALOGUE;
   const useful = next() < 0.4;
-  const [kind, make, expect] = useful ? pick(next, CATALOGUE.filter(([, , e]) => e === 'ok')) : pick(next, catalogue);
+  const [kind, make, expect] = useful
+    ? pick(
+        next,
+        CATALOGUE.filter(([, , e]) => e === 'ok'),
+      )
+    : pick(next, catalogue);
   return { kind, value: make(next, names), expect };
 }
 
@@ -182,7 +248,10 @@ const UNRESOLVABLE = new Set(['promise_outcome', 'revoked_outcome']);
  * out because a promise cannot resolve to them: a thenable is awaited, and reading `then` of a
  * revoked proxy rejects the promise (the activity then sees a thrown error, not a value).
  */
-export function fuzzModelClient(seed: number, options: OutcomeOptions = {}): { client: ModelClient; generated: GeneratedOutcome[] } {
+export function fuzzModelClient(
+  seed: number,
+  options: OutcomeOptions = {},
+): { client: ModelClient; generated: GeneratedOutcome[] } {
   const next = seededRandom(seed);
   const generated: GeneratedOutcome[] = [];
   const client: ModelClient = {
@@ -201,13 +270,22 @@ export function fuzzModelClient(seed: number, options: OutcomeOptions = {}): { c
  * it returned. A run is not ended by a plain answer before `turnsPerRun` turns, so the turns are
  * spent on outcomes, not on starting runs. Used by test/fuzz.test.ts and bench/fuzz.ts.
  */
-export function fuzzModel(seed: number, options: { toolNames: readonly string[]; turnsPerRun: number }): { client: ModelClient; generated: GeneratedOutcome[] } {
+export function fuzzModel(
+  seed: number,
+  options: { toolNames: readonly string[]; turnsPerRun: number },
+): { client: ModelClient; generated: GeneratedOutcome[] } {
   const next = seededRandom(seed);
   const generated: GeneratedOutcome[] = [];
   const turns = new Map<string, number>();
   const ends = (o: GeneratedOutcome) => {
     const v = o.value as { status?: unknown; response?: { toolCalls?: unknown; text?: unknown } } | null;
-    return o.expect === 'ok' && v?.status === 'ok' && Array.isArray(v.response?.toolCalls) && v.response.toolCalls.length === 0 && v.response.text !== '';
+    return (
+      o.expect === 'ok' &&
+      v?.status === 'ok' &&
+      Array.isArray(v.response?.toolCalls) &&
+      v.response.toolCalls.length === 0 &&
+      v.response.text !== ''
+    );
   };
   const client: ModelClient = {
     async generate({ runKey = '' }) {
@@ -215,7 +293,11 @@ export function fuzzModel(seed: number, options: { toolNames: readonly string[];
       turns.set(runKey, turn);
       let outcome = generateOutcome(next, { toolNames: options.toolNames });
       // A thenable is awaited and a revoked proxy rejects: neither reaches the boundary as a value.
-      while (outcome.kind === 'promise_outcome' || outcome.kind === 'revoked_outcome' || (turn < options.turnsPerRun && ends(outcome)))
+      while (
+        outcome.kind === 'promise_outcome' ||
+        outcome.kind === 'revoked_outcome' ||
+        (turn < options.turnsPerRun && ends(outcome))
+      )
         outcome = generateOutcome(next, { toolNames: options.toolNames });
       generated.push(outcome);
       return outcome.value as never;

@@ -11,7 +11,13 @@ export async function probeRedis(url: string): Promise<string | undefined> {
     const done = (reason?: string) => (socket.destroy(), resolve(reason));
     socket.setTimeout(2_000, () => done(`no answer from ${hostname}:${port || 6379}`));
     socket.once('error', (err) => done(`${hostname}:${port || 6379}: ${err.message}`));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG') ? undefined : `unexpected answer ${JSON.stringify(data.toString().slice(0, 40))}`));
+    socket.once('data', (data) =>
+      done(
+        data.toString().startsWith('+PONG')
+          ? undefined
+          : `unexpected answer ${JSON.stringify(data.toString().slice(0, 40))}`,
+      ),
+    );
     socket.connect(Number(port || 6379), hostname, () => socket.write('PING\r\n'));
   });
 }

@@ -11,12 +11,18 @@ export async function events(handle: WorkflowHandle): Promise<HistoryEvent[]> {
 
 /** Activity types scheduled, in order (callModel / runTool). */
 export function scheduled(history: HistoryEvent[]): string[] {
-  return history.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+  return history.flatMap((e) =>
+    e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name!] : [],
+  );
 }
 
 /** Timers started, with their summaries as the UI shows them. */
 export function timers(history: HistoryEvent[]): string[] {
-  return history.flatMap((e) => (e.timerStartedEventAttributes ? [String(e.userMetadata?.summary?.data ? Buffer.from(e.userMetadata.summary.data).toString() : '')] : []));
+  return history.flatMap((e) =>
+    e.timerStartedEventAttributes
+      ? [String(e.userMetadata?.summary?.data ? Buffer.from(e.userMetadata.summary.data).toString() : '')]
+      : [],
+  );
 }
 
 /**
@@ -46,5 +52,7 @@ export async function answerIfAsked(handle: WorkflowHandle, questions: Set<strin
   const state = await handle.query(stateQuery).catch(() => undefined);
   if (state?.phase !== 'awaiting_clarification' || !state.clarification) return;
   questions.add(`${handle.workflowId}/${state.clarification.id}`);
-  await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification.id, answer: 'No, it did not.' }] }).catch(() => {});
+  await handle
+    .executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification.id, answer: 'No, it did not.' }] })
+    .catch(() => {});
 }

@@ -20,7 +20,9 @@ export async function importsOf(file: string): Promise<string[]> {
 }
 
 export function importsIn(text: string): string[] {
-  const statics = [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2]!);
+  const statics = [
+    ...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm),
+  ].map((m) => m[1] ?? m[2]!);
   const dynamics = [...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
   return [...statics, ...dynamics];
 }
@@ -34,7 +36,10 @@ export async function importGraph(files: readonly string[]): Promise<Map<string,
       .filter((spec) => spec.startsWith('./') || spec.startsWith('../'))
       .map((spec) => join(dirname(file), spec.replace(/\.js$/, '.ts')))
       .filter((target) => known.has(target));
-    edges.set(relative(PACKAGE_ROOT, file), [...new Set(targets)].map((target) => relative(PACKAGE_ROOT, target)));
+    edges.set(
+      relative(PACKAGE_ROOT, file),
+      [...new Set(targets)].map((target) => relative(PACKAGE_ROOT, target)),
+    );
   }
   return edges;
 }

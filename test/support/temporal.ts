@@ -25,7 +25,10 @@ export interface TestWorker {
   /** Registers a script under a fresh name; pass `model` to the run. */
   script(script: Script, name?: string): { model: string; scripted: ScriptedModel };
   /** Starts an agentRun on this worker's queue. */
-  start(input: AgentRunInput, workflowId?: string): Promise<WorkflowHandleWithFirstExecutionRunId<(input: AgentRunInput) => Promise<AgentRunResult>>>;
+  start(
+    input: AgentRunInput,
+    workflowId?: string,
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<(input: AgentRunInput) => Promise<AgentRunResult>>>;
   /** Shuts the worker down and starts a new one on the same queue (runs in flight must survive). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -33,12 +36,16 @@ export interface TestWorker {
 
 export function serverAddress(): string {
   const address = inject('temporalAddress');
-  if (!address) throw new Error('No Temporal dev server: integration tests need the globalSetup (unset CAIRN_UNIT_ONLY).');
+  if (!address)
+    throw new Error('No Temporal dev server: integration tests need the globalSetup (unset CAIRN_UNIT_ONLY).');
   return address;
 }
 
 export async function connectClient(dataConverter?: DataConverter): Promise<Client> {
-  return new Client({ connection: await Connection.connect({ address: serverAddress() }), ...(dataConverter && { dataConverter }) });
+  return new Client({
+    connection: await Connection.connect({ address: serverAddress() }),
+    ...(dataConverter && { dataConverter }),
+  });
 }
 
 /** A worker for the test agent (test/fixtures/agents.ts), or `agents`, with the test bundle. */

@@ -9,7 +9,12 @@ import { serverAddress } from './temporal.js';
  * Starts `test/fixtures/<fixture>` with TEMPORAL_ADDRESS, BUNDLE and `env`; resolves once it
  * prints "worker ready". The process is added to `started`, for the test to kill when done.
  */
-export function startWorkerProcess(fixture: string, env: Record<string, string>, started: ChildProcess[], address = serverAddress()): Promise<ChildProcess> {
+export function startWorkerProcess(
+  fixture: string,
+  env: Record<string, string>,
+  started: ChildProcess[],
+  address = serverAddress(),
+): Promise<ChildProcess> {
   // Node itself with tsx's loader (not the tsx launcher, which would leave its node child alive on SIGKILL).
   const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'test/fixtures', fixture)], {
     cwd: PACKAGE_ROOT,
