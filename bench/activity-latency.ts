@@ -8,7 +8,7 @@
  * discarded ones. Alone: `npx tsx bench/activity-latency.ts`.
  */
 import { hasExternalServer } from '../runtime/connection.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
 import { startBenchEnv, runAlone, type BenchEnv, type BenchWorker } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';

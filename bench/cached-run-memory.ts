@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
 import type { GenerateInput, ModelClient } from '../activities/model/model-client.js';
 import type { ModelOutcome } from '../shared/model/model-response.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
-import type { AgentRunInput } from '../contract/index.js';
+import type { AgentRunInput } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
 import { runAlone, type BenchEnv, type BenchWorker } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';

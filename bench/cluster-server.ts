@@ -18,7 +18,7 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 // Installed with @temporalio/client (a CommonJS module: its namespace is the default export).
 import protos from '@temporalio/proto';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { CAIRN_SEARCH_ATTRIBUTES } from '../contract/search-attributes.js';
+import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
 
 const run = promisify(execFile);
 const { IndexedValueType } = protos.temporal.api.enums.v1;

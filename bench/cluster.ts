@@ -24,7 +24,7 @@ import { CairnClient } from '../client/cairn-client.js';
 import { connectFromEnvironment, hasExternalServer } from '../runtime/connection.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
-import type { AgentRunResult } from '../contract/index.js';
+import type { AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
 import { prepareNamespace, startClusterServer, type ClusterServer } from './cluster-server.js';
 import type { WorkerStats } from './cluster-worker.js';

@@ -9,7 +9,7 @@
  * Alone: `npx tsx bench/history-economy.ts`.
  */
 import { hasExternalServer } from '../runtime/connection.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, TOOL_RESULT_BYTES, benchAgent } from './bench-agent.js';
 import { runAlone, type BenchEnv } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';

@@ -11,7 +11,7 @@ import { AgentRunHandle } from '../client/agent-run-handle.js';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import { toNodeListener } from '../client/http/node-listener.js';
-import type { AgentRunInput } from '../contract/index.js';
+import type { AgentRunInput } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
 import { runAlone, type BenchEnv } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';

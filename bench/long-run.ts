@@ -8,7 +8,7 @@
  * `npm run bench` (it takes minutes): `npx tsx bench/long-run.ts [turns]`.
  */
 import { AgentRunHandle } from '../client/agent-run-handle.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
 import { runAlone, type BenchEnv } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';

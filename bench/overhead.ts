@@ -7,7 +7,7 @@
  * summaries and details); plain loop / direct is what the model turns themselves cost.
  * Medians of ITERATIONS runs after WARMUPS discarded ones. Alone: `npx tsx bench/overhead.ts`.
  */
-import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, TOOL_RESULT_BYTES, benchAgent } from './bench-agent.js';
 import { runAlone, type BenchEnv, type BenchRun } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';

@@ -17,7 +17,7 @@ import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import { MODEL_ACTIVITY_OPTIONS } from '../workflows/agent-run.js';
-import { transcriptQuery } from '../contract/index.js';
+import { transcriptQuery } from '../workflows/contract/index.js';
 import { activityOptions } from '../workflows/tool-dispatch.js';
 import type { NaiveModelRequest } from './naive-model-activity.js';
 import { BENCH_PROMPT, benchAgent, fetchRecord } from './bench-agent.js';

@@ -31,7 +31,7 @@ import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent, fetchRecord } from './bench-agent.js';
 import type { NaiveModelRequest } from './naive-model-activity.js';
 

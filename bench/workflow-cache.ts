@@ -5,7 +5,7 @@
  * cache differs. An evicted run is replayed from its whole history at its next workflow task.
  * Alone: `npx tsx bench/workflow-cache.ts`.
  */
-import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
 import { runAlone, type BenchEnv, type BenchWorker } from './bench-env.js';
 import { toolTurnsScript } from './bench-script.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callsMade, formatCallCount, formatSummary } from './format.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunState } from '../contract/index.js';
+import type { RunState } from '../workflows/contract/index.js';
 
 describe('tool call counts', () => {
   const call = (toolCallId: string) => ({ toolCallId, name: 'lookup', args: {} });

@@ -5,7 +5,7 @@
 import type { PendingClarification, PendingReview } from '../planner/index.js';
 import { allowedDecisions, type ReviewDecisionType } from '../shared/tools/review-decision.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunState, StepLogEntry } from '../contract/index.js';
+import type { RunState, StepLogEntry } from '../workflows/contract/index.js';
 import { CAIRN } from './invocation.js';
 
 /** Compact JSON, cut to `max` characters. */

@@ -9,7 +9,7 @@ import { CairnClient, type StartRunOptions } from '../client/cairn-client.js';
 import type { AgentRunHandle } from '../client/agent-run-handle.js';
 import { pollRun } from '../client/poll-run.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunState } from '../contract/index.js';
+import type { RunState } from '../workflows/contract/index.js';
 import type { ClientConnection } from './connect.js';
 import { CliError, describeError, failureReason } from './errors.js';
 

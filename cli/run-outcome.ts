@@ -4,7 +4,7 @@
  * 3 a run that waits on a person. Reads `AgentRunResult.outcome` when the run has one (runs
  * recorded before it: `reason === null` is an answer). Pure. Node-only.
  */
-import type { RunState } from '../contract/index.js';
+import type { RunState } from '../workflows/contract/index.js';
 import { formatQuestion, formatReview } from './format.js';
 
 /** Exit code: the run waits on a person (a question to answer, a tool call to review). */

@@ -1,6 +1,6 @@
 /**
  * AgentRunHandle: one agent run, as a client sees it. Every method is one of the run's messages
- * (contract/) or a Temporal call on its workflow; the run, not this handle, decides
+ * (workflows/contract/) or a Temporal call on its workflow; the run, not this handle, decides
  * what it accepts (a refused answer or decision fails the Update with a `HumanInputError` and
  * leaves no trace in history). Addressed by workflow id, so it follows continue-as-new.
  * Node-only (client side).
@@ -26,7 +26,7 @@ import {
   type ReviewDecisionInput,
   type RunState,
   type StepLogEntry,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 import { NotPendingError } from './not-pending-error.js';
 import { pollRun, type PollOptions } from './poll-run.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';

@@ -17,7 +17,7 @@ import {
   type AgentRunInput,
   type AgentRunWorkflow,
   type RunState,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { AgentRunHandle } from './agent-run-handle.js';
 

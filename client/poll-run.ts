@@ -4,7 +4,7 @@
  * the watch with its failure, so a watcher never polls a dead run for ever. Node-only.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunState } from '../contract/index.js';
+import type { RunState } from '../workflows/contract/index.js';
 import type { AgentRunHandle } from './agent-run-handle.js';
 
 export interface PollOptions {

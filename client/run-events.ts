@@ -1,5 +1,5 @@
 /**
- * Subscribing to a run's live event stream (contract/stream-protocol.ts) the way a Workflow Streams
+ * Subscribing to a run's live event stream (workflows/contract/stream-protocol.ts) the way a Workflow Streams
  * subscriber does: long-poll Updates from an offset, by workflow id, so a subscriber follows the
  * run across continue-as-new and resumes after a restart from the last offset it saw. Ends after
  * the run's `finish` event; a run that closed any other way ends it with the events it had, then
@@ -15,7 +15,7 @@ import {
   type RunEvent,
   type RunEventType,
   type StreamPollResult,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 
 /**
  * One event of a run and where it sits in the run's stream: the run's own events, and the live

@@ -16,7 +16,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { sendMessageUpdate } from '../contract/index.js';
+import { sendMessageUpdate } from '../workflows/contract/index.js';
 
 export type SendOutcome =
   | { readonly status: 'accepted'; readonly id: string; readonly delivery: 'queued' | 'interrupting' }

@@ -46,7 +46,7 @@ export type {
   RunState,
   StepLogEntry,
   ChildLink,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 export type { ErrorSummary, PendingClarification, PendingReview, Phase } from '../planner/index.js';
 export type { TranscriptMessage } from '../shared/model/transcript.js';
 export type { JsonValue } from '../shared/json/json.js';

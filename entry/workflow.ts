@@ -29,14 +29,14 @@ export {
   type ReviewInput,
   type RunState,
   type StepLogEntry,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 export {
   CairnAgent,
   CairnPhase,
   CairnTenant,
   CairnUser,
   CAIRN_SEARCH_ATTRIBUTES,
-} from '../contract/search-attributes.js';
+} from '../workflows/contract/search-attributes.js';
 export type {
   BudgetDecision,
   BudgetRequest,

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Connected } from './connection.js';
-import { CAIRN_SEARCH_ATTRIBUTES } from '../contract/search-attributes.js';
+import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
 import { lockDatabase, updateLock } from './dev-server-lock.js';
 import { resolveTemporalCli } from './temporal-cli.js';
 

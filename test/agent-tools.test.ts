@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep } from '../testing/script-steps.js';
-import { answerClarificationUpdate, cancelSignal, reviewToolCallUpdate } from '../contract/index.js';
+import { answerClarificationUpdate, cancelSignal, reviewToolCallUpdate } from '../workflows/contract/index.js';
 import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
 import { awaiting } from './support/runs.js';

@@ -20,7 +20,7 @@ import { Client, Connection } from '@temporalio/client';
 import { fastDevServerCommand, fastDevServerHint } from '../runtime/embedded-server.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { runUrl } from '../runtime/temporal-target.js';
-import { CairnAgent } from '../contract/search-attributes.js';
+import { CairnAgent } from '../workflows/contract/search-attributes.js';
 import { calls } from './fixtures/tools.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 

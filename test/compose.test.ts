@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { MODEL_SPEC_FORMS } from '../activities/model/index.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { CAIRN_SEARCH_ATTRIBUTES } from '../contract/search-attributes.js';
+import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
 import { MAX_SIGNALS_PER_RUN } from '../runtime/embedded-server.js';
 
 interface Service {
@@ -232,7 +232,6 @@ describe('Dockerfile', () => {
       'entry',
       'examples',
       'testing',
-      'contract',
       'workflows',
       'activities',
       'runtime',

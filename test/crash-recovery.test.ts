@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
-import { answerClarificationUpdate, stateQuery } from '../contract/index.js';
+import { answerClarificationUpdate, stateQuery } from '../workflows/contract/index.js';
 import { waitFor } from './support/runs.js';
 import { connectClient } from './support/temporal.js';
 import { startWorkerProcess } from './support/worker-process.js';

@@ -17,7 +17,7 @@ import { aiSdkModel } from '../activities/model/ai-sdk-model.js';
 import type { ModelClient } from '../activities/model/model-client.js';
 import { FilePayloadStore } from '../activities/file-payload-store.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import type { ProbeInput, ProbeResult } from './fixtures/probe-workflows.js';
 import { testAgent } from './fixtures/agents.js';
 import { guardCalls, guardsAgent } from './fixtures/guard-tools.js';

@@ -16,8 +16,8 @@ import { serve, type Served } from './support/http.js';
 import { awaiting, waitFor } from './support/runs.js';
 import { connectClient, startTestWorker, type TestWorker } from './support/temporal.js';
 import type { Client } from '@temporalio/client';
-import { stateQuery } from '../contract/index.js';
-import type { WaitingSummary } from '../contract/waiting-memo.js';
+import { stateQuery } from '../workflows/contract/index.js';
+import type { WaitingSummary } from '../workflows/contract/waiting-memo.js';
 
 let w: TestWorker;
 let served: Served;

@@ -17,7 +17,7 @@ import {
   untilIdleUpdate,
   type AgentRunInput,
   type AgentRunResult,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 import { calls } from './fixtures/tools.js';
 import { recordHistory } from './support/histories.js';
 import { events, awaiting, waitFor, type HistoryEvent } from './support/runs.js';

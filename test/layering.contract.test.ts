@@ -1,6 +1,7 @@
 /**
- * The sandbox and dependency direction, enforced: workflows → contract → planner → shared;
- * activities → shared; client → contract (import cycles: import-cycles.contract.test.ts).
+ * The sandbox and dependency direction, enforced: workflows → workflows/contract → planner → shared;
+ * activities → shared; client, cli and entry → workflows/contract, never the rest of workflows/
+ * (import cycles: import-cycles.contract.test.ts).
  * Workflow-side folders import no Node built-ins, no worker/client/activity SDK packages, no
  * activities and no provider SDKs. The planner imports nothing from Temporal at all. Production
  * code never imports testing/ or examples/ (only the demo command does); examples/ and starter/
@@ -18,6 +19,8 @@ const NOT_PRODUCTION = /(^|\/)(testing|examples|entry)\//;
 /** The package seen from outside: only its entry points, never a path inside it. */
 const DEEP_IMPORT = /^cairn-agents\/(?!(workflow|worker|client|http|a2a|mcp|testing)$)/;
 const OUTSIDE_PROJECT = /^\.\.\//;
+/** Any file of workflows/ but the run's contract (workflows/contract/), seen from a top-level folder. */
+const WORKFLOW_INTERNALS = /\.\.\/workflows\/(?!contract\/)/;
 
 interface Rule {
   readonly folder: string;
@@ -48,13 +51,15 @@ const RULES: readonly Rule[] = [
       NOT_PRODUCTION,
     ],
   },
-  // The run's contract: Temporal's define functions, shared/ and planner/ types; never the workflow that implements it.
+  // The run's contract, a leaf of workflows/: Temporal's define functions, shared/ and planner/ types;
+  // nothing else of workflows/, so never the workflow that implements it.
   {
-    folder: 'contract',
+    folder: 'workflows/contract',
     forbidden: [
       NODE_BUILTIN,
       WORKER_SIDE,
       /^@temporalio\/(?!(workflow|common)$)/,
+      /^\.\.\/(?!\.\.\/)/,
       /\.\.\/(workflows|activities|runtime|cli|client)\//,
       NOT_PRODUCTION,
     ],
@@ -65,15 +70,19 @@ const RULES: readonly Rule[] = [
   },
   { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli|client)\//, NOT_PRODUCTION] },
   { folder: 'runtime', forbidden: [/\.\.\/(cli|client)\//, NOT_PRODUCTION] },
-  // Clients speak to runs through the contract (contract/), never the workflow's own files.
+  // Clients speak to runs through the contract (workflows/contract/), never the workflow's own files.
   {
     folder: 'client',
     forbidden: [
       /^@temporalio\/(activity|worker|testing)|^@ai-sdk\//,
-      /\.\.\/(workflows|activities|runtime|cli)\//,
+      WORKFLOW_INTERNALS,
+      /\.\.\/(activities|runtime|cli)\//,
       NOT_PRODUCTION,
     ],
   },
+  { folder: 'cli', forbidden: [WORKFLOW_INTERNALS] },
+  // The workflow entry point exports the workflow itself; the other entry points only its contract.
+  { folder: 'entry', forbidden: [WORKFLOW_INTERNALS], except: ['entry/workflow.ts'] },
   // The HTTP handler writes the AI SDK's UI message stream with `ai`'s own writers; nothing else in client/ loads `ai`.
   {
     folder: 'client',
@@ -137,6 +146,10 @@ describe('layering contract', () => {
   });
 
   it('the rules catch what they are for', () => {
+    expect(WORKFLOW_INTERNALS.test('../workflows/agent-run.js')).toBe(true);
+    expect(WORKFLOW_INTERNALS.test('../../workflows/run-events.js')).toBe(true);
+    expect(WORKFLOW_INTERNALS.test('../workflows/contract/index.js')).toBe(false);
+    expect(WORKFLOW_INTERNALS.test('../../workflows/contract/run-state.js')).toBe(false);
     expect(NOT_PRODUCTION.test('../testing/scripted-model.js')).toBe(true);
     expect(NOT_PRODUCTION.test('../../examples/orders/agent.js')).toBe(true);
     expect(DEEP_IMPORT.test('cairn-agents/dist/shared/tools/define-tool.js')).toBe(true);

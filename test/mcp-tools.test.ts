@@ -19,7 +19,7 @@ import {
   type AgentRunInput,
   type AgentRunResult,
   type RunState,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 import { helperAgent } from './fixtures/agents.js';
 import { mcpAgent } from './fixtures/mcp-agents.js';
 import { recordHistory } from './support/histories.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repairLastCalls } from '../testing/script-repairs.js';
 import { scriptStep, type ScriptedCall } from '../testing/script-steps.js';
-import { stateQuery, type AgentRunInput, type AgentRunResult } from '../contract/index.js';
+import { stateQuery, type AgentRunInput, type AgentRunResult } from '../workflows/contract/index.js';
 import { calls } from './fixtures/tools.js';
 import { hangAgent, hangs } from './fixtures/hang-agent.js';
 import { recordHistory } from './support/histories.js';

@@ -13,7 +13,7 @@ import {
   answerClarificationUpdate,
   reviewToolCallUpdate,
   stateQuery,
-} from '../contract/index.js';
+} from '../workflows/contract/index.js';
 import { calls } from './fixtures/tools.js';
 import { events, awaiting, waitFor } from './support/runs.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';

@@ -9,7 +9,7 @@ import { temporal } from '@temporalio/proto';
 import { AgentRunHandle } from '../client/agent-run-handle.js';
 import type { RunEventItem } from '../client/run-events.js';
 import { scriptStep } from '../testing/script-steps.js';
-import { answerClarificationUpdate } from '../contract/index.js';
+import { answerClarificationUpdate } from '../workflows/contract/index.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 import { recordHistory } from './support/histories.js';
 

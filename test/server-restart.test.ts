@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
-import { stateQuery } from '../contract/index.js';
+import { stateQuery } from '../workflows/contract/index.js';
 import { answerIfAsked, waitFor } from './support/runs.js';
 import { startWorkerProcess } from './support/worker-process.js';
 import { freePort } from './support/ports.js';

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep } from '../testing/script-steps.js';
-import { stateQuery, transcriptQuery } from '../contract/index.js';
-import { CairnPhase } from '../contract/search-attributes.js';
+import { stateQuery, transcriptQuery } from '../workflows/contract/index.js';
+import { CairnPhase } from '../workflows/contract/search-attributes.js';
 import { calls } from './fixtures/tools.js';
 import { documentedPatches, patchMarkers, recordHistory } from './support/histories.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';

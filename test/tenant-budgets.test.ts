@@ -14,7 +14,7 @@ import type { Client } from '@temporalio/client';
 import { windowsAt } from '../activities/model/tenant-budgets.js';
 import { connectClient } from './support/temporal.js';
 import { waitFor } from './support/runs.js';
-import { extendBudgetUpdate, stateQuery } from '../contract/index.js';
+import { extendBudgetUpdate, stateQuery } from '../workflows/contract/index.js';
 import { startWorkerProcess } from './support/worker-process.js';
 import { probeRedis, REDIS_URL } from './support/redis.js';
 

@@ -34,7 +34,7 @@ import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import { repairLastCalls } from '../testing/script-repairs.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { calls } from './fixtures/tools.js';
-import { answerClarificationUpdate } from '../contract/index.js';
+import { answerClarificationUpdate } from '../workflows/contract/index.js';
 import { awaiting } from './support/runs.js';
 import { recordHistory } from './support/histories.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';

@@ -26,7 +26,7 @@ import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
-import type { RunState } from '../contract/index.js';
+import type { RunState } from '../workflows/contract/index.js';
 import {
   MAX_ERROR_CHARS,
   MAX_SUMMARY_CHARS,

@@ -29,7 +29,7 @@ import {
 } from '../planner/index.js';
 import { runLoop, type AsyncLoopMoves, type LoopDriver, type LoopFinish } from '../planner/run-loop.js';
 import { BudgetRequests } from './budget-requests.js';
-import { CairnAgent, CairnPhase, searchPhase } from '../contract/search-attributes.js';
+import { CairnAgent, CairnPhase, searchPhase } from './contract/search-attributes.js';
 import { runDetails, runState } from './run-details.js';
 import { StepLog } from './step-log.js';
 import { TranscriptLog } from './transcript-log.js';
@@ -42,8 +42,8 @@ import { runInputProblem } from './run-input.js';
 import { WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { takeStep } from './take-step.js';
-import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState } from '../contract/run-state.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
+import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState } from './contract/run-state.js';
+import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 
 export { MODEL_ACTIVITY_OPTIONS } from './take-step.js';
 

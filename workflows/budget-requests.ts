@@ -7,7 +7,7 @@
 import { setHandler } from '@temporalio/workflow';
 import type { BudgetDecision, PlanStep } from '../planner/index.js';
 import { HumanInputError } from './human-input.js';
-import { extendBudgetUpdate, type BudgetExtensionInput } from '../contract/human-messages.js';
+import { extendBudgetUpdate, type BudgetExtensionInput } from './contract/human-messages.js';
 
 /** The most tokens, and the most cost, one extension may add. */
 export const MAX_EXTENSION_TOKENS = 1_000_000_000;

@@ -6,7 +6,7 @@
  * ids prefixed by its tool call (`2.1/q1`), and forwards answers and decisions to the child. A
  * cancel of the parent is forwarded, so children finish gracefully. Workflow code (sandbox).
  */
-import { ownerMemo, ownerSearchAttributes } from '../contract/search-attributes.js';
+import { ownerMemo, ownerSearchAttributes } from './contract/search-attributes.js';
 import { getExternalWorkflowHandle, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import { resultAfterRetries } from '../shared/failures/after-retries.js';
 import type { Agent } from '../shared/agent/define-agent.js';
@@ -22,9 +22,9 @@ import {
   reviewToolCallSignal,
   type ClarificationAnswer,
   type ReviewInput,
-} from '../contract/human-messages.js';
-import { childStatusSignal, type ChildLink, type ChildStatus } from '../contract/run-state.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
+} from './contract/human-messages.js';
+import { childStatusSignal, type ChildLink, type ChildStatus } from './contract/run-state.js';
+import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 
 /** Agent tools calling agent tools stop here: a deeper call is refused. */
 export const MAX_AGENT_DEPTH = 4;

@@ -15,7 +15,7 @@ import {
 import { argsHash } from '../shared/identity/hash.js';
 import { checkToolCall } from '../shared/guards/validate-arguments.js';
 import type { PendingClarification, PendingReview } from '../planner/index.js';
-import type { ClarificationAnswer, ReviewInput } from '../contract/human-messages.js';
+import type { ClarificationAnswer, ReviewInput } from './contract/human-messages.js';
 import type { HumanInputRefusal } from '../shared/failures/human-input-refusal.js';
 
 /** The largest answer or review decision a person may send, in characters (of JSON for objects). */

@@ -11,8 +11,8 @@
  */
 import { upsertMemo } from '@temporalio/workflow';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunState } from '../contract/run-state.js';
-import { WAITING_MEMO, type WaitingSummary } from '../contract/waiting-memo.js';
+import type { RunState } from './contract/run-state.js';
+import { WAITING_MEMO, type WaitingSummary } from './contract/waiting-memo.js';
 
 const MAX_MEMO_CHARS = 32_000;
 const REQUEST_CHARS = 1_000;

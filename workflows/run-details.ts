@@ -20,7 +20,7 @@ import type { ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import { failureCode } from '../shared/tools/tool-result.js';
 import { allowedDecisions } from '../shared/tools/review-decision.js';
-import type { RunState, StepLogEntry } from '../contract/run-state.js';
+import type { RunState, StepLogEntry } from './contract/run-state.js';
 import type { ChildRuns } from './child-runs.js';
 
 /** The planner's step in a few words: what the workflow is about to do, and why. */

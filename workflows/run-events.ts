@@ -1,13 +1,13 @@
 /**
  * Builds the events of a run's live stream (run-stream.ts; their types are the contract's,
- * contract/run-event.ts). Each is small: large values are cut to a preview, so a subscriber's poll
+ * workflows/contract/run-event.ts). Each is small: large values are cut to a preview, so a subscriber's poll
  * (which enters history) stays cheap. Workflow-safe, deterministic.
  */
 import type { JsonValue } from '../shared/json/json.js';
 import type { ModelOutcome } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
-import type { RunEvent, RunEventBase } from '../contract/run-event.js';
+import type { RunEvent, RunEventBase } from './contract/run-event.js';
 
 /** The longest value an event carries whole, in characters of JSON; longer ones become a preview. */
 export const MAX_EVENT_VALUE_CHARS = 4_000;

@@ -20,10 +20,10 @@ import {
   reviewToolCallUpdate,
   type ClarificationAnswer,
   type ReviewInput,
-} from '../contract/human-messages.js';
-import type { CarriedRun } from '../contract/agent-run.js';
+} from './contract/human-messages.js';
+import type { CarriedRun } from './contract/agent-run.js';
 import type { ChildRuns } from './child-runs.js';
-import type { HumanKind } from '../contract/run-event.js';
+import type { HumanKind } from './contract/run-event.js';
 
 /**
  * A run hands over (continue-as-new) once it has taken this many Signals, when it can: half of what

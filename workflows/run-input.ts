@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { policyOverridesSchema } from '../shared/agent/agent-policy.js';
-import { TENANT_ID } from '../contract/search-attributes.js';
+import { TENANT_ID } from './contract/search-attributes.js';
 import { summariseIssues, toFieldIssues } from '../shared/guards/zod-issues.js';
 
 /** The longest prompt a run accepts (characters); longer text belongs in a tool the agent can read. */

@@ -7,8 +7,8 @@
 import type { JsonValue } from '../shared/json/json.js';
 import type { Happening, Plan, PlanStep, PlannerState } from '../planner/index.js';
 import { modelTurnEvent, preview, toolEndEvent, toolStartEvent } from './run-events.js';
-import type { HumanKind, RunEvent } from '../contract/run-event.js';
-import type { ChildLink, ChildStatus, StepLogEntry } from '../contract/run-state.js';
+import type { HumanKind, RunEvent } from './contract/run-event.js';
+import type { ChildLink, ChildStatus, StepLogEntry } from './contract/run-state.js';
 import type { RunStream } from './run-stream.js';
 
 export class RunNarrator {

@@ -10,7 +10,7 @@
  * continue-as-new, so the carried log can have gaps: offsets stay as first given. The log is
  * bounded; a poll for an offset already dropped fails with `TruncatedOffset`, as there. A run
  * that finishes while a reader follows it waits, briefly, until the reader has read the end
- * (`linger`). Its messages and wire types are the contract's (contract/stream-protocol.ts). Workflow
+ * (`linger`). Its messages and wire types are the contract's (workflows/contract/stream-protocol.ts). Workflow
  * code (sandbox).
  */
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
@@ -28,8 +28,8 @@ import {
   type StreamPollResult,
   type StreamState,
   type StreamWireItem,
-} from '../contract/stream-protocol.js';
-import type { RunEvent } from '../contract/run-event.js';
+} from './contract/stream-protocol.js';
+import type { RunEvent } from './contract/run-event.js';
 
 /** Events kept in memory; older ones are dropped (a poll for them fails with TruncatedOffset). */
 const MAX_KEPT_EVENTS = 1_000;

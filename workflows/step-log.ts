@@ -5,7 +5,7 @@
  * and every state snapshot. Workflow code (sandbox), deterministic.
  */
 import type { Plan, PlanStep } from '../planner/index.js';
-import type { StepLogEntry } from '../contract/run-state.js';
+import type { StepLogEntry } from './contract/run-state.js';
 import { describeStep } from './run-details.js';
 
 /** Entries kept (the newest). */

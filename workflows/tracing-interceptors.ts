@@ -29,7 +29,7 @@ import type {
 } from '@temporalio/workflow';
 import type { ModelRequest } from '../shared/model/model-response.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
-import type { AgentRunInput, AgentRunResult } from '../contract/agent-run.js';
+import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 import { modelTurnAction, type StepAction } from '../planner/index.js';
 
 /** A string a bundle made with these interceptors contains (runtime/tracing.ts checks prebuilt bundles for it). */

@@ -1,6 +1,6 @@
 /**
  * Messages a person sends while the run works (`run.send`, `cairn say`, `POST /runs/:id/messages`):
- * the handler of the `sendMessage` Update (contract/human-messages.ts), its validator (bounded
+ * the handler of the `sendMessage` Update (workflows/contract/human-messages.ts), its validator (bounded
  * like an answer; refused while the run is finishing, when the queue is full, or while busy under
  * `onMessage: 'reject'`, all without writing history), the queue until the planner delivers it (planner/plan-messages.ts), and the
  * interrupt that cuts a model call short under `onMessage: 'interrupt'`. Carried across
@@ -17,9 +17,9 @@ import {
   type Working,
 } from '../planner/index.js';
 import { HumanInputError, MAX_HUMAN_INPUT_CHARS } from './human-input.js';
-import type { CarriedMessages } from '../contract/agent-run.js';
-import { sendMessageUpdate, type UserMessageInput } from '../contract/human-messages.js';
-import type { HumanKind } from '../contract/run-event.js';
+import type { CarriedMessages } from './contract/agent-run.js';
+import { sendMessageUpdate, type UserMessageInput } from './contract/human-messages.js';
+import type { HumanKind } from './contract/run-event.js';
 
 /** Messages waiting for the next model turn; more are refused until they are delivered. */
 export const MAX_QUEUED_MESSAGES = 32;

@@ -1,5 +1,5 @@
 /** `cairn review`: accept, edit, respond to or reject a tool call waiting for a human's review. */
-import type { ReviewDecisionInput } from '../../contract/index.js';
+import type { ReviewDecisionInput } from '../../workflows/contract/index.js';
 import { parseCommandLine, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
 import { compact } from '../format.js';

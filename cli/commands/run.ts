@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline/promises';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
-import type { RunState } from '../../contract/index.js';
+import type { RunState } from '../../workflows/contract/index.js';
 import { compact } from '../format.js';
 import { DEFAULT_TASK_QUEUE, runUrl } from '../../runtime/temporal-target.js';
 import { parseCommandLine, type Command } from '../command.js';

@@ -34,7 +34,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
-import { TENANT_MEMO } from '../../contract/search-attributes.js';
+import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
 import {
   agentMessage,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerSchema, describePending, parseReply, pendingInput, RunInputError, runInputError } from './run-input.js';
-import type { RunState } from '../../contract/index.js';
+import type { RunState } from '../../workflows/contract/index.js';
 
 function refused(fn: () => unknown): RunInputError {
   try {

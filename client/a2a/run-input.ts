@@ -12,7 +12,7 @@ import { NotPendingError } from '../not-pending-error.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { refusalCodeOf, type HumanInputRefusal } from '../../shared/failures/human-input-refusal.js';
 import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/tools/review-decision.js';
-import type { BudgetDecision, BudgetRequest, ReviewDecisionInput, RunState } from '../../contract/index.js';
+import type { BudgetDecision, BudgetRequest, ReviewDecisionInput, RunState } from '../../workflows/contract/index.js';
 import { budgetDecisionSchema } from '../http/budget-schema.js';
 import { budgetDecisionOf } from '../http/human-actions.js';
 

@@ -6,8 +6,8 @@
  * the cancel. Node-only (client side).
  */
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import type { RunState } from '../../contract/index.js';
-import { TENANT_MEMO } from '../../contract/search-attributes.js';
+import type { RunState } from '../../workflows/contract/index.js';
+import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
 import { pendingInput, RunInputError, type PendingInput } from './run-input.js';
 
 export type RunStatusName = 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';

@@ -21,7 +21,7 @@ import { EventType, type Event as AgUiEvent, type RunAgentInput } from '@ag-ui/c
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import type { RunState } from '../../contract/index.js';
+import type { RunState } from '../../workflows/contract/index.js';
 import { agUiWindowContext, flushAgUi, toAgUiEvents, toAgUiInterrupts } from './agui-events.js';
 import { agentName, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';

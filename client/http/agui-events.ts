@@ -23,7 +23,7 @@ import { toAgUiEvents as liveAgUiEvents, type LiveOp } from '../live-deltas.js';
 import type { RunEventItem } from '../run-events.js';
 import type { LiveEvent } from '../../shared/live/model-delta.js';
 import type { PendingInterrupt } from './interrupts.js';
-import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../contract/index.js';
+import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../workflows/contract/index.js';
 import { budgetDecisionSchema } from './budget-schema.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 

@@ -9,7 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpError } from './http-error.js';
-import { TENANT_ID } from '../../contract/index.js';
+import { TENANT_ID } from '../../workflows/contract/index.js';
 
 /** What a request asks to do. */
 export type HttpAction =

@@ -2,7 +2,7 @@
  * The JSON Schema of a person's decision on a budget request, as AG-UI's `responseSchema` and the
  * inbox advertise it. Node-only (client/http).
  */
-import type { BudgetRequest } from '../../contract/index.js';
+import type { BudgetRequest } from '../../workflows/contract/index.js';
 
 /**
  * The schema of a decision on a budget request, `{ decision }`: extend by tokens and/or cost (the

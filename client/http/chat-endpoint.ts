@@ -29,7 +29,7 @@ import {
   type Seen,
   type WindowStart,
 } from './thread.js';
-import { streamReadQuery } from '../../contract/index.js';
+import { streamReadQuery } from '../../workflows/contract/index.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { flushUi, toUiMessageChunks, uiWindowContext } from './ui-message-chunks.js';
 

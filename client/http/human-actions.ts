@@ -5,7 +5,7 @@
  * run. Used by the REST endpoints, AG-UI resumes and AI SDK approval responses alike. Node-only.
  */
 import type { JsonValue } from '../../shared/json/json.js';
-import type { BudgetDecision, ReviewDecisionInput } from '../../contract/index.js';
+import type { BudgetDecision, ReviewDecisionInput } from '../../workflows/contract/index.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { HttpError } from './http-error.js';
 import type { InterruptTarget } from './interrupts.js';

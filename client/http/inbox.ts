@@ -11,7 +11,13 @@ import type { Agent } from '../../shared/agent/define-agent.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { CairnClient } from '../cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
-import { streamReadQuery, TENANT_ID, WAITING_MEMO, type RunState, type WaitingSummary } from '../../contract/index.js';
+import {
+  streamReadQuery,
+  TENANT_ID,
+  WAITING_MEMO,
+  type RunState,
+  type WaitingSummary,
+} from '../../workflows/contract/index.js';
 import { HttpError } from './http-error.js';
 import type { InboxListings } from './inbox-listings.js';
 import { answerSchema } from './agui-events.js';

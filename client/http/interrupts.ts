@@ -7,7 +7,7 @@
  * Used by the AG-UI interrupts, the AI SDK approval ids and the inbox alike. Node-only.
  */
 import type { PendingReview } from '../../planner/index.js';
-import type { BudgetRequest, RunState } from '../../contract/index.js';
+import type { BudgetRequest, RunState } from '../../workflows/contract/index.js';
 import type { RunUsage } from '../../shared/model/model-usage.js';
 
 export type PendingInterrupt =

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { JsonValue } from '../../shared/json/json.js';
-import { REVIEW_DECISIONS, type ReviewDecisionInput, type ReviewDecisionType } from '../../contract/index.js';
+import { REVIEW_DECISIONS, type ReviewDecisionInput, type ReviewDecisionType } from '../../workflows/contract/index.js';
 import { HttpError } from './http-error.js';
 
 const text = (what: string) => z.string({ error: `${what} is text.` });

@@ -11,7 +11,7 @@ import { mergeLive } from '../merge-live.js';
 import type { LiveSource } from '../redis-live-source.js';
 import type { RunEventItem } from '../run-events.js';
 import type { LiveEvent } from '../../shared/live/model-delta.js';
-import type { RunState } from '../../contract/index.js';
+import type { RunState } from '../../workflows/contract/index.js';
 import { pendingInterrupts } from './interrupts.js';
 
 /** A window's live events from a source (not the run's own stream), subscribed when the window reads. */

@@ -12,7 +12,7 @@ import { HttpError } from './http-error.js';
 import { runError } from './run-errors.js';
 import { liveFromNow, type LiveFeed } from './run-window.js';
 import { deliverMessage } from './user-message.js';
-import { answerClarificationUpdate, streamReadQuery } from '../../contract/index.js';
+import { answerClarificationUpdate, streamReadQuery } from '../../workflows/contract/index.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 
 /** Temporal's execution status name (`RUNNING`, `COMPLETED`, `FAILED`...), or `NONE` for a thread with no run yet. */

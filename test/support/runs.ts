@@ -1,7 +1,7 @@
 /** Helpers to read what a run did from its real history. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { answerClarificationUpdate, stateQuery, type RunState } from '../../contract/index.js';
+import { answerClarificationUpdate, stateQuery, type RunState } from '../../workflows/contract/index.js';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

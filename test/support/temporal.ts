@@ -14,7 +14,7 @@ import type { ModelClient } from '../../activities/model/model-client.js';
 import { createCairnWorker, type CairnWorkerOptions } from '../../runtime/worker.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
 import { testAgent } from '../fixtures/agents.js';
-import type { AgentRunInput, AgentRunResult } from '../../contract/index.js';
+import type { AgentRunInput, AgentRunResult } from '../../workflows/contract/index.js';
 
 let runtimeInstalled = false;
 

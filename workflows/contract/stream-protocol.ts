@@ -3,10 +3,10 @@
  * `@temporalio/workflow-streams` (the `__temporal_workflow_stream_poll` long-poll Update, the
  * `__temporal_workflow_stream_offset` Query, items as base64 JSON Payloads), Cairn's read Query,
  * and the publish Signal and Update activities send a model's live deltas with. Part of the run's
- * contract (contract/index.ts): workflow-safe; workflows/run-stream.ts installs the handlers.
+ * contract (workflows/contract/index.ts): workflow-safe; workflows/run-stream.ts installs the handlers.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { STREAM_PUBLISH_SIGNAL, STREAM_PUBLISH_UPDATE, type PublishInput } from '../shared/live/model-delta.js';
+import { STREAM_PUBLISH_SIGNAL, STREAM_PUBLISH_UPDATE, type PublishInput } from '../../shared/live/model-delta.js';
 
 /** One item as the protocol sends it. */
 export interface StreamWireItem {

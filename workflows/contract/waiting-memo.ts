@@ -1,7 +1,7 @@
 /**
  * What a run waits for, as its memo (`cairnWaiting`) publishes it for the inbox
  * (workflows/inbox-memo.ts writes it; client/http/inbox.ts reads it from visibility). Part of the
- * run's contract (contract/index.ts). Workflow-safe types.
+ * run's contract (workflows/contract/index.ts). Workflow-safe types.
  */
 import type { RunBudget, RunState } from './run-state.js';
 

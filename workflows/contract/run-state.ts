@@ -1,13 +1,13 @@
 /**
  * What a run shows the people and programs watching it: its state (`stateQuery`, and
  * `untilIdleUpdate`, which waits until a person is needed), its transcript, its step log, and what
- * a child run tells its parent. Part of the run's contract (contract/index.ts): workflow-safe,
+ * a child run tells its parent. Part of the run's contract (workflows/contract/index.ts): workflow-safe,
  * imported by the workflow (which installs the handlers) and by clients.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/model/transcript.js';
-import type { RunOutcome } from '../shared/agent/run-outcome.js';
-import type { RunUsage } from '../shared/model/model-usage.js';
+import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../../shared/model/transcript.js';
+import type { RunOutcome } from '../../shared/agent/run-outcome.js';
+import type { RunUsage } from '../../shared/model/model-usage.js';
 import type {
   BudgetRequest,
   ErrorSummary,
@@ -15,7 +15,7 @@ import type {
   PendingReview,
   Phase,
   StepAction,
-} from '../planner/index.js';
+} from '../../planner/index.js';
 
 /** A child run started by an agent tool, as its parent shows it. */
 export interface ChildLink {

@@ -3,10 +3,10 @@
  * turn (with usage), each tool call starting and ending (the ToolResult, error chain and hint
  * included), each planner decision, a question, a review, what a person sent, a hand-over, the
  * finish. Large values arrive cut to a preview (workflows/run-events.ts builds them). Part of the
- * run's contract (contract/index.ts): workflow-safe types.
+ * run's contract (workflows/contract/index.ts): workflow-safe types.
  */
-import type { JsonValue } from '../shared/json/json.js';
-import type { PendingClarification, PendingReview, StepAction } from '../planner/index.js';
+import type { JsonValue } from '../../shared/json/json.js';
+import type { PendingClarification, PendingReview, StepAction } from '../../planner/index.js';
 import type { ChildLink } from './run-state.js';
 
 /** What every event carries. */

@@ -2,10 +2,11 @@
  * The run's contract: everything that crosses between an agentRun workflow and whoever talks to
  * it — its input and result, its Updates, Signals and Queries (named by kind, as in Temporal's
  * samples), its state, its live stream and events, and the review-decision family. Defined once
- * here; workflows/ installs the handlers, client/, cli/ and tests import these definitions.
- * A leaf: it imports shared/, planner/ and `@temporalio/workflow`'s define functions, never
- * workflows/. Workflow-safe. The Temporal names and wire shapes are what recorded histories and
- * running clients depend on: change them only with a new name.
+ * here; the rest of workflows/ installs the handlers, client/, cli/ and tests import these
+ * definitions. A leaf of workflows/: it imports shared/, planner/ and `@temporalio/workflow`'s
+ * define functions, never another file of workflows/ (test/layering.contract.test.ts).
+ * Workflow-safe. The Temporal names and wire shapes are what recorded histories and running
+ * clients depend on: change them only with a new name.
  */
 export type { AgentRunInput, AgentRunResult, AgentRunWorkflow, CarriedMessages, CarriedRun } from './agent-run.js';
 export {
@@ -56,16 +57,16 @@ export {
   type ReviewDecisionInput,
   type ReviewDecisionOf,
   type ReviewDecisionType,
-} from '../shared/tools/review-decision.js';
+} from '../../shared/tools/review-decision.js';
 export {
   FAILING_END_CODES,
   RUN_END_CODES,
   isRunEndCode,
   type RunEndCode,
   type RunOutcome,
-} from '../shared/agent/run-outcome.js';
-export type { RunUsage, UsageTotals } from '../shared/model/model-usage.js';
-export type { BudgetDecision, BudgetRequest } from '../planner/index.js';
+} from '../../shared/agent/run-outcome.js';
+export type { RunUsage, UsageTotals } from '../../shared/model/model-usage.js';
+export type { BudgetDecision, BudgetRequest } from '../../planner/index.js';
 export {
   CAIRN_SEARCH_ATTRIBUTES,
   CairnAgent,

@@ -1,15 +1,15 @@
 /**
  * The agentRun workflow's signature: what starts a run, what it returns, and what one run of a
- * chain hands the next (continue-as-new). Part of the run's contract (contract/index.ts):
+ * chain hands the next (continue-as-new). Part of the run's contract (workflows/contract/index.ts):
  * workflow-safe types, imported by the workflow and by clients alike.
  */
-import type { JsonValue } from '../shared/json/json.js';
-import type { McpListing } from '../shared/mcp/mcp-server.js';
-import type { TranscriptMessage } from '../shared/model/transcript.js';
-import type { RunOutcome } from '../shared/agent/run-outcome.js';
-import type { RunUsage } from '../shared/model/model-usage.js';
-import type { DecidedReview } from '../shared/tools/review-decision.js';
-import type { ErrorSummary, PlannerState, PlanStep, PolicyOverrides, UserMessage } from '../planner/index.js';
+import type { JsonValue } from '../../shared/json/json.js';
+import type { McpListing } from '../../shared/mcp/mcp-server.js';
+import type { TranscriptMessage } from '../../shared/model/transcript.js';
+import type { RunOutcome } from '../../shared/agent/run-outcome.js';
+import type { RunUsage } from '../../shared/model/model-usage.js';
+import type { DecidedReview } from '../../shared/tools/review-decision.js';
+import type { ErrorSummary, PlannerState, PlanStep, PolicyOverrides, UserMessage } from '../../planner/index.js';
 import type { StepLogEntry } from './run-state.js';
 import type { StreamState } from './stream-protocol.js';
 

@@ -2,14 +2,14 @@
  * What people send a run: an answer to its question, a review decision, a budget decision, a
  * message while it works, pause, resume and cancel. Updates are validated before anything enters
  * history (a refusal is a `HumanInputError` with a code); the Signal twins serve clients that can
- * only signal, and invalid ones are ignored. Part of the run's contract (contract/index.ts):
+ * only signal, and invalid ones are ignored. Part of the run's contract (workflows/contract/index.ts):
  * workflow-safe, imported by the workflow (workflows/run-inbox.ts, budget-requests.ts,
  * user-messages.ts install the handlers) and by clients.
  */
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { JsonValue } from '../shared/json/json.js';
-import type { ReviewDecisionInput } from '../shared/tools/review-decision.js';
-import type { BudgetDecision } from '../planner/index.js';
+import type { JsonValue } from '../../shared/json/json.js';
+import type { ReviewDecisionInput } from '../../shared/tools/review-decision.js';
+import type { BudgetDecision } from '../../planner/index.js';
 
 export interface ClarificationAnswer {
   /** The pending clarification's id (see `stateQuery`). */

@@ -3,7 +3,7 @@
  * and by what they wait for (e.g. `CairnPhase = "awaiting_review"`). A working run is `running`:
  * its phase alternates between `model` and `tools` every turn, and each change would be an upsert
  * (an event of ~100 bytes) twice a turn; the `state` Query still tells them apart.
- * Part of the run's contract (contract/index.ts): clients list runs by them. Workflow-safe:
+ * Part of the run's contract (workflows/contract/index.ts): clients list runs by them. Workflow-safe:
  * `defineSearchAttributeKey` is in @temporalio/common.
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
