@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { SideEffects } from '../shared/tools/define-tool.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
+import { runOutcome } from './run-outcome.js';
 import { checked, drive, failed, keyOf, ok, rawCall, start, stepOf, textReply, toolCall, toolCallsReply, turnResulting, type World } from './testing.js';
 
 const search = toolCall('search_orders', { customer: 'Ada', status: 'shipped' });
@@ -75,6 +76,7 @@ describe('loop detection across turns', () => {
     expect(final).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
     expect(trace.notes).toContain('Stop calling tools (search_orders keeps failing with internal_error). Give your final answer now from what you have.');
     expect(stepOf(trace.last, 'finish')).toEqual({ type: 'finish', answer: 'I could not search.', reason: 'search_orders keeps failing with internal_error' });
+    expect(runOutcome(trace.last.state, stepOf(trace.last, 'finish'))).toMatchObject({ status: 'ended', code: 'loop_detected' });
   });
 
   it('follows loopThreshold', () => {
