@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { SideEffects } from '../shared/tools/define-tool.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
+import { runOutcome } from './run-outcome.js';
 import {
   checked,
   drive,
@@ -107,6 +108,10 @@ describe('loop detection across turns', () => {
       type: 'finish',
       answer: 'I could not search.',
       reason: 'search_orders keeps failing with internal_error',
+    });
+    expect(runOutcome(trace.last.state, stepOf(trace.last, 'finish'))).toMatchObject({
+      status: 'ended',
+      code: 'loop_detected',
     });
   });
 

@@ -162,6 +162,8 @@ describe('clarification', () => {
     expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'none', tools: [] });
     expect(plan.notes).toEqual([finalNote('no answer to "Which email is on the order?" in time')]);
     expect(plan.state.humanWaitMs).toBe(60_000);
+    // The run's outcome names why it ended.
+    expect(plan.state.finalizingCode).toBe('no_answer');
   });
 
   it("no answer in time with onClarificationTimeout: 'continue': the model goes on without it", () => {

@@ -107,6 +107,15 @@ describe('a rate-limited or overloaded model is waited for, up to the patience',
     ).toBe(false);
   });
 
+  it("each wait's reason says why the model did not take the call (the step log and the UI show it)", () => {
+    const reason = (kind: Parameters<typeof modelFailure>[0]) =>
+      stepOf(afterModel(start().state, modelFailure(kind, 1_000)), 'back_off').reason;
+    expect(reason('throttled')).toBe('model call held by flow control');
+    expect(reason('unavailable')).toBe('model provider unavailable');
+    expect(reason('overloaded')).toBe('model provider overloaded');
+    expect(reason('rate_limited')).toBe('model rate-limited');
+  });
+
   it('a model client error coded timeout is a provider that is down: waited for', () => {
     expect(afterModel(start().state, modelError('timeout')).step.type).toBe('back_off');
   });
