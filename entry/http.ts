@@ -22,6 +22,6 @@ export const bearerToken: typeof http.bearerToken = http.bearerToken;
 export const HttpError: typeof http.HttpError = http.HttpError;
 export type HttpError = InstanceType<typeof http.HttpError>;
 export type { CairnHttpHandler, CairnHttpHandlerOptions } from '../client/http/cairn-http-handler.js';
-export type { Authorize, Caller, HttpAction, HttpRunRef } from '../client/http/authorize.js';
+export type { Authorize, AuthorizeVerdict, Caller, HttpAction, HttpRunRef } from '../client/http/authorize.js';
 export type { HttpErrorCode } from '../client/http/http-error.js';
 export type { InboxItem, InboxPage } from '../client/http/inbox.js';

@@ -37,7 +37,7 @@ export interface Caller {
 
 /** `true` or nothing allows, `false` is 403, a `Caller` allows and scopes the request to its tenant. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a function that returns nothing allows; `undefined` would refuse one declared without a return
-type Verdict = boolean | void | Caller;
+export type AuthorizeVerdict = boolean | void | Caller;
 
 /**
  * For a thread endpoint (`POST /runs` with a thread id, `/agui`, `/chat`), `run.workflowId` is the
@@ -47,7 +47,7 @@ export type Authorize = (
   request: Request,
   action: HttpAction,
   run: HttpRunRef | undefined,
-) => Verdict | Promise<Verdict>;
+) => AuthorizeVerdict | Promise<AuthorizeVerdict>;
 
 /** Allows requests that carry `Authorization: Bearer <token>`; 401 otherwise. */
 export function bearerToken(token: string): Authorize {
