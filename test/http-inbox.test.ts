@@ -166,7 +166,7 @@ describe('the inbox page', () => {
     expect(await handle(wiring).result()).toMatchObject({ answer: 'Wired.' });
     expect(calls.issue_refund! - refundsBefore).toBe(1);
     console.log(`Inbox screenshots: ${SHOTS}`);
-  });
+  }, 180_000); // Three runs, a browser and a dozen waits of up to WAIT each: more than the default 60 s on a loaded CI.
 
   it("polls one request at a time on a slow server: polls never pile up in front of a person's act (why it once waited a minute under load)", async () => {
     // A server slower than the poll interval: each inbox answer takes 2.5 s.

@@ -306,13 +306,18 @@ function refresh() {
 document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); });
 
 function load() {
-  return fetch("inbox?limit=500", { headers: headers(false) })
+  // A poll the server never answers (a dropped connection, an overloaded server) is given up after
+  // 20 s, so the page tries again rather than stopping for good.
+  var aborter = new AbortController();
+  var giveUp = setTimeout(function () { aborter.abort(new Error("no answer in 20 s")); }, 20000);
+  return fetch("inbox?limit=500", { headers: headers(false), signal: aborter.signal })
     .then(function (r) {
       if (r.status === 401 || r.status === 403) { document.getElementById("auth").style.display = "block"; statusEl.textContent = "A token is needed."; return; }
       document.getElementById("auth").style.display = "none";
       return r.json().then(function (j) { if (j.items) { render(j.items); if (j.total > j.items.length) statusEl.textContent = "Showing the " + j.items.length + " who waited longest of " + j.total + "."; } else statusEl.textContent = j.error ? j.error.message : "Unexpected answer"; });
     })
-    .catch(function (e) { statusEl.textContent = "Cannot reach the server: " + e.message; });
+    .catch(function (e) { statusEl.textContent = "Cannot reach the server: " + e.message; })
+    .finally(function () { clearTimeout(giveUp); });
 }
 
 document.getElementById("save-token").addEventListener("click", function () {
