@@ -65,10 +65,12 @@ export interface CairnHttpHandlerOptions {
   readonly maxRunsPerTenant?: number | ((tenant: string) => number | undefined);
   /**
    * How long one visibility listing of a tenant's waiting runs answers the inbox reads that follow
-   * it (ms): concurrent reads share the listing in flight, and reads within this window reuse it;
-   * the handler's own acts (any POST of the tenant's) forget it. An inbox answer is then at most
-   * this old, plus visibility's own lag. 0: every read lists afresh (reads in flight still share).
-   * Default 1,000.
+   * it (ms): concurrent reads share the listing in flight, and reads within this window reuse it.
+   * A read after the window is still answered at once from that listing (if it began at most 15 s
+   * ago) while a fresh one runs for the reads after it, so a tenant costs visibility at most one
+   * listing per window and a poll never waits for one. The handler's own acts (any POST of the
+   * tenant's) forget it: the next read waits for a listing made after the act. 0: every read
+   * lists afresh (reads in flight still share). Default 1,000.
    */
   readonly inboxReuseMs?: number;
   /** Told of unexpected errors (500s); the client only ever gets `{ error: { code: 'internal' } }`. Default: console.error. */
