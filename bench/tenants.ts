@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/tenants.ts [waiting=300] [reads=30]`: the inbox of many waiting runs, answered
- * by visibility alone (issue 28); `npx tsx bench/tenants.ts fairness [backlog=1000] [runs=5] [workflowSlots]`: one
+ * by visibility alone (issue 28); `npx tsx bench/tenants.ts fairness [backlog=1000] [runs=5] [workflowSlots=4] [stickyTimeout=500ms]`: one
  * tenant's backlog against another's few runs (below). Starts `waiting` runs, each held on a review, for one tenant
  * (and a few for another), then reads `GET /inbox?limit=50` `reads` times (p50 / p90), pages
  * through every run, and reads again with the worker stopped: a read that made a Query would wait
@@ -9,12 +9,19 @@
  *
  * Fairness: tenant B's `runs` runs alone (each: one model turn, a tool that takes 1 s, a final
  * answer), then tenant A starts `backlog` such runs and B its `runs` again as soon as A's are
- * started; B's run times (start to result) behind the backlog against alone. Each run's tasks
- * carry its tenant as the fairness key (CairnClient).
+ * started; B's run times (start to result) behind the backlog against alone, and where B's time
+ * went, read from their histories. Each run's tasks carry its tenant as the fairness key
+ * (CairnClient). The worker is tuned as docs/operations.md advises for a fleet shared by tenants:
+ * 4 workflow task slots (fairness orders the server's backlog, not the tasks a worker holds) and a
+ * 500 ms sticky schedule-to-start timeout (a run's later workflow tasks go to the worker's own sticky
+ * queue, served first come first served; past the timeout they go back to the fair queue). Pass
+ * `40 10s` for the SDK's defaults.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { join } from 'node:path';
+// Installed with @temporalio/client (a CommonJS module: its namespace is the default export).
+import protos from '@temporalio/proto';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import type { InboxPage } from '../client/http/inbox.js';
@@ -29,12 +36,15 @@ const args = fairnessMode ? process.argv.slice(3) : process.argv.slice(2);
 const waiting = Number(args[0] ?? (fairnessMode ? 1_000 : 300));
 const reads = Number(args[1] ?? (fairnessMode ? 5 : 30));
 // Fairness: the worker's workflow task slots (SDK default 40); tasks a worker holds are served first come first served.
-const workflowSlots = args[2] === undefined ? undefined : Number(args[2]);
+const workflowSlots = Number(args[2] ?? 4);
+const stickyTimeout = (args[3] ?? '500ms') as `${number}ms` | `${number}s`;
 
 const env = await startTestEnvironment({
   agents: [testAgent, tenantsAgent],
   workflowsPath: join(PACKAGE_ROOT, 'bench', 'tenants-workflows.ts'),
-  ...(workflowSlots !== undefined && { worker: { maxConcurrentWorkflowTaskExecutions: workflowSlots } }),
+  ...(fairnessMode && {
+    worker: { maxConcurrentWorkflowTaskExecutions: workflowSlots, stickyQueueScheduleToStartTimeout: stickyTimeout },
+  }),
 });
 const client = new CairnClient({ client: env.temporal, taskQueue: env.taskQueue });
 const authorize = (r: Request) => ({ tenant: r.headers.get('x-tenant')! });
@@ -167,7 +177,7 @@ async function fairness(backlog: number, runs: number): Promise<void> {
   };
   const fmt = (ms: number[]) => `${ms.map((m) => (m / 1000).toFixed(1)).join(', ')} s`;
   const alone = await timesOf('alone');
-  console.log(`Worker workflow task slots: ${workflowSlots ?? 'SDK default (40)'}`);
+  console.log(`Worker workflow task slots: ${workflowSlots}, sticky schedule-to-start timeout: ${stickyTimeout}`);
   console.log(`Tenant B alone, ${runs} runs: ${fmt(alone)}   (load ${loadavg()})`);
   const t = performance.now();
   let aDone = 0;
@@ -187,6 +197,7 @@ async function fairness(backlog: number, runs: number): Promise<void> {
   const startedS = (performance.now() - t) / 1000;
   const atB = aDone;
   const behind = await timesOf('behind');
+  const went = await whereTimeWent(b, runs);
   const bDoneS = (performance.now() - t) / 1000;
   console.log(
     `Tenant A started ${backlog} runs in ${startedS.toFixed(0)} s (${atB} finished by then); then B's ${runs} runs: ${fmt(behind)}   (load ${loadavg()})`,
@@ -196,10 +207,47 @@ async function fairness(backlog: number, runs: number): Promise<void> {
   console.log(
     `  B behind A / B alone: slowest ${ratio.toFixed(2)}x, median ${(median(behind) / median(alone)).toFixed(2)}x; A had ${aDone} of ${backlog} finished when B's last ended (${bDoneS.toFixed(0)} s after A's first start)`,
   );
+  console.log(`  where B's time went behind A (median of its runs, from their histories): ${went}`);
   await Promise.all(aRuns);
   console.log(
     `  A's backlog drained ${((performance.now() - t) / 1000).toFixed(0)} s after its first start   (load ${loadavg()})`,
   );
+}
+
+/**
+ * The median, over `tenant`'s newest `runs` runs, of the time their workflow tasks waited for a
+ * worker (scheduled to started), spent in it (started to completed), and their activities took.
+ */
+async function whereTimeWent(tenant: string, runs: number): Promise<string> {
+  const { EventType } = protos.temporal.api.enums.v1;
+  const sums = { queued: [] as number[], inWorker: [] as number[], activities: [] as number[] };
+  const ids: string[] = [];
+  // Visibility lists the newest first: the runs just measured.
+  for await (const info of env.temporal.workflow.list({ query: `CairnTenant = '${tenant}'` }))
+    if (ids.push(info.workflowId) >= runs) break;
+  for (const id of ids) {
+    const { events } = await env.temporal.workflow.getHandle(id).fetchHistory();
+    const at = (e: NonNullable<typeof events>[number]) =>
+      Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+    let queued = 0;
+    let inWorker = 0;
+    let activities = 0;
+    let mark = 0;
+    let scheduled = 0;
+    for (const e of events ?? []) {
+      const t = at(e);
+      if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) queued += t - mark;
+      if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) inWorker += t - mark;
+      if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) scheduled = t;
+      if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) activities += t - scheduled;
+      mark = t;
+    }
+    sums.queued.push(queued);
+    sums.inWorker.push(inWorker);
+    sums.activities.push(activities);
+  }
+  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!.toFixed(0);
+  return `workflow tasks waiting for the worker ${med(sums.queued)} ms, in the worker ${med(sums.inWorker)} ms; activities ${med(sums.activities)} ms`;
 }
 
 function loadavg(): string {
