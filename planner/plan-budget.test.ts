@@ -3,8 +3,18 @@ import { describe, expect, it } from 'vitest';
 import type { ModelOutcome } from '../shared/model/model-response.js';
 import { toolError } from '../shared/failures/tool-error.js';
 import { runOutcome } from './run-outcome.js';
-import { tenantAllowanceLeft } from './plan-budget.js';
-import { drive, ok, rawCall, stepOf, textWithUsage, toolCallsReply } from './testing.js';
+import type { PolicyOverrides } from './policy.js';
+import type { PlannerState, PlanStep } from './plan.js';
+import {
+  budgetExhausted,
+  budgetLimits,
+  budgetNear,
+  checkBudget,
+  planBudgetDecision,
+  tenantAllowanceLeft,
+  tenantWindowSpent,
+} from './plan-budget.js';
+import { drive, ok, rawCall, start, stepOf, textWithUsage, toolCall, toolCallsReply } from './testing.js';
 
 const callsWithUsage = (inputTokens: number, outputTokens: number, costUsd?: number): ModelOutcome => {
   const reply = toolCallsReply([rawCall('lookup', { order_id: 'A-1' })]);
@@ -201,5 +211,253 @@ describe("a tenant's spent budget window", () => {
       };
       expect(tenantAllowanceLeft(state as never)).toBeUndefined();
     });
+  });
+});
+
+// ── The budget functions on plain states ─────────────────────────────────────────────────────
+
+/** A run's state under `budget`, having used `tokens` (all input) and `costUsd`, with `more` on top. */
+function spending(
+  budget: PolicyOverrides['budget'],
+  tokens: number,
+  costUsd: number,
+  more: Partial<PlannerState> = {},
+): PlannerState {
+  const usage = { inputTokens: tokens, outputTokens: 0, costUsd, calls: 1, byModel: {} };
+  return { ...start({ budget }).state, usage, ...more };
+}
+
+const callModelStep: PlanStep = { type: 'call_model', toolChoice: 'auto' } as PlanStep;
+
+describe('budget limits, exhaustion and the wrap-up point', () => {
+  it("a person's extension adds to the policy's limits; no limit stays none", () => {
+    const state = spending({ maxTokens: 1_000, maxCostUsd: 0.1 }, 0, 0, { budgetExtra: { tokens: 500, costUsd: 0.2 } });
+    expect(budgetLimits(state)).toEqual({ maxTokens: 1_500, maxCostUsd: 0.3 });
+    expect(budgetLimits(spending({}, 0, 0, { budgetExtra: { tokens: 500, costUsd: 0.2 } }))).toEqual({
+      maxTokens: null,
+      maxCostUsd: null,
+    });
+  });
+
+  it('a limit is used up when usage reaches it exactly, tokens before cost', () => {
+    expect(budgetExhausted(spending({ maxTokens: 100 }, 99, 0))).toBeNull();
+    expect(budgetExhausted(spending({ maxTokens: 100 }, 100, 0))).toBe('tokens');
+    expect(budgetExhausted(spending({ maxCostUsd: 0.5 }, 10_000, 0.5))).toBe('cost');
+    expect(budgetExhausted(spending({ maxTokens: 100, maxCostUsd: 0.5 }, 100, 0.5))).toBe('tokens');
+    expect(
+      budgetExhausted(spending({ maxTokens: 100 }, 100, 0, { budgetExtra: { tokens: 1, costUsd: 0 } })),
+    ).toBeNull();
+  });
+
+  it('the wrap-up turn starts at wrapUpAt of a limit, not before', () => {
+    const tokens = { maxTokens: 1_000, wrapUpAt: 0.5 };
+    expect(budgetNear(spending(tokens, 499, 0))).toBeNull();
+    expect(budgetNear(spending(tokens, 500, 0))).toBe('token budget nearly used (500 of 1000 tokens)');
+    const cost = { maxCostUsd: 2, wrapUpAt: 0.5 };
+    expect(budgetNear(spending(cost, 10_000, 0.99))).toBeNull();
+    expect(budgetNear(spending(cost, 10_000, 1))).toBe('cost budget nearly used (1 of 2)');
+    // The tenant's window, when the worker said it is near, comes first.
+    expect(budgetNear(spending(tokens, 900, 0, { tenantNear: 'tenant window near' }))).toBe('tenant window near');
+  });
+});
+
+describe('checkBudget', () => {
+  const tools: PlanStep = { type: 'execute_tools', calls: [toolCall('lookup')] } as unknown as PlanStep;
+
+  it('at a limit, a step other than finish becomes the end of the run, budget_exhausted', () => {
+    const state = spending({ maxTokens: 100 }, 120, 0);
+    const plan = checkBudget({ state, step: tools, record: [], notes: ['n'] }, 0);
+    const message = 'The run ended: its token budget is used up (120 of 100 tokens).';
+    expect(plan).toEqual({
+      state: { ...state, phase: 'done' },
+      step: {
+        type: 'finish',
+        answer: message,
+        reason: 'budget exhausted: tokens',
+        end: { code: 'budget_exhausted', message, fail: false },
+      },
+      record: [],
+      notes: ['n'],
+    });
+  });
+
+  it('a finish is left as it is, and a run under its limits goes on', () => {
+    const over = spending({ maxTokens: 100 }, 120, 0);
+    const finish: PlanStep = { type: 'finish', answer: 'Here.', reason: null };
+    const done = { state: over, step: finish, record: [], notes: [] };
+    expect(checkBudget(done, 0)).toBe(done);
+    const under = { state: spending({ maxTokens: 100 }, 50, 0), step: tools, record: [], notes: [] };
+    expect(checkBudget(under, 0)).toBe(under);
+  });
+});
+
+describe('tenantWindowSpent', () => {
+  const window = { tenant: 'a', window: 'month', id: '2026-11', limit: 'cost', used: 0.5, max: 0.5 } as const;
+
+  it('asks a person (onExhausted: ask), keeping the step to take if they extend', () => {
+    const state = spending({ onExhausted: 'ask' }, 10, 0.5);
+    expect(tenantWindowSpent(state, window, '', callModelStep, 7_000)).toEqual({
+      state: { ...state, phase: 'awaiting_budget', budgetRequests: 1, waitingSince: 7_000 },
+      step: {
+        type: 'await_budget',
+        request: {
+          id: 'b1',
+          limit: 'cost',
+          maxTokens: null,
+          maxCostUsd: null,
+          usedTokens: 10,
+          usedCostUsd: 0.5,
+          tenantWindow: window,
+        },
+        next: callModelStep,
+      },
+      record: [],
+      notes: [],
+    });
+  });
+
+  it('else ends the run budget_exhausted, naming the window', () => {
+    const state = spending({}, 10, 0.5);
+    const message = 'The run ended: tenant "a" has used its monthly cost budget (0.5 of 0.5 USD in 2026-11 UTC).';
+    expect(tenantWindowSpent(state, window, 'ignored', callModelStep, 0)).toEqual({
+      state: { ...state, phase: 'done' },
+      step: {
+        type: 'finish',
+        answer: message,
+        reason: 'budget exhausted: tenant',
+        end: { code: 'budget_exhausted', message, fail: false },
+      },
+      record: [],
+      notes: [],
+    });
+  });
+
+  it("without the window, says the worker's message: its prefix and final period cut, at most 300 characters", () => {
+    const answer = (said: string) =>
+      stepOf(tenantWindowSpent(spending({}, 0, 0), undefined, said, callModelStep, 0), 'finish').answer;
+    expect(answer('The call to m was not sent: tenant "a" spent 0.5 of 0.5 USD.')).toBe(
+      'The run ended: tenant "a" spent 0.5 of 0.5 USD.',
+    );
+    // Only a leading prefix is the worker's framing.
+    expect(answer('Refused. The call to m was not sent: over')).toBe(
+      'The run ended: Refused. The call to m was not sent: over.',
+    );
+    expect(answer(`The call to m was not sent: ${'x'.repeat(400)}`)).toBe(`The run ended: ${'x'.repeat(300)}.`);
+  });
+});
+
+describe('tenantAllowanceLeft', () => {
+  it('is what the allowance leaves past what the run used since it was given; none without one', () => {
+    expect(tenantAllowanceLeft(spending({}, 10, 0.3))).toBeUndefined();
+    const allowance = { tokens: 0, costUsd: 0.5, fromTokens: 0, fromCostUsd: 0.1 };
+    // 0.5 − (0.3 − 0.1), rounded to a billionth.
+    expect(tenantAllowanceLeft(spending({}, 10, 0.3, { tenantAllowance: allowance }))).toEqual({
+      tokens: 0,
+      costUsd: 0.3,
+    });
+    expect(tenantAllowanceLeft(spending({}, 10, 0.7, { tenantAllowance: allowance }))).toBeUndefined();
+  });
+});
+
+describe('planBudgetDecision', () => {
+  const ask = (state: PlannerState, next: PlanStep, now = 1_000) => {
+    const plan = checkBudget({ state, step: next, record: [], notes: [] }, now);
+    return { plan, step: stepOf(plan, 'await_budget') };
+  };
+  const tools: PlanStep = { type: 'execute_tools', calls: [toolCall('lookup')] } as unknown as PlanStep;
+  const budget = { maxTokens: 100, onExhausted: 'ask' } as const;
+
+  it('stop ends the run budget_exhausted, counting the wait as human time', () => {
+    const { plan, step } = ask(spending(budget, 120, 0), tools);
+    const message = 'The run ended: its token budget is used up (120 of 100 tokens), and it was not extended.';
+    expect(planBudgetDecision(plan.state, step, { type: 'stop' }, 31_000)).toEqual({
+      state: { ...plan.state, phase: 'done', waitingSince: null, humanWaitMs: 30_000 },
+      step: {
+        type: 'finish',
+        answer: message,
+        reason: 'budget exhausted: tokens',
+        end: { code: 'budget_exhausted', message, fail: false },
+      },
+      record: [],
+      notes: [],
+    });
+  });
+
+  it('an extension adds to what people added before and takes the deferred step in its phase', () => {
+    const before = spending(budget, 120, 0, { budgetExtra: { tokens: 10, costUsd: 0 } });
+    const { plan, step } = ask(before, tools);
+    const extended = planBudgetDecision(plan.state, step, { type: 'extend', tokens: 50 }, 2_000);
+    expect(extended).toEqual({
+      state: {
+        ...plan.state,
+        phase: 'tools',
+        budgetExtra: { tokens: 60, costUsd: 0 },
+        waitingSince: null,
+        humanWaitMs: 1_000,
+      },
+      step: tools,
+      record: [],
+      notes: [],
+    });
+    const model = ask(before, callModelStep);
+    expect(planBudgetDecision(model.plan.state, model.step, { type: 'extend', tokens: 50 }, 2_000).state.phase).toBe(
+      'model',
+    );
+    const finalizing = ask({ ...before, finalizing: 'limit' }, callModelStep);
+    expect(
+      planBudgetDecision(finalizing.plan.state, finalizing.step, { type: 'extend', tokens: 50 }, 2_000).state.phase,
+    ).toBe('finalizing');
+  });
+
+  it('an extension too small asks again, the wait still counted from the first request', () => {
+    const { plan, step } = ask(spending(budget, 120, 0), tools);
+    const again = planBudgetDecision(plan.state, step, { type: 'extend', tokens: 5 }, 4_000);
+    expect(again).toEqual({
+      state: {
+        ...plan.state,
+        budgetExtra: { tokens: 5, costUsd: 0 },
+        budgetRequests: 2,
+        humanWaitMs: 3_000,
+        waitingSince: 4_000,
+      },
+      step: {
+        type: 'await_budget',
+        request: { id: 'b2', limit: 'tokens', maxTokens: 105, maxCostUsd: null, usedTokens: 120, usedCostUsd: 0 },
+        next: tools,
+      },
+      record: [],
+      notes: [],
+    });
+  });
+
+  it('a state not waiting adds no human time', () => {
+    const { plan, step } = ask(spending(budget, 120, 0), tools);
+    const decided = planBudgetDecision({ ...plan.state, waitingSince: null }, step, { type: 'stop' }, 9_000);
+    expect(decided.state.humanWaitMs).toBe(0);
+  });
+
+  it("an extension of a tenant's window is the run's allowance, and takes the deferred step in its phase", () => {
+    const window = { tenant: 'a', window: 'day', id: '2026-11-26', limit: 'tokens', used: 9, max: 9 } as const;
+    const state = spending({ onExhausted: 'ask' }, 40, 0.25);
+    const decide = (next: PlanStep, from = state) => {
+      const asked = tenantWindowSpent(from, window, '', next, 1_000);
+      return planBudgetDecision(asked.state, stepOf(asked, 'await_budget'), { type: 'extend', costUsd: 0.1 }, 1_500);
+    };
+    const plan = decide(callModelStep);
+    expect(plan).toEqual({
+      state: {
+        ...state,
+        phase: 'model',
+        budgetRequests: 1,
+        waitingSince: null,
+        humanWaitMs: 500,
+        tenantAllowance: { tokens: 0, costUsd: 0.1, fromTokens: 40, fromCostUsd: 0.25 },
+      },
+      step: callModelStep,
+      record: [],
+      notes: [],
+    });
+    expect(decide(callModelStep, { ...state, finalizing: 'limit' }).state.phase).toBe('finalizing');
+    expect(decide(tools).state.phase).toBe('tools');
   });
 });
