@@ -1,7 +1,7 @@
 /** Provider refusals are waits (full jitter, retry-after as the floor, bounded by patience), and model failures end runs as what they are. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from './policy.js';
-import { providerWaitDelay } from './provider-wait.js';
+import { providerWaitDelay, unitFromKey } from './provider-wait.js';
 import { runOutcome } from './run-outcome.js';
 import { afterModel, drive, modelError, modelFailure, start, stepOf, textReply } from './testing.js';
 
@@ -26,10 +26,28 @@ describe('providerWaitDelay', () => {
     expect(providerWaitDelay({ ...backoff, maxRetryAfterMs: 2_000 }, 1, 0, 'rate_limited', 9_000)).toBe(2_000);
   });
 
+  it('a negative retry-after is no floor: never a negative wait', () => {
+    expect(providerWaitDelay(backoff, 1, 0, 'rate_limited', -5_000)).toBe(0);
+    expect(providerWaitDelay(backoff, 1, 0.5, 'overloaded', -5_000)).toBe(500);
+    expect(providerWaitDelay(backoff, 1, 0.5, 'throttled', -5_000)).toBe(0);
+  });
+
   it('spreads runs refused together: different random numbers, different waits', () => {
     const delays = [0.1, 0.3, 0.5, 0.7, 0.9].map((u) => providerWaitDelay(backoff, 2, u, 'rate_limited', 1_000));
     expect(new Set(delays).size).toBe(5);
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
+describe('unitFromKey', () => {
+  it('is a number in [0, 1) that replays the same, and differs by run and attempt', () => {
+    const units = ['run-a', 'run-b'].flatMap((key) => [1, 2, 3].map((attempt) => unitFromKey(key, attempt)));
+    for (const u of units) {
+      expect(u).toBeGreaterThanOrEqual(0);
+      expect(u).toBeLessThan(1);
+    }
+    expect(new Set(units).size).toBe(units.length);
+    expect(unitFromKey('run-a', 2)).toBe(units[1]);
   });
 });
 
