@@ -409,6 +409,22 @@ describe('planBudgetDecision', () => {
     ).toBe('finalizing');
   });
 
+  it('an extension that lets a held review or question go on waits on the person again, from then', () => {
+    const review = { type: 'await_review', reviews: [] } as unknown as PlanStep;
+    const question = { type: 'await_clarification', clarification: { id: 'q1' } } as unknown as PlanStep;
+    for (const [next, phase] of [
+      [review, 'awaiting_review'],
+      [question, 'awaiting_clarification'],
+    ] as const) {
+      const { plan, step } = ask(spending(budget, 120, 0), next);
+      expect(plan.state.phase).toBe('awaiting_budget');
+      const extended = planBudgetDecision(plan.state, step, { type: 'extend', tokens: 50 }, 61_000);
+      expect(extended.step).toBe(next);
+      // The budget wait is counted, and the person's wait begins at the extension.
+      expect(extended.state).toMatchObject({ phase, waitingSince: 61_000, humanWaitMs: 60_000 });
+    }
+  });
+
   it('an extension too small asks again, the wait still counted from the first request', () => {
     const { plan, step } = ask(spending(budget, 120, 0), tools);
     const again = planBudgetDecision(plan.state, step, { type: 'extend', tokens: 5 }, 4_000);

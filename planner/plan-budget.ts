@@ -195,15 +195,7 @@ export function planBudgetDecision(
         fromCostUsd: costUsd,
       },
     };
-    const phase =
-      step.next.type === 'call_model'
-        ? allowed.finalizing
-          ? 'finalizing'
-          : 'model'
-        : step.next.type === 'execute_tools'
-          ? 'tools'
-          : allowed.phase;
-    return { state: { ...allowed, phase }, step: step.next, record: [], notes: [] };
+    return { state: resumed(allowed, step.next, now), step: step.next, record: [], notes: [] };
   }
   const extra = {
     tokens: (waited.budgetExtra?.tokens ?? 0) + (decision.tokens ?? 0),
@@ -212,13 +204,24 @@ export function planBudgetDecision(
   const extended: PlannerState = { ...waited, budgetExtra: extra };
   const still = budgetExhausted(extended);
   if (still) return { ...askForBudget(extended, still, step.next, now), record: [], notes: [] };
-  const phase =
-    step.next.type === 'call_model'
-      ? extended.finalizing
-        ? 'finalizing'
-        : 'model'
-      : step.next.type === 'execute_tools'
-        ? 'tools'
-        : extended.phase;
-  return { state: { ...extended, phase }, step: step.next, record: [], notes: [] };
+  return { state: resumed(extended, step.next, now), step: step.next, record: [], notes: [] };
+}
+
+/**
+ * The state that takes `next`, deferred behind a budget request: its phase, and for a person's
+ * review or question (held in the state since before the request) a wait that begins now.
+ */
+function resumed(state: PlannerState, next: PlanStep, now: number): PlannerState {
+  switch (next.type) {
+    case 'call_model':
+      return { ...state, phase: state.finalizing ? 'finalizing' : 'model' };
+    case 'execute_tools':
+      return { ...state, phase: 'tools' };
+    case 'await_review':
+      return { ...state, phase: 'awaiting_review', waitingSince: now };
+    case 'await_clarification':
+      return { ...state, phase: 'awaiting_clarification', waitingSince: now };
+    default:
+      return state;
+  }
 }
