@@ -64,6 +64,8 @@ describe('model usage', () => {
     expect(priceOf(undefined, 'openai:o3')).toBeUndefined();
     // A spec that starts with its colon has an empty provider, and its name after the colon.
     expect(priceOf({ o3: name }, ':o3')).toBe(name);
+    // A spec without a colon is only itself: nothing shorter is looked up.
+    expect(priceOf({ 'gpt-4': name }, 'gpt-4o')).toBeUndefined();
   });
 
   it('reads only the table itself, never what objects inherit', () => {
