@@ -34,7 +34,18 @@ describe('a2aAgent', () => {
     expect(a2aCallSchema.safeParse({ message: '   ' }).success).toBe(false);
   });
 
+  it('takes a person or the model to answer input requests, and keeps a review config', () => {
+    const base = { url: 'http://remote.example/a2a', name: 'remote', description: 'd' };
+    for (const onInputRequired of ['person', 'model'] as const)
+      expect(a2aAgentOf(a2aAgent({ ...base, onInputRequired }))?.onInputRequired).toBe(onInputRequired);
+    const review = { allow: ['accept', 'reject'] as const, description: 'Check the refund amount.' };
+    expect(a2aAgent({ ...base, review }).review).toMatchObject(review);
+    expect(a2aAgent(base).review).toBeUndefined();
+  });
+
   it.each([
+    [{ url: 'see https://remote.example', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
+    [{ url: 'https://remote.example /a2a', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [{ url: 'ftp://x', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [{ url: 'not a url', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [
