@@ -22,6 +22,7 @@ import { resultAfterRetries } from '../shared/failures/after-retries.js';
 import { checkModelOutcome } from '../shared/model/model-outcome-check.js';
 import { toModelView } from '../shared/tools/model-view.js';
 import { HINT_ACTIONS } from '../planner/hint-actions.js';
+import { FAILING_END_CODES, RUN_END_CODES } from '../shared/agent/run-outcome.js';
 import { createToolActivities } from './tool-activity.js';
 
 const STATUSES = ['placed', 'shipped', 'delivered', 'cancelled'] as const;
@@ -208,6 +209,13 @@ describe('docs match the table', () => {
       expect(cells.slice(2, 4), code).toEqual([FAILURES[code].kind, FAILURES[code].reason]);
       expect(cells[4]!.split(' ')[0], code).toBe(HINT_ACTIONS[FAILURES[code].reason]);
     }
+  });
+
+  it('docs/failure-taxonomy.md lists the run end codes in order, and says which fail the run', () => {
+    const section = docs('failure-taxonomy.md').split('\n## How a run ends')[1] ?? '';
+    const rows = [...section.matchAll(/^\| \*\*`([a-z_]+)`\*\* \| ([^|]+) \|/gm)].map(([, code, run]) => [code!, run!]);
+    expect(rows.map(([code]) => code)).toEqual(RUN_END_CODES);
+    expect(rows.filter(([, run]) => run?.includes('fails')).map(([code]) => code)).toEqual(FAILING_END_CODES);
   });
 
   it('docs/model-view.md shows an example for every code, the real output where the code is ours', async () => {

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { MissingPeerError, OPTIONAL_PEERS, requirePeers, type OptionalPeer } from './optional-peers.js';
+import {
+  MissingPeerError,
+  OPTIONAL_PEERS,
+  requirePeers,
+  requirePeersSync,
+  type OptionalPeer,
+} from './optional-peers.js';
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   dependencies?: Record<string, string>;
@@ -60,5 +66,50 @@ describe('optional peers', () => {
     await expect(requirePeers('cairn-agents/a2a', ['@a2a-js/sdk'], () => Promise.reject(other))).rejects.toBe(other);
     const broken = new TypeError('boom');
     await expect(requirePeers('cairn-agents/a2a', ['@a2a-js/sdk'], () => Promise.reject(broken))).rejects.toBe(broken);
+  });
+
+  it('are recognised by their marker across copies of the package, and nothing else is', async () => {
+    const error = await requirePeers('MCP tools', ['@modelcontextprotocol/sdk'], () =>
+      Promise.reject(notFound('@modelcontextprotocol/sdk')),
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'MissingPeerError', install: ['@modelcontextprotocol/sdk'] });
+    expect((error as Error).stack).toBe(`MissingPeerError: ${(error as Error).message}`);
+    const copy = { [Symbol.for('cairn.MissingPeerError')]: true };
+    expect(MissingPeerError.isInstance(copy)).toBe(true);
+    for (const other of [null, undefined, 'missing_peer', {}, new Error('x'), notFound('ai')])
+      expect(MissingPeerError.isInstance(other)).toBe(false);
+  });
+
+  it('keep a stack that tools may still replace (source maps, test runners)', () => {
+    const error = new MissingPeerError('cairn-agents/a2a', '@a2a-js/sdk');
+    expect(error.install).toStrictEqual(['@a2a-js/sdk']);
+    error.stack = 'rewritten';
+    expect(error.stack).toBe('rewritten');
+    Object.defineProperty(error, 'stack', { value: 'redefined' });
+    Object.defineProperty(error, 'name', { value: 'Renamed' });
+    expect([error.stack, error.name]).toStrictEqual(['redefined', 'Renamed']);
+  });
+
+  it('know a missing package of a synchronous require, and let anything else through', () => {
+    const cjsNotFound = Object.assign(new Error("Cannot find module '@a2a-js/sdk'"), { code: 'MODULE_NOT_FOUND' });
+    expect(requirePeersSync('cairn-agents/a2a', ['@a2a-js/sdk'], () => 42)).toBe(42);
+    expect(() =>
+      requirePeersSync('cairn-agents/a2a', ['@a2a-js/sdk'], () => {
+        throw cjsNotFound;
+      }),
+    ).toThrow('cairn-agents/a2a needs @a2a-js/sdk: npm install @a2a-js/sdk@1.3.0');
+    // The same message with another code is not a missing package.
+    const other = Object.assign(new Error("Cannot find module '@a2a-js/sdk'"), { code: 'EACCES' });
+    for (const thrown of [other, null, undefined]) {
+      let caught: unknown = 'nothing';
+      try {
+        requirePeersSync('cairn-agents/a2a', ['@a2a-js/sdk'], () => {
+          throw thrown;
+        });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBe(thrown);
+    }
   });
 });

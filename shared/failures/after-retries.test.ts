@@ -11,7 +11,7 @@ import {
   defaultPayloadConverter,
 } from '@temporalio/common';
 import { resultAfterRetries } from './after-retries.js';
-import { fromError } from './tool-error.js';
+import { fromError, toolError } from './tool-error.js';
 import { FAILURES } from './failure-taxonomy.js';
 
 const call = { name: 'issue_refund', toolCallId: '2.1' };
@@ -58,6 +58,10 @@ describe('resultAfterRetries', () => {
       },
       retryHint: { reason: 'internal_error' },
     });
+    // An internal error that no thrown error named (recorded by the workflow itself) is told as it is.
+    expect(resultAfterRetries(call, toolError('internal_error', 'lost the worker')).error.message).toBe(
+      'issue_refund threw: lost the worker',
+    );
   });
 });
 

@@ -391,3 +391,88 @@ describe('isToolError', () => {
     expect(isToolError(a)).toBe(false);
   });
 });
+
+describe('fromError: what each kind of failure says', () => {
+  const messages = (thrown: unknown) => errorChain(fromError(thrown)).map((link) => link.message);
+
+  it('names the timeout type once, and takes a TimeoutFailure without one as a timeout', () => {
+    expect(fromError({ name: 'TimeoutFailure', message: 'slow' })).toMatchObject({ code: 'timeout', message: 'slow' });
+    const named = { name: 'TimeoutFailure', message: 'START_TO_CLOSE passed', timeoutType: 'START_TO_CLOSE' };
+    expect(fromError(named).message).toBe('START_TO_CLOSE passed');
+  });
+
+  it('names an untyped ApplicationFailure as such, and chains its cause before a ToolError in its details', () => {
+    expect(fromError({ name: 'ApplicationFailure', message: 'x' }).name).toBe('ApplicationFailure');
+    const carried = toolError('tool_unavailable', 'from details');
+    const both = { name: 'ApplicationFailure', message: 'x', cause: new Error('the cause'), details: [carried] };
+    expect(messages(both)).toStrictEqual(['x', 'the cause']);
+  });
+
+  it('adds the activity facts it has to an ActivityFailure, and says what failed without a message', () => {
+    expect(fromError({ name: 'ActivityFailure', message: 'failed', activityType: 'runTool' }).message).toBe(
+      'failed (runTool)',
+    );
+    expect(fromError({ name: 'ActivityFailure', message: 'failed' }).message).toBe('failed');
+    expect(fromError({ name: 'ActivityFailure', message: '', retryState: 'TIMEOUT' }).message).toBe(
+      'activity failed (TIMEOUT)',
+    );
+  });
+
+  it('lists five AggregateError members without a "more", and says "several errors" without a message', () => {
+    const five = ['a', 'b', 'c', 'd', 'e'].map((m) => new Error(m));
+    expect(fromError(new AggregateError(five, 'all failed')).message).toBe('all failed (5 error(s): a; b; c; d; e)');
+    expect(fromError(new AggregateError([new Error('only')])).message).toBe('several errors (1 error(s): only)');
+  });
+
+  it('keeps the message of an object without a name, and trims names and messages', () => {
+    expect(fromError({ message: 'quota exceeded' }).message).toBe('quota exceeded');
+    expect(fromError({ name: ' QuotaError ', message: 'over' }).name).toBe('QuotaError');
+    expect(toolError('timeout', '  slow  ').message).toBe('slow');
+    expect(toolError('timeout', '   ').message).toBe('timeout');
+  });
+
+  it('ends a chain at a null cause', () => {
+    expect(messages(new Error('x', { cause: null }))).toStrictEqual(['x']);
+  });
+
+  it('counts the links of an embedded ToolError cut past MAX_CAUSE_DEPTH', () => {
+    let deep = toolError('timeout', 'root');
+    for (let i = 0; i < 11; i++) deep = { ...toolError('internal_error', `level ${i}`), cause: deep };
+    const chain = errorChain(fromError(new Error('outer', { cause: deep })));
+    expect(chain).toHaveLength(MAX_CAUSE_DEPTH + 1);
+    expect(chain.slice(0, 2).map((link) => link.message)).toStrictEqual(['outer', 'level 10']);
+    expect(chain.at(-1)!.message).toBe(`… ${1 + 12 - MAX_CAUSE_DEPTH} more cause(s) cut`);
+  });
+
+  it('stops counting the cut links of an endless chain at 1,000', () => {
+    const endless = (): object => ({
+      message: 'again',
+      get cause() {
+        return endless();
+      },
+    });
+    expect(errorChain(fromError(endless())).at(-1)!.message).toBe('… 1000 more cause(s) cut');
+  });
+});
+
+describe('truncateChain and isToolError at their edges', () => {
+  it('keeps a chain exactly as deep as allowed as it is', () => {
+    const chain = toolError('timeout', 'slow', toolError('internal_error', 'why'));
+    expect(truncateChain(chain, 2)).toBe(chain);
+  });
+
+  it('accepts links without a prototype, and refuses a message that is not a string or a chain it cannot read', () => {
+    const bare = Object.assign(Object.create(null) as object, { code: 'timeout', kind: 'transient', message: 'm' });
+    expect(isToolError(bare)).toBe(true);
+    expect(isToolError({ code: 'timeout', kind: 'transient', message: 5 })).toBe(false);
+    const unreadable = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no');
+        },
+      },
+    );
+    expect(isToolError(unreadable)).toBe(false);
+  });
+});

@@ -304,3 +304,66 @@ describe('guardOutput (edges)', () => {
     }
   });
 });
+
+describe('guardOutput: shadow mode per guard, and what a refusal says', () => {
+  const tool = (extra: object = {}) =>
+    defineTool({
+      name: 'pair',
+      description: 'Pair.',
+      input: z.object({}),
+      output: z.object({ a: z.number(), b: z.number(), tag: z.string().default('none') }),
+      execute: () => null,
+      ...extra,
+    });
+  const retryIsFutile = expect.stringMatching(/^Calling this tool again with the same arguments will fail/);
+
+  it('names every path outside the schema, and the whole output when it is the wrong kind', () => {
+    expect(guardOutput(tool(), { a: 'x', b: 'y' }, {})).toMatchObject({
+      ok: false,
+      error: {
+        code: 'output_schema_violation',
+        message: expect.stringMatching(/^pair returned data outside its output schema at a, b: /),
+      },
+      hint: { message: retryIsFutile },
+    });
+    expect(guardOutput(tool(), 5, {})).toMatchObject({
+      error: { message: expect.stringMatching(/ at \(the whole output\): /) },
+    });
+  });
+
+  it('records text that is not JSON in shadow mode, passes it on as text, and runs no check on it', () => {
+    let checked = 0;
+    const shadowed = tool({ guardMode: { output: 'shadow' }, check: () => void checked++ });
+    expect(guardOutput(shadowed, '{"a":', {})).toEqual({
+      ok: true,
+      value: '{"a":',
+      shadow: [
+        expect.objectContaining({ guard: 'output', code: 'output_not_json', rule: 'json_syntax', path: '', count: 1 }),
+      ],
+    });
+    const outside = guardOutput(shadowed, { a: 'x', b: 1 }, {});
+    expect(outside).toMatchObject({ ok: true, value: { a: 'x', b: 1 } });
+    expect(outside.shadow?.map((v) => v.guard)).toStrictEqual(['output']);
+    expect(checked).toBe(0);
+  });
+
+  it('passes on the parsed output, defaults filled, when a shadowed check throws', () => {
+    const throwing = tool({
+      guardMode: { check: 'shadow' },
+      check: () => {
+        throw new Error('check bug');
+      },
+    });
+    expect(guardOutput(throwing, { a: 1, b: 2 }, {})).toMatchObject({
+      ok: true,
+      value: { a: 1, b: 2, tag: 'none' },
+      shadow: [{ guard: 'check', code: 'internal_error', rule: 'check_threw', path: '' }],
+    });
+  });
+
+  it('tells the model not to retry output nested too deep or not JSON at all', () => {
+    const plain = defineTool({ name: 'plain', description: 'Plain.', input: z.object({}), execute: () => null });
+    expect(guardOutput(plain, deepJson(300), {})).toMatchObject({ ok: false, hint: { message: retryIsFutile } });
+    expect(guardOutput(plain, { n: Number.NaN }, {})).toMatchObject({ ok: false, hint: { message: retryIsFutile } });
+  });
+});

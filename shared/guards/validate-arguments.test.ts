@@ -4,6 +4,7 @@ import { defineTool } from '../tools/define-tool.js';
 import { checkToolCall } from './validate-arguments.js';
 import { argsHash } from '../identity/hash.js';
 import { NO_TELEMETRY } from '../tools/tool-result.js';
+import { MAX_ARGUMENT_BYTES, MAX_FIELD_ISSUES } from '../size-limits.js';
 
 const STATUSES = ['placed', 'shipped', 'delivered', 'cancelled'] as const;
 const tools = () => [
@@ -172,5 +173,63 @@ describe('checkToolCall', () => {
     const a = check('search_orders', '{"status":"x"}');
     const b = check('search_orders', '{"status":"x"}');
     expect(JSON.stringify(a.failure)).toBe(JSON.stringify(b.failure));
+  });
+});
+
+describe('checkToolCall: what a refusal keeps', () => {
+  it('names no tool when the name is not text, and says so when there are no tools at all', () => {
+    const result = checkToolCall({ name: 42 as never, arguments: '{}' }, tools(), ids);
+    expect(result.call.name).toBe('');
+    expect(result.failure!.error.message).toBe('There is no tool named 42; call one of: search_orders, ping.');
+    expect(check('ping', '{}', []).failure!.error.message).toBe('There is no tool named "ping"; call one of: (none).');
+  });
+
+  it('keeps the tool, shows non-text arguments as null, and tells the model how to resend them', () => {
+    const toolset = tools();
+    const result = checkToolCall({ name: 'ping', arguments: { a: 1 } as never }, toolset, ids);
+    expect(result.tool).toBe(toolset[1]);
+    expect(result.call.args).toBeNull();
+    expect(result.failure!.error.code).toBe('malformed_arguments');
+    expect(result.failure!.retryHint).toMatchObject({
+      restrictToTool: true,
+      priorInput: null,
+      message: result.failure!.error.message,
+    });
+  });
+
+  it('hashes the parsed arguments of a refused call, not their spelling', () => {
+    const a = check('search_orders', '{"status":"placed","page":2}');
+    const b = check('search_orders', '{ "page": 2, "status": "placed" }');
+    expect(a.failure!.error.code).toBe('missing_fields');
+    expect(a.argsHash).toBe(b.argsHash);
+    expect(a.argsHash).toBe(argsHash({ status: 'placed', page: 2 }));
+  });
+
+  it('names every missing field, and keeps at most MAX_FIELD_ISSUES of them', () => {
+    const two = defineTool({
+      name: 'two',
+      description: 'Two fields.',
+      input: z.object({ a: z.string(), b: z.string() }),
+      execute: () => 1,
+    });
+    expect(checkToolCall({ name: 'two', arguments: '{}' }, [two], ids).failure!.error.message).toBe(
+      'two is missing required field(s) a, b; call it again with them filled in.',
+    );
+    const keys = Array.from({ length: MAX_FIELD_ISSUES + 10 }, (_, i) => `f${i}`);
+    const many = defineTool({
+      name: 'many',
+      description: 'Many fields.',
+      input: z.object(Object.fromEntries(keys.map((key) => [key, z.string()]))),
+      execute: () => 1,
+    });
+    expect(
+      checkToolCall({ name: 'many', arguments: '{}' }, [many], ids).failure!.retryHint!.missingFields,
+    ).toStrictEqual(keys.slice(0, MAX_FIELD_ISSUES));
+  });
+
+  it('takes arguments of exactly MAX_ARGUMENT_BYTES, and refuses one byte more', () => {
+    const text = (bytes: number) => `{"customer_id":"${'x'.repeat(bytes - '{"customer_id":""}'.length)}"}`;
+    expect(check('search_orders', text(MAX_ARGUMENT_BYTES)).failure).toBeUndefined();
+    expect(check('search_orders', text(MAX_ARGUMENT_BYTES + 1)).failure!.error.code).toBe('invalid_arguments');
   });
 });

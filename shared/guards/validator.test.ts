@@ -68,7 +68,17 @@ describe('the two forms', () => {
 
   it('refuses an anonymous function and a missing function', () => {
     expect(() => validator((x: unknown) => x)).toThrow(DefinitionError);
-    expect(() => validator('named', undefined as unknown as () => unknown)).toThrow(DefinitionError);
+    expect(() => validator('named', undefined as unknown as () => unknown)).toThrow(
+      expect.objectContaining({ code: 'invalid_validator_name', message: 'validator("named") needs a function.' }),
+    );
+    expect(() => assertValidatorName('isbn-13')).toThrow(
+      expect.objectContaining({
+        code: 'invalid_validator_name',
+        message: 'Validator name "isbn-13" must be an identifier such as isbn_13 (named functions work too).',
+      }),
+    );
+    // Not a string at all, even one whose text would pass.
+    expect(() => assertValidatorName(undefined)).toThrow(expect.objectContaining({ code: 'invalid_validator_name' }));
   });
 });
 
@@ -142,6 +152,27 @@ describe('runPostHooks rules (seed 000)', () => {
   it('a non-JSON return is a post_hook_error', async () => {
     const outcome = await runPostHooks([validator('fmt', () => ({ n: 1n }))], 1, {});
     expect(outcome).toMatchObject({ status: 'error', error: { code: 'post_hook_error', kind: 'internal' } });
+    expect(outcome).toMatchObject({
+      error: { message: expect.stringMatching(/^post_hook fmt returned a value that is not JSON: BigInt 1n at `n`/) },
+    });
+  });
+
+  it('trims a failure’s feedback, and names a thrown non-error Error', async () => {
+    expect(await runPostHooks([validator('strict', () => Result.failure('  too short  '))], 1, {})).toEqual({
+      status: 'validator_failed',
+      validator: 'strict',
+      feedback: 'too short',
+    });
+    const thrown = await runPostHooks(
+      [
+        validator('raw', () => {
+          throw 'plain text';
+        }),
+      ],
+      1,
+      {},
+    );
+    expect(thrown).toMatchObject({ status: 'error', error: { message: 'post_hook Error: plain text' } });
   });
 
   it('a throw is a post_hook_error "post_hook <ErrorName>: <message>"', async () => {

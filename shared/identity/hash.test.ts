@@ -46,6 +46,20 @@ describe('fnv1a64', () => {
     };
     for (const text of ['héllo', '日本語', '😀 emoji', 'lone \ud800 surrogate', 'x'.repeat(300)])
       expect(fnv1a64(text)).toBe(reference(text));
+    // Every boundary of UTF-8's byte counts, and surrogates alone, paired and reversed.
+    const units = [0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xfffd, 0xffff];
+    for (const unit of units)
+      expect(fnv1a64(String.fromCharCode(unit)), unit.toString(16)).toBe(reference(String.fromCharCode(unit)));
+    for (const point of [0x10000, 0x10ffff])
+      expect(fnv1a64(String.fromCodePoint(point))).toBe(reference(String.fromCodePoint(point)));
+    for (const pair of ['\udfff\ud800', '\ud800\ud800', '\ud800\udc00x', 'a\uffffb']) expect(fnv1a64(pair)).toBe(reference(pair));
+  });
+
+  it('is always 16 hex digits, leading zeros included', () => {
+    const hashes = Array.from({ length: 300 }, (_, i) => fnv1a64(`key ${i}`));
+    for (const hash of hashes) expect(hash).toMatch(/^[0-9a-f]{16}$/);
+    // Among 300 hashes some half starts with a zero digit: the padding is exercised.
+    expect(hashes.some((hash) => hash.startsWith('0') || hash[8] === '0')).toBe(true);
   });
 });
 

@@ -22,6 +22,14 @@ describe('measureJson', () => {
     expect(measureJson('x').depth).toBe(0);
     expect(measureJson([]).depth).toBe(1);
     expect(measureJson({ a: [{ b: [] }] }).depth).toBe(4);
+    // The deepest branch counts, not the last one.
+    expect(measureJson([[[]], []]).depth).toBe(3);
+  });
+
+  it('counts booleans as their words and a BigInt as its digits', () => {
+    expect([measureJson(true).bytes, measureJson(false).bytes]).toStrictEqual([4, 5]);
+    expect(measureJson([false, true]).bytes).toBe('[false,true]'.length);
+    expect(measureJson(12_345n).bytes).toBe(5);
   });
 
   slowIt('measures 200,000 levels without recursion', () => {
@@ -70,6 +78,19 @@ describe('jsonSize', () => {
     cyclic.push(cyclic);
     expect(jsonSize(cyclic)).toBe(Number.POSITIVE_INFINITY);
   });
+
+  it('is Infinity for a value it cannot read, and reads nothing past the limit', () => {
+    const getter = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    expect(jsonSize({ bad: getter })).toBe(Number.POSITIVE_INFINITY);
+    // Over the limit before the getter: it is never read.
+    expect(jsonSize(['x'.repeat(200), getter], 100)).toBeGreaterThan(100);
+    expect(jsonSize(['x'.repeat(200), getter], 100)).toBeLessThan(Number.POSITIVE_INFINITY);
+  });
 });
 
 describe('stringBytes and utf8Bytes', () => {
@@ -78,5 +99,47 @@ describe('stringBytes and utf8Bytes', () => {
       expect(stringBytes(text), text).toBe(referenceJsonBytes(text));
       expect(utf8Bytes(text), text).toBe(new TextEncoder().encode(text).length);
     }
+  });
+
+  it('agree with TextEncoder and JSON.stringify at every boundary of the encodings', () => {
+    const units = [
+      ...Array.from({ length: 0x21 }, (_, c) => c),
+      0x22,
+      0x5c,
+      0x7f,
+      0x80,
+      0x7ff,
+      0x800,
+      0xd7ff,
+      0xd800,
+      0xdbff,
+      0xdc00,
+      0xdfff,
+      0xe000,
+      0xffff,
+    ];
+    const texts = units.map((c) => String.fromCharCode(c));
+    for (const [high, low] of [
+      [0xd800, 0xdc00],
+      [0xdbff, 0xdfff],
+      [0xd800, 0xdfff],
+      [0xdbff, 0xdc00],
+      [0xdc00, 0xdc00],
+      [0xdfff, 0xd800],
+      [0xd7ff, 0xdc00],
+      [0xe000, 0xdc00],
+    ] as const)
+      texts.push(String.fromCharCode(high, low), `a${String.fromCharCode(high, low)}b`);
+    for (const text of texts) {
+      const label = text.split('').map((ch) => ch.charCodeAt(0).toString(16)).join(' ');
+      expect(stringBytes(text), label).toBe(referenceJsonBytes(text));
+      expect(utf8Bytes(text), label).toBe(new TextEncoder().encode(text).length);
+    }
+  });
+
+  it('stops early only above the budget, and exactly at it measures the text', () => {
+    expect(stringBytes('é', 3)).toBeGreaterThan(3);
+    expect(stringBytes('é', 4)).toBe(4);
+    expect(stringBytes('abc', 5)).toBe(5);
   });
 });

@@ -22,6 +22,47 @@ describe('jsonPreview', () => {
     }
   });
 
+  it('is JSON.stringify when it fits, even exactly, and a short prefix of it at every cut before', () => {
+    const shared = { k: [1] };
+    const keyed = { toJSON: (key: string) => `key:${key}` };
+    const values: unknown[] = [
+      false,
+      true,
+      'plain text that is rather long',
+      'quote " backslash \\ newline \n tab \t',
+      { keyed, list: [keyed, () => 1, Symbol('s'), undefined], f: () => 1, s: Symbol('s'), u: undefined, n: null },
+      [shared, shared, { inner: shared }],
+      ['first', 'a second string, long enough to be cut'],
+      keyed,
+    ];
+    for (const value of values) {
+      const full = JSON.stringify(value);
+      for (let max = 0; max <= full.length + 1; max++) {
+        const preview = jsonPreview(value, max);
+        const label = `${full} at ${max}`;
+        if (max >= full.length) expect(preview, label).toEqual({ text: full, complete: true });
+        else {
+          expect(preview?.complete, label).toBe(false);
+          expect(full.startsWith(preview!.text), label).toBe(true);
+          expect(preview!.text.length, label).toBeGreaterThan(max);
+          expect(preview!.text.length, label).toBeLessThanOrEqual(max + 12);
+        }
+      }
+    }
+    expect(jsonPreview(Symbol('top'), 10)).toBeUndefined();
+  });
+
+  it('gives undefined when reading throws before the cut, and the cut when it throws after', () => {
+    const list = Object.defineProperty(['abc'], 1, {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    expect(jsonPreview(list, 7)).toBeUndefined();
+    expect(jsonPreview(list, 6)).toEqual({ text: '["abc",', complete: false });
+  });
+
   it('follows JSON.stringify for toJSON, boxed primitives and non-JSON members', () => {
     const value = {
       d: new Date(0),

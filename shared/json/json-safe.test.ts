@@ -88,3 +88,42 @@ describe('toJsonValue', () => {
     expect(toJsonValue(selfish)).toMatchObject({ ok: false, path: 'me' });
   });
 });
+
+describe('toJsonValue: toJSON, binary data and what it does not catch', () => {
+  it('calls toJSON with the key, as JSON.stringify does, and lets a toJSON value appear twice', () => {
+    const keyed = { toJSON: (key: string) => `key:${key}` };
+    const value = { top: keyed, list: [keyed, keyed] };
+    expect(toJsonValue(value)).toStrictEqual({ ok: true, value: JSON.parse(JSON.stringify(value)) });
+    expect(toJsonValue(keyed)).toStrictEqual({ ok: true, value: 'key:' });
+    const boxed = { toJSON: () => ({ a: 1 }) };
+    expect(toJsonValue([boxed, boxed])).toStrictEqual({ ok: true, value: [{ a: 1 }, { a: 1 }] });
+  });
+
+  it('does not call a toJSON found on what toJSON returned', () => {
+    const outer = { toJSON: () => ({ toJSON: () => 'inner' }) };
+    expect(toJsonValue(outer)).toMatchObject({ ok: false, path: 'toJSON' });
+  });
+
+  it('refuses binary data and names an anonymous function', () => {
+    for (const binary of [new Uint8Array(2), new ArrayBuffer(2), new DataView(new ArrayBuffer(2))])
+      expect(toJsonValue({ b: binary })).toMatchObject({
+        ok: false,
+        path: 'b',
+        message: expect.stringMatching(/^binary data at `b`/),
+      });
+    expect(toJsonValue([() => 1])).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^function \(anonymous\) at `0`/),
+    });
+  });
+
+  it('lets an error thrown while reading the value through', () => {
+    const getter = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    expect(() => toJsonValue({ getter })).toThrow('no');
+  });
+});

@@ -78,6 +78,36 @@ describe('parseJsonText', () => {
     if (!result.ok) expect(result.error).toMatchObject({ position, line, column, message });
   });
 
+  it.each([
+    ['{"a":', 'the text ends too early (truncated?): expected a value with 1 bracket(s) still open'],
+    ['{"a":1', "the text ends too early (truncated?): expected ',' or '}' with 1 bracket(s) still open"],
+    ['{"a\u0001": 1}', 'unescaped control character inside a string'],
+    ['[1,]', 'expected a value but found "]"'],
+    ['!', 'expected a value but found "!"'],
+    ['[9 x]', `expected ',' or ']' but found "x"`],
+    ['["a b" x]', `expected ',' or ']' but found "x"`],
+    ['[-', 'the text ends too early (truncated?) inside a number'],
+    ['[1Ex]', 'invalid number "1Ex"'],
+    ['[1E', 'the text ends too early (truncated?) inside a number'],
+    ['[truex]', `expected ',' or ']' but found "x"`],
+  ])('says what is wrong in %j', (text, message) => {
+    const result = parseJsonText(text);
+    expect(result.ok ? undefined : result.error.message).toBe(message);
+  });
+
+  it('shows 30 characters before the error and 15 after, marking only what it leaves out', () => {
+    const excerpt = (text: string) => {
+      const result = parseJsonText(text);
+      return result.ok ? undefined : result.error.excerpt;
+    };
+    expect(excerpt(`${' '.repeat(30)}x`)).toBe(`${' '.repeat(30)}⟨here⟩x`);
+    expect(excerpt(`${' '.repeat(31)}x`)).toBe(`…${' '.repeat(30)}⟨here⟩x`);
+    expect(excerpt(`x${'y'.repeat(14)}`)).toBe(`⟨here⟩x${'y'.repeat(14)}`);
+    expect(excerpt(`[1, x${'y'.repeat(20)}`)).toBe(`[1, ⟨here⟩x${'y'.repeat(14)}…`);
+    // Line breaks and tabs show as spaces, so the excerpt stays one line.
+    expect(excerpt('{\n"a"\t1}')).toBe('{ "a" ⟨here⟩1}');
+  });
+
   slowIt('agrees with JSON.parse on what is valid (seeded fuzz of mutated JSON)', () => {
     const next = random(3);
     const seeds = [

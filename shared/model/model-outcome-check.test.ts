@@ -411,4 +411,51 @@ describe('checkModelOutcome: a tenant_budget outcome', () => {
       checkModelOutcome({ status: 'error', error, failure: 'rate_limited', tenantWindow: window }),
     ).not.toHaveProperty('tenantWindow');
   });
+  it('keeps a window of every allowed kind, at the bounds of its texts', () => {
+    for (const good of [
+      { ...window, window: 'month', limit: 'cost', used: 1.5, max: 2 },
+      { ...window, tenant: 'x'.repeat(200), id: 'x'.repeat(20) },
+    ]) {
+      const checked = checkModelOutcome({ status: 'error', error, failure: 'tenant_budget', tenantWindow: good });
+      expect(checked).toMatchObject({ tenantWindow: good });
+    }
+  });
+  it('leaves out a window with a field missing, of the wrong type or out of bounds', () => {
+    const { tenant: _tenant, ...noTenant } = window;
+    const { id: _id, ...noId } = window;
+    for (const bad of [
+      noTenant,
+      noId,
+      { ...window, tenant: 7 },
+      { ...window, id: 20_261_126 },
+      { ...window, id: 'x'.repeat(21) },
+      { ...window, limit: 'dollars' },
+      { ...window, used: Number.NaN },
+      { ...window, max: '100' },
+      { ...window, max: Number.POSITIVE_INFINITY },
+    ]) {
+      const checked = checkModelOutcome({ status: 'error', error, failure: 'tenant_budget', tenantWindow: bad });
+      expect(checked, JSON.stringify(bad)).toMatchObject({ status: 'error', failure: 'tenant_budget' });
+      expect(checked).not.toHaveProperty('tenantWindow');
+    }
+  });
+  it('keeps the window an ok outcome is near, with or without a response, and only a well-formed one', () => {
+    expect(checkModelOutcome({ status: 'ok', response: null, tenantWindowNear: window })).toStrictEqual({
+      status: 'ok',
+      response: null,
+      tenantWindowNear: window,
+    });
+    expect(checkModelOutcome({ status: 'ok', tenantWindowNear: window })).toStrictEqual({
+      status: 'ok',
+      response: null,
+      tenantWindowNear: window,
+    });
+    const answered = checkModelOutcome({ status: 'ok', response: { text: 'hi' }, tenantWindowNear: window });
+    expect(answered).toMatchObject({ status: 'ok', response: { text: 'hi' }, tenantWindowNear: window });
+    for (const response of [null, { text: 'hi' }]) {
+      const checked = checkModelOutcome({ status: 'ok', response, tenantWindowNear: { ...window, used: '1' } });
+      expect(checked).toMatchObject({ status: 'ok' });
+      expect(checked).not.toHaveProperty('tenantWindowNear');
+    }
+  });
 });

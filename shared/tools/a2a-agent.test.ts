@@ -5,13 +5,17 @@ import { defineTool } from './define-tool.js';
 import { z } from 'zod';
 
 describe('a2aAgent', () => {
-  const tool = a2aAgent({
-    url: 'https://remote.example/a2a/orders',
-    name: 'remote_orders',
-    description: 'The remote order agent.',
-  });
+  // Built inside each test: a tool built while the file loads is not tied to a test by mutation testing.
+  const remote = () =>
+    a2aAgent({
+      url: 'https://remote.example/a2a/orders',
+      name: 'remote_orders',
+      description: 'The remote order agent.',
+    });
 
   it('is a once tool that a person answers for, with room in its timeouts to follow the task', () => {
+    const tool = remote();
+    expect(tool.approval).toBe('never');
     expect(tool.sideEffects).toBe('once');
     expect(a2aAgentOf(tool)).toMatchObject({
       url: 'https://remote.example/a2a/orders',
@@ -34,7 +38,24 @@ describe('a2aAgent', () => {
     expect(a2aCallSchema.safeParse({ message: '   ' }).success).toBe(false);
   });
 
+  it('takes a person or the model to answer input requests, and keeps a review config', () => {
+    const base = { url: 'http://remote.example/a2a', name: 'remote', description: 'd' };
+    for (const onInputRequired of ['person', 'model'] as const)
+      expect(a2aAgentOf(a2aAgent({ ...base, onInputRequired }))?.onInputRequired).toBe(onInputRequired);
+    const review = { allow: ['accept', 'reject'] as const, description: 'Check the refund amount.' };
+    expect(a2aAgent({ ...base, review }).review).toMatchObject(review);
+    expect(a2aAgent(base).review).toBeUndefined();
+    const quick = a2aAgent({ ...base, timeoutMs: 5_000, sideEffects: 'idempotent', approval: 'always' });
+    expect([quick.timeouts?.startToCloseMs, quick.sideEffects, quick.approval]).toStrictEqual([
+      20_000,
+      'idempotent',
+      'always',
+    ]);
+  });
+
   it.each([
+    [{ url: 'see https://remote.example', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
+    [{ url: 'https://remote.example /a2a', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [{ url: 'ftp://x', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [{ url: 'not a url', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [

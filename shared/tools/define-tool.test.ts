@@ -134,7 +134,19 @@ describe('defineTool', () => {
     expect(() => defineTool({ ...base, input: z.string() })).toThrow(
       expect.objectContaining({ code: 'invalid_input_schema' }),
     );
-    expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: -5 }] })).toThrow(DefinitionError);
+    expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: -5 }] })).toThrow(
+      expect.objectContaining({ code: 'invalid_example', message: expect.stringMatching(/^Example 1 of /) }),
+    );
+    // A schema JSON Schema cannot express is refused when the tool is defined, not when the model asks.
+    expect(() => defineTool({ ...base, input: z.object({ at: z.date() }) })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_input_schema',
+        message: expect.stringMatching(/has no JSON Schema form/),
+      }),
+    );
+    expect(() => defineTool({ ...base, postHook: [undefined as never] })).toThrow(
+      expect.objectContaining({ code: 'invalid_validator_name' }),
+    );
     expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: 5 }] })).not.toThrow();
   });
 });
@@ -202,5 +214,8 @@ describe('reconcile', () => {
       expect.objectContaining({ code: 'invalid_reconcile' }),
     );
     expect(() => defineTool({ ...base })).toThrow(expect.objectContaining({ code: 'invalid_reconcile' }));
+    expect(() => defineTool({ ...base, sideEffects: 'once', reconcile: 'check the ledger' as never })).toThrow(
+      expect.objectContaining({ code: 'invalid_reconcile', message: expect.stringMatching(/only a function/) }),
+    );
   });
 });

@@ -182,7 +182,9 @@ describe('fromAiSdkTool: the fields it reads', () => {
         expect.objectContaining({ code: 'invalid_input_schema' }),
       );
     }
-    expect(fromAiSdkTool('t', { description: 'd', inputSchema: input, execute: () => 1 }).output).toBeUndefined();
+    const schemaless = fromAiSdkTool('t', { description: 'd', inputSchema: input, execute: () => 1 });
+    expect(schemaless.output).toBeUndefined();
+    expect(Object.keys(schemaless)).not.toContain('output');
   });
 
   it('an approval function is asked with the arguments; its answer counts by truth, a promise-like one always asks', () => {

@@ -152,4 +152,27 @@ describe('toModelView on deep and large values', () => {
     expect((large as { hint: JsonObject }).hint.priorInput).toBeUndefined();
     expect(MAX_PRIOR_INPUT_BYTES).toBe(2_000);
   });
+
+  it('shows a priorInput of exactly MAX_PRIOR_INPUT_BYTES', () => {
+    const priorInput = { q: 'x'.repeat(MAX_PRIOR_INPUT_BYTES - '{"q":""}'.length) };
+    const view = toModelView(
+      errorResult({ name: 't', toolCallId: '1.1' }, toolError('invalid_arguments', 'bad'), { priorInput }),
+    );
+    expect((view as { hint: JsonObject }).hint.priorInput).toStrictEqual(priorInput);
+  });
+
+  it('has no keys for what is not set, caps only the issues, and copies a partial with nulls and arrays', () => {
+    const call = { name: 't', toolCallId: '1.1' };
+    const tools = Array.from({ length: 30 }, (_, i) => `tool_${i}`);
+    const view = toModelView(errorResult(call, toolError('tool_unavailable', 'down'), { availableTools: tools }));
+    expect(view).toStrictEqual({
+      error: { kind: 'unavailable', code: 'tool_unavailable', message: 'down', causes: [] },
+      hint: { reason: 'tool_unavailable', tool: 't', availableTools: tools },
+    });
+    const partial = { rows: [null, [1, 'a'], { n: null }], total: null };
+    const withPartial = toModelView(
+      errorResult(call, toolError('partial_data', 'some'), {}, { partialResult: partial }),
+    ) as JsonObject;
+    expect(withPartial.partial).toStrictEqual(partial);
+  });
 });

@@ -68,6 +68,7 @@ describe('read_result', () => {
   it('a worker without a store makes the tool unavailable', async () => {
     const failure = await read({ ref: 'r-1' }, null).catch((e: unknown) => e);
     expect(ToolFailure.isInstance(failure) && failure.code).toBe('tool_unavailable');
+    expect((failure as Error).message).toBe('This worker keeps no stored results (no PayloadStore is configured).');
   });
 
   it('is a read-only tool the model can find', () => {
