@@ -52,7 +52,8 @@ describe('fnv1a64', () => {
       expect(fnv1a64(String.fromCharCode(unit)), unit.toString(16)).toBe(reference(String.fromCharCode(unit)));
     for (const point of [0x10000, 0x10ffff])
       expect(fnv1a64(String.fromCodePoint(point))).toBe(reference(String.fromCodePoint(point)));
-    for (const pair of ['\udfff\ud800', '\ud800\ud800', '\ud800\udc00x', 'a\uffffb']) expect(fnv1a64(pair)).toBe(reference(pair));
+    for (const pair of ['\udfff\ud800', '\ud800\ud800', '\ud800\udc00x', 'a\uffffb'])
+      expect(fnv1a64(pair)).toBe(reference(pair));
   });
 
   it('is always 16 hex digits, leading zeros included', () => {

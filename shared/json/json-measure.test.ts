@@ -131,7 +131,10 @@ describe('stringBytes and utf8Bytes', () => {
     ] as const)
       texts.push(String.fromCharCode(high, low), `a${String.fromCharCode(high, low)}b`);
     for (const text of texts) {
-      const label = text.split('').map((ch) => ch.charCodeAt(0).toString(16)).join(' ');
+      const label = text
+        .split('')
+        .map((ch) => ch.charCodeAt(0).toString(16))
+        .join(' ');
       expect(stringBytes(text), label).toBe(referenceJsonBytes(text));
       expect(utf8Bytes(text), label).toBe(new TextEncoder().encode(text).length);
     }
