@@ -105,8 +105,8 @@ export function planReviewed(
       case 'reject':
         results[call.toolCallId] = rejected(call, decision.reason);
         break;
-      // Stryker disable next-line all: unreachable, tsc proves every variant handled
       default:
+        // Stryker disable next-line all: unreachable, tsc proves every variant handled
         assertNever(decision, 'review decision');
     }
   }
