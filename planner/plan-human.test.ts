@@ -316,3 +316,45 @@ describe('reviews and cancel: what the model is told', () => {
     expect(timedOut.notes).toEqual(['Nobody answered "" in time. Continue without it, or say what you cannot do.']);
   });
 });
+
+describe('the plain data a human decision leaves', () => {
+  it("a review keeps the batch's earlier notes, and a batch without notes gets none", () => {
+    const waiting = awaitingReview().state;
+    const noted = { ...waiting, batch: { ...waiting.batch!, notes: ['earlier'] } };
+    expect(planReviewed(noted, { '1.1': { type: 'accept' } }, 5_000).state.batch?.notes).toEqual(['earlier']);
+    expect(decide({ type: 'accept' }).state.batch).not.toHaveProperty('notes');
+  });
+
+  it("an edit changes only the edited call's entry", () => {
+    const args = { order_id: 'A-17', amount: 60 };
+    const plan = decide({ type: 'edit', args, argsHash: argsHash(args) });
+    expect(plan.state.batch?.entries.map((e) => e.call)).toEqual([{ ...refund, args }, search]);
+    expect(plan.state.batch?.entries[1]?.key).toBe(keyOf(search));
+  });
+
+  it('an edit note shows arguments of exactly 300 characters whole', () => {
+    const args = { n: 'x'.repeat(292) };
+    expect(JSON.stringify(args)).toHaveLength(300);
+    const plan = decide({ type: 'edit', args, argsHash: argsHash(args) });
+    expect(plan.state.batch?.notes).toEqual([
+      `A reviewer edited your refund call 1.1: it ran with ${JSON.stringify(args)}, not ${JSON.stringify(refund.args)}.`,
+    ]);
+  });
+
+  it('a timed-out question forces a final turn coded no_answer that records nothing', () => {
+    const plan = planClarificationTimeout({ ...start().state, clarification: { id: 'q1', question: 'Which?' } }, 0);
+    expect(plan.record).toEqual([]);
+    expect(plan.state).toMatchObject({ finalizing: 'no answer to "Which?" in time', finalizingCode: 'no_answer' });
+  });
+
+  it('cancel records each held result under its own call, codes the run cancelled, and leaves no review even on a final turn', () => {
+    const admitted = turnWith(start().state, [checked(refund), checked(search)]);
+    const held = { ...admitted.state, batch: { ...admitted.state.batch!, reconciling: [ok(search), ok(refund)] } };
+    const plan = planCancel(held, 'stopped', 0);
+    expect(plan.record).toEqual([ok(refund), ok(search)]);
+    expect(plan.state.finalizingCode).toBe('cancelled');
+    const reviewing = awaitingReview().state;
+    const final = planCancel({ ...reviewing, finalizing: 'max turns (3) reached' }, 'stopped', 0);
+    expect(final.state.reviews).toEqual([]);
+  });
+});
