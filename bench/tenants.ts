@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/tenants.ts [waiting=300] [reads=30]`: the inbox of many waiting runs, answered
- * by visibility alone (issue 28); `npx tsx bench/tenants.ts fairness [backlog=1000] [runs=5] [workflowSlots=4] [stickyTimeout=500ms]`: one
+ * by visibility alone (issue 28); `npx tsx bench/tenants.ts fairness [backlog=1000] [runs=5] [workflowSlots=4] [stickyTimeout=200ms]`: one
  * tenant's backlog against another's few runs (below). Starts `waiting` runs, each held on a review, for one tenant
  * (and a few for another), then reads `GET /inbox?limit=50` `reads` times (p50 / p90), pages
  * through every run, and reads again with the worker stopped: a read that made a Query would wait
@@ -13,7 +13,7 @@
  * went, read from their histories. Each run's tasks carry its tenant as the fairness key
  * (CairnClient). The worker is tuned as docs/operations.md advises for a fleet shared by tenants:
  * 4 workflow task slots (fairness orders the server's backlog, not the tasks a worker holds) and a
- * 500 ms sticky schedule-to-start timeout (a run's later workflow tasks go to the worker's own sticky
+ * 200 ms sticky schedule-to-start timeout (a run's later workflow tasks go to the worker's own sticky
  * queue, served first come first served; past the timeout they go back to the fair queue). Pass
  * `40 10s` for the SDK's defaults.
  */
@@ -37,7 +37,7 @@ const waiting = Number(args[0] ?? (fairnessMode ? 1_000 : 300));
 const reads = Number(args[1] ?? (fairnessMode ? 5 : 30));
 // Fairness: the worker's workflow task slots (SDK default 40); tasks a worker holds are served first come first served.
 const workflowSlots = Number(args[2] ?? 4);
-const stickyTimeout = (args[3] ?? '500ms') as `${number}ms` | `${number}s`;
+const stickyTimeout = (args[3] ?? '200ms') as `${number}ms` | `${number}s`;
 
 const env = await startTestEnvironment({
   agents: [testAgent, tenantsAgent],
