@@ -151,14 +151,15 @@ local m = redis.call('HMGET', KEYS[2], 'tokens', 'cost')
 return { d[1] or '0', d[2] or '0', m[1] or '0', m[2] or '0' }
 `;
 
-// KEYS: the day's hash, the month's hash. ARGV: tokens, cost, day expiry (unix s), month expiry (unix s).
+// KEYS: the day's hash, the month's hash. ARGV: tokens, cost, day TTL (s), month TTL (s).
+// TTLs, not absolute times: the expiry counts on Redis's own clock, whatever clock the worker has.
 const CHARGE = `
 local tokens = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
 for i = 1, 2 do
   if tokens > 0 then redis.call('HINCRBY', KEYS[i], 'tokens', tokens) end
   if cost > 0 then redis.call('HINCRBYFLOAT', KEYS[i], 'cost', ARGV[2]) end
-  redis.call('EXPIREAT', KEYS[i], tonumber(ARGV[2 + i]))
+  redis.call('EXPIRE', KEYS[i], tonumber(ARGV[2 + i]))
 end
 return 1
 `;
@@ -242,8 +243,9 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
           const tokens = Math.max(0, Math.round((usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)));
           const cost = Math.max(0, usage?.costUsd ?? 0);
           if (tokens === 0 && cost === 0) return;
-          const expiry = (span: WindowSpan) => String(Math.ceil(span.endsAt / 1000) + KEEP_AFTER_S);
-          await redis.eval(CHARGE, keys, [String(tokens), cost.toFixed(9), expiry(spans.day), expiry(spans.month)]);
+          const at = now();
+          const ttl = (span: WindowSpan) => String(Math.max(1, Math.ceil((span.endsAt - at) / 1000)) + KEEP_AFTER_S);
+          await redis.eval(CHARGE, keys, [String(tokens), cost.toFixed(9), ttl(spans.day), ttl(spans.month)]);
         },
       };
     },
