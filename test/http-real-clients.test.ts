@@ -254,8 +254,9 @@ describe('one AG-UI HttpAgent through every interrupt', () => {
       await fetch(`${served.url}/runs/${encodeURIComponent(workflowId)}/answer`, json({ answer: { window: 5 } })),
     );
     expect(rest).toMatchObject({ status: 422, code: 'invalid_input', message: expect.stringContaining('"window"') });
-    expect((await awaiting(handle(workflowId), 'awaiting_clarification')).clarification?.id).toBe(
-      question.id.slice('question:'.length),
+    // The interrupt names the question by its run too (`q1@<run>`: a thread's runs each have a q1).
+    expect(`question:${(await awaiting(handle(workflowId), 'awaiting_clarification')).clarification?.id}`).toBe(
+      question.id.split('@')[0],
     );
 
     // The same agent resumes with the answer, then with the accept.

@@ -29,6 +29,7 @@ import { cancelInterrupt, resolveInterrupt } from './human-actions.js';
 import { schemaOf } from './inbox.js';
 import { parseInterruptId, pendingInterrupts } from './interrupts.js';
 import { promptOf, textOf } from './prompt-of.js';
+import { runScope, scopeEvent } from './run-scope.js';
 import { runWindow } from './run-window.js';
 import { sseResponse } from './sse.js';
 import {
@@ -61,6 +62,8 @@ export async function agUiRun(ctx: HttpContext, request: Request): Promise<Respo
   const start = input.resume?.length
     ? await resume(ctx, thread, input, had)
     : await begin(ctx, request, thread, input, had);
+  // Call and question ids carry their run: the thread's next run numbers its calls from 1.1 again.
+  const scope = runScope(start.run.firstExecutionRunId ?? thread.firstRunId);
   const encoder = new EventEncoder({ accept: 'text/event-stream' });
   const schemaFor = (agent: string) => (tool: string) => schemaOf(ctx.agents, agent, tool).schema;
   const finished = (result: Record<string, unknown>, cancelled: boolean) => ({
@@ -89,13 +92,13 @@ export async function agUiRun(ctx: HttpContext, request: Request): Promise<Respo
       const context = agUiWindowContext(had);
       for await (const item of runWindow(start.run, start.from, signal, start.live)) {
         if (item.kind === 'event') {
-          for (const event of toAgUiEvents(item.event, context)) yield frame(event);
+          for (const event of toAgUiEvents(scopeEvent(item.event, scope), context)) yield frame(event);
           continue;
         }
         for (const event of flushAgUi(context)) yield frame(event);
         yield frame({ type: EventType.STATE_SNAPSHOT, snapshot: snapshot(start.run, item.state) });
         if (item.kind === 'waiting') {
-          const interrupts = toAgUiInterrupts(pendingInterrupts(item.state), schemaFor(item.state.agent));
+          const interrupts = toAgUiInterrupts(pendingInterrupts(item.state, scope), schemaFor(item.state.agent));
           yield frame({
             type: EventType.RUN_FINISHED,
             threadId: input.threadId,
@@ -167,10 +170,17 @@ async function begin(
 
 /** Hands each resume entry to the run, after noting where its stream stands: the window starts there. */
 async function resume(ctx: HttpContext, thread: Thread, input: RunAgentInput, had: Seen): Promise<WindowStart> {
+  const scope = runScope(thread.firstRunId);
   const targets = input.resume!.map((entry) => {
-    const target = parseInterruptId(entry.interruptId);
+    const target = parseInterruptId(entry.interruptId, scope);
     if (!target)
       throw new HttpError(422, 'invalid_input', `Unknown interrupt id "${String(entry.interruptId).slice(0, 200)}".`);
+    if (target === 'stale')
+      throw new HttpError(
+        409,
+        'not_pending',
+        `Interrupt "${String(entry.interruptId).slice(0, 200)}" belongs to an earlier run of this thread; the run now open has its own.`,
+      );
     return { entry, target };
   });
   if (thread.status === 'NONE') throw new HttpError(404, 'unknown_run', `No run with id "${thread.workflowId}".`);

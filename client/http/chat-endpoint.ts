@@ -12,9 +12,10 @@ import { createUIMessageStreamResponse, type UIMessageChunk } from 'ai';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { agentName, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { resolveInterrupt } from './human-actions.js';
-import { parseInterruptId, pendingInterrupts, reviewInterruptId } from './interrupts.js';
+import { parseInterruptId, pendingInterrupts } from './interrupts.js';
 import { promptOf, textOf } from './prompt-of.js';
 import { chatBody, parseBody, type ChatMessage } from './request-bodies.js';
+import { runScope, scopeEvent } from './run-scope.js';
 import { runWindow } from './run-window.js';
 import {
   actOn,
@@ -42,14 +43,20 @@ export async function chat(ctx: HttpContext, request: Request): Promise<Response
   const thread = await lookupThread(ctx, workflowId);
   let start: WindowStart;
   let runName = thread.firstRunId;
-  if (isOpen(thread.status)) start = await act(ctx, thread.run, messages);
+  if (isOpen(thread.status)) start = await act(ctx, thread.run, runScope(thread.firstRunId), messages);
   else if (thread.status !== 'NONE' && last.role !== 'user') start = await closedOutcome(thread, had);
   else {
     // Only a new user message starts the thread's (next) run.
     const prompt = promptOf(messages.map((m) => ({ role: m.role, text: textOf(m.parts) })));
     const agent = agentName(ctx, input.agent);
     if (await startedWith(thread, prompt))
-      return uiStream(ctx, await closedOutcome(thread, had), had, assistantMessageId(workflowId, thread.firstRunId, 0));
+      return uiStream(
+        ctx,
+        await closedOutcome(thread, had),
+        had,
+        assistantMessageId(workflowId, thread.firstRunId, 0),
+        runScope(thread.firstRunId),
+      );
     start = await openWindow(ctx, workflowId, 0, () =>
       ctx.gate.run(undefined, () => startThread(ctx, request, workflowId, agent, prompt)),
     );
@@ -58,7 +65,7 @@ export async function chat(ctx: HttpContext, request: Request): Promise<Response
   // A response after the assistant's message (an approval sent automatically) continues that message.
   const messageId =
     last.role === 'assistant' && last.id ? last.id : assistantMessageId(workflowId, runName, start.from);
-  return uiStream(ctx, start, had, messageId);
+  return uiStream(ctx, start, had, messageId, runScope(runName));
 }
 
 /** What the client has: the tool calls its messages hold, their ids, and the assistant's texts. */
@@ -100,7 +107,13 @@ export async function resumeChat(ctx: HttpContext, request: Request, chatId: str
   if (from === undefined) return new Response(null, { status: 204 });
   // A model call under way is not streamed again from Redis: its text comes whole with its model_turn.
   const start = isOpen(thread.status) ? await openWindow(ctx, workflowId, from, async () => run) : { run, from };
-  return uiStream(ctx, start, undefined, assistantMessageId(workflowId, thread.firstRunId, from));
+  return uiStream(
+    ctx,
+    start,
+    undefined,
+    assistantMessageId(workflowId, thread.firstRunId, from),
+    runScope(thread.firstRunId),
+  );
 }
 
 /** The offset of the run's latest `human` message or answer still in its log; 0 when there is none. */
@@ -117,12 +130,16 @@ async function lastWordsOffset(run: AgentRunHandle): Promise<number> {
   }
 }
 
-/** One window as a UI message stream response; `messageId`: the assistant message it writes (absent: the client's last). */
+/**
+ * One window as a UI message stream response; `messageId`: the assistant message it writes (absent:
+ * the client's last); `scope`: the run's, which its call ids carry (run-scope.ts).
+ */
 function uiStream(
   ctx: HttpContext,
   start: WindowStart,
   had: Seen | undefined,
   messageId: string | undefined,
+  scope: string | undefined,
 ): Response {
   const run = start.run;
   const abort = new AbortController();
@@ -150,12 +167,12 @@ function uiStream(
             });
           for await (const item of runWindow(run, start.from, abort.signal, start.live)) {
             if (item.kind === 'event') {
-              for (const chunk of toUiMessageChunks(item.event, context)) controller.enqueue(chunk);
+              for (const chunk of toUiMessageChunks(scopeEvent(item.event, scope), context)) controller.enqueue(chunk);
               continue;
             }
             for (const chunk of flushUi(context)) controller.enqueue(chunk);
             if (item.kind === 'waiting') {
-              const interrupts = pendingInterrupts(item.state);
+              const interrupts = pendingInterrupts(item.state, scope);
               controller.enqueue({
                 type: 'data-cairn-waiting',
                 id: 'waiting',
@@ -207,22 +224,28 @@ function uiStream(
  * answers the open question, or waits for the next model turn). Approvals for reviews no longer
  * pending (already decided) are left out.
  */
-async function act(ctx: HttpContext, run: AgentRunHandle, messages: readonly ChatMessage[]): Promise<WindowStart> {
+async function act(
+  ctx: HttpContext,
+  run: AgentRunHandle,
+  scope: string | undefined,
+  messages: readonly ChatMessage[],
+): Promise<WindowStart> {
   const last = messages.at(-1)!;
   const said = last.role === 'user' && messages.length > 1 ? textOf(last.parts) : '';
   let delivery: WindowStart['delivery'];
   const start = await openWindow(ctx, run.workflowId, 'now', async () => {
     await actOn(ctx, run, async () => {
       const state = await run.state();
-      const pending = new Set(state.reviews.map((r) => reviewInterruptId(r)));
+      // Scoped: an approval of an earlier run's call (its id names that run) is never this run's.
+      const pending = new Set(pendingInterrupts(state, scope).flatMap((p) => (p.kind === 'review' ? [p.id] : [])));
       for (const m of messages) {
         if (m.role !== 'assistant') continue;
         for (const part of m.parts) {
           const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
           if (part.state !== 'approval-responded' || typeof approval?.id !== 'string' || !pending.has(approval.id))
             continue;
-          const target = parseInterruptId(approval.id);
-          if (target?.kind !== 'review') continue;
+          const target = parseInterruptId(approval.id, scope);
+          if (target === 'stale' || target?.kind !== 'review') continue;
           const reason = typeof approval.reason === 'string' ? approval.reason : undefined;
           await resolveInterrupt(
             run,

@@ -23,6 +23,7 @@ import type { InboxListings } from './inbox-listings.js';
 import { answerSchema } from './agui-events.js';
 import { budgetDecisionSchema } from './budget-schema.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
+import { runScope } from './run-scope.js';
 
 export interface InboxItem {
   readonly runId: string;
@@ -68,6 +69,8 @@ export interface WaitingRun {
   readonly startTime: Date;
   readonly since: number;
   readonly summary: WaitingSummary | undefined;
+  /** The run's scope (run-scope.ts): its ids are the thread's, as the chat surfaces show them. */
+  readonly scope: string | undefined;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function listWaiting(client: CairnClient, tenant?: string): Promise
       startTime: info.startTime,
       since: summary?.since ?? info.startTime.getTime(),
       summary,
+      scope: runScope(info.raw.firstRunId || info.runId),
     });
     if (found.length >= MAX_SCAN) break;
   }
@@ -127,10 +131,10 @@ export async function readInbox(
   const from = after ? firstAfter(found, after) : 0;
   const chosen = found.slice(from, from + limit);
   const items = await Promise.all(
-    chosen.map(async ({ workflowId, startTime, summary }): Promise<InboxItem | undefined> => {
+    chosen.map(async ({ workflowId, startTime, summary, scope }): Promise<InboxItem | undefined> => {
       // A run waiting on its budget from before runs published that (no budget in its summary): its state says what it waits for.
       if (!summary || (summary.phase === 'awaiting_budget' && !summary.budget))
-        return legacyItem(client, agents, workflowId, startTime, link(workflowId));
+        return legacyItem(client, agents, workflowId, startTime, scope, link(workflowId));
       // A summary without the arguments (they were too large for the memo): the run's own state has them.
       const state = summary.truncated
         ? await client
@@ -146,6 +150,7 @@ export async function readInbox(
           reviews: summary.reviews,
           ...(summary.budget && { budget: summary.budget }),
         },
+        scope,
       );
       if (waiting.length === 0) return undefined;
       return {
@@ -201,8 +206,9 @@ function withSchemas(
   agents: readonly Agent[],
   agent: string,
   state: Pick<RunState, 'clarification' | 'reviews' | 'budget'>,
+  scope: string | undefined,
 ): InboxItem['waiting'] {
-  return pendingInterrupts(state as RunState).map((p) =>
+  return pendingInterrupts(state as RunState, scope).map((p) =>
     p.kind === 'review'
       ? { ...p, ...schemaOf(agents, agent, p.review.name) }
       : p.kind === 'budget'
@@ -217,6 +223,7 @@ async function legacyItem(
   agents: readonly Agent[],
   workflowId: string,
   startTime: Date,
+  scope: string | undefined,
   link: { temporalUrl?: string },
 ): Promise<InboxItem | undefined> {
   const state = await client
@@ -225,7 +232,7 @@ async function legacyItem(
     .catch(() => undefined);
   // Visibility lags the run a little: one decided a moment ago is left out.
   if (!state) return undefined;
-  const waiting = withSchemas(agents, state.agent, state);
+  const waiting = withSchemas(agents, state.agent, state, scope);
   if (waiting.length === 0) return undefined;
   const told = await conversationOf(client.run(workflowId)).catch(() => undefined);
   return {

@@ -9,6 +9,7 @@
 import type { PendingReview } from '../../planner/index.js';
 import type { BudgetRequest, RunState } from '../../workflows/contract/index.js';
 import type { RunUsage } from '../../shared/model/model-usage.js';
+import { scoped, unscoped } from './run-scope.js';
 
 export type PendingInterrupt =
   | {
@@ -50,21 +51,27 @@ export function budgetInterruptId(requestId: string): string {
   return `budget:${requestId}`;
 }
 
-/** The interrupts of a run's state, the question first, a budget request last. */
-export function pendingInterrupts(state: RunState): PendingInterrupt[] {
+/**
+ * The interrupts of a run's state, the question first, a budget request last. With the run's
+ * `scope` (run-scope.ts), question and tool call ids are the thread's: unique across its runs.
+ */
+export function pendingInterrupts(state: RunState, scope?: string): PendingInterrupt[] {
   const out: PendingInterrupt[] = [];
   const q = state.clarification;
   if (q)
     out.push({
       kind: 'question',
-      id: questionInterruptId(q.id),
-      questionId: q.id,
+      id: questionInterruptId(scoped(q.id, scope)),
+      questionId: scoped(q.id, scope),
       question: q.question,
       ...(q.tool && { tool: q.tool }),
       ...(q.missingFields && { missingFields: q.missingFields }),
       ...(q.exampleInput && { exampleInput: q.exampleInput }),
     });
-  for (const review of state.reviews) out.push({ kind: 'review', id: reviewInterruptId(review), review });
+  for (const own of state.reviews) {
+    const review = scope ? { ...own, toolCallId: scoped(own.toolCallId, scope) } : own;
+    out.push({ kind: 'review', id: reviewInterruptId(review), review });
+  }
   const budget = state.budget;
   if (budget?.pending)
     out.push({
@@ -77,11 +84,20 @@ export function pendingInterrupts(state: RunState): PendingInterrupt[] {
   return out;
 }
 
-/** What an interrupt id addresses; undefined when it is not one of Cairn's. */
-export function parseInterruptId(id: unknown): InterruptTarget | undefined {
+/**
+ * What an interrupt id addresses in the run of `scope`, with the run's own ids; `stale` when it
+ * names another run of the thread; undefined when it is not one of Cairn's.
+ */
+export function parseInterruptId(id: unknown, scope?: string): InterruptTarget | 'stale' | undefined {
   if (typeof id !== 'string' || id.length > 500) return undefined;
-  if (id.startsWith('question:') && id.length > 9) return { kind: 'question', questionId: id.slice(9) };
+  const own = (scopedId: string) => unscoped(scopedId, scope);
+  if (id.startsWith('question:') && id.length > 9) {
+    const q = own(id.slice(9));
+    return q === 'stale' ? q : { kind: 'question', questionId: q.id };
+  }
   if (id.startsWith('budget:') && id.length > 7) return { kind: 'budget', requestId: id.slice(7) };
   const match = /^review:(.+):([^:]+)$/.exec(id);
-  return match ? { kind: 'review', toolCallId: match[1]!, argsHash: match[2]! } : undefined;
+  if (!match) return undefined;
+  const call = own(match[1]!);
+  return call === 'stale' ? call : { kind: 'review', toolCallId: call.id, argsHash: match[2]! };
 }

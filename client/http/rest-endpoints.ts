@@ -11,6 +11,7 @@ import { answerOf } from './human-actions.js';
 import { MAX_PAGE, readInbox } from './inbox.js';
 import { answerBody, cancelBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
 import { runError } from './run-errors.js';
+import { isScoped, runScope, unscoped } from './run-scope.js';
 import { actOn, closedError, isOpen, lookupThread } from './thread.js';
 import { sseFrame, sseResponse } from './sse.js';
 import { deliverMessage } from './user-message.js';
@@ -63,7 +64,8 @@ export async function answer(ctx: HttpContext, request: Request, run: AgentRunHa
   await authorized(ctx, request, 'answer', run.workflowId);
   const input = parseBody(answerBody, await body(ctx, request), '{ answer, questionId? }');
   const value = answerOf(input.answer);
-  const { questionId } = await actOn(ctx, run, () => run.answer(value, input.questionId));
+  const asked = input.questionId === undefined ? undefined : await ownId(ctx, run, input.questionId);
+  const { questionId } = await actOn(ctx, run, () => run.answer(value, asked));
   return Response.json({ runId: run.workflowId, questionId });
 }
 
@@ -77,7 +79,8 @@ export async function review(
   const input = parseBody(reviewBody, await body(ctx, request), '{ argsHash, decision }');
   // Parsed by reviewBody's decision schema: what it read, never fields beside it.
   const decision = input.decision;
-  const target = input.argsHash !== undefined ? { toolCallId, argsHash: input.argsHash } : toolCallId;
+  const own = await ownId(ctx, run, toolCallId);
+  const target = input.argsHash !== undefined ? { toolCallId: own, argsHash: input.argsHash } : own;
   const decided = await actOn(ctx, run, () => run.review(target, decision));
   return Response.json({ runId: run.workflowId, toolCallId, argsHash: decided.argsHash, decision: decision.type });
 }
@@ -114,6 +117,25 @@ export async function inbox(ctx: HttpContext, request: Request): Promise<Respons
   );
   // Never cached: a browser holds a second request for a URL until the first is answered (its cache lock).
   return Response.json(page, { headers: { 'cache-control': 'no-store' } });
+}
+
+/**
+ * A call or question id as the run knows it. One sent back as the chat surfaces and the inbox
+ * show it (`<id>@<scope>`, run-scope.ts) is read against the thread's current run: another run's
+ * is refused (409 `not_pending`), so a late decision never lands on a later run's call of the same number.
+ */
+async function ownId(ctx: HttpContext, run: AgentRunHandle, id: string): Promise<string> {
+  if (!isScoped(id)) return id;
+  const thread = await lookupThread(ctx, run.workflowId);
+  if (thread.status === 'NONE') return id; // the act answers 404
+  const own = unscoped(id, runScope(thread.firstRunId));
+  if (own === 'stale')
+    throw new HttpError(
+      409,
+      'not_pending',
+      `"${id.slice(0, 200)}" belongs to an earlier run of this thread; the run now open numbers its own.`,
+    );
+  return own.id;
 }
 
 /** `Last-Event-ID` + 1, else `?from=`, else 0. */
