@@ -105,7 +105,7 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
         const ask =
           asked ??
           (reason === 'missing_fields' && state.policy.missingFieldsFrom === 'user'
-            ? `To call ${call.name} I need: ${(hint.missingFields ?? []).join(', ')}. Please provide them.`
+            ? `To call ${call.name} I need: ${(hint.missingFields ?? []).join(', ')}. Please provide ${(hint.missingFields?.length ?? 0) === 1 ? 'it' : 'them'}.`
             : undefined);
         if (ask && !question)
           question = stripUndefined({

@@ -118,6 +118,14 @@ describe('missing fields only a human can supply → await_clarification', () =>
     const { clarification } = stepOf(plan, 'await_clarification');
     expect(clarification.question).toBe('To call lookup I need: order_id, email. Please provide them.');
     expect(clarification.missingFields).toEqual(['order_id', 'email']);
+    const one = afterOne(
+      (c) => failed(c, 'missing_fields', { missingFields: ['email'], restrictToTool: true }),
+      lookup,
+      { missingFieldsFrom: 'user' },
+    );
+    expect(stepOf(one, 'await_clarification').clarification.question).toBe(
+      'To call lookup I need: email. Please provide it.',
+    );
   });
 
   it('numbers questions across the run', () => {

@@ -80,7 +80,7 @@ export async function buildTemporalCli(go: string, options: BuildOptions = {}): 
   const staging = await mkdtemp(join(dir, 'build-'));
   const started = Date.now();
   log(
-    `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go, once for this machine: about 4 minutes with empty Go caches (into ${dir})…`,
+    `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go, once for this machine: 4 to 16 minutes with empty Go caches, the longer on a busy machine (into ${dir})…`,
   );
   if (options.note) log(options.note);
   const progress = setInterval(

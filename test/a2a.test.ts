@@ -236,6 +236,9 @@ describe('A2A server', () => {
         statusTimestampAfter: undefined,
       });
       expect(listed.tasks.map((t) => t.id)).toEqual([asked.id]);
+      // What the SDK client sends when an app leaves the status out (UNRECOGNIZED): no filter either.
+      const unfiltered = await second.listTasks({ contextId } as Parameters<typeof second.listTasks>[0]);
+      expect(unfiltered.tasks.map((t) => t.id)).toEqual([asked.id]);
 
       // A finished task takes no more messages and cannot be canceled.
       expect((await rejects(second.sendMessage(send([{ text: 'again' }], { taskId: asked.id })))).message).toMatch(

@@ -166,6 +166,8 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     // TENANT_ID admits no quote: the tenant is safe in the query as it is.
     const scoped = caller.tenant !== undefined && (await this.settings.client.hasSearchAttributes());
     const query = `WorkflowType = 'agentRun'${scoped ? ` AND CairnTenant = '${caller.tenant}'` : ''}`;
+    // No status, UNSPECIFIED, or the SDK client's UNRECOGNIZED (what its listTasks() sends with none): no filter.
+    const filtered = isTaskStateFilter(params.status);
     for await (const info of this.settings.client.temporal.workflow.list({ query })) {
       if (++scanned > MAX_SCAN) break;
       if (!info.workflowId.startsWith(prefix) || seen.has(info.workflowId)) continue;
@@ -178,12 +180,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
       }
       const status = await runStatus(this.settings.client.run(info.workflowId), caller.tenant).catch(() => undefined);
       if (!status) continue;
-      if (
-        params.status !== undefined &&
-        params.status !== TaskState.TASK_STATE_UNSPECIFIED &&
-        taskState(status.status) !== params.status
-      )
-        continue;
+      if (filtered && taskState(status.status) !== params.status) continue;
       if (matched++ < offset) continue;
       tasks.push(toTask(status));
     }
@@ -475,4 +472,14 @@ export function toA2AError(error: unknown): unknown {
     default:
       return new RequestMalformedError(options);
   }
+}
+
+/** Whether a ListTasks status names a real state to filter by. */
+function isTaskStateFilter(status: unknown): boolean {
+  return (
+    typeof status === 'number' &&
+    status !== TaskState.TASK_STATE_UNSPECIFIED &&
+    (Object.values(TaskState) as unknown[]).includes(status) &&
+    status >= 0
+  );
 }

@@ -57,18 +57,18 @@ export function inputRequiredData(taskId: string, pending: PendingInput): JsonOb
   const how: string[] = [];
   if (pending.question)
     how.push(
-      `answer the question: a message in task ${taskId} with a data part { "answer": <fitting the schema> } (or a text part)`,
+      `To answer the question, send a message in task ${taskId} with a data part { "answer": <fitting the schema> } (or a text part).`,
     );
   if (pending.reviews.length > 0)
     how.push(
-      `decide each held call: a data part { "decision": "accept" | "edit" | "respond" | "reject", "toolCallId", "argsHash" } (with "args" for edit, "content" for respond, "reason" for reject)`,
+      `To decide each held call, send a message in task ${taskId} with a data part { "decision": "accept" | "edit" | "respond" | "reject", "toolCallId", "argsHash" } (with "args" for edit, "content" for respond, "reason" for reject).`,
     );
   return JSON.parse(
     JSON.stringify({
       kind: 'cairn.input-required',
       question: pending.question,
       reviews: pending.reviews,
-      howToAnswer: `Send ${how.join('; ')}.`,
+      howToAnswer: how.join(' '),
     }),
   ) as JsonObject;
 }

@@ -2,7 +2,7 @@
  * The inbox page: one static HTML file, no build step, served by the handler at `/`. It lists
  * every run waiting on a person (GET inbox, polled 2 s after the last answer came — one request
  * at a time, never piling up on a slow server — so it follows runs that start waiting or are
- * decided elsewhere), newest first. Each card shows what a person needs to judge: the request that
+ * decided elsewhere), who has waited longest first. Each card shows what a person needs to judge: the request that
  * started the run, the latest exchange, what is asked and why, and since when the run waits;
  * forms answer a question and accept, edit (checked against the tool's JSON Schema before
  * sending), respond to or reject a held tool call, whose arguments are shown whole, or extend a
@@ -50,7 +50,7 @@ export const INBOX_PAGE = String.raw`<!doctype html>
 </head>
 <body>
 <h1>Cairn inbox</h1>
-<p class="sub">Every run waiting on a person, newest first. <span id="status">Loading…</span></p>
+<p class="sub">Every run waiting on a person, who has waited longest first. <span id="status">Loading…</span></p>
 <div id="auth" class="card">
   <label for="token">This server asks for a token (Authorization: Bearer …)</label>
   <div class="row"><input id="token" type="password" autocomplete="off"><button id="save-token" class="primary">Use token</button></div>
