@@ -32,6 +32,48 @@ export function defineConfig(config: CairnConfig): CairnConfig {
   return config;
 }
 
+/** The keys a config has: any other is a mistake, refused rather than ignored (a misspelled `deps` left every tool without its deps). */
+export const CONFIG_KEYS = ['agents', 'deps', 'models', 'taskQueue', 'worker'] as const;
+
+/** Words people write for a key, and the key they mean. */
+const MEANT: Readonly<Record<string, (typeof CONFIG_KEYS)[number]>> = {
+  dependencies: 'deps',
+  dependency: 'deps',
+  context: 'deps',
+  services: 'deps',
+  model: 'models',
+  providers: 'models',
+  queue: 'taskQueue',
+  task_queue: 'taskQueue',
+  workerOptions: 'worker',
+  agent: 'agents',
+};
+
+/** One line for an unknown key, naming the nearest known one. */
+export function unknownKeyText(key: string): string {
+  const near =
+    MEANT[key] ??
+    MEANT[key.toLowerCase()] ??
+    CONFIG_KEYS.find((known) => editDistance(known.toLowerCase(), key.toLowerCase()) <= 2);
+  const shown = JSON.stringify(key.slice(0, 60));
+  return near
+    ? `unknown key ${shown}: did you mean \`${near}\`? (a config has ${CONFIG_KEYS.join(', ')})`
+    : `unknown key ${shown}: a config has ${CONFIG_KEYS.join(', ')}.`;
+}
+
+/** Levenshtein distance (short keys only). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2 || b.length > 40) return 3;
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 /** The file names looked for, in this order, in each folder. */
 export const CONFIG_FILES = ['cairn.config.ts', 'cairn.config.mts', 'cairn.config.js', 'cairn.config.mjs'] as const;
 
@@ -70,6 +112,8 @@ export async function loadProject(configFile: string, options: { readonly deps?:
     throw new ProjectConfigError(
       `${shown} has no default export: end it with \`export default defineConfig({ agents: './src/agents.ts' })\`.`,
     );
+  const unknown = Object.keys(loaded).find((key) => !(CONFIG_KEYS as readonly string[]).includes(key));
+  if (unknown !== undefined) throw new ProjectConfigError(`${shown}: ${unknownKeyText(unknown)}`);
   if (typeof loaded.agents !== 'string' || !loaded.agents)
     throw new ProjectConfigError(
       `${shown}: \`agents\` must name the module that exports your agents, e.g. agents: './src/agents.ts'.`,
