@@ -51,14 +51,19 @@ export class FilePayloadStore implements PayloadStore {
     return { text: text.slice(start, start + Math.max(0, Math.floor(length))), total: text.length };
   }
 
-  /** Removes stored results older than `maxAgeMs`; returns how many were removed. */
-  async prune(maxAgeMs: number, now = Date.now()): Promise<number> {
+  /**
+   * Removes stored results older than `maxAgeMs`; returns how many were removed. Ages are read on
+   * the file system's own clock (a shared volume's server may not keep the worker's time), unless
+   * `now` is given.
+   */
+  async prune(maxAgeMs: number, now?: number): Promise<number> {
     let names: string[];
     try {
       names = await readdir(this.directory);
     } catch {
       return 0;
     }
+    now ??= await this.#clock();
     let removed = 0;
     for (const name of names) {
       if (!name.endsWith('.json') || !REF.test(name.slice(0, -5))) continue;
@@ -70,6 +75,19 @@ export class FilePayloadStore implements PayloadStore {
       }
     }
     return removed;
+  }
+
+  /** The file system's time now: the modification time of a file written this moment. */
+  async #clock(): Promise<number> {
+    const probe = join(this.directory, `.clock-${randomUUID()}`);
+    try {
+      await writeFile(probe, '');
+      return (await stat(probe)).mtimeMs;
+    } catch {
+      return Date.now();
+    } finally {
+      await rm(probe, { force: true });
+    }
   }
 
   #file(ref: string): string {

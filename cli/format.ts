@@ -112,9 +112,14 @@ export function reviewCommandLine(workflowId: string, review: PendingReview): st
     .join(' | ')}`;
 }
 
-/** One summary line of a run's state; `made` is how many calls the model made, when known (the transcript's). */
-export function formatSummary(workflowId: string, state: RunState, made?: number): string {
-  return `${workflowId} · agent ${state.agent} · phase ${state.phase}${state.paused ? ' (paused)' : ''} · turn ${state.turn} · ${formatCallCount(state.toolCalls, made)}`;
+/**
+ * One summary line of a run's state; `made` is how many calls the model made, when known (the
+ * transcript's); `closed`: how a run that did not complete ended (failed, terminated…), said
+ * instead of its last phase (a failed run's phase reads `done`).
+ */
+export function formatSummary(workflowId: string, state: RunState, made?: number, closed?: string): string {
+  const where = closed ? `status ${closed}` : `phase ${state.phase}${state.paused ? ' (paused)' : ''}`;
+  return `${workflowId} · agent ${state.agent} · ${where} · turn ${state.turn} · ${formatCallCount(state.toolCalls, made)}`;
 }
 
 /**

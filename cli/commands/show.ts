@@ -30,7 +30,7 @@ Options:
         throw await stopped(run, error);
       });
       const ended = await closedOutcome(run);
-      io.line(formatSummary(workflowId, state, callsMade(transcript)));
+      io.line(formatSummary(workflowId, state, callsMade(transcript), ended?.status));
       io.line('');
       for (const message of transcript) for (const line of formatMessage(message)) io.line(line);
       io.line('');
