@@ -10,13 +10,13 @@
  */
 import { trace, type Attributes } from '@opentelemetry/api';
 import { activityInfo, Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { AnyTool, ToolSpec } from '../shared/tools/define-tool.js';
 import type { ModelOutcome, ModelRequest, RunModelRequest } from '../shared/model/model-response.js';
 import { TranscriptReader } from './transcript-reader.js';
 import type { ModelClient } from './model/model-client.js';
-import { ModelConfigError } from './model/model-errors.js';
+import { ModelConfigError, ModelNetworkError, ModelServerError } from './model/model-errors.js';
 import { checkModelOutcome, type ModelOutcomeLimits } from '../shared/model/model-outcome-check.js';
 import { cancellation, withHeartbeats } from './heartbeat.js';
 import type { DeltaTransport } from './live/delta-transport.js';
@@ -206,7 +206,7 @@ export function createModelActivities({
         void live?.close();
         // Whatever the provider threw as its request was aborted, the activity was cancelled.
         if (signal.aborted) throw cancellation(signal);
-        throw err;
+        throw retriedQuietly(err);
       } finally {
         // Tokens used are charged to the provider's minute; the in-flight slot is given back.
         if (admission?.go) void admission.release(usage);
@@ -216,6 +216,25 @@ export function createModelActivities({
       }
     },
   };
+}
+
+/**
+ * A provider that did not answer (ModelNetworkError) or failed with a 5xx: Temporal retries the
+ * call. Each attempt is one warning line (stderr) naming the cause, not the SDK's "Activity failed" with
+ * two stack traces (a provider down for 3 minutes once wrote ~1,200 lines): the failure leaves as
+ * a benign ApplicationFailure of the same type, which the SDK logs at debug.
+ */
+function retriedQuietly(err: unknown): unknown {
+  if (!ModelNetworkError.isInstance(err) && !ModelServerError.isInstance(err)) return err;
+  const info = activityInfo();
+  console.warn(
+    `cairn: model call ${info.activityId} of ${info.workflowExecution?.workflowId ?? 'a run'} failed (attempt ${info.attempt}): ${err.message.replace(/\s+/g, ' ').slice(0, 300)}; Temporal retries it`,
+  );
+  return ApplicationFailure.create({
+    type: err.name,
+    message: err.message,
+    category: ApplicationFailureCategory.BENIGN,
+  });
 }
 
 /** What a configuration failure's details hold: the run's model spec and the settings it lacks. */

@@ -5,6 +5,7 @@
  */
 import { tenantWindowNearText, type ModelFailure, type ModelOutcome } from '../shared/model/model-response.js';
 import { addUsage } from '../shared/model/model-usage.js';
+import { errorChain, type ToolError } from '../shared/failures/tool-error.js';
 import type { RunEndCode } from '../shared/agent/run-outcome.js';
 import { callModel, finalize, finish } from './plan-common.js';
 import type { Plan, PlannerState } from './plan.js';
@@ -109,11 +110,21 @@ function waitForProvider(
     failure === 'throttled'
       ? 'model call held by flow control'
       : failure === 'unavailable'
-        ? 'model provider unavailable'
+        ? unavailableText(outcome.error, left)
         : failure === 'overloaded'
           ? 'model provider overloaded'
           : 'model rate-limited';
   return { ...again, state: waiting, step: { type: 'back_off', delayMs, reason, next: again.step } };
+}
+
+/**
+ * Why the run waits for a provider it cannot reach, where people look (watch, the step log, the
+ * run's state): the innermost cause (`connect ECONNREFUSED 127.0.0.1:7399`) and when the run gives up.
+ */
+function unavailableText(error: ToolError, left: number): string {
+  const cause = errorChain(error).at(-1)?.message.replace(/\s+/g, ' ').slice(0, 200);
+  const until = Number.isFinite(left) ? `; the run gives up in ${Math.ceil(left / 1000)} s` : '';
+  return `model provider unavailable${cause ? ` (${cause})` : ''}${until}`;
 }
 
 function decide(

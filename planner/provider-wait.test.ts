@@ -4,6 +4,7 @@ import { DEFAULT_POLICY } from './policy.js';
 import { providerWaitDelay, unitFromKey } from './provider-wait.js';
 import { runOutcome } from './run-outcome.js';
 import { afterModel, drive, modelError, modelFailure, start, stepOf, textReply } from './testing.js';
+import { toolError } from '../shared/failures/tool-error.js';
 
 const backoff = DEFAULT_POLICY.backoff;
 
@@ -129,7 +130,24 @@ describe('a rate-limited or overloaded model is waited for, up to the patience',
     const reason = (kind: Parameters<typeof modelFailure>[0]) =>
       stepOf(afterModel(start().state, modelFailure(kind, 1_000)), 'back_off').reason;
     expect(reason('throttled')).toBe('model call held by flow control');
-    expect(reason('unavailable')).toBe('model provider unavailable');
+    // A provider it cannot reach: the innermost cause and when the run gives up (its patience, 600 s here).
+    expect(reason('unavailable')).toBe(
+      'model provider unavailable (model call failed: unavailable); the run gives up in 600 s',
+    );
+    const unreachable = {
+      status: 'error' as const,
+      failure: 'unavailable' as const,
+      error: {
+        ...toolError('internal_error', 'Activity task failed'),
+        cause: toolError(
+          'internal_error',
+          'Model provider could not be reached:\n connect ECONNREFUSED 127.0.0.1:7399',
+        ),
+      },
+    };
+    expect(stepOf(afterModel(start({ timeBudgetMs: 90_500 }).state, unreachable), 'back_off').reason).toBe(
+      'model provider unavailable (Model provider could not be reached: connect ECONNREFUSED 127.0.0.1:7399); the run gives up in 91 s',
+    );
     expect(reason('overloaded')).toBe('model provider overloaded');
     expect(reason('rate_limited')).toBe('model rate-limited');
   });

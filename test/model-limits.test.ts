@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, Socket, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { CairnClient, type AgentRunHandle } from '../entry/client.js';
@@ -144,6 +144,47 @@ describe('a rate limit is a wait, not a failure', () => {
     expect(result.outcome).toMatchObject({ status: 'ended', code: 'model_unavailable' });
     expect((await soft.state()).outcome).toMatchObject({ status: 'ended', code: 'model_unavailable' });
   });
+});
+
+describe('a provider nothing listens on', () => {
+  it('the run says the cause and when it gives up (state, step log); the worker one line per attempt, no stack', async () => {
+    // A port nothing listens on: taken, then let go.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const said: string[] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void said.push(args.join(' ')));
+    const s = await stack({}, { OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` });
+    try {
+      const run = await s.runs.start({
+        agent: 'test',
+        prompt: 'hi',
+        model: MODEL,
+        policy: { modelPatienceMs: 60_000, onModelFailure: 'end' },
+      });
+      let waits: string[] = [];
+      for (const deadline = Date.now() + 90_000; waits.length === 0 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        waits = await backOffs(run).catch(() => []);
+      }
+      expect(waits[0]).toMatch(
+        new RegExp(
+          `^model provider unavailable \\(.*ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); the run gives up in \\d+ s`,
+        ),
+      );
+      await run.cancel('seen enough');
+      const attempts = said.filter((line) => line.startsWith('cairn: model call '));
+      expect(attempts.length).toBeGreaterThanOrEqual(1);
+      expect(attempts[0]).toMatch(
+        /failed \(attempt 1\): Model provider could not be reached: .*ECONNREFUSED.*; Temporal retries it$/,
+      );
+      expect(attempts.every((line) => !line.includes('\n'))).toBe(true);
+    } finally {
+      warn.mockRestore();
+      await s.stop();
+    }
+  }, 120_000);
 });
 
 describe('a model that cannot be used fails the run with model_misconfigured', () => {

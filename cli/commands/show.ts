@@ -47,6 +47,10 @@ Options:
       } else if (waitsOnPerson(state)) {
         for (const line of pendingLines(workflowId, state)) io.line(line);
         code = EXIT_WAITING_ON_PERSON;
+      } else if (state.phase === 'backing_off') {
+        // Why it waits and until when (a provider it cannot reach names the cause), not just its phase.
+        const step = state.steps.at(-1);
+        if (step?.action === 'back_off') io.line(`Waiting: ${step.detail}`);
       }
       if (state.answer !== null) io.line(`Answer: ${state.answer}`);
       io.document({ workflowId, state, transcript, ...(ended && { ended }) });
