@@ -24,6 +24,8 @@ describe('tool call counts', () => {
       'wf · agent a · phase done · turn 3 · 4 tool call(s), 2 refused before running',
     );
     // A run that failed says so, not its last phase (`done`).
-    expect(formatSummary('wf', state, 4, 'failed')).toBe('wf · agent a · status failed · turn 3 · 4 tool call(s)');
+    expect(formatSummary('wf', state, 4, 'failed')).toBe(
+      'wf · agent a · status failed · turn 3 · 4 tool call(s), 2 refused before running',
+    );
   });
 });

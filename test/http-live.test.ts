@@ -128,15 +128,26 @@ describe('AG-UI: live deltas', () => {
 
 describe('AI SDK UI stream: live deltas', () => {
   it('text and tool input stream while the call is held; the final message is the deltas, once, with one tool part', async () => {
-    const held = live.hold('uiHeld', 1);
+    // Both calls are held after their first piece: the tool call until the client has its input
+    // streaming, the answer until it has text. Neither can complete before the client saw it, however busy the machine.
+    const gate = () => {
+      let resolve!: () => void;
+      return { promise: new Promise<void>((r) => (resolve = r)), resolve: () => resolve() };
+    };
+    const gates = [gate(), gate()] as const;
+    live.use('uiHeld', { before: (i, context) => (i === 1 ? gates[context.step]?.promise : undefined) });
     let textWhileHeld = false;
     let toolInputStreamed = false;
+    let textReleased = false;
     const last = await chat(served.url, `c-${randomUUID()}`, 'Where is A-1001?', (message) => {
-      if (message.parts.some((p) => p.type === 'dynamic-tool' && p.state === 'input-streaming'))
-        toolInputStreamed = true;
-      if (!held.released && texts(message).some((t) => t.length > 0)) {
-        textWhileHeld = true; // the second call cannot complete before this: it waits for release()
-        held.release();
+      if (!toolInputStreamed && message.parts.some((p) => p.type === 'dynamic-tool' && p.state === 'input-streaming')) {
+        toolInputStreamed = true; // the first call cannot complete before this
+        gates[0].resolve();
+      }
+      if (!textReleased && texts(message).some((t) => t.length > 0)) {
+        textWhileHeld = true; // the second call cannot complete before this: it waits for the gate
+        textReleased = true;
+        gates[1].resolve();
       }
     });
     expect(textWhileHeld).toBe(true);

@@ -145,7 +145,7 @@ function uiStream(
   const abort = new AbortController();
   const stream = new ReadableStream<UIMessageChunk>({
     async start(controller) {
-      const context = uiWindowContext(had);
+      const context = uiWindowContext(had, scope);
       controller.enqueue(messageId ? { type: 'start', messageId } : { type: 'start' });
       try {
         if (start.closed) {

@@ -29,6 +29,7 @@ import type { LiveEvent } from '../../shared/live/model-delta.js';
 import { flushesHeld, messageId } from './agui-events.js';
 import { reviewInterruptId } from './interrupts.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
+import { scoped } from './run-scope.js';
 
 export interface UiWindowContext {
   /** Tool calls whose input part the client has (sent by this window or an earlier one). */
@@ -39,10 +40,12 @@ export interface UiWindowContext {
   /** The live deltas this window streams, and whether their step is open. */
   readonly live: LiveWindow;
   step: boolean;
+  /** The run's scope: streamed tool calls carry it as the run's events do (run-scope.ts). */
+  readonly scope?: string | undefined;
 }
 
-export function uiWindowContext(seen?: { readonly toolCalls: Iterable<string> }): UiWindowContext {
-  return { opened: new Set(seen?.toolCalls ?? []), cancelled: false, live: new LiveWindow(), step: false };
+export function uiWindowContext(seen?: { readonly toolCalls: Iterable<string> }, scope?: string): UiWindowContext {
+  return { opened: new Set(seen?.toolCalls ?? []), cancelled: false, live: new LiveWindow(), step: false, scope };
 }
 
 type Chunk = UIMessageChunk;
@@ -158,7 +161,8 @@ function flushHeld(context: UiWindowContext): Chunk[] {
  */
 function live(ops: readonly LiveOp[], context: UiWindowContext): Chunk[] {
   const out: Chunk[] = [];
-  for (const op of ops) {
+  for (const own of ops) {
+    const op = own.op.startsWith('tool-') ? { ...own, id: scoped(own.id, context.scope) } : own;
     if (op.op === 'reset') {
       if (context.step) out.push({ type: 'reset-step' });
       continue;
