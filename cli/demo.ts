@@ -84,7 +84,8 @@ export async function runDemo(argv: string[]): Promise<number> {
       ...(values.model ? { model: values.model } : {}),
     });
     // On a server of yours: set when registered (the default 'auto'), else say how.
-    if (hasExternalServer() && !(await cairnClient.hasSearchAttributes())) log(searchAttributesHint(target.namespace));
+    const missing = hasExternalServer() ? await cairnClient.missingSearchAttributes() : [];
+    if (missing.length > 0) log(searchAttributesHint(target.namespace, missing));
     log(`\nRun ${workflowId} started. Temporal UI: ${runUrl(target, workflowId) ?? '(set TEMPORAL_UI_URL)'}\n`);
     log(`user: ${DEMO_PROMPT}`);
 

@@ -72,8 +72,10 @@ export async function runProjectWorker(
   if (!options.embeddedServer) connected = { ...connected, uiUrl: await serverUiUrl(connected, project) };
   const workflowsPath = await writeAgentsEntry(project.agentsModule);
   // A server of yours may lack Cairn's search attributes: runs then work, but the UI's filters do not.
-  if (!options.embeddedServer && !(await new CairnClient({ client: connected.client }).hasSearchAttributes()))
-    io.error(searchAttributesHint(connected.namespace));
+  if (!options.embeddedServer) {
+    const missing = await new CairnClient({ client: connected.client }).missingSearchAttributes();
+    if (missing.length > 0) io.error(searchAttributesHint(connected.namespace, missing));
+  }
   try {
     await runCairnWorker({
       connected,

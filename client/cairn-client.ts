@@ -81,7 +81,7 @@ export class CairnClient {
   readonly temporal: Client;
   readonly taskQueue: string;
   readonly tenantWeights: Readonly<Record<string, number>>;
-  #searchAttributes: Promise<boolean> | undefined;
+  #searchAttributes: Promise<readonly string[]> | undefined;
 
   constructor(options: CairnClientOptions) {
     this.temporal = options.client;
@@ -184,27 +184,41 @@ export class CairnClient {
   }
 
   /**
-   * True when the namespace has Cairn's search attributes registered (CairnAgent, CairnPhase), so
-   * runs can be listed by agent and phase. Asked once per client; a namespace whose attributes
-   * cannot be listed counts as without them. `searchAttributesHint` says how to register them.
+   * True when the namespace has Cairn's search attributes registered (CairnAgent, CairnPhase,
+   * CairnTenant, CairnUser), so runs can be listed by agent, phase and tenant. Asked once per
+   * client; a namespace whose attributes cannot be listed counts as without them.
+   * `searchAttributesHint` says how to register them.
    */
-  hasSearchAttributes(): Promise<boolean> {
+  async hasSearchAttributes(): Promise<boolean> {
+    return (await this.missingSearchAttributes()).length === 0;
+  }
+
+  /** The names of Cairn's search attributes the namespace lacks (all of them when it cannot tell). */
+  missingSearchAttributes(): Promise<readonly string[]> {
     this.#searchAttributes ??= this.temporal.connection.operatorService
       .listSearchAttributes({ namespace: this.temporal.options.namespace })
       .then(({ customAttributes }) =>
-        CAIRN_SEARCH_ATTRIBUTES.every((key) => Object.hasOwn(customAttributes ?? {}, key.name)),
+        CAIRN_SEARCH_ATTRIBUTES.filter((key) => !Object.hasOwn(customAttributes ?? {}, key.name)).map(
+          (key) => key.name,
+        ),
       )
-      .catch(() => false);
+      .catch(() => CAIRN_SEARCH_ATTRIBUTES.map((key) => key.name));
     return this.#searchAttributes;
   }
 }
 
-/** What to run so that a namespace lists runs by agent and phase (the Temporal CLI; Temporal Cloud: tcld or its UI). */
-export function searchAttributesHint(namespace: string): string {
-  const create = CAIRN_SEARCH_ATTRIBUTES.map(
-    (key) => `temporal operator search-attribute create --namespace ${namespace} --name ${key.name} --type Keyword`,
-  ).join(' && ');
-  return `Namespace "${namespace}" has not registered Cairn's search attributes, so runs cannot be listed by CairnAgent or CairnPhase (they run all the same). Register them once: ${create}`;
+/**
+ * What to run so that a namespace lists runs by agent, phase and tenant (the Temporal CLI;
+ * Temporal Cloud: tcld or its UI), naming the attributes it lacks (default: all of Cairn's).
+ */
+export function searchAttributesHint(
+  namespace: string,
+  missing: readonly string[] = CAIRN_SEARCH_ATTRIBUTES.map((key) => key.name),
+): string {
+  const create = missing
+    .map((name) => `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type Keyword`)
+    .join(' && ');
+  return `Namespace "${namespace}" lacks Cairn's search attribute(s) ${missing.join(', ')}: runs start without them, so they cannot be listed by agent, phase or tenant, and the inbox cannot find the runs waiting on a person (they run all the same). Register them once: ${create}`;
 }
 
 function searchAttributePairs(given: SearchAttributePair[] | TypedSearchAttributes | undefined): SearchAttributePair[] {

@@ -349,6 +349,27 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(description.typedSearchAttributes.get(CairnAgent)).toBe('test');
   });
 
+  it('Ctrl-C in run --wait stops the waiting, not the run: it says the run goes on and how to follow it (exit 130)', async () => {
+    // No worker polls this queue: the run waits to start, and the command waits on it.
+    const queue = `nobody-${randomUUID()}`;
+    const waiting = startLongRunning(
+      ['run', 'test', 'Hello', '--task-queue', queue, '--wait'],
+      { TEMPORAL_ADDRESS: serverAddress() },
+      /^Started /,
+    );
+    await waiting.ready;
+    process.kill(waiting.pid!, 'SIGINT');
+    for (const deadline = Date.now() + 60_000; !/stopped waiting/.test(waiting.stderr()) && Date.now() < deadline; )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await waiting.stop()).toBe(130); // it had exited on SIGINT: the exit code is its own
+    const workflowId = /^Started (cairn-test-[0-9a-f]{8})/m.exec(waiting.stdout())?.[1];
+    expect(waiting.stderr()).toContain(
+      `cairn run: stopped waiting; ${workflowId} goes on. Follow it: cairn watch ${workflowId}`,
+    );
+    expect((await w.client.workflow.getHandle(workflowId!).describe()).status.name).toBe('RUNNING');
+    await w.client.workflow.getHandle(workflowId!).terminate('test over');
+  });
+
   it('run --wait --json prints one document with the result', async () => {
     const { model } = w.script([scriptStep.text('Nothing to look up.')]);
     const workflowId = newId();

@@ -1,5 +1,6 @@
 /** `cairn answer`: answer a run's pending clarification through the answerClarification Update. */
 import { parseCommandLine, type Command } from '../command.js';
+import { CAIRN } from '../invocation.js';
 import { UsageError } from '../errors.js';
 import { objectOrText } from '../json-argument.js';
 
@@ -38,7 +39,7 @@ Example:
         withDeadline(connection, workflowId, () => run.answer(answer, values.id)),
       );
       io.line(`Answered question ${questionId} of ${workflowId}.`);
-      io.line(`  follow it: cairn watch ${workflowId}`);
+      io.line(`  follow it: ${CAIRN} watch ${workflowId}`);
       io.document({ workflowId, questionId, answer });
       return 0;
     });

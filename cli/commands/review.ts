@@ -1,6 +1,7 @@
 /** `cairn review`: accept, edit, respond to or reject a tool call waiting for a human's review. */
 import type { ReviewDecisionInput } from '../../workflows/contract/index.js';
 import { parseCommandLine, type Command } from '../command.js';
+import { CAIRN } from '../invocation.js';
 import { UsageError } from '../errors.js';
 import { compact } from '../format.js';
 import { parseJsonArgument } from '../json-argument.js';
@@ -51,7 +52,7 @@ Examples:
           ? `(${review.name}) to ${compact(decision.args, 120)}`
           : `(${review.name} ${compact(review.args, 120)})`;
       io.line(`${PAST[decision.type]} ${toolCallId} ${what} on ${workflowId}.`);
-      io.line(`  follow it: cairn watch ${workflowId}`);
+      io.line(`  follow it: ${CAIRN} watch ${workflowId}`);
       io.document({ workflowId, toolCallId, tool: review.name, argsHash: review.argsHash, decision });
       return 0;
     });

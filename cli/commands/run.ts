@@ -66,6 +66,12 @@ Example:
         taskQueue,
         ...(values.model !== undefined && { model: values.model }),
       });
+      // From here on Ctrl-C stops the command, not the run: say so, and how to follow it (130: ended by SIGINT).
+      const interrupted = () => {
+        io.error(`\ncairn run: stopped waiting; ${workflowId} goes on. Follow it: ${CAIRN} watch ${workflowId}`);
+        process.exit(130);
+      };
+      process.once('SIGINT', interrupted);
       // The run's first workflow task checks the agent and its model: a refused run fails here, at once.
       const waiting = await readFirstState(connection, run);
       const url = runUrl(connection, workflowId, run.firstExecutionRunId);
@@ -77,7 +83,7 @@ Example:
           `cairn run: no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}".`,
         );
       if (!values.wait) {
-        io.line(`  follow it: cairn watch ${workflowId}`);
+        io.line(`  follow it: ${CAIRN} watch ${workflowId}`);
         io.document(started);
         return 0;
       }
@@ -88,6 +94,7 @@ Example:
         !io.json && process.stdin.isTTY === true && process.stdout.isTTY === true
           ? createInterface({ input: process.stdin, output: process.stdout })
           : undefined;
+      terminal?.once('SIGINT', interrupted);
       try {
         for await (const state of pollRun(run, { startGraceMs: 24 * 60 * 60 * 1000 })) {
           if (!waitsOnPerson(state)) continue;

@@ -1,5 +1,6 @@
 /** `cairn say`: a person's message to a run while it works (the sendMessage Update, `run.send`). */
 import { parseCommandLine, type Command } from '../command.js';
+import { CAIRN } from '../invocation.js';
 
 export const sayCommand: Command = {
   name: 'say',
@@ -30,7 +31,7 @@ Example:
         io.line(
           `Sent ${outcome.id} to ${workflowId}: ${outcome.delivery === 'interrupting' ? 'interrupting the model call in flight' : 'delivered before the next model turn'}.`,
         );
-        io.line(`  follow it: cairn watch ${workflowId}`);
+        io.line(`  follow it: ${CAIRN} watch ${workflowId}`);
       } else if (outcome.status === 'refused') io.line(`Not sent (${outcome.code}): ${outcome.message}`);
       else if (outcome.status === 'throttled')
         io.line(`Not sent: the server is busy with this run's messages; send again in a moment.`);

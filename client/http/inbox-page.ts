@@ -55,6 +55,7 @@ export const INBOX_PAGE = String.raw`<!doctype html>
   <label for="token">This server asks for a token (Authorization: Bearer …)</label>
   <div class="row"><input id="token" type="password" autocomplete="off"><button id="save-token" class="primary">Use token</button></div>
 </div>
+<div id="warning" class="card error" hidden></div>
 <div id="notices" role="status" aria-live="polite"></div>
 <div id="items"></div>
 <script>
@@ -314,7 +315,7 @@ function load() {
     .then(function (r) {
       if (r.status === 401 || r.status === 403) { document.getElementById("auth").style.display = "block"; statusEl.textContent = "A token is needed."; return; }
       document.getElementById("auth").style.display = "none";
-      return r.json().then(function (j) { if (j.items) { render(j.items); if (j.total > j.items.length) statusEl.textContent = "Showing the " + j.items.length + " who waited longest of " + j.total + "."; } else statusEl.textContent = j.error ? j.error.message : "Unexpected answer"; });
+      return r.json().then(function (j) { var warn = document.getElementById("warning"); warn.hidden = !j.warning; warn.textContent = j.warning || ""; if (j.items) { render(j.items); if (j.total > j.items.length) statusEl.textContent = "Showing the " + j.items.length + " who waited longest of " + j.total + "."; } else statusEl.textContent = j.error ? j.error.message : "Unexpected answer"; });
     })
     .catch(function (e) { statusEl.textContent = "Cannot reach the server: " + e.message; })
     .finally(function () { clearTimeout(giveUp); });

@@ -9,7 +9,7 @@
  */
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
-import type { CairnClient } from '../cairn-client.js';
+import { searchAttributesHint, type CairnClient } from '../cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import {
   streamReadQuery,
@@ -56,6 +56,8 @@ export interface InboxPage {
   readonly items: InboxItem[];
   readonly total: number;
   readonly nextCursor?: string;
+  /** Why the inbox may be missing runs: the namespace lacks search attributes it lists runs by (named, with the fix). */
+  readonly warning?: string;
 }
 
 /** The most runs one inbox listing reads (one visibility list, pages of 1,000). */
@@ -117,6 +119,12 @@ export async function readInbox(
   if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new TypeError(`Invalid tenant "${tenant}".`);
   const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
   const after = page.cursor === undefined ? undefined : parseCursor(page.cursor);
+  // Runs publish what they wait for only where the namespace has all of Cairn's search attributes:
+  // with some missing (an upgrade that registered the first two), say which, rather than list nothing silently.
+  const missing = await client.missingSearchAttributes();
+  const warning = missing.length > 0 ? searchAttributesHint(client.temporal.options.namespace, missing) : undefined;
+  if (missing.includes('CairnPhase') || (tenant !== undefined && missing.includes('CairnTenant')))
+    return { items: [], total: 0, ...(warning && { warning }) };
   const found = listings
     ? await listings.get(tenant ?? '', () => listWaiting(client, tenant))
     : await listWaiting(client, tenant);
@@ -171,6 +179,7 @@ export async function readInbox(
     items: items.filter((i) => i !== undefined),
     total: found.length,
     ...(last && from + chosen.length < found.length && { nextCursor: cursorOf(last.since, last.workflowId) }),
+    ...(warning && { warning }),
   };
 }
 
