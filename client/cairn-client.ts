@@ -19,6 +19,7 @@ import {
   type RunState,
 } from '../workflows/contract/index.js';
 import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
+import { checkTenantRuns, type MaxRunsPerTenant } from './tenant-runs-limit.js';
 import { AgentRunHandle } from './agent-run-handle.js';
 
 /** The task queue `cairn dev` and `cairn worker` poll unless told otherwise. */
@@ -31,6 +32,12 @@ export interface CairnClientOptions {
   readonly taskQueue?: string;
   /** The fairness weight of each tenant's runs (a tenant not named weighs 1). */
   readonly tenantWeights?: Readonly<Record<string, number>>;
+  /**
+   * The most runs a tenant has in flight (a number for all, or per tenant): a start of a
+   * tenant's run past it throws TenantRunsLimitError (`code` `tenant_runs_limit`, `retryAfterMs`).
+   * Counted through visibility, so concurrent starts can overshoot by the starts in flight.
+   */
+  readonly maxRunsPerTenant?: MaxRunsPerTenant;
 }
 
 /** Priority keys: a person waits on an interactive run (the HTTP handler's), nobody on a background one. */
@@ -81,12 +88,14 @@ export class CairnClient {
   readonly temporal: Client;
   readonly taskQueue: string;
   readonly tenantWeights: Readonly<Record<string, number>>;
+  readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
   #searchAttributes: Promise<readonly string[]> | undefined;
 
   constructor(options: CairnClientOptions) {
     this.temporal = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.tenantWeights = options.tenantWeights ?? {};
+    this.maxRunsPerTenant = options.maxRunsPerTenant;
   }
 
   /** A view of this client scoped to `tenant`: it starts runs for the tenant and reaches only the tenant's runs. */
@@ -97,6 +106,7 @@ export class CairnClient {
   /** Starts a run and returns its handle at once. */
   async start(options: StartRunOptions): Promise<AgentRunHandle> {
     const { workflowId, startOptions } = await this.#startOptions(options);
+    await this.#withinTenantLimit(options, workflowId);
     const handle = await this.temporal.workflow.start<AgentRunWorkflow>('agentRun', { ...startOptions, workflowId });
     return new AgentRunHandle(this.temporal, workflowId, handle.firstExecutionRunId);
   }
@@ -108,6 +118,7 @@ export class CairnClient {
    */
   async startUntilIdle(options: StartRunOptions): Promise<{ readonly run: AgentRunHandle; readonly state: RunState }> {
     const { workflowId, startOptions } = await this.#startOptions(options);
+    await this.#withinTenantLimit(options, workflowId);
     const operation = new WithStartWorkflowOperation<AgentRunWorkflow>('agentRun', {
       ...startOptions,
       workflowId,
@@ -121,6 +132,12 @@ export class CairnClient {
     const run = new AgentRunHandle(this.temporal, workflowId, update.workflowRunId);
     const state = await update.result();
     return { run, state: state.continuingAsNew ? await run.untilIdle() : state };
+  }
+
+  /** TenantRunsLimitError when the run's tenant is at its `maxRunsPerTenant`. */
+  async #withinTenantLimit(options: StartRunOptions, workflowId: string): Promise<void> {
+    if (options.tenant !== undefined && this.maxRunsPerTenant !== undefined)
+      await checkTenantRuns(this.temporal, this.maxRunsPerTenant, options.tenant, workflowId);
   }
 
   /** Closes the Temporal connection this client uses (when nothing else shares it). */

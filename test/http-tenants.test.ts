@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { BACKGROUND_PRIORITY, CairnClient, UnknownRunError } from '../client/cairn-client.js';
+import { TenantRunsLimitError } from '../client/tenant-runs-limit.js';
 import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
 import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
 import { createCairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
@@ -274,6 +275,49 @@ describe('tenants over HTTP', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('the typed client honours its own maxRunsPerTenant: a start past it throws TenantRunsLimitError', async () => {
+    const small = `cap${randomUUID().slice(0, 6)}`;
+    const capped = new CairnClient({
+      client: w.client,
+      taskQueue: w.taskQueue,
+      maxRunsPerTenant: (t) => (t === small ? 1 : undefined),
+    });
+    ({ model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-3', amount: 80 }),
+      scriptStep.text('Refunded.'),
+    ]));
+    const first = await capped.start({ agent: 'test', prompt: 'Refund A-3.', model, tenant: small });
+    await awaiting(first.workflow, 'awaiting_review');
+    await waitFor(
+      async () =>
+        (await w.client.workflow.count(`CairnTenant = '${small}' AND ExecutionStatus = 'Running'`)).count === 1
+          ? true
+          : undefined,
+      'the run counted',
+    );
+    const refused = await capped
+      .start({ agent: 'test', prompt: 'Another.', model, tenant: small })
+      .catch((e: unknown) => e);
+    expect(TenantRunsLimitError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({
+      name: 'TenantRunsLimitError',
+      code: 'tenant_runs_limit',
+      tenant: small,
+      running: 1,
+      limit: 1,
+      retryAfterMs: 5_000,
+    });
+    // Another tenant, and a client without a cap, are not held back.
+    const other = await capped.start({
+      agent: 'test',
+      prompt: 'Refund A-3.',
+      model,
+      tenant: `free${randomUUID().slice(0, 6)}`,
+    });
+    await other.workflow.terminate('test done');
+    await first.workflow.terminate('test done');
   });
 
   it("the A2A and MCP servers scope the same way: another tenant's run is not found in each protocol's terms, word for word as one that never was; a tenant's limit of runs holds there too", async () => {
