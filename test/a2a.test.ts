@@ -364,6 +364,15 @@ describe('A2A server', () => {
     expect((await rejects(client.cancelTask({ tenant: '', id: 'no-such-task', metadata: undefined }))).name).toBe(
       'TaskNotFoundError',
     );
+    // A part written as JSON ({ text }) but handed to the typed client, which sends its `content` (none): the
+    // refusal says the part had no content and what is read, not that a file was sent.
+    const untyped = { messageId: randomUUID(), role: 1, parts: [{ text: 'hi' }] };
+    const oldShape = await rejects(client.sendMessage({ message: untyped } as unknown as SendMessageRequest));
+    expect(oldShape.message).toMatch(
+      /Part 0 has no content the agent knows .*\{ "text": "…" \} or \{ "data": \{ … \} \}/,
+    );
+    const file = await rejects(client.sendMessage(send([{ url: 'https://example.invalid/a.pdf' }])));
+    expect(file.message).toMatch(/Part 0 is a URL, which this agent does not read/);
 
     const post = (body: string, headers: Record<string, string> = {}) =>
       fetch(`${two.url}/test`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });

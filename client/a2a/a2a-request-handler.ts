@@ -235,11 +235,11 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
       throw new RequestMalformedError('SendMessage needs a message with at least one part.');
     const texts: string[] = [];
     const data: unknown[] = [];
-    for (const part of message.parts) {
+    for (const [i, part] of message.parts.entries()) {
       const content = part.content;
       if (content?.$case === 'text') texts.push(content.value);
       else if (content?.$case === 'data') data.push(content.value);
-      else throw new RequestMalformedError('This agent reads text and data parts only (no files or URLs).');
+      else throw new RequestMalformedError(partRefusal(i, content?.$case));
     }
     if (!message.taskId) return this.#start(message, texts, data, context);
 
@@ -482,4 +482,13 @@ function isTaskStateFilter(status: unknown): boolean {
     (Object.values(TaskState) as unknown[]).includes(status) &&
     status >= 0
   );
+}
+
+/** Why a message part is not read, naming what was sent. */
+function partRefusal(index: number, kind: string | undefined): string {
+  const read =
+    'This agent reads text and data parts: { "text": "…" } or { "data": { … } } (A2A 1.0; in @a2a-js/sdk 1.3 types, content: { $case: "text", value } or { $case: "data", value }).';
+  return kind === undefined
+    ? `Part ${index} has no content the agent knows (the typed client sends a part's \`content\`: a plain { text } object there arrives empty). ${read}`
+    : `Part ${index} is a ${kind === 'raw' ? 'file (raw bytes)' : 'URL'}, which this agent does not read. ${read}`;
 }
