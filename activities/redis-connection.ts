@@ -35,7 +35,13 @@ export interface RedisConnection<C extends OwnedRedisClient> {
   ready(): Promise<C | undefined>;
   /** Records that Redis failed a command (logged once until it is back). */
   fell(why: string): void;
-  /** Redis is known to be unreachable. */
+  /** Records that Redis answered a command: after a failure, that is "back" (logged once). */
+  answered(): void;
+  /**
+   * Redis is known to be unreachable. A command that failed on a connection that stayed up (a
+   * timeout on a busy machine) counts for RETRY_AFTER_MS: then the part tries again, and its
+   * first answer logs "back" (the connection's own `ready` never comes, as it never dropped).
+   */
   readonly down: boolean;
   close(): Promise<void>;
 }
@@ -48,12 +54,25 @@ export const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> => {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 };
 
-export function redisConnection<C extends OwnedRedisClient>(options: RedisConnectionOptions): RedisConnection<C> {
+/** How long a command's failure on a connection that stayed up keeps a part off Redis before it tries again. */
+export const RETRY_AFTER_MS = 5_000;
+
+export function redisConnection<C extends OwnedRedisClient>(
+  options: RedisConnectionOptions,
+  now: () => number = Date.now,
+): RedisConnection<C> {
   const { url, timeoutMs, log } = options;
   let down = false;
+  let downSince = 0;
+  let current: C | undefined;
   const fell = (why: string) => {
     if (!down) log(options.downLine(why));
+    if (!down) downSince = now();
     down = true;
+  };
+  const answered = () => {
+    if (down) log(options.backLine);
+    down = false;
   };
   let owned: Promise<C | undefined> | undefined;
   let firstConnect: Promise<unknown> | undefined;
@@ -75,10 +94,8 @@ export function redisConnection<C extends OwnedRedisClient>(options: RedisConnec
         },
       }) as C;
       client.on('error', (err) => fell(err instanceof Error ? err.message : String(err)));
-      client.on('ready', () => {
-        if (down) log(options.backLine);
-        down = false;
-      });
+      client.on('ready', answered);
+      current = client;
       firstConnect = client.connect().catch(() => {});
       // The connection never keeps the worker's process alive.
       client.unref();
@@ -98,8 +115,9 @@ export function redisConnection<C extends OwnedRedisClient>(options: RedisConnec
       return client.isReady ? client : (fell('not connected'), undefined);
     },
     fell,
+    answered,
     get down() {
-      return down;
+      return down && !(current?.isReady === true && now() - downSince >= RETRY_AFTER_MS);
     },
     async close() {
       const client = await owned;

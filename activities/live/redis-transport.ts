@@ -116,6 +116,7 @@ export function redisTransport(options: RedisTransportOptions): RedisTransport {
         batch.expire(key, ttl);
         try {
           await withTimeout(batch.exec(), timeoutMs);
+          redis.answered();
         } catch (err) {
           redis.fell(err instanceof Error ? err.message : String(err));
         }

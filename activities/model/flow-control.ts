@@ -234,6 +234,7 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
         fell(err instanceof Error ? err.message : String(err));
         return UNCHECKED;
       }
+      redis.answered();
       const [go, wait, why] = Array.isArray(answer) ? answer : [1, 0, ''];
       if (Number(go) !== 1) {
         const waitMs =
@@ -261,6 +262,7 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
               ]),
               timeoutMs,
             );
+            redis.answered();
           } catch (err) {
             fell(err instanceof Error ? err.message : String(err));
           }

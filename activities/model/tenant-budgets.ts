@@ -208,10 +208,12 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
       const client = await connection.ready();
       if (!client) return undefined;
       try {
-        return await withTimeout(
+        const answer = await withTimeout(
           client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]),
           timeoutMs,
         );
+        connection.answered();
+        return answer;
       } catch (err) {
         connection.fell(err instanceof Error ? err.message : String(err));
         return undefined;

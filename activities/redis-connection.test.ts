@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { redisConnection, RETRY_AFTER_MS, type OwnedRedisClient } from './redis-connection.js';
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe.skipIf(process.env.CAIRN_NO_REDIS === '1')('a Redis connection a worker part owns', () => {
+  it('a command that timed out on a live connection: off once, tried again after a while, back on once at its first answer', async () => {
+    const said: string[] = [];
+    let now = 0;
+    const connection = redisConnection<OwnedRedisClient>(
+      {
+        url,
+        timeoutMs: 1_000,
+        log: (line) => said.push(line),
+        downLine: (why) => `off (${why})`,
+        backLine: 'back on',
+      },
+      () => now,
+    );
+    try {
+      const client = await connection.ready();
+      if (!client) return void console.warn(`redis-connection test skipped: ${said[0]}`);
+      // A busy machine: one command did not answer in time, the connection itself never dropped.
+      connection.fell('Redis did not answer within 1000 ms');
+      connection.fell('Redis did not answer within 1000 ms');
+      expect(said).toEqual(['off (Redis did not answer within 1000 ms)']);
+      expect(connection.down).toBe(true);
+      // A while later the part tries again (the connection is up) …
+      now += RETRY_AFTER_MS;
+      expect(connection.down).toBe(false);
+      // … and its first answer says so, once.
+      connection.answered();
+      connection.answered();
+      expect(said).toEqual(['off (Redis did not answer within 1000 ms)', 'back on']);
+      // Answers while up say nothing.
+      connection.answered();
+      expect(said).toHaveLength(2);
+    } finally {
+      await connection.close();
+    }
+  });
+});
