@@ -222,3 +222,48 @@ describe('a thread of five runs', () => {
     expect(calls.issue_refund! - refunds).toBe(3);
   });
 });
+
+describe("a reasoning model's thoughts", () => {
+  const THOUGHT = 'The customer asks about A-81; look it up first.';
+  const reasoningScript = () =>
+    w.script([
+      scriptStep.call('lookup_order', { orderId: 'A-81' }, `<think>${THOUGHT}</think>`),
+      scriptStep.text('<think>It has shipped.</think>A-81 has shipped.'),
+    ]);
+
+  it('reach HttpAgent as REASONING_* events and reasoning messages, never as text', async () => {
+    ({ model } = reasoningScript());
+    const agent = new HttpAgent({ url: `${served.url}/agui`, threadId: `think-${randomUUID()}` });
+    agent.addMessage({ id: 'u1', role: 'user', content: 'Where is A-81?' });
+    const events: BaseEvent[] = [];
+    await agent.runAgent(undefined, { onEvent: ({ event }) => void events.push(event) });
+    const types = events.map((e) => e.type);
+    expect(types).toContain('REASONING_START');
+    expect(types.filter((t) => t === 'REASONING_MESSAGE_CONTENT')).toHaveLength(2);
+    const reasoning = agent.messages.filter((m) => m.role === 'reasoning').map((m) => m.content);
+    expect(reasoning).toEqual([THOUGHT, 'It has shipped.']);
+    const texts = agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content);
+    expect(texts.map((m) => m.content)).toEqual(['A-81 has shipped.']);
+    expect(JSON.stringify(agent.messages)).not.toContain('<think>');
+  });
+
+  it('reach AbstractChat as reasoning parts, never as text', async () => {
+    ({ model } = reasoningScript());
+    const chat = new TestChat({
+      id: `think-${randomUUID()}`,
+      transport: new DefaultChatTransport<UIMessage>({ api: `${served.url}/chat` }),
+    });
+    await chat.sendMessage({ text: 'Where is A-81?' });
+    await chat.settled();
+    expect(chat.status, chat.error?.message).toBe('ready');
+    const parts = chat.messages.flatMap((m) => (m.role === 'assistant' ? m.parts : []));
+    expect(parts.filter((p) => p.type === 'reasoning').map((p) => (p as { text: string }).text)).toEqual([
+      THOUGHT,
+      'It has shipped.',
+    ]);
+    expect(parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text)).toEqual([
+      'A-81 has shipped.',
+    ]);
+    expect(JSON.stringify(chat.messages)).not.toContain('<think>');
+  });
+});

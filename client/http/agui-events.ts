@@ -12,6 +12,7 @@
  * | `model_reset` | TEXT_MESSAGE_END of the stale attempt's message, CUSTOM `cairn.reset` |
  * | `model_turn` streamed | TEXT_MESSAGE_END |
  * | `model_turn` text | TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END |
+ * | `model_turn` reasoning (think blocks) | REASONING_START, REASONING_MESSAGE_START/CONTENT/END, REASONING_END |
  * | `tool_start` / `review` | TOOL_CALL_START, TOOL_CALL_ARGS, TOOL_CALL_END |
  * | `tool_end` | TOOL_CALL_RESULT (the ToolResult as JSON: error chain and hint included) |
  * | `decision` | STEP_STARTED + STEP_FINISHED (stepName: the planner's action) |
@@ -26,6 +27,7 @@ import type { PendingInterrupt } from './interrupts.js';
 import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../workflows/contract/index.js';
 import { budgetDecisionSchema } from './budget-schema.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
+import { thinkingOf, visibleText } from '../../shared/model/think-block.js';
 
 export interface AgUiWindowContext {
   /** Tool calls the client has (sent by this window, or by an earlier one: TOOL_CALL_START..END go out once per thread). */
@@ -69,14 +71,16 @@ export function toAgUiEvents(event: RunEventItem | LiveEvent, context: AgUiWindo
   const timestamp = event.at;
   switch (event.type) {
     case 'model_turn': {
-      const end = context.live.endTurn(event.error !== undefined, event.text);
+      // A reasoning model's thoughts (think blocks in the turn's text) are REASONING_* events, never text.
+      const text = event.text === undefined ? undefined : visibleText(event.text);
+      const end = context.live.endTurn(event.error !== undefined, text);
       out.push(...live(end.ops));
+      if (event.text) out.push(...reasoningMessage(`${messageId(event)}-reasoning`, thinkingOf(event.text), context));
       if (event.error) out.push({ type: EventType.CUSTOM, timestamp, name: 'cairn.model_error', value: event.error });
       else if (end.streamed)
         break; // its text went out as deltas
-      else if (event.text && (event.toolCalls?.length ?? 0) > 0)
-        out.push(...textMessage(messageId(event), event.text, context));
-      else if (event.text) context.held = { id: messageId(event), text: event.text };
+      else if (text && (event.toolCalls?.length ?? 0) > 0) out.push(...textMessage(messageId(event), text, context));
+      else if (text) context.held = { id: messageId(event), text };
       break;
     }
     case 'tool_start':
@@ -195,6 +199,18 @@ function budgetInterrupt(p: Extract<PendingInterrupt, { kind: 'budget' }>): Inte
       ...(p.extended && { extended: p.extended }),
     },
   };
+}
+
+/** A reasoning span of one message (AG-UI 1.0 REASONING_*); none for no reasoning or one the client has. */
+function reasoningMessage(id: string, reasoning: string, context: AgUiWindowContext): AgUiEvent[] {
+  if (!reasoning || context.messages.has(id)) return [];
+  return [
+    { type: EventType.REASONING_START, messageId: id },
+    { type: EventType.REASONING_MESSAGE_START, messageId: id, role: 'reasoning' },
+    { type: EventType.REASONING_MESSAGE_CONTENT, messageId: id, delta: reasoning },
+    { type: EventType.REASONING_MESSAGE_END, messageId: id },
+    { type: EventType.REASONING_END, messageId: id },
+  ] as AgUiEvent[];
 }
 
 function textMessage(id: string, text: string, context?: AgUiWindowContext): AgUiEvent[] {

@@ -30,6 +30,7 @@ import { flushesHeld, messageId } from './agui-events.js';
 import { reviewInterruptId } from './interrupts.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 import { scoped } from './run-scope.js';
+import { thinkingOf, visibleText } from '../../shared/model/think-block.js';
 
 export interface UiWindowContext {
   /** Tool calls whose input part the client has (sent by this window or an earlier one). */
@@ -57,14 +58,21 @@ export function toUiMessageChunks(event: RunEventItem | LiveEvent, context: UiWi
   if (isLiveEvent(event)) return [...out, ...live(context.live.ops(event), context)];
   switch (event.type) {
     case 'model_turn': {
-      const end = context.live.endTurn(event.error !== undefined, event.text);
+      // A reasoning model's thoughts (think blocks in the turn's text) are reasoning parts, never text.
+      const shown = event.text === undefined ? undefined : visibleText(event.text);
+      const thought = event.text ? thinkingOf(event.text) : '';
+      const end = context.live.endTurn(event.error !== undefined, shown);
       out.push(...live(end.ops, context), ...endStep(context));
+      if (thought)
+        out.push({ type: 'start-step' }, ...reasoning(`${messageId(event)}-reasoning`, thought), {
+          type: 'finish-step',
+        });
       if (event.error) out.push({ type: 'data-cairn-model-error', data: event.error });
       else if (end.streamed)
         break; // its text went out as deltas
-      else if (event.text && (event.toolCalls?.length ?? 0) > 0)
-        out.push({ type: 'start-step' }, ...text(messageId(event), event.text), { type: 'finish-step' });
-      else if (event.text) context.held = { id: messageId(event), text: event.text };
+      else if (shown && (event.toolCalls?.length ?? 0) > 0)
+        out.push({ type: 'start-step' }, ...text(messageId(event), shown), { type: 'finish-step' });
+      else if (shown) context.held = { id: messageId(event), text: shown };
       break;
     }
     case 'tool_start':
@@ -188,6 +196,15 @@ function text(id: string, value: string): Chunk[] {
     { type: 'text-start', id },
     { type: 'text-delta', id, delta: value },
     { type: 'text-end', id },
+  ];
+}
+
+/** A reasoning part of the message, whole (the UI stream's reasoning-start/delta/end). */
+function reasoning(id: string, value: string): Chunk[] {
+  return [
+    { type: 'reasoning-start', id },
+    { type: 'reasoning-delta', id, delta: value },
+    { type: 'reasoning-end', id },
   ];
 }
 

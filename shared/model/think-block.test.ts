@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleText, withThinking } from './think-block.js';
+import { thinkingOf, visibleText, withThinking } from './think-block.js';
 
 describe('think blocks', () => {
   it('shows a person the text without any think block, closed or cut, in any letter case', () => {
@@ -14,5 +14,12 @@ describe('think blocks', () => {
     expect(withThinking([], 'Done.')).toBe('Done.');
     expect(withThinking([' ', ''], 'Done.')).toBe('Done.');
     expect(visibleText(withThinking(['why'], 'Done.'))).toBe('Done.');
+  });
+
+  it('reads the reasoning out of every block, closed or cut, in any letter case', () => {
+    expect(thinkingOf('<think> plan </think>Hello')).toBe('plan');
+    expect(thinkingOf('A<THINK>x</Think>B<think> </think>C<think>y cut')).toBe('x\ny cut');
+    expect(thinkingOf('no thoughts')).toBe('');
+    expect(thinkingOf(withThinking(['step 1', 'step 2'], 'Done.'))).toBe('step 1\nstep 2');
   });
 });

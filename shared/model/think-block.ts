@@ -17,3 +17,17 @@ export function withThinking(reasoning: readonly string[], text: string): string
   const thought = reasoning.filter((part) => part.trim() !== '');
   return thought.length > 0 ? `<think>${thought.join('\n')}</think>${text}` : text;
 }
+
+/** The reasoning of `text`: the contents of its think blocks, joined by a newline, trimmed ('' when none). */
+export function thinkingOf(text: string): string {
+  const blocks = text.match(THINK_BLOCK) ?? [];
+  return blocks
+    .map((block) =>
+      block
+        .replace(/^<think>/i, '')
+        .replace(/<\/think>$/i, '')
+        .trim(),
+    )
+    .filter((thought) => thought !== '')
+    .join('\n');
+}
