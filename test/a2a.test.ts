@@ -220,8 +220,27 @@ describe('A2A server', () => {
       expect(last?.$case).toBe('statusUpdate');
       expect((last!.value as { status: { state: TaskState } }).status.state).toBe(TaskState.TASK_STATE_COMPLETED);
 
-      const done = await second.getTask({ tenant: '', id: asked.id });
+      const done = await second.getTask({ tenant: '', id: asked.id, historyLength: 50 });
       expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      // The history is the A2A exchange: the request, each input-required turn, each reply, the answer.
+      const exchange = done.history.map((m: Message) => [
+        m.role === Role.ROLE_USER ? 'caller' : 'agent',
+        ...m.parts.map((p: Part) =>
+          p.content?.$case === 'text'
+            ? p.content.value
+            : Object.keys(p.content?.value ?? {})
+                .sort()
+                .join('+'),
+        ),
+      ]);
+      expect(exchange).toEqual([
+        ['caller', 'A-1001 is late: redeliver it and refund 80.'],
+        ['agent', 'Which delivery window suits you: morning or afternoon?', 'kind+question'],
+        ['caller', 'answer+questionId'],
+        ['agent', expect.stringMatching(/^Held for review: issue_refund \(/), 'kind+reviews'],
+        ['caller', 'decision+toolCallId'],
+        ['agent', 'Refunded 80 on A-1001; redelivery in the morning.'],
+      ]);
       expect(done.artifacts[0]?.parts[0]?.content).toEqual({
         $case: 'text',
         value: 'Refunded 80 on A-1001; redelivery in the morning.',

@@ -12,7 +12,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  Role,
   TaskState,
   type AgentCard,
   type Message,
@@ -37,16 +36,15 @@ import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '.
 import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
 import {
-  agentMessage,
   answerArtifact,
   CONTEXT_MEMO_KEY,
   contextIdOf,
   taskState,
-  textPart,
   toTask,
 } from './a2a-task.js';
 import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
+import { taskHistory } from './task-history.js';
 
 /** What a handler instance needs; shared by the agents a server serves. */
 export interface A2AHandlerSettings {
@@ -139,7 +137,10 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const run = this.settings.client.run(requireId(params.id));
     const status = await this.#status(run, caller);
     const wanted = Math.min(params.historyLength ?? MAX_HISTORY, MAX_HISTORY);
-    return toTask(status, wanted > 0 && status.state ? await history(run, contextIdOf(status), wanted) : []);
+    return toTask(
+      status,
+      wanted > 0 && status.state ? await taskHistory(run, contextIdOf(status), wanted).catch(() => []) : [],
+    );
   }
 
   async listTasks(
@@ -427,23 +428,6 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError(`Not authorized to ${action}.`);
     }
   }
-}
-
-/** The conversation so far, as A2A messages: what people said and what the agent answered (not tool traffic). */
-async function history(run: AgentRunHandle, contextId: string, length: number): Promise<Message[]> {
-  const transcript = await run.transcript().catch(() => []);
-  const messages: Message[] = [];
-  transcript.forEach((m, index) => {
-    if (m.role !== 'user' && m.role !== 'assistant') return;
-    if (!m.content.trim()) return;
-    const message = agentMessage(run.workflowId, contextId, [textPart(m.content)]);
-    messages.push({
-      ...message,
-      messageId: `${run.workflowId}/${index}`,
-      role: m.role === 'user' ? Role.ROLE_USER : Role.ROLE_AGENT,
-    });
-  });
-  return messages.slice(-length);
 }
 
 function signalOf(context: ServerCallContext): AbortSignal | undefined {
