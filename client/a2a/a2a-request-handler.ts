@@ -35,13 +35,7 @@ import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '..
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
 import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
-import {
-  answerArtifact,
-  CONTEXT_MEMO_KEY,
-  contextIdOf,
-  taskState,
-  toTask,
-} from './a2a-task.js';
+import { answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, toTask } from './a2a-task.js';
 import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
 import { taskHistory } from './task-history.js';
