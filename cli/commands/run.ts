@@ -96,7 +96,14 @@ Example:
           : undefined;
       terminal?.once('SIGINT', interrupted);
       try {
+        let told = -1;
         for await (const state of pollRun(run, { startGraceMs: 24 * 60 * 60 * 1000 })) {
+          // A wait with no model turn (a provider down, rate limits): say why and until when, once per wait.
+          const step = state.steps.at(-1);
+          if (step?.action === 'back_off' && step.seq > told && state.phase === 'backing_off') {
+            told = step.seq;
+            io.error(`  waiting: ${step.detail}`);
+          }
           if (!waitsOnPerson(state)) continue;
           if (terminal && (await askHere(terminal, run, state))) continue;
           io.line(`Waiting on a person (phase ${state.phase}):`);
