@@ -84,7 +84,7 @@ describe('budget requests over HTTP', () => {
       type: 'interrupt',
       interrupts: [
         {
-          id: 'budget:b1',
+          id: expect.stringMatching(/^budget:b1@[0-9a-f]{12}$/), // the request's id in the thread: b1 of this run
           reason: 'budget_exhausted',
           metadata: { requestId: 'b1', request: { limit: 'tokens', maxTokens: 30, usedTokens: 35 } },
         },
@@ -159,7 +159,7 @@ describe('budget requests over HTTP', () => {
       waiting: [
         {
           kind: 'budget',
-          id: 'budget:b1',
+          id: expect.stringMatching(/^budget:b1@[0-9a-f]{12}$/),
           request: { id: 'b1', limit: 'tokens', maxTokens: 30, usedTokens: 35 },
           usage: { inputTokens: 20, outputTokens: 15 },
           schema: { required: ['decision'] },
@@ -206,8 +206,11 @@ describe('budget requests over HTTP', () => {
       .filter((l) => l.startsWith('data: {'))
       .map((l) => JSON.parse(l.slice(6)) as { type: string; id?: string; data?: unknown });
     expect(chunks.find((c) => c.type === 'data-cairn-budget')).toMatchObject({
-      id: 'budget:b1',
-      data: { interruptId: 'budget:b1', request: { limit: 'tokens', usedTokens: 35 } },
+      id: expect.stringMatching(/^budget:b1@[0-9a-f]{12}$/),
+      data: {
+        interruptId: expect.stringMatching(/^budget:b1@[0-9a-f]{12}$/),
+        request: { limit: 'tokens', usedTokens: 35 },
+      },
     });
     await handle(`cairn-thread-${id}`).executeUpdate('extendBudget', {
       args: [{ id: 'b1', decision: { type: 'stop' } }],

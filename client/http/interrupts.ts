@@ -53,7 +53,7 @@ export function budgetInterruptId(requestId: string): string {
 
 /**
  * The interrupts of a run's state, the question first, a budget request last. With the run's
- * `scope` (run-scope.ts), question and tool call ids are the thread's: unique across its runs.
+ * `scope` (run-scope.ts), question, tool call and budget request ids are the thread's: unique across its runs.
  */
 export function pendingInterrupts(state: RunState, scope?: string): PendingInterrupt[] {
   const out: PendingInterrupt[] = [];
@@ -76,7 +76,7 @@ export function pendingInterrupts(state: RunState, scope?: string): PendingInter
   if (budget?.pending)
     out.push({
       kind: 'budget',
-      id: budgetInterruptId(budget.pending.id),
+      id: budgetInterruptId(scoped(budget.pending.id, scope)),
       request: budget.pending,
       usage: budget.usage,
       extended: budget.extended,
@@ -95,7 +95,10 @@ export function parseInterruptId(id: unknown, scope?: string): InterruptTarget |
     const q = own(id.slice(9));
     return q === 'stale' ? q : { kind: 'question', questionId: q.id };
   }
-  if (id.startsWith('budget:') && id.length > 7) return { kind: 'budget', requestId: id.slice(7) };
+  if (id.startsWith('budget:') && id.length > 7) {
+    const request = own(id.slice(7));
+    return request === 'stale' ? request : { kind: 'budget', requestId: request.id };
+  }
   const match = /^review:(.+):([^:]+)$/.exec(id);
   if (!match) return undefined;
   const call = own(match[1]!);

@@ -10,9 +10,12 @@
  */
 import type { RunEventItem } from '../run-events.js';
 
-/** A run's scope: the first 12 hex digits of its chain's first execution id (`firstRunId`). */
+/**
+ * A run's scope: the last 12 hex digits of its chain's first execution id (`firstRunId`), its
+ * random part (the first digits of Temporal's UUIDv7 run ids are a timestamp).
+ */
 export function runScope(firstRunId: string | undefined): string | undefined {
-  const hex = firstRunId?.replace(/-/g, '').slice(0, 12);
+  const hex = firstRunId?.replace(/-/g, '').slice(-12);
   return hex ? hex : undefined;
 }
 
