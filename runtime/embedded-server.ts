@@ -151,21 +151,27 @@ export async function startEmbeddedServer(
       ...(options.log && { log: options.log }),
       ...(options.buildNote && { buildNote: options.buildNote }),
     });
-    env = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable,
-        dbFilename,
-        ip: '127.0.0.1',
-        port: options.port,
-        ui: options.uiPort !== undefined,
-        uiPort: options.uiPort,
-        searchAttributes: CAIRN_SEARCH_ATTRIBUTES,
-        log: { format: 'pretty', level: 'error' },
-        // The SDK forwards the server's stdout to ours, where `cairn dev --json` allows only JSON;
-        // the banner's address and UI are what Cairn prints itself.
-        extraArgs: ['--output', 'none', ...dynamicConfigArgs(options.dynamicConfig ?? FAST_DEV_SERVER_CONFIG)],
-      },
-    });
+    // The SDK gives the server 5 s to answer; a busy machine (CI on two shared cores) can take longer
+    // to start it: try again, a few times, rather than fail the test run or `cairn dev`.
+    env = await startWithRetries(
+      () =>
+        TestWorkflowEnvironment.createLocal({
+          server: {
+            executable,
+            dbFilename,
+            ip: '127.0.0.1',
+            port: options.port,
+            ui: options.uiPort !== undefined,
+            uiPort: options.uiPort,
+            searchAttributes: CAIRN_SEARCH_ATTRIBUTES,
+            log: { format: 'pretty', level: 'error' },
+            // The SDK forwards the server's stdout to ours, where `cairn dev --json` allows only JSON;
+            // the banner's address and UI are what Cairn prints itself.
+            extraArgs: ['--output', 'none', ...dynamicConfigArgs(options.dynamicConfig ?? FAST_DEV_SERVER_CONFIG)],
+          },
+        }),
+      options.log,
+    );
   } catch (error) {
     await unlock();
     throw error;
@@ -190,6 +196,20 @@ export async function startEmbeddedServer(
       }
     },
   };
+}
+
+/** `start`, again up to twice when the server did not answer in the SDK's start window (a loaded machine). */
+async function startWithRetries<T>(start: () => Promise<T>, log?: (line: string) => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= 3 || !/did not start within/.test((error as Error).message)) throw error;
+      log?.(
+        `The Temporal dev server did not start in time (a busy machine?); starting it again (${attempt + 1} of 3).`,
+      );
+    }
+  }
 }
 
 /** Where `cairn dev` and the demo keep runs: `.temporal/cairn.db` under the working directory. */

@@ -25,6 +25,7 @@ import {
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
+  RestTransportFactory,
   type Client as A2AClient,
 } from '@a2a-js/sdk/client';
 import { CairnClient } from '../client/cairn-client.js';
@@ -145,7 +146,11 @@ describe('A2A server', () => {
     expect(card).toMatchObject({
       name: 'test',
       capabilities: { streaming: true, pushNotifications: false },
-      supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: '1.0', url: `${two.url}/test` }],
+      // One URL, both bindings: JSON-RPC, and HTTP+JSON's paths below it.
+      supportedInterfaces: [
+        { protocolBinding: 'JSONRPC', protocolVersion: '1.0', url: `${two.url}/test` },
+        { protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', url: `${two.url}/test` },
+      ],
     });
     expect(card.skills[0].tags).toContain('issue_refund');
     const root = (await (await fetch(`${two.url}/.well-known/agent-card.json`)).json()) as any;
@@ -269,6 +274,50 @@ describe('A2A server', () => {
     } finally {
       restarted.close();
     }
+  });
+
+  it('the HTTP+JSON binding (the SDK RestTransport): a question, a review, subscribe, list and get, on the same runs', async () => {
+    ({ model } = w.script([
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1002' }),
+      scriptStep.call('schedule_redelivery', { orderId: 'A-1002', window: 'afternoon' }),
+      scriptStep.call('issue_refund', { orderId: 'A-1002', amount: 90 }),
+      scriptStep.text('Refunded 90 on A-1002; redelivery in the afternoon.'),
+    ]));
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new RestTransportFactory()],
+    });
+    const rest = await new ClientFactory(options).createFromUrl(`${two.url}/test/`);
+    const contextId = `ctx-${randomUUID()}`;
+    const asked = asTask(
+      await rest.sendMessage(send([{ text: 'A-1002: redeliver it and refund 90.' }], { contextId })),
+    );
+    expect(inputRequired(asked).question).toMatchObject({ missingFields: ['window'] });
+    const held = asTask(
+      await rest.sendMessage(send([{ data: { answer: { window: 'afternoon' } } }], { taskId: asked.id })),
+    );
+    const review = inputRequired(held).reviews[0];
+    expect(review).toMatchObject({ name: 'issue_refund', args: { orderId: 'A-1002', amount: 90 } });
+    const events: StreamResponse[] = [];
+    for await (const event of rest.sendMessageStream(
+      send([{ data: { decision: 'accept', toolCallId: review.toolCallId, argsHash: review.argsHash } }], {
+        taskId: asked.id,
+      }),
+    ))
+      events.push(event);
+    const last = events.at(-1)!.payload!;
+    const state =
+      last.$case === 'task' ? last.value.status?.state : (last.value as { status: { state: TaskState } }).status.state;
+    expect(state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const done = await rest.getTask({ tenant: '', id: asked.id, historyLength: 2 });
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(done.history).toHaveLength(2);
+    const listed = await rest.listTasks({ contextId } as Parameters<typeof rest.listTasks>[0]);
+    expect(listed.tasks.map((t) => t.id)).toEqual([asked.id]);
+    // Errors are the protocol's: an unknown task, a finished task that cannot be canceled.
+    expect((await rejects(rest.getTask({ tenant: '', id: 'cairn-a2a-test-nope' }))).name).toBe('TaskNotFoundError');
+    expect((await rejects(rest.cancelTask({ tenant: '', id: asked.id, metadata: undefined }))).name).toBe(
+      'TaskNotCancelableError',
+    );
   });
 
   it('a question answered with a text part; cancel ends the waiting run gracefully as canceled', async () => {

@@ -36,7 +36,11 @@ export function agentCard(agent: Agent, url: string, about: A2AAgentDescription 
   return {
     name: agent.name,
     description,
-    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    // One URL, two bindings: JSON-RPC posts to it; HTTP+JSON adds its paths (message:send, tasks/{id}…).
+    supportedInterfaces: [
+      { url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      { url, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+    ],
     provider: undefined,
     version: about.version ?? '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },

@@ -32,6 +32,7 @@ import {
   type A2AHandlerSettings,
 } from './a2a-request-handler.js';
 import { agentCard, type A2AAgentDescription } from './agent-card.js';
+import { isRestPath, restCall } from './rest-binding.js';
 
 export interface CairnA2AHandlerOptions {
   readonly client: CairnClient;
@@ -132,6 +133,16 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
           headers: { 'cache-control': 'public, max-age=60', vary: A2A_VERSION_HEADER },
         });
       }
+      // The HTTP+JSON binding, at the same URL: `message:send`, `tasks/{id}`… (rest-binding.ts).
+      if (isRestPath(rest))
+        return await restCall(
+          request,
+          rest,
+          url,
+          endpoint(agent, url.origin).handler,
+          callContext(request).context,
+          maxBodyBytes,
+        );
       if (request.method !== 'POST' || rest !== '')
         throw new HttpError(404, 'not_found', `No endpoint ${request.method} ${url.pathname}.`);
       return await jsonRpc(request, endpoint(agent, url.origin), maxBodyBytes);
@@ -197,18 +208,8 @@ async function jsonRpc(
   }
   const id = typeof body === 'object' && body !== null && 'id' in body ? (body as { id: unknown }).id : null;
   const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
-  const abort = new AbortController();
-  request.signal?.addEventListener('abort', () => abort.abort(), { once: true });
-  const headers = Object.fromEntries(request.headers);
   const version = request.headers.get(A2A_VERSION_HEADER) ?? undefined;
-  const context = new ServerCallContext({
-    state: new Map<string, unknown>([
-      ['headers', headers],
-      [REQUEST_KEY, request],
-      [SIGNAL_KEY, abort.signal],
-    ]),
-    ...(version && { requestedVersion: version }),
-  });
+  const { context, abort } = callContext(request);
   const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
   const old = isLegacyJsonRpcMethod(method);
   if (version && !old) {
@@ -277,6 +278,22 @@ async function jsonRpc(
     },
   });
   return new Response(stream, { headers: SSE_HEADERS });
+}
+
+/** The request's ServerCallContext (its headers, the request for `authorize`, a signal that aborts with it). */
+function callContext(request: Request): { readonly context: ServerCallContext; readonly abort: AbortController } {
+  const abort = new AbortController();
+  request.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+  const version = request.headers.get(A2A_VERSION_HEADER) ?? undefined;
+  const context = new ServerCallContext({
+    state: new Map<string, unknown>([
+      ['headers', Object.fromEntries(request.headers)],
+      [REQUEST_KEY, request],
+      [SIGNAL_KEY, abort.signal],
+    ]),
+    ...(version && { requestedVersion: version }),
+  });
+  return { context, abort };
 }
 
 /** The HTTP answer to a request `authorize` refused (401 with its challenge, 403), or a tenant's limit (429), if so. */
