@@ -98,6 +98,8 @@ const RULES: readonly Rule[] = [
       'client/a2a/a2a-request-handler.ts',
       'client/a2a/agent-card.ts',
       'client/a2a/cairn-a2a-handler.ts',
+      'client/a2a/rest-binding.ts',
+      'client/a2a/task-history.ts',
     ],
   },
   { folder: 'shared', forbidden: [/^@a2a-js\//] },
