@@ -67,7 +67,8 @@ export function redisConnection<C extends OwnedRedisClient>(
   let current: C | undefined;
   const fell = (why: string) => {
     if (!down) log(options.downLine(why));
-    if (!down) downSince = now();
+    // Each failure starts the wait again: a Redis that stays slow is tried every RETRY_AFTER_MS, not on every call.
+    downSince = now();
     down = true;
   };
   const answered = () => {
