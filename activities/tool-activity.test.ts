@@ -131,40 +131,6 @@ describe('runTool', () => {
     });
   });
 
-  it('a tool reading deps a worker was never given: tool_unavailable naming the setting, one warning line, not a retried crash', async () => {
-    const findOrder = defineTool({
-      name: 'find_order',
-      description: 'Finds an order.',
-      input: z.object({ id: z.string() }),
-      execute: ({ id }, context) => (context.deps as { db: { find(id: string): unknown } }).db.find(id),
-    });
-    const warned: string[] = [];
-    const warn = console.warn;
-    console.warn = (line: string) => void warned.push(line);
-    try {
-      const bare = createToolActivities([findOrder]).runTool;
-      const result = await env.run(bare, { name: 'find_order', toolCallId: '1.1', args: { id: 'A-1' } });
-      expect(result).toMatchObject({
-        status: 'error',
-        error: {
-          code: 'tool_unavailable',
-          message: expect.stringMatching(/^find_order cannot run on this worker: .*`deps` in cairn\.config\.ts/),
-        },
-        retryHint: { reason: 'tool_unavailable' },
-      });
-      expect(warned).toHaveLength(1);
-      // With deps given, the same TypeError is the tool's own crash, retried as before.
-      const given = createToolActivities([findOrder], {}).runTool;
-      await expect(
-        env.run(given, { name: 'find_order', toolCallId: '1.1', args: { id: 'A-1' } }),
-      ).rejects.toMatchObject({
-        type: 'internal_error',
-      });
-    } finally {
-      console.warn = warn;
-    }
-  });
-
   it('lets an ApplicationFailure the tool typed itself through unchanged', async () => {
     await expect(run('echo', { text: 'typed' })).rejects.toMatchObject({ type: 'CustomType', nonRetryable: true });
     await expect(run('echo', { text: 'typed retryable code' })).rejects.toMatchObject({

@@ -96,13 +96,6 @@ export function createToolActivities(
             : () => runGuarded(tool, args, context, failed, telemetry);
         result = await withHeartbeats(fenced, options.heartbeatMs);
       } catch (err) {
-        // A tool that reads a dependency the worker was never given fails every attempt alike: that is
-        // the deployment's failure (tool_unavailable: the tool leaves the model's list), not a run's to retry or ask about.
-        if (deps === undefined && !context.signal.aborted && readsMissingDeps(err)) {
-          const message = `${name} cannot run on this worker: it read a property of undefined (${(err as Error).message}), and the worker gives tools no deps (\`deps\` in cairn.config.ts, or createCairnWorker({ deps })): a tool that reads context.deps needs them.`;
-          console.warn(`cairn: ${message}`);
-          return failed(toolError('tool_unavailable', message), { message });
-        }
         throw asActivityFailure(err, context.signal);
       }
       const limit = resultLimit(tool.maxResultBytes, options.maxResultBytes);
@@ -121,11 +114,6 @@ export function createToolActivities(
       return result;
     },
   };
-}
-
-/** A TypeError from reading a property of undefined: what `context.deps.db` throws when the worker has no deps. */
-function readsMissingDeps(err: unknown): boolean {
-  return err instanceof TypeError && /^Cannot read propert(y|ies) of undefined/.test(err.message);
 }
 
 /** What a tool call came to, as span attributes. */

@@ -161,7 +161,10 @@ describe('the inbox from visibility', () => {
       phase: 'awaiting_budget',
       waitingSince: new Date(budgetMemo.since).toISOString(),
       request: 'Look up A-1.',
-      waiting: [{ kind: 'budget', id: `budget:${asked.budget!.pending!.id}` }],
+      // The request's id in the thread: its own, with the run's scope (client/http/run-scope.ts).
+      waiting: [
+        { kind: 'budget', id: expect.stringMatching(new RegExp(`^budget:${asked.budget!.pending!.id}@[0-9a-f]{12}$`)) },
+      ],
     });
     expect(byId.get(budgeted)!.waiting[0]!.schema).toBeDefined();
     expect(byId.get(continued)).toMatchObject({
