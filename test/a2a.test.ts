@@ -318,6 +318,13 @@ describe('A2A server', () => {
     expect((await rejects(rest.cancelTask({ tenant: '', id: asked.id, metadata: undefined }))).name).toBe(
       'TaskNotCancelableError',
     );
+    // Hostile paths and queries get the binding's errors, never a crash.
+    const bad = await fetch(`${two.url}/test/tasks/${asked.id}?historyLength=lots`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.message).toMatch(/historyLength is a whole number/);
+    expect((await fetch(`${two.url}/test/tasks/${asked.id}:explode`, { method: 'POST' })).status).toBe(404);
+    const junk = await fetch(`${two.url}/test/message:send`, { method: 'POST', body: '{ nope' });
+    expect(junk.status).toBe(400);
   });
 
   it('a question answered with a text part; cancel ends the waiting run gracefully as canceled', async () => {

@@ -66,8 +66,8 @@ export async function restCall(
       const query = Object.fromEntries(url.searchParams);
       const params = ListTasksRequest.fromJSON({
         ...query,
-        ...(query.pageSize !== undefined && { pageSize: Number(query.pageSize) }),
-        ...(query.historyLength !== undefined && { historyLength: Number(query.historyLength) }),
+        ...(query.pageSize !== undefined && { pageSize: count(query.pageSize, 'pageSize') }),
+        ...(query.historyLength !== undefined && { historyLength: count(query.historyLength, 'historyLength') }),
         ...(query.includeArtifacts !== undefined && { includeArtifacts: query.includeArtifacts === 'true' }),
       });
       return ok(context, ListTasksResponse.toJSON(await handler.listTasks(params, context)));
@@ -82,13 +82,24 @@ export async function restCall(
       return await stream(handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id }), context), context);
     if (verb === undefined && method === 'GET') {
       const history = url.searchParams.get('historyLength');
-      const params = GetTaskRequest.fromJSON({ id, ...(history !== null && { historyLength: Number(history) }) });
+      const params = GetTaskRequest.fromJSON({
+        id,
+        ...(history !== null && { historyLength: count(history, 'historyLength') }),
+      });
       return ok(context, Task.toJSON(await handler.getTask(params, context)));
     }
     return notFound(method, rest);
   } catch (error) {
     return errorResponse(context, error);
   }
+}
+
+/** A whole number from a query parameter; RequestMalformed otherwise. */
+function count(text: string, name: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isSafeInteger(n) || n < 0)
+    throw new RequestMalformedError(`${name} is a whole number, not "${text.slice(0, 40)}".`);
+  return n;
 }
 
 async function jsonBody(request: Request, maxBodyBytes: number): Promise<unknown> {
