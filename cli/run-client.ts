@@ -22,12 +22,17 @@ export function cairnClient(connection: ClientConnection, taskQueue?: string): C
   return new CairnClient({ client: connection.client, ...(taskQueue !== undefined && { taskQueue }) });
 }
 
-/** Runs `ask` with a deadline; no worker answering becomes a CliError that says so. */
+/**
+ * Runs `ask` with a deadline; no worker answering becomes a CliError that says so. A read
+ * (`patient`: a Query, safe to ask again) whose run's queue has a worker polling it is asked once
+ * more, three times as long: that worker is busy (a loaded machine), not gone.
+ */
 export async function withDeadline<T>(
   connection: ClientConnection,
   workflowId: string,
   ask: () => Promise<T>,
   timeoutMs = QUERY_TIMEOUT_MS,
+  patient = false,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   try {
@@ -36,9 +41,10 @@ export async function withDeadline<T>(
     // A loaded server can answer a Query nobody polls for with its own error just before the
     // deadline (a ServiceError that is not DEADLINE_EXCEEDED): at the deadline it means the same.
     const atDeadline = (error as Error).name === 'ServiceError' && Date.now() >= deadline - 2_000;
-    if (isGrpcDeadlineError(error) || atDeadline)
-      throw new CliError(await noAnswerReason(connection, workflowId, timeoutMs));
-    throw error;
+    if (!isGrpcDeadlineError(error) && !atDeadline) throw error;
+    const why = await noAnswerReason(connection, workflowId, timeoutMs);
+    if (patient && why.polled) return withDeadline(connection, workflowId, ask, timeoutMs * 3, false);
+    throw new CliError(why.message);
   }
 }
 
@@ -49,7 +55,11 @@ const TASK_QUEUE_TYPE_WORKFLOW = 1;
  * Why nobody answered within `timeoutMs`: the run's task queue and whether any worker polls it
  * (DescribeTaskQueue lists the pollers the server saw in the last few minutes).
  */
-async function noAnswerReason(connection: ClientConnection, workflowId: string, timeoutMs: number): Promise<string> {
+async function noAnswerReason(
+  connection: ClientConnection,
+  workflowId: string,
+  timeoutMs: number,
+): Promise<{ readonly message: string; readonly polled: boolean }> {
   const within = `within ${timeoutMs / 1000} s`;
   try {
     const { taskQueue } = await connection.client.workflow.getHandle(workflowId).describe();
@@ -59,10 +69,19 @@ async function noAnswerReason(connection: ClientConnection, workflowId: string, 
       taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
     });
     if (!pollers?.length)
-      return `No worker is polling task queue "${taskQueue}", so nothing answered run "${workflowId}" ${within}. Start one for it (cairn dev, or cairn worker --task-queue ${taskQueue}) and try again.`;
-    return `No worker answered run "${workflowId}" ${within}, though ${pollers.length} poll(s) its task queue "${taskQueue}" or did lately: a worker stopped, is overloaded, or cannot run this run (see its log).`;
+      return {
+        polled: false,
+        message: `No worker is polling task queue "${taskQueue}", so nothing answered run "${workflowId}" ${within}. Start one for it (cairn dev, or cairn worker --task-queue ${taskQueue}) and try again.`,
+      };
+    return {
+      polled: true,
+      message: `No worker answered run "${workflowId}" ${within}, though ${pollers.length} poll(s) its task queue "${taskQueue}" or did lately: a worker stopped, is overloaded, or cannot run this run (see its log).`,
+    };
   } catch {
-    return `No worker answered run "${workflowId}" ${within}: is a worker (cairn dev / cairn worker) polling its task queue?`;
+    return {
+      polled: false,
+      message: `No worker answered run "${workflowId}" ${within}: is a worker (cairn dev / cairn worker) polling its task queue?`,
+    };
   }
 }
 
@@ -98,7 +117,7 @@ export async function readFirstState(connection: ClientConnection, run: AgentRun
 
 /** The run's state (`stateQuery`). */
 export function readState(connection: ClientConnection, run: AgentRunHandle): Promise<RunState> {
-  return withDeadline(connection, run.workflowId, () => run.state());
+  return withDeadline(connection, run.workflowId, () => run.state(), QUERY_TIMEOUT_MS, true);
 }
 
 /** The whole transcript, as long as the state says it is. */
@@ -107,8 +126,12 @@ export async function readTranscript(
   run: AgentRunHandle,
 ): Promise<{ state: RunState; transcript: TranscriptMessage[] }> {
   const state = await readState(connection, run);
-  const transcript = await withDeadline(connection, run.workflowId, () =>
-    run.transcript({ length: state.transcriptLength }),
+  const transcript = await withDeadline(
+    connection,
+    run.workflowId,
+    () => run.transcript({ length: state.transcriptLength }),
+    QUERY_TIMEOUT_MS,
+    true,
   );
   return { state, transcript };
 }
