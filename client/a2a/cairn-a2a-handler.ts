@@ -32,7 +32,7 @@ import {
   type A2AHandlerSettings,
 } from './a2a-request-handler.js';
 import { agentCard, type A2AAgentDescription } from './agent-card.js';
-import { isRestPath, restCall } from './rest-binding.js';
+import { isRestPath, JSON_HEADERS, restCall, SSE_HEADERS } from './rest-binding.js';
 
 export interface CairnA2AHandlerOptions {
   readonly client: CairnClient;
@@ -66,14 +66,7 @@ export interface CairnA2AHandlerOptions {
 
 export type CairnA2AHandler = (request: Request) => Promise<Response>;
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEEP_ALIVE_MS = 15_000;
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
 
 export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2AHandler {
   if (options.agents.length === 0) throw new Error('createCairnA2AHandler serves one or more agents.');

@@ -19,15 +19,25 @@ import {
   AgentCard,
   type Message,
 } from '@a2a-js/sdk';
-import { PushNotificationNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
-import { restStatusFor, toRestErrorBody } from '@a2a-js/sdk/errors';
+import {
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  restStatusFor,
+  toRestErrorBody,
+} from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { HttpError } from '../http/http-error.js';
 import { readBoundedText } from '../http/read-json-body.js';
 import { AUTH_ERROR_KEY } from './a2a-request-handler.js';
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
+/** The headers of both bindings' JSON answers and event streams (no proxy buffers a stream). */
+export const JSON_HEADERS = { 'content-type': 'application/json' };
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
 
 /** True for a path of this binding (below the agent's URL). */
 export function isRestPath(rest: string): boolean {
