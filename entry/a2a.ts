@@ -1,7 +1,8 @@
 /**
  * `cairn-agents/a2a`: other agents reach runs over A2A 1.0. `createCairnA2AHandler({ client,
  * agents, authorize })` is one web-standard `Request → Response` handler serving each agent's
- * card and JSON-RPC endpoint (send, streaming send, get, list, cancel, subscribe); a task is a run,
+ * card and its JSON-RPC and HTTP+JSON endpoints (send, streaming send, get, list, cancel,
+ * subscribe); `cairnA2AGrpcService` serves the same over gRPC. A task is a run,
  * its questions and reviews are the input-required state. See docs/a2a.md.
  *
  * Needs `@a2a-js/sdk` 1.3 (an optional peer dependency: `npm install @a2a-js/sdk`), loaded here
@@ -13,6 +14,8 @@ const a2a = await requirePeers('cairn-agents/a2a', FEATURE_PEERS.a2a, () => impo
 
 /** One `Request → Response` handler serving the agents' cards and A2A JSON-RPC endpoints (docs/a2a.md). */
 export const createCairnA2AHandler: typeof a2a.createCairnA2AHandler = a2a.createCairnA2AHandler;
+/** The A2A gRPC binding for a `@grpc/grpc-js` Server: `server.addService(s.definition, s.implementation)` (docs/a2a.md). */
+export const cairnA2AGrpcService: typeof a2a.cairnA2AGrpcService = a2a.cairnA2AGrpcService;
 /** `@a2a-js/sdk`'s `A2ARequestHandler` for one agent, to mount with the SDK's own transports (Express, gRPC). */
 export const CairnA2ARequestHandler: typeof a2a.CairnA2ARequestHandler = a2a.CairnA2ARequestHandler;
 export type CairnA2ARequestHandler = InstanceType<typeof a2a.CairnA2ARequestHandler>;
@@ -23,6 +26,8 @@ export const INPUT_REQUIRED_MEDIA_TYPE: typeof a2a.INPUT_REQUIRED_MEDIA_TYPE = a
 export type {
   CairnA2AHandler,
   CairnA2AHandlerOptions,
+  CairnA2AGrpcOptions,
+  CairnA2AGrpcService,
   A2AHandlerSettings,
   A2AAgentDescription,
 } from '../client/a2a/index.js';

@@ -283,10 +283,10 @@ describe('A2A server', () => {
       scriptStep.call('issue_refund', { orderId: 'A-1002', amount: 90 }),
       scriptStep.text('Refunded 90 on A-1002; redelivery in the afternoon.'),
     ]));
-    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new RestTransportFactory()],
-    });
-    const rest = await new ClientFactory(options).createFromUrl(`${two.url}/test/`);
+    // The REST transport alone (createFrom would merge it beside JSON-RPC, which the card lists first).
+    const rest = await new ClientFactory({ transports: [new RestTransportFactory()] }).createFromUrl(
+      `${two.url}/test/`,
+    );
     const contextId = `ctx-${randomUUID()}`;
     const asked = asTask(
       await rest.sendMessage(send([{ text: 'A-1002: redeliver it and refund 90.' }], { contextId })),

@@ -98,6 +98,7 @@ const RULES: readonly Rule[] = [
       'client/a2a/a2a-request-handler.ts',
       'client/a2a/agent-card.ts',
       'client/a2a/cairn-a2a-handler.ts',
+      'client/a2a/grpc-binding.ts',
       'client/a2a/rest-binding.ts',
       'client/a2a/task-history.ts',
     ],

@@ -1,7 +1,8 @@
 /**
- * The A2A agent card of a served Cairn agent: its skill from its instructions and tools, one
- * JSON-RPC interface (A2A 1.0), and capabilities stated as they are — streaming yes (streaming
- * send and subscribe follow the run), push notifications no, no extended card. Node-only.
+ * The A2A agent card of a served Cairn agent: its skill from its instructions and tools, its
+ * interfaces (A2A 1.0: JSON-RPC and HTTP+JSON at one URL; gRPC where a gRPC server serves it too),
+ * and capabilities stated as they are — streaming yes (streaming send and subscribe follow the
+ * run), push notifications no, no extended card. Node-only.
  */
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
 import type { Agent } from '../../shared/agent/define-agent.js';
@@ -13,6 +14,11 @@ export interface A2AAgentDescription {
   /** Example requests. */
   readonly examples?: readonly string[];
   readonly version?: string;
+  /**
+   * The address (`host:port`) of a gRPC server serving this agent (`cairnA2AGrpcService`): the card
+   * lists it as a GRPC interface whose tenant is the agent's name (the service serves them all).
+   */
+  readonly grpcUrl?: string;
   /** Card fields to set as given (provider, securitySchemes, securityRequirements, iconUrl…). */
   readonly card?: Partial<AgentCard>;
 }
@@ -40,6 +46,9 @@ export function agentCard(agent: Agent, url: string, about: A2AAgentDescription 
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
       { url, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      ...(about.grpcUrl
+        ? [{ url: about.grpcUrl, protocolBinding: 'GRPC', tenant: agent.name, protocolVersion: A2A_PROTOCOL_VERSION }]
+        : []),
     ],
     provider: undefined,
     version: about.version ?? '1.0.0',

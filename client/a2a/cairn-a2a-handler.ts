@@ -60,6 +60,8 @@ export interface CairnA2AHandlerOptions {
    * (JSON-RPC -32600, `tenant_runs_limit`). A number, or per tenant. Default: none.
    */
   readonly maxRunsPerTenant?: MaxRunsPerTenant;
+  /** The address (`host:port`) of a gRPC server serving these agents (`cairnA2AGrpcService`): the cards list it. */
+  readonly grpcUrl?: string;
   /** Told of unexpected errors; the caller only gets an internal error without details. Default: console.error. */
   readonly onError?: (error: unknown) => void;
 }
@@ -72,27 +74,15 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
   if (options.agents.length === 0) throw new Error('createCairnA2AHandler serves one or more agents.');
   const base = (options.basePath ?? '').replace(/\/$/, '');
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const onError = options.onError ?? ((error) => console.error('cairn a2a:', error));
-  const settings: A2AHandlerSettings = {
-    client: options.client,
-    authorize: options.authorize,
-    taskPrefix: options.taskPrefix ?? 'cairn-a2a-',
-    maxWaitMs: options.maxWaitMs ?? 60_000,
-    maxRunsPerTenant: options.maxRunsPerTenant,
-    startOptions: options.startOptions as
-      | ((run: { agent: string; workflowId: string; contextId: string; request: Request }) => Partial<StartRunOptions>)
-      | undefined,
-  };
+  const onError = errorReporter(options);
+  const settings = handlerSettings(options);
   const served = new Map(options.agents.map((agent) => [agent.name, agent]));
   const endpoints = new Map<string, Endpoint>();
   const endpoint = (agent: Agent, origin: string) => {
     const url = `${(options.publicUrl ?? origin + base).replace(/\/$/, '')}/${encodeURIComponent(agent.name)}`;
     let found = endpoints.get(url);
     if (!found) {
-      const handler = guarded(
-        new CairnA2ARequestHandler(agent.name, agentCard(agent, url, options.describe?.[agent.name]), settings),
-        onError,
-      );
+      const handler = guarded(new CairnA2ARequestHandler(agent.name, cardOf(options, agent, url), settings), onError);
       found = {
         handler,
         transport: new JsonRpcTransportHandler(handler),
@@ -145,6 +135,30 @@ export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2A
       return rpcError(null, -32603, 'The request failed.', 500);
     }
   };
+}
+
+/** What every request handler of a server shares, from its options. */
+export function handlerSettings(options: CairnA2AHandlerOptions): A2AHandlerSettings {
+  return {
+    client: options.client,
+    authorize: options.authorize,
+    taskPrefix: options.taskPrefix ?? 'cairn-a2a-',
+    maxWaitMs: options.maxWaitMs ?? 60_000,
+    maxRunsPerTenant: options.maxRunsPerTenant,
+    startOptions: options.startOptions as
+      | ((run: { agent: string; workflowId: string; contextId: string; request: Request }) => Partial<StartRunOptions>)
+      | undefined,
+  };
+}
+
+export function errorReporter(options: Pick<CairnA2AHandlerOptions, 'onError'>): (error: unknown) => void {
+  return options.onError ?? ((error) => console.error('cairn a2a:', error));
+}
+
+/** An agent's card at `url` (its JSON-RPC and HTTP+JSON endpoint), with the gRPC server's address when there is one. */
+export function cardOf(options: CairnA2AHandlerOptions, agent: Agent, url: string): AgentCard {
+  const about = options.describe?.[agent.name] ?? {};
+  return agentCard(agent, url, options.grpcUrl ? { grpcUrl: options.grpcUrl, ...about } : about);
 }
 
 interface Endpoint {
@@ -312,7 +326,7 @@ function rpcError(
 
 /** The body as text, or undefined when it is larger than `max` bytes (refused as it streams in). */
 /** The handler with unexpected errors reported to `onError` and answered without their details. */
-function guarded(handler: A2ARequestHandler, onError: (error: unknown) => void): A2ARequestHandler {
+export function guarded(handler: A2ARequestHandler, onError: (error: unknown) => void): A2ARequestHandler {
   const fix = (error: unknown) => {
     if (error instanceof A2AError) return error;
     onError(error);
