@@ -1,16 +1,16 @@
 /**
- * A run's status as the protocols name it: working, input required, completed, failed or
- * canceled — read from Temporal every time (describe, then the `state` Query), so any server
- * instance, before or after a restart, says the same. A run cancelled gracefully (a cancel signal:
- * the model gives a final answer with no tools) counts as canceled from the moment the run takes
- * the cancel. Node-only (client side).
+ * A run's status as the protocols name it, read from Temporal every time (describe, then the
+ * `state` Query), so any server instance, before or after a restart, says the same; the rule for
+ * a run Temporal holds open is the contract's `statusOfState`. Node-only (client side).
  */
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import type { RunState } from '../../workflows/contract/index.js';
 import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
-import { pendingInput, RunInputError, type PendingInput } from './run-input.js';
+import { RunInputError } from './run-input.js';
+import type { PendingInput } from '../../workflows/contract/pending-input.js';
+import { statusOfState, type RunStatusName } from '../../workflows/contract/run-status.js';
 
-export type RunStatusName = 'working' | 'input_required' | 'completed' | 'failed' | 'canceled';
+export { isCancelReason, isTerminal, type RunStatusName } from '../../workflows/contract/run-status.js';
 
 export interface RunStatus {
   readonly status: RunStatusName;
@@ -26,15 +26,6 @@ export interface RunStatus {
   readonly memo?: Record<string, unknown>;
   readonly startTime?: Date;
   readonly closeTime?: Date;
-}
-
-/** True for a reason a cancel gave (`cancelled by a user`, `cancelled over A2A`…). */
-export function isCancelReason(reason: string | null | undefined): boolean {
-  return typeof reason === 'string' && /^cancel/i.test(reason);
-}
-
-export function isTerminal(status: RunStatusName): boolean {
-  return status === 'completed' || status === 'failed' || status === 'canceled';
 }
 
 /**
@@ -69,18 +60,5 @@ export async function runStatus(run: AgentRunHandle, tenant?: string): Promise<R
   }
   if (temporal === 'CANCELLED') return { ...base, status: 'canceled', reason: 'The run was cancelled.' };
   const state = await run.state();
-  if (state.phase === 'done') {
-    const answer = state.answer ?? '';
-    if (isCancelReason(state.finalizing))
-      return { ...base, status: 'canceled', state, answer, reason: state.finalizing! };
-    // Ended without doing its job (a spent budget, a cap, a model that could not be used): not completed.
-    const outcome = state.outcome;
-    if (outcome?.status === 'ended' && outcome.code !== 'cancelled')
-      return { ...base, status: 'failed', state, answer, reason: `${outcome.code}: ${outcome.message}` };
-    return { ...base, status: 'completed', state, answer };
-  }
-  if (isCancelReason(state.finalizing)) return { ...base, status: 'canceled', state, reason: state.finalizing! };
-  const pending = pendingInput(state);
-  if (pending && !state.paused) return { ...base, status: 'input_required', state, pending };
-  return { ...base, status: 'working', state };
+  return { ...base, ...statusOfState(state), state };
 }

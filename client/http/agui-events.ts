@@ -25,7 +25,7 @@ import type { RunEventItem } from '../run-events.js';
 import type { LiveEvent } from '../../shared/live/model-delta.js';
 import type { PendingInterrupt } from './interrupts.js';
 import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../workflows/contract/index.js';
-import { budgetDecisionSchema } from './budget-schema.js';
+import { budgetDecisionSchema } from '../../workflows/contract/pending-input.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 import { thinkingOf, visibleText } from '../../shared/model/think-block.js';
 

@@ -21,7 +21,7 @@ import {
 import { HttpError } from './http-error.js';
 import type { InboxListings } from './inbox-listings.js';
 import { answerSchema } from './agui-events.js';
-import { budgetDecisionSchema } from './budget-schema.js';
+import { budgetDecisionSchema } from '../../workflows/contract/pending-input.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
 import { runScope } from './run-scope.js';
 
