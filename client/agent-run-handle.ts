@@ -27,6 +27,12 @@ import {
   type RunState,
   type StepLogEntry,
 } from '../workflows/contract/index.js';
+import {
+  deletePushTargetUpdate,
+  pushTargetsQuery,
+  setPushTargetUpdate,
+  type PushTarget,
+} from '../workflows/contract/status-push.js';
 import { NotPendingError } from './not-pending-error.js';
 import { pollRun, type PollOptions } from './poll-run.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
@@ -191,6 +197,25 @@ export class AgentRunHandle {
    */
   events(options: EventOptions = {}): AsyncGenerator<RunEventItem, void> {
     return runEvents(this.workflow, options);
+  }
+
+  /**
+   * Post the run's status to `target.url` at each change (A2A push notifications): add it, or
+   * replace the target with its id. The run checks it first (`pushTargetProblem`); it hears the
+   * current status at once.
+   */
+  async setPushTarget(target: PushTarget): Promise<PushTarget> {
+    return this.workflow.executeUpdate(setPushTargetUpdate, { args: [target] });
+  }
+
+  /** Stop posting to the target with this id; true when there was one. */
+  async deletePushTarget(id: string): Promise<boolean> {
+    return this.workflow.executeUpdate(deletePushTargetUpdate, { args: [id] });
+  }
+
+  /** Where the run posts its status (the `pushTargets` Query). */
+  pushTargets(): Promise<readonly PushTarget[]> {
+    return this.workflow.query(pushTargetsQuery);
   }
 
   /** The offset the run's next event will get: read it before acting, then `events({ from })` shows what followed. */

@@ -18,6 +18,7 @@ import type { AnyTool } from '../shared/tools/define-tool.js';
 import { a2aAgentOf } from '../shared/tools/a2a-agent.js';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activity.js';
 import { createReconcileActivities } from '../activities/reconcile-activity.js';
+import { createStatusPushActivities } from '../activities/status-push-activity.js';
 import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
 import { TranscriptReader } from '../activities/transcript-reader.js';
 import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls } from '../shared/model/transcript.js';
@@ -250,6 +251,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
       ...options.activities,
       ...createToolActivities(tools, options.deps, toolActivity),
       ...createReconcileActivities(tools, options.deps, toolActivity),
+      ...createStatusPushActivities(),
       ...createModelActivities({
         ...options.modelActivity,
         client,

@@ -145,7 +145,7 @@ describe('A2A server', () => {
     const card = (await (await fetch(`${two.url}/test/.well-known/agent-card.json`)).json()) as any;
     expect(card).toMatchObject({
       name: 'test',
-      capabilities: { streaming: true, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: true },
       // One URL, both bindings: JSON-RPC, and HTTP+JSON's paths below it.
       supportedInterfaces: [
         { protocolBinding: 'JSONRPC', protocolVersion: '1.0', url: `${two.url}/test` },

@@ -42,6 +42,7 @@ import { runInputProblem } from './run-input.js';
 import { WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { takeStep } from './take-step.js';
+import { END_WAIT, StatusPush } from './status-push.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState } from './contract/run-state.js';
 import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 
@@ -124,8 +125,10 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const narrator = new RunNarrator(stream, () => current.state);
     if (!carried) narrator.started(agent.name, input.prompt);
     const waitingMemo = new WaitingMemo(input.prompt, input.tenant, carried !== undefined);
+    const push = new StatusPush(carried?.push);
     const publish = () => {
       if (publishWaiting) waitingMemo.publish(snapshot(), transcript.messages, Date.now(), current.state.waitingSince);
+      push.publish(snapshot());
     };
     const children = new ChildRuns();
     children.install((link, status) => {
@@ -167,6 +170,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
         owner: { tenant: input.tenant, user: input.user },
       });
     setHandler(stateQuery, snapshot);
+    push.install(snapshot);
     const idle = () =>
       finalAnswer !== null ||
       handingOver ||
@@ -279,6 +283,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             },
             ...(listings.length > 0 && { mcp: listings }),
             ...(messages.carried() && { messages: messages.carried() }),
+            ...(push.carried() && { push: push.carried() }),
           },
         });
       },
@@ -299,6 +304,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
         // A reader following the stream gets the end before the run closes (bounded; none polling, no wait).
         await stream.linger(state.policy.readerLingerMs);
       }
+      // Push receivers hear the end; the run closes once they took it (or END_WAIT passed: its state says it ended).
+      push.publish(snapshot());
+      if (!push.idle()) await condition(() => push.idle(), END_WAIT);
       stream.close();
       await condition(allHandlersFinished);
       const usage = state.usage && { usage: state.usage };

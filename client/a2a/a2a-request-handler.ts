@@ -23,7 +23,6 @@ import {
 } from '@a2a-js/sdk';
 import {
   ExtendedAgentCardNotConfiguredError,
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -39,6 +38,7 @@ import { answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, toTask } from
 import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
 import { isTerminal, runStatus, type RunStatus } from './run-status.js';
 import { taskHistory } from './task-history.js';
+import { pushTargetProblem, type PushTarget } from '../../workflows/contract/status-push.js';
 
 /** What a handler instance needs; shared by the agents a server serves. */
 export interface A2AHandlerSettings {
@@ -91,6 +91,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     const { run, caller } = await this.#deliver(params, context);
+    await this.#pushFromMessage(params, run);
     if (params.configuration?.returnImmediately)
       return toTask({ ...(await this.#status(run, caller)), status: 'working' });
     return toTask(await this.#settle(run, caller, signalOf(context), Date.now() + this.settings.maxWaitMs));
@@ -101,6 +102,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const { run, caller } = await this.#deliver(params, context);
+    await this.#pushFromMessage(params, run);
     // Just delivered: the run is working on it (its state may not show that yet).
     const first = { ...(await this.#status(run, caller)), status: 'working' as const };
     yield { payload: { $case: 'task', value: toTask(first) } };
@@ -202,22 +204,71 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     return toTask(isTerminal(status.status) ? status : { ...status, status: 'canceled', reason: CANCEL_REASON });
   }
 
-  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new PushNotificationNotSupportedError(
-      'This agent sends no push notifications: stream, subscribe or poll GetTask.',
+  /**
+   * Push notifications: the config goes into the run (a push target, checked there), and the run
+   * posts the task at each change of its status from an activity that retries while the receiver
+   * is down — durable, whichever server instance took the config. The receiver hears the current
+   * status at once.
+   */
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    const caller = await this.#authorize(context, 'events', params.taskId);
+    const run = this.settings.client.run(requireId(params.taskId));
+    const target = pushTargetOf(params);
+    const status = await this.#status(run, caller);
+    if (isTerminal(status.status) && status.closeTime)
+      throw new UnsupportedOperationError(
+        `Task "${run.workflowId}" is ${status.status}: it has nothing more to notify.`,
+      );
+    return this.#setPush(run, target);
+  }
+
+  async getTaskPushNotificationConfig(
+    params: { readonly taskId: string; readonly id: string },
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    const { configs } = await this.listTaskPushNotificationConfigs(params, context);
+    const config = configs.find((c) => c.id === params.id);
+    if (!config)
+      throw new TaskNotFoundError(`Push notification config "${params.id}" not found for task ${params.taskId}.`);
+    return config;
+  }
+
+  async listTaskPushNotificationConfigs(
+    params: { readonly taskId: string },
+    context: ServerCallContext,
+  ): Promise<{ configs: TaskPushNotificationConfig[]; nextPageToken: string }> {
+    const caller = await this.#authorize(context, 'read', params.taskId);
+    const run = this.settings.client.run(requireId(params.taskId));
+    await this.#status(run, caller);
+    const targets = await run.pushTargets().catch(() => []);
+    return { configs: targets.map((t) => pushConfig(run.workflowId, t)), nextPageToken: '' };
+  }
+
+  async deleteTaskPushNotificationConfig(
+    params: { readonly taskId: string; readonly id: string },
+    context: ServerCallContext,
+  ): Promise<void> {
+    const caller = await this.#authorize(context, 'events', params.taskId);
+    const run = this.settings.client.run(requireId(params.taskId));
+    const status = await this.#status(run, caller);
+    if (isTerminal(status.status) && status.closeTime) return; // a closed run posts nothing more
+    await run.deletePushTarget(params.id).catch((error) => Promise.reject(pushError(error)));
+  }
+
+  /** A message's own push config (`configuration.taskPushNotificationConfig`), set on its run. */
+  async #pushFromMessage(params: SendMessageRequest, run: AgentRunHandle): Promise<void> {
+    const config = params.configuration?.taskPushNotificationConfig;
+    if (config?.url) await this.#setPush(run, pushTargetOf(config));
+  }
+
+  async #setPush(run: AgentRunHandle, target: PushTarget): Promise<TaskPushNotificationConfig> {
+    return pushConfig(
+      run.workflowId,
+      await run.setPushTarget(target).catch((error) => Promise.reject(pushError(error))),
     );
-  }
-
-  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new PushNotificationNotSupportedError('This agent sends no push notifications.');
-  }
-
-  async listTaskPushNotificationConfigs(): Promise<{ configs: TaskPushNotificationConfig[]; nextPageToken: string }> {
-    throw new PushNotificationNotSupportedError('This agent sends no push notifications.');
-  }
-
-  async deleteTaskPushNotificationConfig(): Promise<void> {
-    throw new PushNotificationNotSupportedError('This agent sends no push notifications.');
   }
 
   /** Starts the run a new message asks for, or delivers a message to the task it names. */
@@ -228,6 +279,9 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const message = params.message;
     if (!message || message.parts.length === 0)
       throw new RequestMalformedError('SendMessage needs a message with at least one part.');
+    // A bad push config is refused before anything starts.
+    const push = params.configuration?.taskPushNotificationConfig;
+    if (push?.url) pushTargetOf(push);
     const texts: string[] = [];
     const data: unknown[] = [];
     for (const [i, part] of message.parts.entries()) {
@@ -422,6 +476,41 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError(`Not authorized to ${action}.`);
     }
   }
+}
+
+/** The run's push target a config asks for; RequestMalformed when the run would refuse it. */
+function pushTargetOf(config: TaskPushNotificationConfig): PushTarget {
+  const target: PushTarget = {
+    id: config.id || randomUUID(),
+    url: config.url,
+    ...(config.token && { token: config.token }),
+    ...(config.authentication?.scheme && {
+      authentication: { scheme: config.authentication.scheme, credentials: config.authentication.credentials },
+    }),
+  };
+  const problem = pushTargetProblem(target);
+  if (problem) throw new RequestMalformedError(problem);
+  return target;
+}
+
+function pushConfig(taskId: string, target: PushTarget): TaskPushNotificationConfig {
+  return {
+    tenant: '',
+    id: target.id,
+    taskId,
+    url: target.url,
+    token: target.token ?? '',
+    authentication: target.authentication && { ...target.authentication },
+  };
+}
+
+/** A refused push Update as the protocol's error: the run's own words, or a closed task. */
+function pushError(error: unknown): unknown {
+  const cause = (error as { cause?: { message?: string; type?: string } }).cause;
+  if (cause?.type === 'invalid_push_target') return new RequestMalformedError(cause.message ?? 'Invalid push target.');
+  if ((error as Error).name === 'WorkflowNotFoundError')
+    return new UnsupportedOperationError('The task has ended: it has nothing more to notify.');
+  return error;
 }
 
 function signalOf(context: ServerCallContext): AbortSignal | undefined {

@@ -2,7 +2,7 @@
  * The A2A agent card of a served Cairn agent: its skill from its instructions and tools, its
  * interfaces (A2A 1.0: JSON-RPC and HTTP+JSON at one URL; gRPC where a gRPC server serves it too),
  * and capabilities stated as they are — streaming yes (streaming send and subscribe follow the
- * run), push notifications no, no extended card. Node-only.
+ * run), push notifications yes (the run posts them: workflows/status-push.ts), no extended card. Node-only.
  */
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
 import type { Agent } from '../../shared/agent/define-agent.js';
@@ -52,7 +52,7 @@ export function agentCard(agent: Agent, url: string, about: A2AAgentDescription 
     ],
     provider: undefined,
     version: about.version ?? '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain', 'application/json'],

@@ -180,7 +180,7 @@ function withLegacyFields(card: AgentCard): Record<string, unknown> {
     additionalInterfaces: [{ url: endpoint, transport: 'JSONRPC' }],
     capabilities: {
       streaming: card.capabilities?.streaming ?? false,
-      pushNotifications: false,
+      pushNotifications: true,
       stateTransitionHistory: false,
     },
     supportsAuthenticatedExtendedCard: false,

@@ -1,14 +1,20 @@
 /**
  * A2A 1.0's HTTP+JSON binding, on the same request handler (and so the same runs) as JSON-RPC, at
  * the agent's URL: `POST message:send`, `POST message:stream` (SSE), `GET tasks`, `GET tasks/{id}`,
- * `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `GET extendedAgentCard`; the
- * push-notification configs answer PushNotificationNotSupported. Bodies are the protocol's JSON
+ * `POST tasks/{id}:cancel`, `GET|POST tasks/{id}:subscribe` (SSE), `GET extendedAgentCard`, and a
+ * task's push-notification configs (`POST|GET tasks/{id}/pushNotificationConfigs`,
+ * `GET|DELETE …/{configId}`). Bodies are the protocol's JSON
  * (the SDK's `fromJSON`/`toJSON`); errors are `{ error: { code, status, message, details } }`
  * with the A2A ErrorInfo, as the SDK's RestTransport reads them. Node-only (client side).
  */
 import {
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  TaskPushNotificationConfig,
   ListTasksRequest,
   ListTasksResponse,
   SendMessageRequest,
@@ -19,12 +25,7 @@ import {
   AgentCard,
   type Message,
 } from '@a2a-js/sdk';
-import {
-  PushNotificationNotSupportedError,
-  RequestMalformedError,
-  restStatusFor,
-  toRestErrorBody,
-} from '@a2a-js/sdk/errors';
+import { RequestMalformedError, restStatusFor, toRestErrorBody } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { HttpError } from '../http/http-error.js';
 import { readBoundedText } from '../http/read-json-body.js';
@@ -82,10 +83,10 @@ export async function restCall(
       });
       return ok(context, ListTasksResponse.toJSON(await handler.listTasks(params, context)));
     }
-    const task = /^tasks\/([^/:]+)(?::(cancel|subscribe))?(\/pushNotificationConfigs(?:\/.*)?)?$/.exec(rest);
+    const task = /^tasks\/([^/:]+)(?::(cancel|subscribe))?(\/pushNotificationConfigs(?:\/([^/]+))?)?$/.exec(rest);
     if (!task) return notFound(method, rest);
-    const [, id = '', verb, push] = task;
-    if (push) throw new PushNotificationNotSupportedError('This agent sends no push notifications.');
+    const [, id = '', verb, push, configId] = task;
+    if (push && !verb) return await pushConfigs(request, method, id, configId, handler, context, maxBodyBytes);
     if (verb === 'cancel' && method === 'POST')
       return ok(context, Task.toJSON(await handler.cancelTask(CancelTaskRequest.fromJSON({ id }), context)));
     if (verb === 'subscribe' && (method === 'GET' || method === 'POST'))
@@ -102,6 +103,49 @@ export async function restCall(
   } catch (error) {
     return errorResponse(context, error);
   }
+}
+
+/** `tasks/{id}/pushNotificationConfigs[/{configId}]`: create (POST), list and get (GET), delete (DELETE). */
+async function pushConfigs(
+  request: Request,
+  method: string,
+  taskId: string,
+  configId: string | undefined,
+  handler: A2ARequestHandler,
+  context: ServerCallContext,
+  maxBodyBytes: number,
+): Promise<Response> {
+  const where = `tasks/${taskId}/pushNotificationConfigs${configId ? `/${configId}` : ''}`;
+  if (configId === undefined && method === 'POST') {
+    const body = TaskPushNotificationConfig.fromJSON(await jsonBody(request, maxBodyBytes));
+    const created = await handler.createTaskPushNotificationConfig({ ...body, taskId }, context);
+    return ok(context, TaskPushNotificationConfig.toJSON(created));
+  }
+  if (configId === undefined && method === 'GET') {
+    const params = ListTaskPushNotificationConfigsRequest.fromJSON({ taskId });
+    return ok(
+      context,
+      ListTaskPushNotificationConfigsResponse.toJSON(await handler.listTaskPushNotificationConfigs(params, context)),
+    );
+  }
+  if (configId !== undefined && method === 'GET')
+    return ok(
+      context,
+      TaskPushNotificationConfig.toJSON(
+        await handler.getTaskPushNotificationConfig(
+          GetTaskPushNotificationConfigRequest.fromJSON({ taskId, id: configId }),
+          context,
+        ),
+      ),
+    );
+  if (configId !== undefined && method === 'DELETE') {
+    await handler.deleteTaskPushNotificationConfig(
+      DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId, id: configId }),
+      context,
+    );
+    return ok(context, {});
+  }
+  return notFound(method, where);
 }
 
 /** A whole number from a query parameter; RequestMalformed otherwise. */

@@ -11,7 +11,7 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import { NotPendingError } from '../not-pending-error.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { refusalCodeOf, type HumanInputRefusal } from '../../shared/failures/human-input-refusal.js';
-import { REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/tools/review-decision.js';
+import { REVIEW_DECISIONS } from '../../shared/tools/review-decision.js';
 import type { BudgetDecision, ReviewDecisionInput } from '../../workflows/contract/index.js';
 export {
   answerSchema,

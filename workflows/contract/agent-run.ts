@@ -3,6 +3,7 @@
  * chain hands the next (continue-as-new). Part of the run's contract (workflows/contract/index.ts):
  * workflow-safe types, imported by the workflow and by clients alike.
  */
+import type { CarriedPush } from './status-push.js';
 import type { JsonValue } from '../../shared/json/json.js';
 import type { McpListing } from '../../shared/mcp/mcp-server.js';
 import type { TranscriptMessage } from '../../shared/model/transcript.js';
@@ -57,6 +58,8 @@ export interface CarriedRun {
   readonly mcp?: readonly McpListing[];
   /** Messages people sent that the model has not read yet (workflows/user-messages.ts). */
   readonly messages?: CarriedMessages;
+  /** Push targets and the notifications not yet taken (workflows/status-push.ts). */
+  readonly push?: CarriedPush;
 }
 
 export interface AgentRunResult {

@@ -47,6 +47,15 @@ export {
   type StreamState,
   type StreamWireItem,
 } from './stream-protocol.js';
+export {
+  deletePushTargetUpdate,
+  MAX_PUSH_TARGETS,
+  pushTargetProblem,
+  pushTargetsQuery,
+  setPushTargetUpdate,
+  type CarriedPush,
+  type PushTarget,
+} from './status-push.js';
 export type { HumanKind, RunEvent, RunEventBase, RunEventType } from './run-event.js';
 export {
   REVIEW_DECISIONS,

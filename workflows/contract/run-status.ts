@@ -33,8 +33,9 @@ export function isTerminal(status: RunStatusName): boolean {
 /** The status of a run whose workflow has not failed (it is open, or it returned). */
 export function statusOfState(state: RunState): StatusOfState {
   if (state.failure) return { status: 'failed', reason: state.failure.message };
-  if (state.phase === 'done') {
-    const answer = state.answer ?? '';
+  // Done, but the answer not yet recorded (the run is finishing): still working for a moment.
+  if (state.phase === 'done' && state.answer !== null) {
+    const answer = state.answer;
     if (isCancelReason(state.finalizing)) return { status: 'canceled', answer, reason: state.finalizing! };
     const outcome = state.outcome;
     if (outcome?.status === 'ended' && outcome.code !== 'cancelled')
