@@ -28,6 +28,7 @@ import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';
 import { serve, type Served } from './support/http.js';
+import { waitFor } from './support/runs.js';
 import { connectClient, serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
 let w: TestWorker;
@@ -132,6 +133,79 @@ describe('MCP server over streamable HTTP', () => {
         .properties.decision.enum,
     ).toEqual(['accept', 'respond', 'reject']);
     expect(calls.issue_refund! - refundsBefore).toBe(1);
+    await client.close();
+  });
+
+  it('with tasks: the call is a task; its question and review are elicited through tasks/result; it completes with the answer, and another session reads it', async () => {
+    ({ model } = refundScript());
+    const { url } = await server();
+    const asked: string[] = [];
+    const client = await mcpClient(url, async (request) => {
+      asked.push(request.params.message);
+      const schema = (request.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema;
+      const content: Record<string, string> =
+        'window' in schema.properties ? { window: 'morning' } : { decision: 'accept' };
+      return { action: 'accept', content };
+    });
+    const { tools } = await client.listTools();
+    expect(tools[0]!.execution?.taskSupport).toBe('optional');
+    const seen: string[] = [];
+    let taskId = '';
+    let final: CallToolResult | undefined;
+    for await (const message of client.experimental.tasks.callToolStream({
+      name: 'test',
+      arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' },
+    })) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'taskCreated' || message.type === 'taskStatus') seen.push(message.task.status);
+      if (message.type === 'result') final = message.result as CallToolResult;
+      if (message.type === 'error') throw message.error;
+    }
+    expect(taskId).toMatch(/^cairn-mcp-test-/);
+    expect(seen).toContain('input_required');
+    expect(asked).toEqual([
+      'Which delivery window suits you: morning or afternoon?',
+      expect.stringMatching(/issue_refund/),
+    ]);
+    expect(final?.structuredContent).toMatchObject({
+      status: 'completed',
+      answer: 'Refunded 80 on A-1001; redelivery in the morning.',
+    });
+    await client.close();
+
+    // The task is the run: a new session reads it, lists it, and cannot cancel what has ended.
+    const other = await mcpClient(url);
+    expect(await other.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
+    const listed = await other.experimental.tasks.listTasks();
+    expect(listed.tasks.map((t) => t.taskId)).toContain(taskId);
+    await expect(other.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/terminal/);
+    await other.close();
+  });
+
+  it('with tasks, no elicitation: the task is input_required with what is asked; tasks/cancel cancels the run gracefully', async () => {
+    ({ model } = refundScript());
+    const { url } = await server();
+    const client = await mcpClient(url);
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'test', arguments: { prompt: 'A-1001 is late: redeliver it and refund 80.' } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    );
+    const first = await stream.next();
+    expect(first.value).toMatchObject({ type: 'taskCreated' });
+    const taskId = (first.value as { task: { taskId: string } }).task.taskId;
+    await stream.return(undefined);
+    const task = await waitFor(async () => {
+      const now = await client.experimental.tasks.getTask(taskId);
+      return now.status === 'working' ? undefined : now;
+    }, 'the task to wait for a person');
+    expect(task.status).toBe('input_required');
+    expect(task.statusMessage).toMatch(/Which delivery window suits you/);
+    const cancelled = await client.experimental.tasks.cancelTask(taskId);
+    expect(['working', 'cancelled']).toContain(cancelled.status);
+    const ended = await clients[0]!.run(taskId).workflow.result();
+    expect(ended.outcome).toMatchObject({ code: 'cancelled' });
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
     await client.close();
   });
 

@@ -84,7 +84,7 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
       if (!isInitializeRequest(body))
         return rpcError(400, -32000, 'Bad Request: no mcp-session-id; start with initialize.');
       await sweep();
-      const server = createCairnMcpServer(options);
+      const server = createCairnMcpServer(options, tenant === undefined ? {} : { tenant });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId) =>

@@ -15,10 +15,17 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import type { CreateTaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import {
   ElicitResultSchema,
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
   type CallToolResult,
   type ElicitRequest,
+  type ElicitResult,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -33,7 +40,6 @@ import { HttpError } from '../http/http-error.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
 import {
   applyReplies,
-  describePending,
   parseReply,
   replyAction,
   RunInputError,
@@ -43,7 +49,9 @@ import {
   type PendingQuestion,
   type RunReply,
 } from '../a2a/run-input.js';
-import { isTerminal, runStatus, type RunStatus } from '../a2a/run-status.js';
+import { isTerminal } from '../a2a/run-status.js';
+import { result, statusOf } from './run-result.js';
+import { RunTaskStore, TASK_POLL_MS } from './run-task-store.js';
 
 export interface CairnMcpServerOptions {
   readonly client: CairnClient;
@@ -132,13 +140,28 @@ const outputShape = {
   howToAnswer: z.string().optional(),
 };
 
-/** A new MCP server with one tool per agent (connect it to a transport: stdio, streamable HTTP). */
-export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer {
+/**
+ * A new MCP server with one tool per agent (connect it to a transport: stdio, streamable HTTP).
+ * `session.tenant`: the tenant of the session it serves (the HTTP handler's, from `authorize` at
+ * initialize), whose runs its MCP tasks reach.
+ */
+export function createCairnMcpServer(
+  options: CairnMcpServerOptions,
+  session: { readonly tenant?: string } = {},
+): McpServer {
   const server = new McpServer(options.serverInfo ?? { name: 'cairn', version: '0.2.0' }, {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    taskStore: new RunTaskStore({
+      client: options.client,
+      prefix: options.runPrefix ?? 'cairn-mcp-',
+      tenant: session.tenant,
+      cancelReason: CANCEL_REASON,
+    }),
+    // Elicitations of a task wait here until the client asks for the task's result (tasks/result).
+    taskMessageQueue: new InMemoryTaskMessageQueue(),
   });
   for (const agent of options.agents) {
-    server.registerTool(
+    server.experimental.tasks.registerToolTask(
       agent.name,
       {
         title: agent.name,
@@ -146,11 +169,111 @@ export function createCairnMcpServer(options: CairnMcpServerOptions): McpServer 
         inputSchema: inputShape,
         outputSchema: outputShape,
         annotations: { openWorldHint: true },
+        execution: { taskSupport: 'optional' },
       },
-      (args, extra) => callAgent(server, options, agent.name, args, extra),
+      {
+        createTask: (args, extra) => startTask(server, options, agent.name, args, extra),
+        getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      },
     );
   }
+  answerCallsWithoutTasks(server, options);
   return server;
+}
+
+/**
+ * A call that asks for no task is answered in the call, as to clients without tasks: the run is
+ * followed, the person asked through elicitation, and what is still asked comes back in the result.
+ * (For a task-capable tool the SDK would create a task and poll it to the end: a run waiting for a
+ * person would never end.) The SDK has no hook for it; its method is replaced, checked here.
+ */
+function answerCallsWithoutTasks(server: McpServer, options: CairnMcpServerOptions): void {
+  const internals = server as unknown as {
+    handleAutomaticTaskPolling?: unknown;
+    validateToolInput(tool: unknown, args: unknown, name: string): Promise<CallArgs>;
+  };
+  if (typeof internals.handleAutomaticTaskPolling !== 'function' || typeof internals.validateToolInput !== 'function')
+    throw new Error(
+      'This @modelcontextprotocol/sdk has no handleAutomaticTaskPolling: use the 1.x line Cairn is tested with (^1.32).',
+    );
+  internals.handleAutomaticTaskPolling = async (tool: unknown, request: CallToolRequest, extra: Extra) =>
+    callAgent(
+      server,
+      options,
+      request.params.name,
+      await internals.validateToolInput(tool, request.params.arguments, request.params.name),
+      extra,
+    );
+}
+
+/** A call that asks for a task: the run starts (or takes the answer), the task is its run, followed here. */
+async function startTask(
+  server: McpServer,
+  options: CairnMcpServerOptions,
+  agent: string,
+  args: CallArgs,
+  extra: CreateTaskRequestHandlerExtra,
+): Promise<CreateTaskResult> {
+  let begun: { readonly run: AgentRunHandle; readonly caller: Caller };
+  try {
+    begun = await begin(options, agent, args, extra);
+  } catch (error) {
+    const refused = runInputError(error, args.runId ?? '');
+    if (RunInputError.isInstance(refused))
+      throw new McpError(ErrorCode.InvalidParams, `${refused.code}: ${refused.message}`);
+    throw error;
+  }
+  const task = await extra.taskStore.createTask({
+    ttl: extra.taskRequestedTtl ?? null,
+    pollInterval: TASK_POLL_MS,
+    context: { workflowId: begun.run.workflowId },
+  });
+  void followTask(server, options, agent, begun.run, begun.caller, extra, task.taskId);
+  return { task };
+}
+
+/**
+ * While the task's run waits for a person, asks them through elicitation queued for the task (the
+ * client receives it when it asks for the task's result) and gives the run the reply; stops when the
+ * run ends, the client cannot elicit or declines (the task then stays input_required: its status
+ * message says what is asked, and a call with the runId answers), or the session closes.
+ */
+async function followTask(
+  server: McpServer,
+  options: CairnMcpServerOptions,
+  agent: string,
+  run: AgentRunHandle,
+  caller: Caller,
+  extra: Extra,
+  taskId: string,
+): Promise<void> {
+  const ask = (params: ElicitRequest['params']) =>
+    server.server
+      .request({ method: 'elicitation/create', params }, ElicitResultSchema, {
+        relatedTask: { taskId },
+        timeout: options.elicitationTimeoutMs ?? 600_000,
+      })
+      .catch(() => undefined);
+  const never = new AbortController().signal;
+  try {
+    for (let elicited = 0; server.isConnected() && elicited < MAX_ELICITATIONS; ) {
+      await waitIdle(run, never, Date.now() + 60_000);
+      const status = await statusOf(run, agent, caller);
+      if (isTerminal(status.status)) return;
+      if (status.status === 'working') {
+        await sleep(250);
+        continue;
+      }
+      if (!canElicit(server)) return;
+      elicited++;
+      const reply = await elicit(status.pending!, ask);
+      if (!reply) return;
+      await applyAuthorized(options, extra, run, reply);
+    }
+  } catch {
+    // The run is gone or the session closed: the task's status says where the run stands.
+  }
 }
 
 function describeAgent(agent: Agent): string {
@@ -292,23 +415,21 @@ async function follow(
       }
       if (status.status !== 'input_required') return result(status);
       // Form elicitation: declared as `form`, or as an empty object (the spec's default).
-      const elicitation = server.server.getClientCapabilities()?.elicitation as
-        | { form?: unknown; url?: unknown }
-        | undefined;
-      const canElicit = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-      if (!canElicit || elicited >= MAX_ELICITATIONS) return result(status);
+      if (!canElicit(server) || elicited >= MAX_ELICITATIONS) return result(status);
       elicited++;
-      const reply = await elicit(options, status.pending!, extra);
+      const reply = await elicit(status.pending!, (params) =>
+        extra
+          .sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
+            timeout: options.elicitationTimeoutMs ?? 600_000,
+            signal: extra.signal,
+          })
+          .catch((error: unknown) => {
+            if (extra.signal.aborted) throw error;
+            return undefined; // no answer in time, or the client could not ask: the result says what is asked
+          }),
+      );
       if (!reply) return result(status);
-      try {
-        await authorize(options, extra, replyAction(reply), run.workflowId);
-        await applyReplies(run, [reply]);
-      } catch (error) {
-        const refused = runInputError(error, run.workflowId);
-        // Refused by the run (an answer that does not fit): ask again, the person sees the state anew.
-        if (!RunInputError.isInstance(refused) || refused.code === 'unknown_run' || refused.code === 'closed')
-          throw refused;
-      }
+      await applyAuthorized(options, extra, run, reply);
     }
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
@@ -318,20 +439,9 @@ async function follow(
 
 /** Asks the person for the question's answer or the first held call's decision; undefined when they decline. */
 async function elicit(
-  options: CairnMcpServerOptions,
   pending: PendingInput,
-  extra: Extra,
+  ask: (params: ElicitRequest['params']) => Promise<ElicitResult | undefined>,
 ): Promise<RunReply | undefined> {
-  const ask = (params: ElicitRequest['params']) =>
-    extra
-      .sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
-        timeout: options.elicitationTimeoutMs ?? 600_000,
-        signal: extra.signal,
-      })
-      .catch((error: unknown) => {
-        if (extra.signal.aborted) throw error;
-        return undefined; // no answer in time, or the client could not ask: the result says what is asked
-      });
   if (pending.question) {
     const { schema, flat } = elicitationSchema(pending.question);
     const answer = await ask({
@@ -381,6 +491,31 @@ async function elicit(
   return parseReply({ ...decision, toolCallId: held.toolCallId, argsHash: held.argsHash }, false);
 }
 
+/** Whether the client takes form elicitation: declared as `form`, or as an empty object (the spec's default). */
+function canElicit(server: McpServer): boolean {
+  const elicitation = server.server.getClientCapabilities()?.elicitation as
+    | { form?: unknown; url?: unknown }
+    | undefined;
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+/** Gives the run a person's reply, as `authorize` allows; a reply the run refuses (it does not fit) is dropped: the person is asked anew. */
+async function applyAuthorized(
+  options: CairnMcpServerOptions,
+  extra: Extra,
+  run: AgentRunHandle,
+  reply: RunReply,
+): Promise<void> {
+  try {
+    await authorize(options, extra, replyAction(reply), run.workflowId);
+    await applyReplies(run, [reply]);
+  } catch (error) {
+    const refused = runInputError(error, run.workflowId);
+    if (!RunInputError.isInstance(refused) || refused.code === 'unknown_run' || refused.code === 'closed')
+      throw refused;
+  }
+}
+
 function reviewMessage(held: HeldCall): string {
   return `Allow ${held.name} with ${JSON.stringify(held.args)}?${held.description ? ` ${held.description}` : ''}`;
 }
@@ -404,13 +539,6 @@ function elicitationSchema(question: PendingQuestion): { schema: JsonObject; fla
   };
 }
 
-async function statusOf(run: AgentRunHandle, agent: string, caller: Caller): Promise<RunStatus> {
-  const status = await runStatus(run, caller.tenant);
-  if (status.state && status.state.agent !== agent)
-    throw new RunInputError('unknown_run', `No run "${run.workflowId}" of agent ${agent}.`);
-  return status;
-}
-
 /** Waits until the run needs someone or ends (a paused run is waited out), until `until`; an abort throws. */
 async function waitIdle(run: AgentRunHandle, signal: AbortSignal, until: number): Promise<void> {
   while (Date.now() < until) {
@@ -427,85 +555,6 @@ async function waitIdle(run: AgentRunHandle, signal: AbortSignal, until: number)
     if (outcome !== 'paused') return;
     await sleep(1_000);
   }
-}
-
-/** The tool result for where the run stands: text for people and models, structured content for programs. */
-function result(status: RunStatus): CallToolResult {
-  const runId = status.workflowId;
-  switch (status.status) {
-    case 'completed':
-      return {
-        content: [{ type: 'text', text: status.answer ?? '' }],
-        structuredContent: { runId, status: 'completed', answer: status.answer ?? '' },
-      };
-    case 'canceled':
-      return {
-        content: [
-          {
-            type: 'text',
-            text: `Run ${runId} was canceled (${status.reason ?? 'cancelled'}).${status.answer ? ` ${status.answer}` : ''}`,
-          },
-        ],
-        structuredContent: {
-          runId,
-          status: 'canceled',
-          ...(status.answer && { answer: status.answer }),
-          ...(status.reason && { reason: status.reason }),
-        },
-      };
-    case 'failed':
-      return {
-        isError: true,
-        content: [{ type: 'text', text: `Run ${runId} failed: ${status.reason ?? 'unknown reason'}` }],
-        structuredContent: {
-          runId,
-          status: 'failed',
-          ...(status.answer && { answer: status.answer }),
-          ...(status.reason && { reason: status.reason }),
-        },
-      };
-    case 'working':
-      return {
-        content: [
-          {
-            type: 'text',
-            text: `Run ${runId} is still working. Call this tool again with { "runId": "${runId}" } to wait for it.`,
-          },
-        ],
-        structuredContent: { runId, status: 'working', howToAnswer: `Call again with { "runId": "${runId}" }.` },
-      };
-    case 'input_required': {
-      const pending = status.pending!;
-      const how = howToAnswer(runId, pending);
-      return {
-        content: [{ type: 'text', text: `Run ${runId} waits for a person.\n${describePending(pending)}\n${how}` }],
-        structuredContent: JSON.parse(
-          JSON.stringify({
-            runId,
-            status: 'input_required',
-            question: pending.question,
-            reviews: pending.reviews,
-            budget: pending.budget,
-            howToAnswer: how,
-          }),
-        ) as Record<string, unknown>,
-      };
-    }
-  }
-}
-
-function howToAnswer(runId: string, pending: PendingInput): string {
-  const parts: string[] = [];
-  if (pending.question) parts.push(`"answer": <text, or an object fitting the question's schema>`);
-  if (pending.budget)
-    parts.push(
-      `"budget": { "type": "extend", "${pending.budget.limit === 'tokens' ? 'tokens' : 'costUsd'}": <more> } or { "type": "stop" }`,
-    );
-  if (pending.reviews.length > 0)
-    parts.push(
-      `"decisions": [{ "toolCallId", "argsHash", "decision": "accept" | "edit" | "respond" | "reject" (allowed ones only), "args"?, "content"?, "reason"? }]`,
-    );
-  return `Call this tool again with { "runId": "${runId}", ${parts.join(', ')} }.`;
 }
 
 function failure(code: string, message: string, runId: string | undefined): CallToolResult {
