@@ -60,9 +60,12 @@ export function describeStep(
     }
     case 'finish': {
       const outcome = runOutcome(state, step);
+      if (outcome.status === 'answered') return { action: 'finish', detail: `the model answered${usageNote(state)}` };
+      // A model's end already names its code (`model_misconfigured: …`): said once.
+      const why = step.reason ?? outcome.message;
       return {
         action: 'finish',
-        detail: `${outcome.status === 'answered' ? 'the model answered' : `${outcome.code}: ${step.reason ?? outcome.message}`}${usageNote(state)}`,
+        detail: `${why.startsWith(`${outcome.code}:`) ? why : `${outcome.code}: ${why}`}${usageNote(state)}`,
       };
     }
     default:
