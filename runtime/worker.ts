@@ -14,6 +14,8 @@ import {
 } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
+import { DefinitionError } from '../shared/failures/definition-error.js';
+import { missingNeeds } from '../shared/tools/tool-needs.js';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import { a2aAgentOf } from '../shared/tools/a2a-agent.js';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activity.js';
@@ -175,6 +177,8 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
   // Agents that agent tools run are served too (their child runs use this worker's tools).
   const agents = reachableAgents(options.agents);
   const tools = await withRemoteAgents(workerTools(agents));
+  const missing = missingNeeds(tools, options.deps);
+  if (missing) throw new DefinitionError('missing_deps', missing);
   // One connection per MCP server per worker, shared by every call and run; closed when the worker stops.
   const mcp = new McpConnections(agents.flatMap((agent) => agent.mcpServers ?? []));
   // The MCP SDK is an optional peer: without it, say so now rather than in every run's tool calls.

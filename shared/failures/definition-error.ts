@@ -21,6 +21,9 @@ export const DefinitionErrorCode = {
   InvalidMcpServer: 'invalid_mcp_server',
   DuplicateMcpServer: 'duplicate_mcp_server',
   InvalidA2AAgent: 'invalid_a2a_agent',
+  InvalidNeeds: 'invalid_needs',
+  /** A tool's `needs` names a key of deps the worker was not given. */
+  MissingDeps: 'missing_deps',
 } as const;
 export type DefinitionErrorCode = (typeof DefinitionErrorCode)[keyof typeof DefinitionErrorCode];
 

@@ -102,6 +102,12 @@ export interface ToolConfig<Input extends z.ZodType, Output, Deps> {
   readonly timeouts?: ToolTimeouts;
   readonly retry?: ToolRetryPolicy;
   /**
+   * What the tool reads of `context.deps` (its keys). A worker whose deps lack one refuses to start,
+   * naming the tool and the key: a missing dependency is the deployment's failure, found before a
+   * run asks anybody anything.
+   */
+  readonly needs?: readonly string[];
+  /**
    * `shadow` runs the output schema and/or the semantic check without enforcing them: what they
    * would refuse is recorded in the result's `shadow` field and the output passes on. Default
    * `enforce`. Use it to try a guard on real traffic before enforcing it (docs/tools.md).
@@ -187,6 +193,11 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
       `Tool ${name} has a reconcile: only a function, and only for sideEffects: 'once' (other tools are simply run again).`,
     );
   }
+  if (
+    config.needs !== undefined &&
+    (!Array.isArray(config.needs) || config.needs.some((key) => typeof key !== 'string' || key === ''))
+  )
+    throw new DefinitionError('invalid_needs', `Tool ${name}'s needs is a list of the keys of deps it reads.`);
   const hooks =
     config.postHook === undefined
       ? []

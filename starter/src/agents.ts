@@ -31,6 +31,7 @@ export const findOrder = defineTool({
       .describe('The order id, like A-1001'),
   }),
   examples: [{ orderId: 'A-1001' }],
+  needs: ['findOrder'], // the worker refuses to start without deps.findOrder
   execute: async ({ orderId }, { deps }: ToolContext<Shop>) => {
     const order = await deps.findOrder(orderId);
     if (!order)
@@ -48,6 +49,7 @@ export const issueRefund = defineTool({
   input: z.object({ orderId: z.string(), amount: z.number().positive(), reason: z.string() }),
   sideEffects: 'once',
   approval: ({ amount }) => amount > 20,
+  needs: ['refund'],
   execute: async ({ orderId, amount }, { deps, idempotencyKey }: ToolContext<Shop>) =>
     deps.refund(orderId, amount, idempotencyKey),
 });
