@@ -28,6 +28,17 @@ import { spentText, type TenantAdmission, type TenantBudgets } from './model/ten
 import { costOf, priceOf, type CallUsage, type ModelPrice } from '../shared/model/model-usage.js';
 import { toolError } from '../shared/failures/tool-error.js';
 
+/** How long a held call may wait for its slot in the activity (asking again as it frees) before it waits on a timer. */
+const HOLD_HERE_MS = 8_000;
+
+/** Why flow control held a call, in its step's words. */
+const HELD_BECAUSE = {
+  requests: 'requests limit; first in line',
+  queued: 'requests limit; waiting its turn behind calls held before it',
+  tokens: 'tokens limit',
+  in_flight: 'in-flight limit',
+} as const;
+
 export interface ModelActivityOptions {
   readonly client: Client;
   /** Resolves `ModelRequest.model` (e.g. `openai:gpt-4.1-mini`); throws ModelConfigError when it cannot. */
@@ -136,14 +147,17 @@ export function createModelActivities({
       // The transcript of a call waiting here is read meanwhile, so it is sent the moment its permit comes: a read
       // (a Query) between the permit and the provider would let calls reach it bunched, past its limit.
       let reading: Promise<Awaited<ReturnType<TranscriptReader['read']>>> | undefined;
-      // A slot this near is waited here, to the millisecond, then asked again (the slot is this call's own).
-      for (let tries = 0; admitted.heldMs !== undefined && tries < 3 && permits.hold(admitted.heldMs); tries++) {
+      // A slot this near is waited here, then asked again: the call keeps its place in the queue, and the first
+      // call of the queue's head that is here takes the slot. Bounded.
+      const holdUntil = Date.now() + HOLD_HERE_MS;
+      while (admitted.heldMs !== undefined && Date.now() < holdUntil && permits.hold(admitted.heldMs)) {
         if (!reading) {
           reading = transcripts.read(request);
           reading.catch(() => {}); // read again below if it failed
         }
         try {
-          await pause(admitted.heldMs, signal);
+          // Heartbeating: a call may wait here longer than the activity's heartbeat timeout.
+          await withHeartbeats(() => pause(admitted.heldMs!, signal));
         } catch {
           throw cancellation(signal);
         } finally {
@@ -155,7 +169,7 @@ export function createModelActivities({
       if (heldMs !== undefined) {
         const why = !paced.go
           ? 'the provider refused this worker lately; paced'
-          : `${(admission as { why: string }).why.replace('_', ' ')} limit`;
+          : HELD_BECAUSE[(admission as { why: keyof typeof HELD_BECAUSE }).why];
         const held: ModelOutcome = {
           status: 'error',
           error: toolError(

@@ -5,13 +5,18 @@
  * returns a `throttled` outcome with the wait, and the workflow sleeps on a durable timer (no
  * activity slot held) before asking again.
  *
- * Requests are paced by GCRA with reservations: a call told to wait holds the slot it was given
- * (keyed by the run and its model turn), so on its return it goes at once rather than contending
- * again; the provider sees an even stream at the configured rate. Calls that come back late from
- * their slots (a busy worker) could bunch: no second admits more than the pace's share and one. Tokens are charged after each
- * call with the provider's usage: while the minute's tokens are spent, new calls wait until they
- * are paid back. Calls in flight are leases that expire on their own if a worker dies.
- *
+ * Requests are paced by GCRA, and the calls held back wait in a queue in Redis, in the order they
+ * first asked (keyed by the run and its model turn, so a call keeps its place across its returns):
+ * a call far back is told to come back when the calls ahead of it will have gone, at the pace; the
+ * first few seconds' worth of the queue may take the next free slot, whichever of them is here
+ * first (a newcomer waits its turn behind them all). So a call that comes back late (a busy
+ * worker's timer) loses no slot to a newcomer and leaves none unused — the slot goes to the next
+ * held call that is here, and the late one still goes before anybody behind it; waits follow the
+ * queue, not growing timers. A held call that does not
+ * come back (its run ended) gives up its place 30 s after it was due. Tokens are charged after
+ * each call with the provider's usage: while the minute's tokens are spent, new calls wait until
+ * they are paid back. Calls in flight are leases that expire on their own if a worker dies.
+
  * Redis unreachable (or the `redis` package missing): calls go to the provider unchecked (its 429s
  * are then waited out by the workflow), said once in the log, and again when Redis is back.
  * Worker side only.
@@ -52,7 +57,12 @@ export interface FlowControlOptions {
 /** The limiter's answer: go (and release the permit after the call), or wait this long first. */
 export type Admission =
   | { readonly go: true; release(usage?: CallUsage): Promise<void> }
-  | { readonly go: false; readonly waitMs: number; readonly why: 'requests' | 'tokens' | 'in_flight' };
+  | {
+      readonly go: false;
+      readonly waitMs: number;
+      /** `queued`: behind other held calls, in order; `requests`: first in line, the next slot is this far. */
+      readonly why: 'requests' | 'queued' | 'tokens' | 'in_flight';
+    };
 
 export interface FlowControl {
   /** Asks for a permit to call `spec`; `reservation` names the call across its retries (the run and its model turn). */
@@ -76,8 +86,10 @@ export function limitFor(
   return undefined;
 }
 
-// KEYS: request pace, token pace, in-flight leases, this call's reservation, calls sent in the last second.
-// ARGV: ms per request, burst, ms per token, token burst in ms, max in flight, lease ms, lease id, most calls in any second.
+// KEYS: request pace, token pace, in-flight leases, the queue (ticket → reservation), when each queued call
+// is due back (reservation → ms), the ticket counter.
+// ARGV: ms per request, burst, ms per token, token burst in ms, max in flight, lease ms, lease id, reservation,
+// window, grace ms.
 // Returns { 1, 0, '' } to go, or { 0, waitMs, why }.
 const ADMIT = `
 local t = redis.call('TIME')
@@ -88,56 +100,61 @@ local perToken = tonumber(ARGV[3])
 local tokenBurst = tonumber(ARGV[4])
 local maxIn = tonumber(ARGV[5])
 local leaseMs = tonumber(ARGV[6])
+local member = ARGV[8]
+local window = tonumber(ARGV[9])
+local grace = tonumber(ARGV[10])
+local known = redis.call('HEXISTS', KEYS[5], member) == 1
 if perToken > 0 then
   local ttat = tonumber(redis.call('GET', KEYS[2]) or '0')
   if ttat - tokenBurst > now then return { 0, ttat - tokenBurst - now, 'tokens' } end
 end
-if interval > 0 then
-  local reserved = redis.call('GET', KEYS[4])
-  if reserved then
-    if tonumber(reserved) > now then return { 0, tonumber(reserved) - now, 'requests' } end
-  else
-    local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-    if tat < now then tat = now end
-    local at = tat - (burst - 1) * interval
-    if at < now then at = now end
-    redis.call('SET', KEYS[1], tat + interval, 'PX', math.floor(tat + interval - now + 60000))
-    if at > now then
-      redis.call('SET', KEYS[4], at, 'PX', math.floor(at - now + 600000))
-      return { 0, at - now, 'requests' }
-    end
-  end
+-- A call told to wait keeps its place: it is due back by then (and forgotten if it is not, plus grace).
+local function wait(ms, why)
+  redis.call('HSET', KEYS[5], member, now + ms + grace)
+  redis.call('PEXPIRE', KEYS[5], 600000)
+  return { 0, ms, why }
 end
-local perSecond = tonumber(ARGV[8])
-if perSecond > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - 1000)
-  if redis.call('ZCARD', KEYS[5]) >= perSecond then
-    local oldest = tonumber(redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')[2])
-    -- Queued behind the reserved slots (not all at the same moment), once the second has room.
-    local at = oldest + 1001
-    if interval > 0 then
-      local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-      if tat > at then at = tat end
-      redis.call('SET', KEYS[1], at + interval, 'PX', math.floor(at + interval - now + 60000))
-    end
-    redis.call('SET', KEYS[4], at, 'PX', math.floor(at - now + 600000))
-    return { 0, at - now, 'requests' }
+if interval > 0 then
+  if not redis.call('ZSCORE', KEYS[4], member) then
+    redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[6]), member)
   end
+  redis.call('PEXPIRE', KEYS[4], 600000)
+  redis.call('PEXPIRE', KEYS[6], 600000)
+  -- Calls near the head that did not come back when due (their run ended, or went elsewhere) give up their place.
+  local head = redis.call('ZRANGE', KEYS[4], 0, window - 1)
+  local dues = redis.call('HMGET', KEYS[5], unpack(head))
+  for i, m in ipairs(head) do
+    local due = tonumber(dues[i])
+    if m ~= member and due and due < now then
+      redis.call('ZREM', KEYS[4], m)
+      redis.call('HDEL', KEYS[5], m)
+    end
+  end
+  local rank = redis.call('ZRANK', KEYS[4], member)
+  -- Behind the window: back when the calls ahead of it have gone, at the pace.
+  if rank >= window then return wait((rank - window + 1) * interval, 'queued') end
+  -- A newcomer goes behind the calls already waiting, never ahead of them.
+  if rank > 0 and not known then return wait(rank * interval, 'queued') end
+  -- In the window: the next free slot goes to the first of these calls that is here to take it.
+  local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+  if tat < now then tat = now end
+  local at = tat - (burst - 1) * interval
+  if at > now then return wait(at - now, 'requests') end
+  if maxIn > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+    if redis.call('ZCARD', KEYS[3]) >= maxIn then return wait(0, 'in_flight') end
+  end
+  redis.call('SET', KEYS[1], tat + interval, 'PX', math.floor(tat + interval - now + 60000))
+  redis.call('ZREM', KEYS[4], member)
+  redis.call('HDEL', KEYS[5], member)
+elseif maxIn > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZCARD', KEYS[3]) >= maxIn then return { 0, 0, 'in_flight' } end
 end
 if maxIn > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  if redis.call('ZCARD', KEYS[3]) >= maxIn then
-    if interval > 0 then redis.call('SET', KEYS[4], now, 'PX', 600000) end
-    return { 0, 0, 'in_flight' }
-  end
   redis.call('ZADD', KEYS[3], now + leaseMs, ARGV[7])
   redis.call('PEXPIRE', KEYS[3], leaseMs + 60000)
 end
-if perSecond > 0 then
-  redis.call('ZADD', KEYS[5], now, ARGV[7])
-  redis.call('PEXPIRE', KEYS[5], 5000)
-end
-redis.call('DEL', KEYS[4])
 return { 1, 0, '' }
 `;
 
@@ -164,6 +181,12 @@ interface RedisClient extends OwnedRedisClient {
 
 /** Calls in flight that cannot get a slot come back after 100–500 ms (spread, so they do not return together). */
 const IN_FLIGHT_WAIT_MS = 100;
+
+/** The head of the queue whose calls may take a free slot, in ms of pace (see the window above). */
+const WINDOW_MS = 4_000;
+
+/** How long past the time it was told a held call keeps its place in the queue. */
+const GRACE_MS = 30_000;
 
 /** The longest a call may hold an in-flight lease: a worker that died mid-call frees its slot after this. */
 const LEASE_MS = 180_000;
@@ -208,12 +231,18 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
       const interval = limit.requestsPerMinute ? 60_000 / limit.requestsPerMinute : 0;
       const perToken = limit.tokensPerMinute ? 60_000 / limit.tokensPerMinute : 0;
       const lease = randomUUID();
-      const keys = [`${base}:rpm`, `${base}:tpm`, `${base}:inflight`, `${base}:res:${reservation}`, `${base}:sent`];
+      const keys = [
+        `${base}:rpm`,
+        `${base}:tpm`,
+        `${base}:inflight`,
+        `${base}:queue`,
+        `${base}:due`,
+        `${base}:tickets`,
+      ];
       const burst = Math.max(1, limit.burst ?? 1);
-      // Calls that come back late from their reserved slots must not bunch: no second holds more than its share (providers count per second too).
-      // One above the pace's own share, so calls on pace never wait for it; configure limits a little below the provider's.
-      const perSecond =
-        limit.requestsPerMinute && limit.requestsPerMinute >= 60 ? Math.floor(limit.requestsPerMinute / 60) + burst : 0;
+      // The calls that may take a free slot: the first few seconds' worth of the queue, so that calls back late from
+      // their timers (a busy worker) find others here to keep the provider busy, and still go next when they come.
+      const window = interval > 0 ? Math.max(burst, Math.ceil(WINDOW_MS / interval)) : 0;
       const args = [
         interval,
         burst,
@@ -222,7 +251,9 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
         limit.inFlight ?? 0,
         LEASE_MS,
         lease,
-        perSecond,
+        reservation,
+        window,
+        GRACE_MS,
       ].map(String);
       let answer: unknown;
       try {
@@ -241,7 +272,11 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
           why === 'in_flight'
             ? IN_FLIGHT_WAIT_MS + Math.floor(Math.random() * 400)
             : Math.max(1, Math.ceil(Number(wait)));
-        return { go: false, waitMs, why: why === 'tokens' || why === 'in_flight' ? why : 'requests' };
+        return {
+          go: false,
+          waitMs,
+          why: why === 'tokens' || why === 'in_flight' || why === 'queued' ? why : 'requests',
+        };
       }
       return {
         go: true,

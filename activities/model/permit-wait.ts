@@ -12,8 +12,8 @@
 
 /** The least lead: timers on an idle dev server are tens of ms late. */
 const MIN_LEAD_MS = 250;
-/** The most: a call waits here at most about this long (its activity's heartbeat timeout is 10 s). */
-const MAX_LEAD_MS = 2_000;
+/** The most: a call waits here at most about this long (heartbeating). A busy worker's timers are seconds late. */
+const MAX_LEAD_MS = 6_000;
 /** Weight of the newest lateness in the average. */
 const SMOOTHING = 0.2;
 /** Expected returns older than this are forgotten (the run ended or went elsewhere). */
@@ -25,7 +25,7 @@ export class PermitWait {
   #late = 0;
   #held = 0;
 
-  constructor(readonly maxHeld = 16) {}
+  constructor(readonly maxHeld = 32) {}
 
   /** How long before its slot a held call is asked to come back. */
   lead(): number {
