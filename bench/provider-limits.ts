@@ -17,8 +17,12 @@
  *
  *   npx tsx bench/provider-limits.ts                          # N = 200 and 1,000, R = 10 (about 45 minutes)
  *   npx tsx bench/provider-limits.ts --runs 200 --ways cairn,flow
+ *   npx tsx bench/provider-limits.ts --runs 1000 --ways flow --workers 2   # two worker processes share the limit
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -149,6 +153,7 @@ async function main(): Promise<void> {
       tpm: { type: 'string', default: '1000000' },
       ways: { type: 'string', default: 'cairn,flow,plain' },
       headroom: { type: 'string', default: '0.95' },
+      workers: { type: 'string', default: '1' },
     },
   });
   const sizes = values.runs.split(',').map(Number);
@@ -156,6 +161,7 @@ async function main(): Promise<void> {
   const tpm = Number(values.tpm);
   const headroom = Number(values.headroom);
   const ways = values.ways.split(',') as Way[];
+  const workers = Math.max(1, Number(values.workers));
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const log = (line: string) => console.error(line);
   const [server, bundle] = await Promise.all([
@@ -192,10 +198,56 @@ async function main(): Promise<void> {
       `| ${f.runs} | ${names[f.way]} | ${f.answered} | ${f.accepted} | ${f.refused} | ${((100 * f.refused) / Math.max(1, f.accepted)).toFixed(1)}% | ${(f.wallMs / 1000).toFixed(1)} s | ${(f.idealMs / 1000).toFixed(1)} s | ${(f.wallMs / f.idealMs).toFixed(2)} |`,
     );
 
+  /** `n` worker processes (bench/provider-limits-worker.ts) on `taskQueue`, once each polls. */
+  async function otherWorkers(
+    n: number,
+    taskQueue: string,
+    providerUrl: string,
+    flow: unknown,
+  ): Promise<ChildProcess[]> {
+    if (n <= 0) return [];
+    const file = join(tmpdir(), `cairn-bench-bundle-${randomUUID()}.js`);
+    writeFileSync(file, bundle.code);
+    return Promise.all(
+      Array.from({ length: n }, async () => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', join(PACKAGE_ROOT, 'bench', 'provider-limits-worker.ts')],
+          {
+            cwd: PACKAGE_ROOT,
+            env: {
+              ...process.env,
+              TEMPORAL_ADDRESS: server.address,
+              TASK_QUEUE: taskQueue,
+              BUNDLE: file,
+              OPENAI_BASE_URL: providerUrl,
+              FLOW: flow ? JSON.stringify(flow) : '',
+            },
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+        await new Promise<void>((resolve, reject) => {
+          child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+          child.once('exit', (code) => reject(new Error(`a worker process exited (${code})`)));
+        });
+        return child;
+      }),
+    );
+  }
+
   async function measure(way: Way, runs: number): Promise<Figures> {
     const provider = await new LimitedProvider(rate, tpm).start();
     const env = { OPENAI_BASE_URL: provider.url, OPENAI_API_KEY: 'sk-bench' };
     const taskQueue = `limits-${randomUUID().slice(0, 8)}`;
+    const flowControl = {
+      limits: { openai: { requestsPerMinute: rate * 60 * headroom, tokensPerMinute: tpm * headroom } },
+      keyPrefix: `cairn:bench:${randomUUID()}:`,
+    };
+    // More worker processes on the same queue, sharing the limit through the same Redis keys (not for the plain loop).
+    const others =
+      way === 'plain'
+        ? []
+        : await otherWorkers(workers - 1, taskQueue, provider.url, way === 'flow' ? flowControl : undefined);
     const worker = await createCairnWorker({
       connection: server.workerConnection,
       client: server.client,
@@ -203,12 +255,7 @@ async function main(): Promise<void> {
       agents: [benchAgent],
       models: {
         env,
-        ...(way === 'flow' && {
-          flowControl: {
-            limits: { openai: { requestsPerMinute: rate * 60 * headroom, tokensPerMinute: tpm * headroom } },
-            keyPrefix: `cairn:bench:${randomUUID()}:`,
-          },
-        }),
+        ...(way === 'flow' && { flowControl }),
       },
       workflowBundle: { code: bundle.code },
       activities: {
@@ -258,6 +305,8 @@ async function main(): Promise<void> {
     ).length;
     worker.shutdown();
     await running;
+    for (const other of others) other.kill('SIGTERM');
+    await Promise.all(others.map((other) => new Promise((resolve) => other.once('exit', resolve))));
     await provider.close();
     log(timeline(provider, startedAt, startedAt + wallMs, rate));
     return {
