@@ -128,7 +128,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const push = new StatusPush(carried?.push);
     const publish = () => {
       if (publishWaiting) waitingMemo.publish(snapshot(), transcript.messages, Date.now(), current.state.waitingSince);
-      push.publish(snapshot());
+      push.publish(snapshot);
     };
     const children = new ChildRuns();
     children.install((link, status) => {
@@ -305,7 +305,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
         await stream.linger(state.policy.readerLingerMs);
       }
       // Push receivers hear the end; the run closes once they took it (or END_WAIT passed: its state says it ended).
-      push.publish(snapshot());
+      push.publish(snapshot);
       if (!push.idle()) await condition(() => push.idle(), END_WAIT);
       stream.close();
       await condition(allHandlersFinished);

@@ -72,7 +72,9 @@ export class StatusPush {
           }),
         };
         this.#targets = [...this.#targets.filter((t) => t.id !== clean.id), clean];
-        this.#queue(clean, bodyOf(current()));
+        const state = current();
+        this.#key = keyOf(state);
+        this.#queue(clean, bodyOf(state));
         return clean;
       },
       {
@@ -88,29 +90,32 @@ export class StatusPush {
         description: "Post the run's status to this URL at each change (an A2A push notification config).",
       },
     );
-    setHandler(deletePushTargetUpdate, (id) => {
-      const had = this.#targets.some((t) => t.id === id);
-      this.#targets = this.#targets.filter((t) => t.id !== id);
-      this.#queues.delete(id);
-      return had;
-    });
+    setHandler(
+      deletePushTargetUpdate,
+      (id) => {
+        const had = this.#targets.some((t) => t.id === id);
+        this.#targets = this.#targets.filter((t) => t.id !== id);
+        this.#queues.delete(id);
+        return had;
+      },
+      {
+        validator: (id) => {
+          if (typeof id !== 'string' || id.length === 0 || id.length > 128)
+            throw ApplicationFailure.nonRetryable("A push target's id is 1 to 128 characters.", 'invalid_push_target');
+        },
+      },
+    );
     setHandler(pushTargetsQuery, () => this.#targets);
   }
 
-  /** The run's state now: when its status changed, queues the task for every target. */
-  publish(state: RunState): void {
-    const status = statusOfState(state);
-    const { pending } = status;
-    const key = JSON.stringify([
-      status.status,
-      pending?.question?.id,
-      pending?.reviews.map((r) => `${r.toolCallId} ${r.argsHash}`),
-      pending?.budget?.id,
-    ]);
+  /** When the run's status changed (`state`: read only when the run has targets), queues the task for every target. */
+  publish(state: () => RunState): void {
+    if (this.#targets.length === 0) return;
+    const now = state();
+    const key = keyOf(now);
     if (key === this.#key) return;
     this.#key = key;
-    if (this.#targets.length === 0) return;
-    const text = bodyOf(state);
+    const text = bodyOf(now);
     for (const target of this.#targets) this.#queue(target, text);
   }
 
@@ -155,6 +160,17 @@ export class StatusPush {
       this.#posting.delete(target.id);
     })();
   }
+}
+
+/** The run's status and what it asks: a new key is a change a receiver hears of. */
+function keyOf(state: RunState): string {
+  const { status, pending } = statusOfState(state);
+  return JSON.stringify([
+    status,
+    pending?.question?.id,
+    pending?.reviews.map((r) => `${r.toolCallId} ${r.argsHash}`),
+    pending?.budget?.id,
+  ]);
 }
 
 /** The notification: an A2A StreamResponse holding the task as it is now. */
