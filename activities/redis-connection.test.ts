@@ -43,4 +43,27 @@ describe.skipIf(process.env.CAIRN_NO_REDIS === '1')('a Redis connection a worker
       await connection.close();
     }
   });
+
+  it('a slow answer on a live connection is waited for and taken, not counted as Redis away', async () => {
+    const said: string[] = [];
+    const connection = redisConnection<OwnedRedisClient & { sendCommand(args: string[]): Promise<unknown> }>({
+      url,
+      timeoutMs: 100,
+      log: (line) => said.push(line),
+      downLine: (why) => `off (${why})`,
+      backLine: 'back on',
+    });
+    try {
+      const client = await connection.ready();
+      if (!client) return void console.warn(`redis-connection test skipped: ${said[0]}`);
+      // BLPOP on an empty list answers (nil) after 0.4 s: four times the bound, Redis itself never away.
+      const key = `cairn:test:slow:${process.pid}:${Math.random()}`;
+      const answer = await connection.send(client, () => client.sendCommand(['BLPOP', key, '0.4']));
+      expect(answer).toBeNull();
+      expect(said).toEqual([]);
+      expect(connection.down).toBe(false);
+    } finally {
+      await connection.close();
+    }
+  });
 });

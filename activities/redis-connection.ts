@@ -33,6 +33,14 @@ export interface RedisConnection<C extends OwnedRedisClient> {
   open(): void;
   /** The client when it is ready; undefined (and logged once) while Redis is unreachable. The first call waits for the first connect, bounded. */
   ready(): Promise<C | undefined>;
+  /**
+   * Sends a command and gives its answer, or undefined (recorded with `fell`) when Redis failed it.
+   * An answer slower than `timeoutMs` on a connection that is still up is waited for, up to
+   * SLOW_ANSWER_MS: the command was sent and Redis will run it, so its answer is the truth (a busy
+   * worker's event loop, not Redis, is what is usually late), and going on without it would act
+   * as though Redis were away while it is not.
+   */
+  send<T>(client: C, command: () => Promise<T>): Promise<T | undefined>;
   /** Records that Redis failed a command (logged once until it is back). */
   fell(why: string): void;
   /** Records that Redis answered a command: after a failure, that is "back" (logged once). */
@@ -53,6 +61,9 @@ export const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> => {
   );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 };
+
+/** The longest a command's answer is waited for while its connection is up. */
+export const SLOW_ANSWER_MS = 10_000;
 
 /** How long a command's failure on a connection that stayed up keeps a part off Redis before it tries again. */
 export const RETRY_AFTER_MS = 5_000;
@@ -114,6 +125,21 @@ export function redisConnection<C extends OwnedRedisClient>(
         () => {},
       ));
       return client.isReady ? client : (fell('not connected'), undefined);
+    },
+    async send(client, command) {
+      const sent = command();
+      try {
+        const answer = await withTimeout(sent, timeoutMs).catch((err: unknown) => {
+          if (!client.isReady) throw err;
+          return withTimeout(sent, Math.max(0, SLOW_ANSWER_MS - timeoutMs));
+        });
+        answered();
+        return answer;
+      } catch (err) {
+        sent.catch(() => {});
+        fell(err instanceof Error ? err.message : String(err));
+        return undefined;
+      }
     },
     fell,
     answered,

@@ -18,12 +18,14 @@
  * they are paid back. Calls in flight are leases that expire on their own if a worker dies.
 
  * Redis unreachable (or the `redis` package missing): calls go to the provider unchecked (its 429s
- * are then waited out by the workflow), said once in the log, and again when Redis is back.
+ * are then waited out by the workflow), said once in the log, and again when Redis is back. A slow
+ * answer on a live connection (a busy worker) is waited for, not taken for Redis being away: going
+ * unchecked then sent bursts the provider refused.
  * Worker side only.
  */
 import { randomUUID } from 'node:crypto';
 import type { CallUsage } from '../../shared/model/model-usage.js';
-import { redisConnection, withTimeout, type OwnedRedisClient } from '../redis-connection.js';
+import { redisConnection, type OwnedRedisClient } from '../redis-connection.js';
 
 /** Limits for one provider (or one key, or one model). Any may be left out. */
 export interface ProviderLimit {
@@ -48,7 +50,10 @@ export interface FlowControlOptions {
   readonly url?: string;
   /** Key prefix in Redis; default `cairn:flow:`. */
   readonly keyPrefix?: string;
-  /** The longest a Redis check may take before the call goes unchecked, in ms; default 1,000. */
+  /**
+   * How long a Redis check may take before the call goes unchecked when the connection is down, in
+   * ms; default 1,000. On a connection that is up, a slower answer is waited for (up to 10 s).
+   */
   readonly timeoutMs?: number;
   /** Told once when Redis is unreachable, and when it is back; default `console.warn`. */
   readonly log?: (message: string) => void;
@@ -211,7 +216,6 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
       `cairn: model flow control is off until Redis is reachable (${why}); calls go to the provider unchecked, its rate limits are waited out.`,
     backLine: 'cairn: Redis is reachable again; model flow control is back on.',
   });
-  const { fell } = redis;
   const ready = () => redis.ready();
 
   return {
@@ -255,17 +259,10 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
         window,
         GRACE_MS,
       ].map(String);
-      let answer: unknown;
-      try {
-        answer = await withTimeout(
-          client.sendCommand(['EVAL', ADMIT, String(keys.length), ...keys, ...args]),
-          timeoutMs,
-        );
-      } catch (err) {
-        fell(err instanceof Error ? err.message : String(err));
-        return UNCHECKED;
-      }
-      redis.answered();
+      const answer = await redis.send(client, () =>
+        client.sendCommand(['EVAL', ADMIT, String(keys.length), ...keys, ...args]),
+      );
+      if (answer === undefined) return UNCHECKED;
       const [go, wait, why] = Array.isArray(answer) ? answer : [1, 0, ''];
       if (Number(go) !== 1) {
         const waitMs =
@@ -283,24 +280,18 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
         async release(usage?: CallUsage) {
           const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
           if (perToken === 0 && !limit.inFlight) return;
-          try {
-            await withTimeout(
-              client.sendCommand([
-                'EVAL',
-                RELEASE,
-                '2',
-                `${base}:tpm`,
-                `${base}:inflight`,
-                String(perToken),
-                String(tokens),
-                lease,
-              ]),
-              timeoutMs,
-            );
-            redis.answered();
-          } catch (err) {
-            fell(err instanceof Error ? err.message : String(err));
-          }
+          await redis.send(client, () =>
+            client.sendCommand([
+              'EVAL',
+              RELEASE,
+              '2',
+              `${base}:tpm`,
+              `${base}:inflight`,
+              String(perToken),
+              String(tokens),
+              lease,
+            ]),
+          );
         },
       };
     },

@@ -14,7 +14,7 @@
  */
 import type { CallUsage } from '../../shared/model/model-usage.js';
 import { tenantWindowText, type TenantWindowSpent } from '../../shared/model/model-response.js';
-import { redisConnection, withTimeout, type OwnedRedisClient } from '../redis-connection.js';
+import { redisConnection, type OwnedRedisClient } from '../redis-connection.js';
 
 /** What the budgets call on a node-redis client (`createClient()` of `redis` 6). */
 interface RedisClient extends OwnedRedisClient {
@@ -203,21 +203,11 @@ export function redisTenantBudgets(options: TenantBudgetOptions, now: () => numb
   const redis = {
     connect: () => connection.open(),
     close: () => connection.close(),
-    /** Runs a Lua script; undefined when Redis is unreachable or did not answer in time. */
+    /** Runs a Lua script; undefined when Redis is unreachable or failed it. */
     async eval(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
       const client = await connection.ready();
       if (!client) return undefined;
-      try {
-        const answer = await withTimeout(
-          client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]),
-          timeoutMs,
-        );
-        connection.answered();
-        return answer;
-      } catch (err) {
-        connection.fell(err instanceof Error ? err.message : String(err));
-        return undefined;
-      }
+      return connection.send(client, () => client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]));
     },
   };
   return {
