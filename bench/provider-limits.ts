@@ -13,7 +13,10 @@
  *
  * Prints, per N and way: runs answered, requests the provider accepted and refused, refused ÷
  * accepted, the wall time and the ideal (accepted ÷ R), and their ratio; on stderr, per way, where
- * the wall time went (`timeline`: the start, idle seconds, the tail, calls per second). Nothing asserts.
+ * the wall time went (`timeline`: the start, idle seconds, the tail, calls per second), and where a
+ * run's time went, from its history (`run-time-split.ts`: on timers, waiting for a worker, in the
+ * model activity, in workflow tasks), with the provider's time per call and this process's CPU.
+ * Nothing asserts.
  *
  *   npx tsx bench/provider-limits.ts                          # N = 200 and 1,000, R = 10 (about 45 minutes)
  *   npx tsx bench/provider-limits.ts --runs 200 --ways cairn,flow
@@ -38,6 +41,7 @@ import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { BENCH_PROMPT, benchAgent, fetchRecord } from './bench-agent.js';
 import type { NaiveModelRequest } from './naive-model-activity.js';
+import { describeSplit, runTimeSplit } from './run-time-split.js';
 
 const TOOL_TURNS = 2;
 
@@ -47,6 +51,8 @@ class LimitedProvider {
   refused = 0;
   firstAt = 0;
   lastAt = 0;
+  /** The time requests spent at the provider, summed (from the request to the end of its answer). */
+  inFlightMs = 0;
   /** Every call the provider saw: when, whether it took it, and which model turn of its run it was (0-based). */
   readonly calls: { at: number; ok: boolean; turn: number }[] = [];
   readonly #requests: number[] = [];
@@ -59,6 +65,8 @@ class LimitedProvider {
   ) {
     this.#server = createServer((request, response) => {
       const chunks: Buffer[] = [];
+      const began = performance.now();
+      response.once('finish', () => (this.inFlightMs += performance.now() - began));
       request.on('data', (c: Buffer) => chunks.push(c));
       request.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
@@ -276,6 +284,7 @@ async function main(): Promise<void> {
       worker: { maxCachedWorkflows: Math.max(1_000, runs + 100) },
     });
     const running = worker.run();
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const startedAt = Date.now();
     const model = 'openai:bench-model';
@@ -298,6 +307,7 @@ async function main(): Promise<void> {
       handles.map((h) => h.result().catch((err: unknown) => ({ failed: String(err) }))),
     );
     const wallMs = performance.now() - started;
+    const { user, system } = process.cpuUsage(cpu);
     const answered = results.filter((r) =>
       way === 'plain'
         ? (r as { turns?: number }).turns === TOOL_TURNS + 1
@@ -309,6 +319,19 @@ async function main(): Promise<void> {
     await Promise.all(others.map((other) => new Promise((resolve) => other.once('exit', resolve))));
     await provider.close();
     log(timeline(provider, startedAt, startedAt + wallMs, rate));
+    if (way !== 'plain') {
+      log(
+        describeSplit(
+          await runTimeSplit(
+            server.client,
+            handles.map((h) => h.workflowId),
+          ),
+        ),
+      );
+      log(
+        `  provider in flight ${(provider.inFlightMs / Math.max(1, provider.calls.length)).toFixed(1)} ms a call; this process's CPU (worker, server client, provider) ${((user + system) / 1e6).toFixed(1)} s of ${(wallMs / 1000).toFixed(1)} s wall (${((100 * (user + system)) / 1e3 / wallMs).toFixed(0)}% of a core)`,
+      );
+    }
     return {
       way,
       runs,
