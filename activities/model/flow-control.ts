@@ -94,7 +94,7 @@ export function limitFor(
 // KEYS: request pace, token pace, in-flight leases, the queue (ticket → reservation), when each queued call
 // is due back (reservation → ms), the ticket counter.
 // ARGV: ms per request, burst, ms per token, token burst in ms, max in flight, lease ms, lease id, reservation,
-// window, grace ms.
+// window, grace ms, '1' for a call whose permit came back too late to use: it goes to the head of the queue.
 // Returns { 1, 0, '' } to go, or { 0, waitMs, why }.
 const ADMIT = `
 local t = redis.call('TIME')
@@ -120,7 +120,12 @@ local function wait(ms, why)
   return { 0, ms, why }
 end
 if interval > 0 then
-  if not redis.call('ZSCORE', KEYS[4], member) then
+  if ARGV[11] == '1' then
+    -- The permit it was given came too late to use: its slot is past (lost to the stall), it asks again first in line.
+    local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+    redis.call('ZADD', KEYS[4], (tonumber(first[2]) or 0) - 1, member)
+    known = true
+  elseif not redis.call('ZSCORE', KEYS[4], member) then
     redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[6]), member)
   end
   redis.call('PEXPIRE', KEYS[4], 600000)
@@ -196,10 +201,20 @@ const GRACE_MS = 30_000;
 /** The longest a call may hold an in-flight lease: a worker that died mid-call frees its slot after this. */
 const LEASE_MS = 180_000;
 
+/**
+ * A permit whose answer took longer than this to reach the worker (its event loop stalled: a busy
+ * machine) is not used: the slot was the moment Redis gave it, and the permits of a stall sent at
+ * once reach the provider bunched, past its limit. The slot is past (the stall lost it either way);
+ * the call asks again at the head of the queue and goes at the pace from now.
+ */
+const STALE_PERMIT_MS = 400;
+
 /** How long calls wait for the first connection to Redis before they go unchecked. */
 const FIRST_CONNECT_MS = 5_000;
 
 const UNCHECKED: Admission = { go: true, release: async () => {} };
+
+const isGo = (answer: unknown) => Array.isArray(answer) && Number(answer[0]) === 1;
 
 /** Flow control over Redis (see the file's comment). One per worker; `close()` when it stops. */
 export function redisFlowControl(options: FlowControlOptions): FlowControl {
@@ -244,25 +259,50 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
         `${base}:tickets`,
       ];
       const burst = Math.max(1, limit.burst ?? 1);
+      /** Gives back the call's in-flight lease and charges the tokens it used. */
+      const release = async (tokens: number) => {
+        if (perToken === 0 && !limit.inFlight) return;
+        await redis.send(client, () =>
+          client.sendCommand([
+            'EVAL',
+            RELEASE,
+            '2',
+            `${base}:tpm`,
+            `${base}:inflight`,
+            String(perToken),
+            String(tokens),
+            lease,
+          ]),
+        );
+      };
       // The calls that may take a free slot: the first few seconds' worth of the queue, so that calls back late from
       // their timers (a busy worker) find others here to keep the provider busy, and still go next when they come.
       const window = interval > 0 ? Math.max(burst, Math.ceil(WINDOW_MS / interval)) : 0;
-      const args = [
-        interval,
-        burst,
-        perToken,
-        perToken > 0 ? 60_000 : 0,
-        limit.inFlight ?? 0,
-        LEASE_MS,
-        lease,
-        reservation,
-        window,
-        GRACE_MS,
-      ].map(String);
-      const answer = await redis.send(client, () =>
-        client.sendCommand(['EVAL', ADMIT, String(keys.length), ...keys, ...args]),
-      );
+      const ask = (front: boolean) => {
+        const args = [
+          interval,
+          burst,
+          perToken,
+          perToken > 0 ? 60_000 : 0,
+          limit.inFlight ?? 0,
+          LEASE_MS,
+          lease,
+          reservation,
+          window,
+          GRACE_MS,
+          front ? 1 : 0,
+        ].map(String);
+        return redis.send(client, () => client.sendCommand(['EVAL', ADMIT, String(keys.length), ...keys, ...args]));
+      };
+      const asked = performance.now();
+      let answer = await ask(false);
       if (answer === undefined) return UNCHECKED;
+      if (isGo(answer) && performance.now() - asked > STALE_PERMIT_MS) {
+        // Too late to use (see STALE_PERMIT_MS): its lease back, and asked again first in line.
+        if (limit.inFlight) await release(0);
+        answer = await ask(true);
+        if (answer === undefined) return UNCHECKED;
+      }
       const [go, wait, why] = Array.isArray(answer) ? answer : [1, 0, ''];
       if (Number(go) !== 1) {
         const waitMs =
@@ -277,22 +317,7 @@ export function redisFlowControl(options: FlowControlOptions): FlowControl {
       }
       return {
         go: true,
-        async release(usage?: CallUsage) {
-          const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
-          if (perToken === 0 && !limit.inFlight) return;
-          await redis.send(client, () =>
-            client.sendCommand([
-              'EVAL',
-              RELEASE,
-              '2',
-              `${base}:tpm`,
-              `${base}:inflight`,
-              String(perToken),
-              String(tokens),
-              lease,
-            ]),
-          );
-        },
+        release: (usage?: CallUsage) => release((usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)),
       };
     },
     close: () => redis.close(),
