@@ -19,7 +19,7 @@ import { ordersAgent } from '../examples/orders/agent.js';
 import { DEMO_PROMPT, demoScripts } from '../examples/orders/demo-script.js';
 import { callsMade, formatMessage } from './format.js';
 import { installRuntime } from './worker-process.js';
-import type { StepAction } from '../planner/index.js';
+import type { StepAction } from '../workflows/contract/index.js';
 
 export async function runDemo(argv: string[]): Promise<number> {
   const { values } = parseArgs({

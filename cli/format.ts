@@ -2,8 +2,9 @@
  * Text renderings for people: values, transcript messages, a run's pending human work.
  * Pure functions. Node-only (used by the CLI).
  */
-import type { PendingClarification, PendingReview } from '../planner/index.js';
-import { allowedDecisions, type ReviewDecisionType } from '../shared/tools/review-decision.js';
+import type { PendingClarification } from '../shared/human-input/pending-clarification.js';
+import type { PendingReview } from '../shared/human-input/pending-review.js';
+import { allowedDecisions, carriedBy, type ReviewDecisionType } from '../shared/human-input/review-decision.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState, StepLogEntry } from '../workflows/contract/index.js';
 import { CAIRN } from './invocation.js';
@@ -101,14 +102,17 @@ export function formatReview(workflowId: string, review: PendingReview, commands
 
 /** `  decide with: cairn review <id> <toolCallId> accept | …`, the decisions the review allows. */
 export function reviewCommandLine(workflowId: string, review: PendingReview): string {
-  const forms: Record<ReviewDecisionType, string> = {
-    accept: 'accept',
-    edit: "edit '<json args>'",
-    respond: "respond '<json>'",
-    reject: 'reject [reason]',
+  // Each decision with the argument it carries (shared/human-input/review-decision.ts).
+  const form = (type: ReviewDecisionType) => {
+    const c = carriedBy(type);
+    return !c
+      ? type
+      : c.value === 'json'
+        ? `${type} '<json ${c.name}>'`
+        : `${type} ${c.required ? `<${c.name}>` : `[${c.name}]`}`;
   };
   return `  decide with: ${CAIRN} review ${workflowId} ${review.toolCallId} ${allowedDecisions(review)
-    .map((d) => forms[d])
+    .map(form)
     .join(' | ')}`;
 }
 

@@ -8,7 +8,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { JsonValue } from '../shared/json/json.js';
 import type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
-import type { PendingReview } from '../planner/index.js';
+import type { PendingReview } from '../shared/human-input/pending-review.js';
 import {
   answerClarificationUpdate,
   cancelSignal,

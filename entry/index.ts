@@ -78,7 +78,7 @@ export {
 } from '../shared/agent/run-outcome.js';
 export type { CallUsage, ModelPrice, RunUsage, UsageTotals } from '../shared/model/model-usage.js';
 export type { ReviewConfig } from '../shared/tools/review-config.js';
-export { REVIEW_DECISIONS, type ReviewDecisionType } from '../shared/tools/review-decision.js';
+export { REVIEW_DECISIONS, type ReviewDecisionType } from '../shared/human-input/review-decision.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from '../shared/json/json.js';
 export { readResult } from '../shared/tools/read-result.js';
 export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount } from '../shared/guards/shadow-guard.js';

@@ -19,7 +19,7 @@ import { planBackoffElapsed, planResume } from './plan-resume.js';
 import { planReconcile, planReconciled } from './plan-reconcile.js';
 import type { ReconcileReport } from '../shared/tools/reconcile.js';
 import type { BudgetDecision, Plan, PlanStep, PlannerState } from './plan.js';
-import type { ReviewDecision } from '../shared/tools/review-decision.js';
+import type { ReviewDecision } from '../shared/human-input/review-decision.js';
 import { planBudgetDecision } from './plan-budget.js';
 import type { Toolbox } from './toolbox.js';
 import { assertNever } from '../shared/assert-never.js';

@@ -14,7 +14,7 @@ import {
 } from './plan-human.js';
 import { planResume } from './plan-resume.js';
 import type { Plan } from './plan.js';
-import type { ReviewDecision } from '../shared/tools/review-decision.js';
+import type { ReviewDecision } from '../shared/human-input/review-decision.js';
 import {
   afterModel,
   checked,

@@ -13,7 +13,7 @@ import { completeBatch } from './complete-batch.js';
 import { keyOnceCalls } from './once-keys.js';
 import { callModel, endWait, finalize, refusal } from './plan-common.js';
 import type { Plan, PlannerState } from './plan.js';
-import type { ReviewDecision } from '../shared/tools/review-decision.js';
+import type { ReviewDecision } from '../shared/human-input/review-decision.js';
 
 /**
  * How long the pending question may still wait, in ms; null when it waits for ever. Measured from

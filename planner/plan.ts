@@ -2,11 +2,11 @@
  * The planner's contract: its state, the steps it asks the workflow to take, and the plain data
  * the workflow hands back. No Temporal, no I/O: time arrives as `now`. Workflow-safe, deterministic.
  */
-import type { JsonObject, JsonValue } from '../shared/json/json.js';
 import type { ToolErrorCode } from '../shared/failures/failure-taxonomy.js';
 import type { SideEffects } from '../shared/tools/define-tool.js';
 import type { ReviewConfig } from '../shared/tools/review-config.js';
-import type { ReviewDecisionType } from '../shared/tools/review-decision.js';
+import type { PendingClarification } from '../shared/human-input/pending-clarification.js';
+import type { PendingReview } from '../shared/human-input/pending-review.js';
 import type { OnceLedger } from '../shared/identity/once-key.js';
 import type { TenantWindowSpent, ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
@@ -28,27 +28,8 @@ export const Phase = {
 } as const;
 export type Phase = (typeof Phase)[keyof typeof Phase];
 
-/** A question only the human can answer. */
-export interface PendingClarification {
-  readonly id: string;
-  readonly question: string;
-  readonly tool?: string;
-  readonly missingFields?: readonly string[];
-  readonly exampleInput?: JsonObject;
-}
-
-/** A tool call waiting for a human's accept / edit / respond / reject. */
-export interface PendingReview {
-  readonly toolCallId: string;
-  readonly name: string;
-  readonly args: JsonValue;
-  /** Decisions must name this hash: a decision about other arguments is stale and fails closed. */
-  readonly argsHash: string;
-  /** The decisions the tool allows (all four when absent: reviews carried from older runs). */
-  readonly allowed?: readonly ReviewDecisionType[];
-  /** What the tool tells the reviewer to check. */
-  readonly description?: string;
-}
+export type { PendingClarification } from '../shared/human-input/pending-clarification.js';
+export type { PendingReview } from '../shared/human-input/pending-review.js';
 
 /** A model tool call after the workflow parsed and validated it (shared/guards/validate-arguments). */
 export interface CheckedCall {
@@ -182,9 +163,7 @@ export interface BudgetRequest {
 }
 
 /** A person's answer to a budget request: add tokens and/or cost, or stop the run. */
-export type BudgetDecision =
-  | { readonly type: 'extend'; readonly tokens?: number; readonly costUsd?: number }
-  | { readonly type: 'stop'; readonly reason?: string };
+export type { BudgetDecision } from '../shared/human-input/budget-decision.js';
 
 /** How a finished run ended when it did not answer: its code, a sentence, and whether it fails the run. */
 export interface RunEnd {

@@ -34,7 +34,7 @@ import type {
   PlanStep,
   PlannerState,
 } from './plan.js';
-import type { ReviewDecision } from '../shared/tools/review-decision.js';
+import type { ReviewDecision } from '../shared/human-input/review-decision.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { Happening } from './advance.js';
 import { assertNever } from '../shared/assert-never.js';

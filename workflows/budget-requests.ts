@@ -6,13 +6,9 @@
  */
 import { setHandler } from '@temporalio/workflow';
 import type { BudgetDecision, PlanStep } from '../planner/index.js';
+import { parseBudgetDecision } from '../shared/human-input/budget-decision.js';
 import { HumanInputError } from './human-input.js';
 import { extendBudgetUpdate, type BudgetExtensionInput } from './contract/human-messages.js';
-
-/** The most tokens, and the most cost, one extension may add. */
-export const MAX_EXTENSION_TOKENS = 1_000_000_000;
-export const MAX_EXTENSION_COST = 1_000_000;
-const MAX_REASON_CHARS = 2_000;
 
 /** The decision `input` carries, checked against the pending request; throws a HumanInputError when it cannot be used. */
 export function validateBudgetDecision(
@@ -32,43 +28,17 @@ export function validateBudgetDecision(
       'This budget request was already decided; the run is acting on that decision.',
       'already_decided',
     );
-  const decision: unknown = input.decision;
-  if (!decision || typeof decision !== 'object' || Array.isArray(decision))
-    throw new HumanInputError(
-      'Expected a decision: { type: "extend", tokens?, costUsd? } or { type: "stop", reason? }.',
-    );
-  const { type, tokens, costUsd, reason } = decision as Record<string, unknown>;
-  if (type === 'stop') {
-    if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON_CHARS))
-      throw new HumanInputError(`A stop's reason is text of at most ${MAX_REASON_CHARS} characters.`);
-    return { type: 'stop', ...(typeof reason === 'string' && reason.trim() && { reason: reason.trim() }) };
-  }
-  if (type !== 'extend')
-    throw new HumanInputError(
-      `A budget decision's type is "extend" or "stop", not ${JSON.stringify(String(type)).slice(0, 40)}.`,
-    );
-  if (
-    tokens !== undefined &&
-    !(Number.isInteger(tokens) && (tokens as number) >= 1 && (tokens as number) <= MAX_EXTENSION_TOKENS)
-  )
-    throw new HumanInputError(`tokens must be a whole number from 1 to ${MAX_EXTENSION_TOKENS}.`);
-  if (
-    costUsd !== undefined &&
-    !(typeof costUsd === 'number' && Number.isFinite(costUsd) && costUsd > 0 && costUsd <= MAX_EXTENSION_COST)
-  )
-    throw new HumanInputError(`costUsd must be a number above 0 and at most ${MAX_EXTENSION_COST}.`);
-  if (tokens === undefined && costUsd === undefined)
-    throw new HumanInputError('An extension names tokens, costUsd or both.');
+  const parsed = parseBudgetDecision(input.decision);
+  if (!parsed.ok) throw new HumanInputError(parsed.message);
+  const decision = parsed.value;
+  if (decision.type === 'stop') return decision;
+  const { tokens, costUsd } = decision;
   const limit = step.request.limit;
   if (limit === 'tokens' && tokens === undefined)
     throw new HumanInputError('The token budget is used up: the extension must add tokens.');
   if (limit === 'cost' && costUsd === undefined)
     throw new HumanInputError('The cost budget is used up: the extension must add costUsd.');
-  return {
-    type: 'extend',
-    ...(tokens !== undefined && { tokens: tokens as number }),
-    ...(costUsd !== undefined && { costUsd: costUsd as number }),
-  };
+  return decision;
 }
 
 /** Holds the decision on the pending budget request until the run takes it. */

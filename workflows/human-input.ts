@@ -4,15 +4,15 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
-import type { JsonValue } from '../shared/json/json.js';
 import {
   allowedDecisions,
-  isReviewDecisionType,
+  parseReviewDecision,
   type DecidedReview,
   type ReviewDecision,
   type ReviewDecisionInput,
-} from '../shared/tools/review-decision.js';
+} from '../shared/human-input/review-decision.js';
 import { argsHash } from '../shared/identity/hash.js';
+import { assertNever } from '../shared/assert-never.js';
 import { checkToolCall } from '../shared/guards/validate-arguments.js';
 import type { PendingClarification, PendingReview } from '../planner/index.js';
 import type { ClarificationAnswer, ReviewInput } from './contract/human-messages.js';
@@ -163,21 +163,19 @@ export function validateReview(
 function toDecision(
   review: PendingReview,
   tools: ReadonlyMap<string, AnyTool>,
-  d: ReviewDecisionInput,
+  sent: ReviewDecisionInput,
 ): ReviewDecision {
+  const parsed = parseReviewDecision(sent);
+  if (!parsed.ok) throw new HumanInputError(parsed.message);
+  const d = parsed.value;
   const allowed = allowedDecisions(review);
-  if (isReviewDecisionType(d.type) && !allowed.includes(d.type))
+  if (!allowed.includes(d.type))
     throw new HumanInputError(`${review.name} does not allow "${d.type}" in review; allowed: ${allowed.join(', ')}.`);
   switch (d.type) {
     case 'accept':
-      return { type: 'accept' };
     case 'reject':
-      if (d.reason !== undefined && typeof d.reason !== 'string')
-        throw new HumanInputError('A rejection reason must be text.');
-      return d.reason?.trim() ? { type: 'reject', reason: d.reason.trim() } : { type: 'reject' };
     case 'respond':
-      if (d.content === undefined || d.content === '') throw new HumanInputError('A response needs content.');
-      return { type: 'respond', content: d.content as JsonValue };
+      return d;
     case 'edit': {
       const checked = checkToolCall(
         { name: review.name, arguments: JSON.stringify(d.args ?? null) },
@@ -191,9 +189,7 @@ function toDecision(
       return { type: 'edit', args: checked.call.args, argsHash: argsHash(checked.call.args) };
     }
     default:
-      throw new HumanInputError(
-        `Unknown decision "${String((d as { type?: unknown }).type)}"; use accept, edit, respond or reject.`,
-      );
+      return assertNever(d, 'review decision');
   }
 }
 

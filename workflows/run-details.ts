@@ -13,13 +13,13 @@ import {
   type PlanStep,
   type StepAction,
 } from '../planner/index.js';
-import type { ReviewDecision } from '../shared/tools/review-decision.js';
+import type { ReviewDecision } from '../shared/human-input/review-decision.js';
 import { assertNever } from '../shared/assert-never.js';
 import { NO_USAGE } from '../shared/model/model-usage.js';
 import type { ToolChoice } from '../shared/model/model-response.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import { failureCode } from '../shared/tools/tool-result.js';
-import { allowedDecisions } from '../shared/tools/review-decision.js';
+import { allowedDecisions } from '../shared/human-input/review-decision.js';
 import type { RunState, StepLogEntry } from './contract/run-state.js';
 import type { ChildRuns } from './child-runs.js';
 

@@ -1,7 +1,7 @@
 /** What a run's inbox carries into continue-as-new: what the next run acts on, and a bounded memory of the rest. */
 import { describe, expect, it } from 'vitest';
 import { planStart, resolvePolicy, type PlannerState } from '../planner/index.js';
-import type { DecidedReview } from '../shared/tools/review-decision.js';
+import type { DecidedReview } from '../shared/human-input/review-decision.js';
 import {
   MAX_CARRIED_CLOSED_DECISION_CHARS,
   MAX_CARRIED_CLOSED_DECISIONS,

@@ -8,7 +8,7 @@ import { setHandler } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { JsonValue } from '../shared/json/json.js';
 import type { PlannerState } from '../planner/index.js';
-import type { DecidedReview, ReviewDecision } from '../shared/tools/review-decision.js';
+import type { DecidedReview, ReviewDecision } from '../shared/human-input/review-decision.js';
 import { HumanInputError, validateAnswer, validateReview } from './human-input.js';
 import {
   answerClarificationSignal,

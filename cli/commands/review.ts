@@ -1,5 +1,11 @@
 /** `cairn review`: accept, edit, respond to or reject a tool call waiting for a human's review. */
-import type { ReviewDecisionInput } from '../../workflows/contract/index.js';
+import {
+  carriedBy,
+  isReviewDecisionType,
+  parseReviewDecision,
+  REVIEW_DECISIONS,
+  type ReviewDecisionInput,
+} from '../../shared/human-input/review-decision.js';
 import { parseCommandLine, type Command } from '../command.js';
 import { CAIRN } from '../invocation.js';
 import { UsageError } from '../errors.js';
@@ -66,23 +72,29 @@ const PAST: Record<ReviewDecisionInput['type'], string> = {
   reject: 'Rejected',
 };
 
+/** The decision from the command line: its type, and the argument the type carries (JSON or text), checked by the one parser. */
 function toDecision(type: string, argument: string | undefined): ReviewDecisionInput {
-  switch (type) {
-    case 'accept':
-      if (argument !== undefined)
-        throw new UsageError(`accept takes no argument, got "${argument}" (see cairn review --help)`);
-      return { type: 'accept' };
-    case 'edit':
-      if (argument === undefined)
-        throw new UsageError('edit needs the new arguments as JSON, e.g. edit \'{"amount":40}\'');
-      return { type: 'edit', args: parseJsonArgument(argument, 'edit arguments') };
-    case 'respond':
-      if (argument === undefined)
-        throw new UsageError('respond needs the result to give the model as JSON, e.g. respond \'{"refunded":0}\'');
-      return { type: 'respond', content: parseJsonArgument(argument, 'respond content') };
-    case 'reject':
-      return argument?.trim() ? { type: 'reject', reason: argument.trim() } : { type: 'reject' };
-    default:
-      throw new UsageError(`unknown decision "${type}"; use accept, edit, respond or reject (see cairn review --help)`);
+  if (!isReviewDecisionType(type))
+    throw new UsageError(`unknown decision "${type}"; use ${REVIEW_DECISIONS.join(', ')} (see ${CAIRN} review --help)`);
+  const carried = carriedBy(type);
+  if (!carried) {
+    if (argument !== undefined)
+      throw new UsageError(`${type} takes no argument, got "${argument}" (see ${CAIRN} review --help)`);
+    return checked({ type });
   }
+  if (argument === undefined) {
+    if (carried.required)
+      throw new UsageError(
+        `${type} needs ${carried.what} as ${carried.value === 'json' ? 'JSON' : 'text'} (see ${CAIRN} review --help)`,
+      );
+    return checked({ type });
+  }
+  const value = carried.value === 'json' ? parseJsonArgument(argument, `${type} ${carried.name}`) : argument;
+  return checked({ type, [carried.field]: value });
+}
+
+function checked(decision: unknown): ReviewDecisionInput {
+  const parsed = parseReviewDecision(decision);
+  if (!parsed.ok) throw new UsageError(parsed.message);
+  return parsed.value;
 }

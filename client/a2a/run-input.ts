@@ -11,7 +11,8 @@ import type { AgentRunHandle } from '../agent-run-handle.js';
 import { NotPendingError } from '../not-pending-error.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { refusalCodeOf, type HumanInputRefusal } from '../../shared/failures/human-input-refusal.js';
-import { REVIEW_DECISIONS } from '../../shared/tools/review-decision.js';
+import { parseFlatReviewDecision } from '../../shared/human-input/review-decision.js';
+import { parseBudgetDecision } from '../../shared/human-input/budget-decision.js';
 import type { BudgetDecision, ReviewDecisionInput } from '../../workflows/contract/index.js';
 export {
   answerSchema,
@@ -22,7 +23,6 @@ export {
   type PendingInput,
   type PendingQuestion,
 } from '../../workflows/contract/pending-input.js';
-import { budgetDecisionOf } from '../http/human-actions.js';
 
 /** One reply to a waiting run. */
 export type RunReply =
@@ -83,13 +83,13 @@ export function parseReply(value: unknown, questionPending: boolean): RunReply {
   if ('budget' in o) {
     if (o.requestId !== undefined && typeof o.requestId !== 'string')
       throw new RunInputError('invalid_input', '"requestId" is text.');
-    let decision: BudgetDecision;
-    try {
-      decision = budgetDecisionOf(o.budget);
-    } catch (error) {
-      throw new RunInputError('invalid_input', (error as Error).message);
-    }
-    return { kind: 'budget', decision, ...(typeof o.requestId === 'string' && { requestId: o.requestId }) };
+    const parsed = parseBudgetDecision(o.budget);
+    if (!parsed.ok) throw new RunInputError('invalid_input', parsed.message);
+    return {
+      kind: 'budget',
+      decision: parsed.value,
+      ...(typeof o.requestId === 'string' && { requestId: o.requestId }),
+    };
   }
   if ('answer' in o) {
     if (o.questionId !== undefined && typeof o.questionId !== 'string')
@@ -108,32 +108,9 @@ export function parseReply(value: unknown, questionPending: boolean): RunReply {
 }
 
 function parseDecision(decision: unknown, beside: Record<string, unknown>): ReviewDecisionInput {
-  const d = typeof decision === 'string' ? { ...beside, type: decision } : decision;
-  if (typeof d !== 'object' || d === null || Array.isArray(d))
-    throw new RunInputError('invalid_input', `"decision" is one of ${REVIEW_DECISIONS.join(', ')}, or { type, … }.`);
-  const { type } = d as { type?: unknown };
-  const x = d as Record<string, unknown>;
-  switch (type) {
-    case 'accept':
-      return { type: 'accept' };
-    case 'edit':
-      if (x.args === undefined)
-        throw new RunInputError('invalid_input', 'An edit carries the new arguments: { decision: "edit", args }.');
-      return { type: 'edit', args: x.args as JsonValue };
-    case 'respond':
-      if (x.content === undefined)
-        throw new RunInputError(
-          'invalid_input',
-          'A respond carries the result to give the model: { decision: "respond", content }.',
-        );
-      return { type: 'respond', content: x.content as JsonValue };
-    case 'reject':
-      if (x.reason !== undefined && typeof x.reason !== 'string')
-        throw new RunInputError('invalid_input', '"reason" is text.');
-      return typeof x.reason === 'string' ? { type: 'reject', reason: x.reason } : { type: 'reject' };
-    default:
-      throw new RunInputError('invalid_input', `"decision" is one of ${REVIEW_DECISIONS.join(', ')}.`);
-  }
+  const parsed = parseFlatReviewDecision(decision, beside);
+  if (!parsed.ok) throw new RunInputError('invalid_input', parsed.message);
+  return parsed.value;
 }
 
 /**

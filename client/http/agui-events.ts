@@ -24,7 +24,8 @@ import { toAgUiEvents as liveAgUiEvents, type LiveOp } from '../live-deltas.js';
 import type { RunEventItem } from '../run-events.js';
 import type { LiveEvent } from '../../shared/live/model-delta.js';
 import type { PendingInterrupt } from './interrupts.js';
-import { allowedDecisions, REVIEW_DECISIONS, type ReviewDecisionType } from '../../workflows/contract/index.js';
+import { allowedDecisions, type ReviewDecisionType } from '../../workflows/contract/index.js';
+import { reviewDecisionJsonSchema } from '../../shared/human-input/review-decision.js';
 import { budgetDecisionSchema } from '../../workflows/contract/pending-input.js';
 import { isLiveEvent, LiveWindow } from './live-window.js';
 import { thinkingOf, visibleText } from '../../shared/model/think-block.js';
@@ -277,24 +278,10 @@ function exampleOf(example: Readonly<Record<string, unknown>> | undefined, path:
   return at;
 }
 
-/** The JSON Schema of the decisions a review allows: one variant per type, in REVIEW_DECISIONS' order. */
+/** The JSON Schema of the decisions a review allows (shared/human-input/review-decision.ts), an edit's args held to the tool's. */
 function decisionSchema(
   allowed: readonly ReviewDecisionType[],
   argsSchema: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
-  const fields: Record<
-    ReviewDecisionType,
-    { readonly properties?: Record<string, unknown>; readonly required?: readonly string[] }
-  > = {
-    accept: {},
-    edit: { properties: { args: argsSchema ?? { type: 'object' } }, required: ['args'] },
-    respond: { properties: { content: {} }, required: ['content'] },
-    reject: { properties: { reason: { type: 'string' } } },
-  };
-  const variant = (type: ReviewDecisionType) => ({
-    type: 'object',
-    properties: { type: { const: type }, ...fields[type].properties },
-    required: ['type', ...(fields[type].required ?? [])],
-  });
-  return { oneOf: REVIEW_DECISIONS.filter((type) => allowed.includes(type)).map(variant) };
+  return reviewDecisionJsonSchema(allowed, { args: argsSchema ?? { type: 'object' } });
 }

@@ -9,13 +9,15 @@ import type { BudgetDecision, ReviewDecisionInput } from '../../workflows/contra
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { HttpError } from './http-error.js';
 import type { InterruptTarget } from './interrupts.js';
-import { answerValue, budgetDecision, decision, DECISION_HINT } from './request-bodies.js';
+import { answerValue } from './request-bodies.js';
+import { parseBudgetDecision } from '../../shared/human-input/budget-decision.js';
+import { parseReviewDecision } from '../../shared/human-input/review-decision.js';
 
 export function decisionOf(value: unknown): ReviewDecisionInput {
-  const parsed = decision.safeParse(value);
-  if (!parsed.success) throw new HttpError(422, 'invalid_input', parsed.error.issues[0]?.message ?? DECISION_HINT);
+  const parsed = parseReviewDecision(value);
+  if (!parsed.ok) throw new HttpError(422, 'invalid_input', parsed.message);
   // What the schema read, not what was sent: fields beside it never reach the run's history.
-  return parsed.data;
+  return parsed.value;
 }
 
 export function answerOf(value: unknown): JsonValue {
@@ -26,15 +28,9 @@ export function answerOf(value: unknown): JsonValue {
 
 /** A budget decision's shape; the run's validator checks the amounts against the pending request. */
 export function budgetDecisionOf(value: unknown): BudgetDecision {
-  const parsed = budgetDecision.safeParse(value);
-  if (!parsed.success)
-    throw new HttpError(
-      422,
-      'invalid_input',
-      parsed.error.issues[0]?.message ??
-        'A budget decision is { "type": "extend", tokens?, costUsd? } or { "type": "stop", reason? }.',
-    );
-  return parsed.data as BudgetDecision;
+  const parsed = parseBudgetDecision(value);
+  if (!parsed.ok) throw new HttpError(422, 'invalid_input', parsed.message);
+  return parsed.value;
 }
 
 /** Sends a resolved interrupt's payload to the run: an answer, a review decision (default accept), or a budget decision (`{ decision }`). */

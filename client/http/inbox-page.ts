@@ -12,6 +12,16 @@
  * sessionStorage: no cookies, so cross-site forms cannot act (CSRF-safe). Data is put in the page
  * as text, never as HTML. Node-only (served by client/http).
  */
+import { REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/human-input/review-decision.js';
+
+/** What the page says a decision did; a new decision type needs its words here, and its control below. */
+const DECIDED: Record<ReviewDecisionType, string> = {
+  accept: 'Accepted',
+  edit: 'Edited and accepted',
+  respond: 'Responded to',
+  reject: 'Rejected',
+};
+
 export const INBOX_PAGE = String.raw`<!doctype html>
 <html lang="en">
 <head>
@@ -180,7 +190,7 @@ function questionCard(item, w) {
 
 function reviewCard(item, w) {
   var r = w.review;
-  var allowed = r.allowed || ["accept", "edit", "respond", "reject"];
+  var allowed = r.allowed || ${JSON.stringify(REVIEW_DECISIONS)};
   var errorEl = el("div", { class: "error", role: "alert" });
   var args = el("textarea", { name: "args", "aria-label": "Arguments" });
   args.value = JSON.stringify(r.args, null, 2);
@@ -190,7 +200,7 @@ function reviewCard(item, w) {
   var note = el("input", { type: "text", name: "note", placeholder: allowed.indexOf("respond") >= 0 ? "Response content, or a reason to reject" : "Reason to reject (optional)", "aria-label": "Note" });
   var buttons = [];
   var url = runPath(item) + "/reviews/" + encodeURIComponent(r.toolCallId);
-  var verbs = { accept: "Accepted", edit: "Edited and accepted", respond: "Responded to", reject: "Rejected" };
+  var verbs = ${JSON.stringify(DECIDED)};
   function decide(decision) { post(url, { argsHash: r.argsHash, decision: decision }, errorEl, buttons, verbs[decision.type] + " the call to " + r.name + " (" + r.toolCallId + ") on " + item.runId + "."); }
   var changed = function () { try { return JSON.stringify(JSON.parse(args.value)) !== JSON.stringify(r.args); } catch (e) { return true; } };
   if (allowed.indexOf("accept") >= 0) buttons.push(el("button", { class: "primary", text: "Accept", onclick: function () { if (changed()) { errorEl.textContent = "The arguments were changed: use Edit, or undo the change."; return; } decide({ type: "accept" }); } }));

@@ -6,7 +6,7 @@
  * the workflow's own validator: other arguments are refused as stale, a repeat is a no-op.
  * Used by the AG-UI interrupts, the AI SDK approval ids and the inbox alike. Node-only.
  */
-import type { PendingReview } from '../../planner/index.js';
+import type { PendingReview } from '../../shared/human-input/pending-review.js';
 import type { BudgetRequest, RunState } from '../../workflows/contract/index.js';
 import type { RunUsage } from '../../shared/model/model-usage.js';
 import { scoped, unscoped } from './run-scope.js';

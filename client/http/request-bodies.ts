@@ -5,8 +5,8 @@
  * shape only. AG-UI's body is `@ag-ui/core`'s own `RunAgentInputSchema`. Node-only.
  */
 import { z } from 'zod';
-import type { JsonValue } from '../../shared/json/json.js';
-import { REVIEW_DECISIONS, type ReviewDecisionInput, type ReviewDecisionType } from '../../workflows/contract/index.js';
+import { parseReviewDecision, type ReviewDecisionInput } from '../../shared/human-input/review-decision.js';
+import { parseBudgetDecision, type BudgetDecision } from '../../shared/human-input/budget-decision.js';
 import { HttpError } from './http-error.js';
 
 const text = (what: string) => z.string({ error: `${what} is text.` });
@@ -25,40 +25,21 @@ export const answerValue = z.union([z.string(), z.record(z.string(), z.unknown()
 
 export const answerBody = z.object({ answer: answerValue, questionId: text('"questionId"').optional() });
 
-/** A JSON value of the body (the run checks what it must be). */
-const json = () => z.unknown().transform((value) => value as JsonValue);
+/** A review decision as a person sends it: the one parser of shared/human-input/review-decision.ts. */
+export const decision = z.unknown().transform((value, ctx): ReviewDecisionInput => {
+  const parsed = parseReviewDecision(value);
+  if (parsed.ok) return parsed.value;
+  ctx.addIssue({ code: 'custom', message: parsed.message });
+  return z.NEVER;
+});
 
-/** One shape per review decision (shared/tools/review-decision.ts): a new decision type fails `tsc` here until it has one. */
-const DECISION_SHAPES = {
-  accept: z.object({ type: z.literal('accept') }),
-  edit: z.object({ type: z.literal('edit'), args: json() }),
-  respond: z.object({ type: z.literal('respond'), content: json() }),
-  reject: z.object({ type: z.literal('reject'), reason: text('A rejection reason').optional() }),
-} satisfies { readonly [T in ReviewDecisionType]: z.ZodType<Extract<ReviewDecisionInput, { type: T }>> };
-
-/** What a decision looks like, for error messages. */
-export const DECISION_HINT = `A decision is { "type": ${REVIEW_DECISIONS.map((type) => `"${type}"`).join(' | ')}, ... }.`;
-
-/** A review decision as a person sends it; parses to the contract's `ReviewDecisionInput`. */
-export const decision: z.ZodType<ReviewDecisionInput> = z.discriminatedUnion(
-  'type',
-  [DECISION_SHAPES.accept, DECISION_SHAPES.edit, DECISION_SHAPES.respond, DECISION_SHAPES.reject],
-  { error: DECISION_HINT },
-);
-
-/** A decision on a budget request: the run checks the amounts (whole tokens, cost above 0, the used-up limit named). */
-export const budgetDecision = z.discriminatedUnion(
-  'type',
-  [
-    z.object({
-      type: z.literal('extend'),
-      tokens: z.number({ error: '"tokens" is a number.' }).optional(),
-      costUsd: z.number({ error: '"costUsd" is a number.' }).optional(),
-    }),
-    z.object({ type: z.literal('stop'), reason: text('A stop reason').optional() }),
-  ],
-  { error: 'A budget decision is { "type": "extend", "tokens"?, "costUsd"? } or { "type": "stop", "reason"? }.' },
-);
+/** A decision on a budget request: the one parser of shared/human-input/budget-decision.ts (the run checks the limit used up). */
+export const budgetDecision = z.unknown().transform((value, ctx): BudgetDecision => {
+  const parsed = parseBudgetDecision(value);
+  if (parsed.ok) return parsed.value;
+  ctx.addIssue({ code: 'custom', message: parsed.message });
+  return z.NEVER;
+});
 
 export const budgetBody = z.object({ requestId: text('"requestId"').optional(), decision: budgetDecision });
 

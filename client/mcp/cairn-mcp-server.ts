@@ -32,7 +32,8 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
-import { REVIEW_DECISIONS } from '../../shared/tools/review-decision.js';
+import { flatReviewDecisionShape } from '../../shared/human-input/review-decision.js';
+import { budgetDecisionSchema } from '../../shared/human-input/budget-decision.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
@@ -94,10 +95,7 @@ const PROGRESS_MS = 5_000;
 const decisionSchema = z.object({
   toolCallId: z.string().min(1).max(500),
   argsHash: z.string().min(1).max(200),
-  decision: z.enum(REVIEW_DECISIONS),
-  args: z.unknown().optional().describe('The edited arguments (edit).'),
-  content: z.unknown().optional().describe('The result the model gets instead of running the call (respond).'),
-  reason: z.string().max(2_000).optional().describe('Why not (reject).'),
+  ...flatReviewDecisionShape(),
 });
 
 const inputShape = {
@@ -118,13 +116,7 @@ const inputShape = {
     .max(32)
     .optional()
     .describe('Decisions on held tool calls: each names the toolCallId and argsHash the result showed.'),
-  budget: z
-    .object({
-      type: z.enum(['extend', 'stop']),
-      tokens: z.number().int().positive().optional(),
-      costUsd: z.number().positive().optional(),
-      reason: z.string().max(2_000).optional(),
-    })
+  budget: budgetDecisionSchema
     .optional()
     .describe("A decision on the run's spent budget: extend it by tokens and/or costUsd, or stop the run."),
 };

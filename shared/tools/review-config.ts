@@ -6,7 +6,7 @@
  * refused before anything enters history. Workflow-safe, deterministic.
  */
 import { DefinitionError } from '../failures/definition-error.js';
-import { REVIEW_DECISIONS, type ReviewDecisionType } from './review-decision.js';
+import { REVIEW_DECISIONS, type ReviewDecisionType } from '../human-input/review-decision.js';
 
 export interface ReviewConfig {
   /** The decisions a reviewer may take; all four when left out. */

@@ -9,7 +9,7 @@ import type { McpListing } from '../../shared/mcp/mcp-server.js';
 import type { TranscriptMessage } from '../../shared/model/transcript.js';
 import type { RunOutcome } from '../../shared/agent/run-outcome.js';
 import type { RunUsage } from '../../shared/model/model-usage.js';
-import type { DecidedReview } from '../../shared/tools/review-decision.js';
+import type { DecidedReview } from '../../shared/human-input/review-decision.js';
 import type { ErrorSummary, PlannerState, PlanStep, PolicyOverrides, UserMessage } from '../../planner/index.js';
 import type { StepLogEntry } from './run-state.js';
 import type { StreamState } from './stream-protocol.js';

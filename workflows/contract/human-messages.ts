@@ -8,7 +8,7 @@
  */
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { JsonValue } from '../../shared/json/json.js';
-import type { ReviewDecisionInput } from '../../shared/tools/review-decision.js';
+import type { ReviewDecisionInput } from '../../shared/human-input/review-decision.js';
 import type { BudgetDecision } from '../../planner/index.js';
 
 export interface ClarificationAnswer {

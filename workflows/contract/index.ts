@@ -66,7 +66,7 @@ export {
   type ReviewDecisionInput,
   type ReviewDecisionOf,
   type ReviewDecisionType,
-} from '../../shared/tools/review-decision.js';
+} from '../../shared/human-input/review-decision.js';
 export {
   FAILING_END_CODES,
   RUN_END_CODES,
@@ -75,7 +75,7 @@ export {
   type RunOutcome,
 } from '../../shared/agent/run-outcome.js';
 export type { RunUsage, UsageTotals } from '../../shared/model/model-usage.js';
-export type { BudgetDecision, BudgetRequest } from '../../planner/index.js';
+export type { BudgetDecision, BudgetRequest, StepAction } from '../../planner/index.js';
 export {
   CAIRN_SEARCH_ATTRIBUTES,
   CairnAgent,

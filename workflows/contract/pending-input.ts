@@ -6,7 +6,8 @@
  * say the same. Part of the run's contract (workflows/contract/index.ts): pure, workflow-safe.
  */
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
-import { allowedDecisions, type ReviewDecisionType } from '../../shared/tools/review-decision.js';
+import { allowedDecisions, type ReviewDecisionType } from '../../shared/human-input/review-decision.js';
+import { budgetDecisionJsonSchema } from '../../shared/human-input/budget-decision.js';
 import type { BudgetRequest } from '../../planner/index.js';
 import type { RunState } from './run-state.js';
 
@@ -114,23 +115,12 @@ export function describePending(pending: PendingInput): string {
 
 /**
  * The schema of a decision on a budget request, `{ decision }`: extend by tokens and/or cost (the
- * limit used up must be extended), or stop. The run's Update validator holds decisions to it.
+ * limit used up must be extended), or stop (shared/human-input/budget-decision.ts).
  */
 export function budgetDecisionSchema(request: Pick<BudgetRequest, 'limit'>): Record<string, unknown> {
-  const must = request.limit === 'tokens' ? 'tokens' : 'costUsd';
-  const extend = {
+  return {
     type: 'object',
-    properties: {
-      type: { const: 'extend' },
-      tokens: { type: 'integer', minimum: 1 },
-      costUsd: { type: 'number', exclusiveMinimum: 0 },
-    },
-    required: ['type', must],
+    properties: { decision: budgetDecisionJsonSchema(request.limit) },
+    required: ['decision'],
   };
-  const stop = {
-    type: 'object',
-    properties: { type: { const: 'stop' }, reason: { type: 'string' } },
-    required: ['type'],
-  };
-  return { type: 'object', properties: { decision: { oneOf: [extend, stop] } }, required: ['decision'] };
 }

@@ -1,0 +1,16 @@
+/** A tool call a run holds for a person's review (the planner's, the contract's, the servers'). Plain data. */
+import type { JsonValue } from '../json/json.js';
+import type { ReviewDecisionType } from './review-decision.js';
+
+/** A tool call waiting for a human's accept / edit / respond / reject. */
+export interface PendingReview {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: JsonValue;
+  /** Decisions must name this hash: a decision about other arguments is stale and fails closed. */
+  readonly argsHash: string;
+  /** The decisions the tool allows (all four when absent: reviews carried from older runs). */
+  readonly allowed?: readonly ReviewDecisionType[];
+  /** What the tool tells the reviewer to check. */
+  readonly description?: string;
+}

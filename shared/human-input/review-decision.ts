@@ -1,0 +1,207 @@
+/**
+ * A person's decision on a tool call held for review (seed 003): ONE schema, `CARRIES`, from which
+ * the rest is derived — the wire form (`ReviewDecisionInput`) and its parser with its error texts
+ * (`parseReviewDecision`, used by every surface: HTTP, AG-UI, chat, A2A, MCP, the CLI, and the run's
+ * own validator), the flat form A2A and MCP accept (`{ decision: "edit", args }`), the JSON Schema
+ * (MCP, A2A data, the inbox form), what the planner acts on (`ReviewDecision`: an edit carries the
+ * hash of its checked arguments) and what a run keeps of a decision it took (`DecidedReview`). A new
+ * decision type added to `CARRIES` fails `tsc` in every place that must handle it. Workflow-safe, pure.
+ */
+import { z } from 'zod';
+import type { JsonValue } from '../json/json.js';
+
+/** `accept` (run it), `edit` (run it with other arguments), `respond` (the reviewer's content is the result), `reject` (the model is told why). */
+export const REVIEW_DECISIONS = ['accept', 'edit', 'respond', 'reject'] as const;
+export type ReviewDecisionType = (typeof REVIEW_DECISIONS)[number];
+
+interface Carried {
+  readonly field: string;
+  /** The field in a person's words. */
+  readonly name: string;
+  readonly value: 'json' | 'text';
+  readonly required: boolean;
+  /** What the field holds, for error texts and schema descriptions. */
+  readonly what: string;
+}
+
+/**
+ * What each decision carries beside its `type`: nothing, or one field — a JSON value or text,
+ * required or not — with what it is, in a person's words. With the list above, the one schema
+ * of a review decision: a type added to the list fails `tsc` here until it has its row.
+ */
+const CARRIES = {
+  /** Run the call as it is. */
+  accept: undefined,
+  /** Run it with other arguments. */
+  edit: { field: 'args', name: 'arguments', value: 'json', required: true, what: 'the new arguments' },
+  /** Do not run it: the reviewer's content is the result the model gets. */
+  respond: { field: 'content', name: 'content', value: 'json', required: true, what: 'the result to give the model' },
+  /** Do not run it: the model is told it was rejected, and why. */
+  reject: { field: 'reason', name: 'reason', value: 'text', required: false, what: 'why not' },
+} as const satisfies { readonly [T in ReviewDecisionType]: Carried | undefined };
+
+type Carries = typeof CARRIES;
+
+/** What a decision of type `T` carries, as a person sends it. */
+type SentOf<C> = C extends Carried
+  ? C['required'] extends true
+    ? { readonly [K in C['field']]: C['value'] extends 'json' ? JsonValue : string }
+    : { readonly [K in C['field']]?: C['value'] extends 'json' ? JsonValue : string }
+  : Readonly<Record<never, never>>;
+
+/** One variant per decision type, discriminated by `type`. */
+type Family<Extra extends Partial<Record<ReviewDecisionType, object>>> = {
+  [T in ReviewDecisionType]: { readonly type: T } & SentOf<Carries[T]> &
+    (T extends keyof Extra ? Extra[T] : Readonly<Record<never, never>>);
+}[ReviewDecisionType];
+
+/** A decision as a person sends it (`reviewToolCallUpdate`, `run.review`, HTTP, A2A, MCP, the CLI). */
+export type ReviewDecisionInput = Family<Record<never, never>>;
+
+/** A decision as the planner acts on it (planner/plan-human.ts, `planReviewed`): an edit's arguments were checked and hashed. */
+export type ReviewDecision = Family<{ readonly edit: { readonly argsHash: string } }>;
+
+/** The variant of `T`, of either form. */
+export type ReviewDecisionOf<
+  T extends ReviewDecisionType,
+  D extends ReviewDecisionInput | ReviewDecision = ReviewDecision,
+> = Extract<D, { readonly type: T }>;
+
+/** A decision a run took, kept (and carried across continue-as-new) so a repeat is recognised. */
+export interface DecidedReview {
+  /** The hash of the arguments the decision was about. */
+  readonly argsHash: string;
+  readonly decision: ReviewDecision;
+  /** The decision as the person sent it, as JSON text: a repeat is recognised even after the review closed. */
+  readonly sent: string;
+}
+
+/** The field a decision type carries, if any (the CLI's argument, A2A's and MCP's flat form). */
+export function carriedBy(type: ReviewDecisionType): Carried | undefined {
+  return CARRIES[type];
+}
+
+/** What a decision looks like, for error texts. */
+export const DECISION_HINT = `A decision is { "type": ${REVIEW_DECISIONS.map((type) => `"${type}"`).join(' | ')}, ... }: ${REVIEW_DECISIONS.map(
+  (type) => {
+    const c = CARRIES[type] as Carried | undefined;
+    return c ? `${type} with "${c.field}"${c.required ? '' : '?'} (${c.what})` : `${type}`;
+  },
+).join(', ')}.`;
+
+/** The zod schema of one carried field. */
+function fieldSchema(type: ReviewDecisionType, c: Carried): z.ZodType {
+  if (c.value === 'text') {
+    const text = z
+      .string({ error: `${type === 'reject' ? 'A rejection' : `A ${type}`}'s ${c.name} is text.` })
+      .describe(c.what);
+    return c.required ? text : text.optional();
+  }
+  // JSON: present (the body parsed from JSON, so it is JSON), and not empty text when required.
+  return z
+    .custom<JsonValue>(
+      (value) => (c.required ? value !== undefined && value !== '' : true),
+      `${type === 'edit' ? 'An edit' : `A ${type}`} carries ${c.what}: { "type": "${type}", "${c.field}": … }.`,
+    )
+    .describe(c.what);
+}
+
+/** The decision of one type, as a zod object (unknown fields beside it are dropped: they never reach history). */
+function variantSchema(type: ReviewDecisionType) {
+  const c = CARRIES[type] as Carried | undefined;
+  return z.object({ type: z.literal(type), ...(c && { [c.field]: fieldSchema(type, c) }) });
+}
+
+const decisionSchema = z.discriminatedUnion(
+  'type',
+  REVIEW_DECISIONS.map(variantSchema) as unknown as [
+    ReturnType<typeof variantSchema>,
+    ...ReturnType<typeof variantSchema>[],
+  ],
+  { error: DECISION_HINT },
+);
+
+/** A parse: the value, or the first problem in a person's words. */
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+
+/**
+ * A review decision as a person sent it, checked for shape: the decision with only what it carries
+ * (a rejection's reason trimmed, and left out when blank), or the first problem. What the run
+ * checks beyond shape (the review allows it, the edited arguments fit the tool) is the run's.
+ */
+export function parseReviewDecision(value: unknown): Parsed<ReviewDecisionInput> {
+  const parsed = decisionSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues[0]?.message ?? DECISION_HINT };
+  const decision = parsed.data as Record<string, unknown> & { type: ReviewDecisionType };
+  const c = CARRIES[decision.type] as Carried | undefined;
+  if (c?.value === 'text') {
+    const text = (decision[c.field] as string | undefined)?.trim();
+    const { [c.field]: _, ...rest } = decision;
+    return { ok: true, value: (text ? { ...rest, [c.field]: text } : rest) as ReviewDecisionInput };
+  }
+  return { ok: true, value: decision as ReviewDecisionInput };
+}
+
+/**
+ * A decision in A2A's and MCP's flat form, `{ decision: "edit", args, … }` beside the call's
+ * `toolCallId` and `argsHash`, or nested, `{ decision: { type: "edit", args } }`.
+ */
+export function parseFlatReviewDecision(decision: unknown, beside: Readonly<Record<string, unknown>>) {
+  return parseReviewDecision(typeof decision === 'string' ? { ...beside, type: decision } : decision);
+}
+
+/**
+ * The flat form's fields, as zod (MCP's tool input): `decision` names the type, and each field a
+ * type carries may sit beside it; `parseFlatReviewDecision` checks the whole.
+ */
+export function flatReviewDecisionShape() {
+  const shape: Record<string, z.ZodType> = {
+    decision: z.enum(REVIEW_DECISIONS).describe('What to do with the held call.'),
+  };
+  for (const type of REVIEW_DECISIONS) {
+    const c = CARRIES[type] as Carried | undefined;
+    if (c) shape[c.field] = (c.value === 'text' ? z.string() : z.unknown()).optional().describe(`${c.what} (${type})`);
+  }
+  return shape;
+}
+
+/**
+ * The JSON Schema of a review decision, `{ type, … }`: one variant per type `allowed`, in
+ * REVIEW_DECISIONS' order; `fields` gives a carried field a schema of its own (an edit's `args`: the tool's).
+ */
+export function reviewDecisionJsonSchema(
+  allowed: readonly ReviewDecisionType[] = REVIEW_DECISIONS,
+  fields: Readonly<Record<string, unknown>> = {},
+): Record<string, unknown> {
+  return {
+    oneOf: REVIEW_DECISIONS.filter((type) => allowed.includes(type)).map((type) => {
+      const c = CARRIES[type] as Carried | undefined;
+      return {
+        type: 'object',
+        properties: {
+          type: { const: type },
+          ...(c && {
+            [c.field]: Object.hasOwn(fields, c.field)
+              ? fields[c.field]
+              : c.value === 'text'
+                ? { type: 'string', description: c.what }
+                : { description: c.what },
+          }),
+        },
+        required: c?.required ? ['type', c.field] : ['type'],
+      };
+    }),
+  };
+}
+
+/** The decisions a pending review allows (shared/tools/review-config.ts; reviews carried from before the config existed allow all). */
+export function allowedDecisions(review: {
+  readonly allowed?: readonly ReviewDecisionType[];
+}): readonly ReviewDecisionType[] {
+  return review.allowed ?? REVIEW_DECISIONS;
+}
+
+/** True for a known decision type. */
+export function isReviewDecisionType(value: unknown): value is ReviewDecisionType {
+  return typeof value === 'string' && Object.hasOwn(CARRIES, value);
+}
