@@ -21,13 +21,14 @@
  *   npx tsx bench/provider-limits.ts                          # N = 200 and 1,000, R = 10 (about 45 minutes)
  *   npx tsx bench/provider-limits.ts --runs 200 --ways cairn,flow
  *   npx tsx bench/provider-limits.ts --runs 1000 --ways flow --workers 2   # two worker processes share the limit
+ *
+ * The provider runs in a process of its own (`--provider in-process` puts it in the bench's, as
+ * before 2026-11-28: its arrivals are then stamped when the busy worker's process gets the CPU).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApplicationFailure } from '@temporalio/common';
@@ -39,104 +40,10 @@ import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
-import { BENCH_PROMPT, benchAgent, fetchRecord } from './bench-agent.js';
+import { BENCH_PROMPT, benchAgent } from './bench-agent.js';
+import { startProvider, TOOL_TURNS, type ProviderStats } from './limited-provider.js';
 import type { NaiveModelRequest } from './naive-model-activity.js';
 import { describeSplit, runTimeSplit } from './run-time-split.js';
-
-const TOOL_TURNS = 2;
-
-/** The provider: R requests per sliding second and T tokens per sliding minute, else 429. */
-class LimitedProvider {
-  accepted = 0;
-  refused = 0;
-  firstAt = 0;
-  lastAt = 0;
-  /** The time requests spent at the provider, summed (from the request to the end of its answer). */
-  inFlightMs = 0;
-  /** Every call the provider saw: when, whether it took it, and which model turn of its run it was (0-based). */
-  readonly calls: { at: number; ok: boolean; turn: number }[] = [];
-  readonly #requests: number[] = [];
-  readonly #tokens: { at: number; n: number }[] = [];
-  readonly #server: Server;
-
-  constructor(
-    readonly perSecond: number,
-    readonly tokensPerMinute: number,
-  ) {
-    this.#server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      const began = performance.now();
-      response.once('finish', () => (this.inFlightMs += performance.now() - began));
-      request.on('data', (c: Buffer) => chunks.push(c));
-      request.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const now = Date.now();
-        while (this.#requests.length > 0 && this.#requests[0]! <= now - 1_000) this.#requests.shift();
-        while (this.#tokens.length > 0 && this.#tokens[0]!.at <= now - 60_000) this.#tokens.shift();
-        const tokensUsed = this.#tokens.reduce((sum, t) => sum + t.n, 0);
-        const body = JSON.parse(text) as { messages: { role: string }[] };
-        const done = body.messages.filter((m) => m.role === 'tool').length;
-        if (this.#requests.length >= this.perSecond || tokensUsed >= this.tokensPerMinute) {
-          this.refused++;
-          this.calls.push({ at: now, ok: false, turn: done });
-          response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-          response.end(
-            JSON.stringify({
-              error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
-            }),
-          );
-          return;
-        }
-        this.accepted++;
-        this.firstAt ||= now;
-        this.lastAt = now;
-        this.#requests.push(now);
-        this.calls.push({ at: now, ok: true, turn: done });
-        const promptTokens = Math.ceil(text.length / 4);
-        this.#tokens.push({ at: now, n: promptTokens + 20 });
-        const message =
-          done < TOOL_TURNS
-            ? {
-                role: 'assistant',
-                content: null,
-                tool_calls: [
-                  {
-                    id: `call_${done + 1}`,
-                    type: 'function',
-                    function: { name: fetchRecord.name, arguments: JSON.stringify({ id: `R-${done + 1}-1` }) },
-                  },
-                ],
-              }
-            : { role: 'assistant', content: 'Done: every record fetched.' };
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({
-            id: 'chatcmpl-bench',
-            object: 'chat.completion',
-            created: 1_700_000_000,
-            model: 'bench-model',
-            choices: [{ index: 0, message, finish_reason: done < TOOL_TURNS ? 'tool_calls' : 'stop' }],
-            usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 },
-          }),
-        );
-      });
-    });
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/v1`;
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-}
 
 type Way = 'cairn' | 'flow' | 'plain';
 
@@ -162,6 +69,7 @@ async function main(): Promise<void> {
       ways: { type: 'string', default: 'cairn,flow,plain' },
       headroom: { type: 'string', default: '0.95' },
       workers: { type: 'string', default: '1' },
+      provider: { type: 'string', default: 'process' },
     },
   });
   const sizes = values.runs.split(',').map(Number);
@@ -244,7 +152,7 @@ async function main(): Promise<void> {
   }
 
   async function measure(way: Way, runs: number): Promise<Figures> {
-    const provider = await new LimitedProvider(rate, tpm).start();
+    const provider = await startProvider(rate, tpm, values.provider !== 'in-process');
     const env = { OPENAI_BASE_URL: provider.url, OPENAI_API_KEY: 'sk-bench' };
     const taskQueue = `limits-${randomUUID().slice(0, 8)}`;
     const flowControl = {
@@ -317,8 +225,8 @@ async function main(): Promise<void> {
     await running;
     for (const other of others) other.kill('SIGTERM');
     await Promise.all(others.map((other) => new Promise((resolve) => other.once('exit', resolve))));
-    await provider.close();
-    log(timeline(provider, startedAt, startedAt + wallMs, rate));
+    const seen = await provider.finish();
+    log(timeline(seen, startedAt, startedAt + wallMs, rate));
     if (way !== 'plain') {
       log(
         describeSplit(
@@ -329,19 +237,19 @@ async function main(): Promise<void> {
         ),
       );
       log(
-        `  provider in flight ${(provider.inFlightMs / Math.max(1, provider.calls.length)).toFixed(1)} ms a call; this process's CPU (worker, server client, provider) ${((user + system) / 1e6).toFixed(1)} s of ${(wallMs / 1000).toFixed(1)} s wall (${((100 * (user + system)) / 1e3 / wallMs).toFixed(0)}% of a core)`,
+        `  provider in flight ${(seen.inFlightMs / Math.max(1, seen.calls.length)).toFixed(1)} ms a call; this process's CPU (worker, client) ${((user + system) / 1e6).toFixed(1)} s of ${(wallMs / 1000).toFixed(1)} s wall (${((100 * (user + system)) / 1e3 / wallMs).toFixed(0)}% of a core)`,
       );
     }
     return {
       way,
       runs,
       answered,
-      accepted: provider.accepted,
-      refused: provider.refused,
+      accepted: seen.accepted,
+      refused: seen.refused,
       wallMs,
-      idealMs: (provider.accepted / rate) * 1_000,
-      busyMs: provider.lastAt - provider.firstAt,
-      firstMs: provider.firstAt - startedAt,
+      idealMs: (seen.accepted / rate) * 1_000,
+      busyMs: seen.lastAt - seen.firstAt,
+      firstMs: seen.firstAt - startedAt,
     };
   }
 }
@@ -352,7 +260,7 @@ async function main(): Promise<void> {
  * 90% of R or more to the last accepted call), and the end (last call to the last result). Then the
  * accepted calls per second (`+` for R or more) and, below, the refused ones.
  */
-function timeline(provider: LimitedProvider, startedAt: number, endAt: number, rate: number): string {
+function timeline(provider: ProviderStats, startedAt: number, endAt: number, rate: number): string {
   const seconds = Math.ceil((endAt - startedAt) / 1_000);
   const ok = new Array<number>(seconds).fill(0);
   const no = new Array<number>(seconds).fill(0);
