@@ -21,6 +21,17 @@ type Question = Omit<PendingClarification, 'id'>;
 export function completeBatch(state: PlannerState, now: number, forcedFinal?: string): Plan {
   const batch = state.batch;
   if (!batch) throw new Error('completeBatch: no batch in progress');
+  // The batch's other calls have run (policy `whileReviewing: 'run_others'`): now its reviews wait, and its results with them.
+  const reviews = state.reviewsAfter ?? [];
+  if (reviews.length > 0) {
+    const { reviewsAfter: _, ...rest } = state;
+    return {
+      state: { ...rest, phase: 'awaiting_review', reviews, waitingSince: now, waitingRuns: [] },
+      step: { type: 'await_review', reviews },
+      record: [],
+      notes: [],
+    };
+  }
   const record = batch.entries.map((e) => {
     const result = batch.results[e.call.toolCallId];
     if (!result) throw new Error(`completeBatch: no result for ${e.call.toolCallId}`);

@@ -48,6 +48,65 @@ function awaitingReview(): Plan {
 const decide = (decision: ReviewDecision, now = 5_000) =>
   planReviewed(awaitingReview().state, { '1.1': decision }, now);
 
+describe("review with whileReviewing: 'run_others'", () => {
+  const refund2 = toolCall('refund', { order_id: 'B-2', amount: 80 }, '1.3');
+  const lookup = toolCall('search_orders', { status: 'open' }, '1.4');
+  /** Four calls, two of them held for review, the others run first. */
+  const running = () =>
+    turnWith(
+      start({ whileReviewing: 'run_others' }).state,
+      [
+        checked(refund, { needsApproval: true, sideEffects: 'once' }),
+        checked(search),
+        checked(refund2, { needsApproval: true, sideEffects: 'once' }),
+        checked(lookup),
+      ],
+      1_000,
+    );
+
+  it('runs the calls that need no review at once, and asks the reviews when they are done', () => {
+    const plan = running();
+    expect(stepOf(plan, 'execute_tools').calls).toEqual([search, lookup]);
+    expect(plan.state).toMatchObject({ phase: 'tools', reviews: [], toolCallsUsed: 4 });
+    const asked = planResume(plan.state, [ok(search), ok(lookup)], 3_000);
+    expect(stepOf(asked, 'await_review').reviews.map((r) => r.toolCallId)).toEqual(['1.1', '1.3']);
+    expect(asked.state).toMatchObject({ phase: 'awaiting_review', waitingSince: 3_000, waitingRuns: [] });
+    expect(asked.state.reviewsAfter).toBeUndefined();
+    expect(asked.record).toEqual([]);
+  });
+
+  it('decisions in any order; the model gets the whole batch, in call order, when the last settles', () => {
+    const asked = planResume(running().state, [ok(search), ok(lookup)], 3_000);
+    const decided = planReviewed(
+      asked.state,
+      { '1.3': { type: 'reject', reason: 'no' }, '1.1': { type: 'accept' } },
+      9_000,
+    );
+    expect(stepOf(decided, 'execute_tools').calls).toEqual([refund]);
+    const done = planResume(decided.state, [ok(refund)], 10_000);
+    expect(done.record.map((r) => [r.toolCallId, r.status])).toEqual([
+      ['1.1', 'ok'],
+      ['1.2', 'ok'],
+      ['1.3', 'error'],
+      ['1.4', 'ok'],
+    ]);
+    expect(stepOf(done, 'call_model').toolChoice).toBe('auto');
+    expect(done.state.humanWaitMs).toBe(6_000);
+  });
+
+  it('a batch with only held calls, or with no held call, goes as before', () => {
+    const held = turnWith(
+      start({ whileReviewing: 'run_others' }).state,
+      [checked(refund, { needsApproval: true })],
+      1_000,
+    );
+    expect(stepOf(held, 'await_review').reviews).toHaveLength(1);
+    const free = turnWith(start({ whileReviewing: 'run_others' }).state, [checked(search)], 1_000);
+    expect(stepOf(free, 'execute_tools').calls).toEqual([search]);
+    expect(planResume(free.state, [ok(search)], 2_000).step.type).toBe('call_model');
+  });
+});
+
 describe('review of a tool call', () => {
   it('waits for the review before anything runs', () => {
     const plan = awaitingReview();

@@ -87,6 +87,15 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
       results,
     },
   };
+  if (reviews.length > 0 && toRun.length > 0 && state.policy.whileReviewing === 'run_others') {
+    // The calls that need no review run now; the reviews are asked when they are done (completeBatch).
+    return {
+      state: { ...keyOnceCalls(next, toRun), phase: 'tools', reviewsAfter: reviews },
+      step: { type: 'execute_tools', calls: toRun },
+      record: [],
+      notes: [],
+    };
+  }
   if (reviews.length > 0) {
     return {
       state: { ...next, phase: 'awaiting_review', reviews, waitingSince: now, waitingRuns: toRun },

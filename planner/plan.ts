@@ -106,6 +106,8 @@ export interface PlannerState {
   readonly reviews: readonly PendingReview[];
   /** Admitted calls of the batch that run together with the reviewed ones once all are decided. */
   readonly waitingRuns: readonly ToolCall[];
+  /** Reviews of the batch asked once its other calls have run (policy `whileReviewing: 'run_others'`). */
+  readonly reviewsAfter?: readonly PendingReview[];
   readonly lastToolChoice: ToolChoice;
   /** Set once a cap, a loop or a human ends the run: the reason for the forced final turn. */
   readonly finalizing: string | null;

@@ -31,6 +31,7 @@ describe('resolvePolicy', () => {
       onClarificationTimeout: 'finalize',
       onMessage: 'enqueue',
       onOutcomeUnknown: 'clarify',
+      whileReviewing: 'hold_batch',
       readerLingerMs: 5000,
     });
   });

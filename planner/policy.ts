@@ -38,6 +38,7 @@ export const DEFAULT_POLICY: AgentPolicy = {
   clarificationTimeoutMs: null,
   onClarificationTimeout: 'finalize',
   onOutcomeUnknown: 'clarify',
+  whileReviewing: 'hold_batch',
   onMessage: 'enqueue',
   readerLingerMs: 5_000,
 };

@@ -12,6 +12,7 @@ import {
   cancelSignal,
   pauseSignal,
   resumeSignal,
+  reviewToolCallSignal,
   reviewToolCallUpdate,
   stateQuery,
   untilIdleUpdate,
@@ -139,6 +140,76 @@ describe('review of tool calls', () => {
     expect((calls.issue_refund ?? 0) - before).toBe(runs);
     expect(scripted.requests[1]!.messages.findLast((m) => m.role === 'tool')).toMatchObject({ content: seen });
     await recordHistory(handle, `review-${name}`);
+  });
+
+  it("whileReviewing 'run_others': the batch's free calls run at once, reviews in any order over two surfaces, a restart between them loses nothing", async () => {
+    const before = { refund: calls.issue_refund ?? 0, lookup: calls.lookup_order ?? 0 };
+    const { model, scripted } = w.script([
+      scriptStep.calls([
+        { name: 'issue_refund', arguments: { orderId: 'A-1', amount: 60 } }, // held: over 50
+        { name: 'lookup_order', arguments: { orderId: 'A-2' } },
+        { name: 'issue_refund', arguments: { orderId: 'A-3', amount: 70 } }, // held
+        { name: 'issue_refund', arguments: { orderId: 'A-4', amount: 20 } },
+      ]),
+      scriptStep.text('Done.'),
+    ]);
+    const handle = await w.start({
+      agent: 'test',
+      prompt: 'four things',
+      model,
+      policy: { whileReviewing: 'run_others' },
+    });
+    const { reviews } = await awaiting(handle, 'awaiting_review');
+    expect(reviews.map((r) => r.args)).toEqual([
+      { orderId: 'A-1', amount: 60 },
+      { orderId: 'A-3', amount: 70 },
+    ]);
+    // The two calls that need no review have run (their effects are visible) while the reviews wait.
+    expect((calls.issue_refund ?? 0) - before.refund).toBe(1);
+    expect((calls.lookup_order ?? 0) - before.lookup).toBe(1);
+    const [first, second] = reviews as [(typeof reviews)[0], (typeof reviews)[0]];
+    // The second first, by Update; then the worker restarts; then the first, by Signal.
+    await handle.executeUpdate(reviewToolCallUpdate, {
+      args: [{ toolCallId: second.toolCallId, argsHash: second.argsHash, decision: { type: 'reject', reason: 'no' } }],
+    });
+    await w.restart();
+    await handle.signal(reviewToolCallSignal, {
+      toolCallId: first.toolCallId,
+      argsHash: first.argsHash,
+      decision: { type: 'accept' },
+    });
+    expect((await handle.result()).answer).toBe('Done.');
+    // A third decision, on a call already settled, is refused and changes nothing.
+    const settled = await w.start({
+      agent: 'test',
+      prompt: 'again',
+      model: w.script([
+        scriptStep.calls([
+          { name: 'issue_refund', arguments: { orderId: 'B-1', amount: 60 } },
+          { name: 'issue_refund', arguments: { orderId: 'B-2', amount: 70 } },
+        ]),
+        scriptStep.text('Done.'),
+      ]).model,
+      policy: { whileReviewing: 'run_others' },
+    });
+    const [b1] = (await awaiting(settled, 'awaiting_review')).reviews;
+    const decided = { toolCallId: b1!.toolCallId, argsHash: b1!.argsHash, decision: { type: 'accept' } as const };
+    await settled.executeUpdate(reviewToolCallUpdate, { args: [decided] });
+    await expect(
+      settled.executeUpdate(reviewToolCallUpdate, { args: [{ ...decided, decision: { type: 'reject' } }] }),
+    ).rejects.toMatchObject({ cause: { details: [{ code: 'already_decided' }] } });
+    await settled.signal(cancelSignal, 'done with the test');
+    // Each call ran once: the unreviewed one and the accepted one; the rejected one never.
+    expect((calls.issue_refund ?? 0) - before.refund).toBe(2);
+    expect((calls.lookup_order ?? 0) - before.lookup).toBe(1);
+    // The model got the whole batch, in call order, after the last decision.
+    const results = scripted.requests[1]!.messages.filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.content)).toMatchObject([
+      { refunded: 60, orderId: 'A-1' },
+      { id: 'A-2' },
+      { error: { code: 'rejected_by_human' } },
+      { refunded: 20, orderId: 'A-4' },
+    ]);
   });
 
   it("offers only the decisions the tool's review config allows, with its description, and refuses others without history", async () => {

@@ -106,6 +106,12 @@ export interface AgentPolicy {
   /** A `once` call whose outcome is unknown (its worker died mid-call): ask a person what happened, or only tell the model. */
   readonly onOutcomeUnknown: 'clarify' | 'inform';
   /**
+   * A batch with calls held for review: `hold_batch` (default) runs its other calls with the
+   * reviewed ones once every review is decided; `run_others` runs them at once, and the reviews
+   * wait after them. Either way the model gets the batch's results together.
+   */
+  readonly whileReviewing: 'hold_batch' | 'run_others';
+  /**
    * What a message a person sends while the run works does (`run.send`, docs/run-api.md):
    * `enqueue` delivers it before the next model turn, `interrupt` also cuts the model call in
    * flight short (never a tool), `reject` refuses it while a step runs.
@@ -191,6 +197,7 @@ export const policyOverridesSchema = z
     clarificationTimeoutMs: ms.nullable(),
     onClarificationTimeout: z.enum(['continue', 'finalize']),
     onOutcomeUnknown: z.enum(['clarify', 'inform']),
+    whileReviewing: z.enum(['hold_batch', 'run_others']),
     onMessage: z.enum(['enqueue', 'interrupt', 'reject']),
     readerLingerMs: z.number().int().min(0).max(60_000),
   })
