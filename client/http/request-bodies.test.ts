@@ -35,7 +35,7 @@ describe('parseBody', () => {
       { decision: { type: 'reject', reason: 1 } },
       422,
       'invalid_input',
-      /A rejection reason is text/,
+      /"reason" is text/,
     ],
     ['an empty message', messageBody, { text: '' }, 422, 'invalid_input', /"text" is non-empty text/],
     [

@@ -32,7 +32,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
-import { flatReviewDecisionShape } from '../../shared/human-input/review-decision.js';
+import { carriedFields, REVIEW_DECISIONS } from '../../shared/human-input/review-decision.js';
 import { budgetDecisionSchema } from '../../shared/human-input/budget-decision.js';
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../cairn-client.js';
@@ -95,7 +95,14 @@ const PROGRESS_MS = 5_000;
 const decisionSchema = z.object({
   toolCallId: z.string().min(1).max(500),
   argsHash: z.string().min(1).max(200),
-  ...flatReviewDecisionShape(),
+  decision: z.enum(REVIEW_DECISIONS).describe('What to do with the held call.'),
+  // What each decision carries beside it (shared/human-input/review-decision.ts); the run's parser checks the whole.
+  ...Object.fromEntries(
+    carriedFields().map((c) => [
+      c.field,
+      (c.value === 'text' ? z.string() : z.unknown()).optional().describe(`${c.what} (${c.by})`),
+    ]),
+  ),
 });
 
 const inputShape = {

@@ -53,7 +53,7 @@ describe('the review-decision family', () => {
     };
     expect(refused({ type: 'edit' })).toMatch(/An edit carries the new arguments/);
     expect(refused({ type: 'respond', content: '' })).toMatch(/carries the result to give the model/);
-    expect(refused({ type: 'reject', reason: 7 })).toMatch(/reason is text/);
+    expect(refused({ type: 'reject', reason: 7 })).toMatch(/"reason" is text/);
     expect(refused({ type: 'approve' })).toMatch(/"accept" \| "edit" \| "respond" \| "reject"/);
     expect(refused('accept')).toMatch(/A decision is/);
     expect(refused(null)).toMatch(/A decision is/);

@@ -1,13 +1,14 @@
 /**
- * A person's decision on a tool call held for review (seed 003): ONE schema, `CARRIES`, from which
+ * A person's decision on a tool call held for review (seed 003): ONE schema — the list
+ * `REVIEW_DECISIONS` and its table `CARRIES` — from which
  * the rest is derived — the wire form (`ReviewDecisionInput`) and its parser with its error texts
  * (`parseReviewDecision`, used by every surface: HTTP, AG-UI, chat, A2A, MCP, the CLI, and the run's
  * own validator), the flat form A2A and MCP accept (`{ decision: "edit", args }`), the JSON Schema
  * (MCP, A2A data, the inbox form), what the planner acts on (`ReviewDecision`: an edit carries the
  * hash of its checked arguments) and what a run keeps of a decision it took (`DecidedReview`). A new
- * decision type added to `CARRIES` fails `tsc` in every place that must handle it. Workflow-safe, pure.
+ * decision type added to the list fails `tsc` in every place that must handle it. No dependencies
+ * (the CLI's `init` loads it before a project has any). Workflow-safe, pure.
  */
-import { z } from 'zod';
 import type { JsonValue } from '../json/json.js';
 
 /** `accept` (run it), `edit` (run it with other arguments), `respond` (the reviewer's content is the result), `reject` (the model is told why). */
@@ -89,38 +90,6 @@ export const DECISION_HINT = `A decision is { "type": ${REVIEW_DECISIONS.map((ty
   },
 ).join(', ')}.`;
 
-/** The zod schema of one carried field. */
-function fieldSchema(type: ReviewDecisionType, c: Carried): z.ZodType {
-  if (c.value === 'text') {
-    const text = z
-      .string({ error: `${type === 'reject' ? 'A rejection' : `A ${type}`}'s ${c.name} is text.` })
-      .describe(c.what);
-    return c.required ? text : text.optional();
-  }
-  // JSON: present (the body parsed from JSON, so it is JSON), and not empty text when required.
-  return z
-    .custom<JsonValue>(
-      (value) => (c.required ? value !== undefined && value !== '' : true),
-      `${type === 'edit' ? 'An edit' : `A ${type}`} carries ${c.what}: { "type": "${type}", "${c.field}": … }.`,
-    )
-    .describe(c.what);
-}
-
-/** The decision of one type, as a zod object (unknown fields beside it are dropped: they never reach history). */
-function variantSchema(type: ReviewDecisionType) {
-  const c = CARRIES[type] as Carried | undefined;
-  return z.object({ type: z.literal(type), ...(c && { [c.field]: fieldSchema(type, c) }) });
-}
-
-const decisionSchema = z.discriminatedUnion(
-  'type',
-  REVIEW_DECISIONS.map(variantSchema) as unknown as [
-    ReturnType<typeof variantSchema>,
-    ...ReturnType<typeof variantSchema>[],
-  ],
-  { error: DECISION_HINT },
-);
-
 /** A parse: the value, or the first problem in a person's words. */
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
 
@@ -130,39 +99,50 @@ export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok
  * checks beyond shape (the review allows it, the edited arguments fit the tool) is the run's.
  */
 export function parseReviewDecision(value: unknown): Parsed<ReviewDecisionInput> {
-  const parsed = decisionSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, message: parsed.error.issues[0]?.message ?? DECISION_HINT };
-  const decision = parsed.data as Record<string, unknown> & { type: ReviewDecisionType };
-  const c = CARRIES[decision.type] as Carried | undefined;
-  if (c?.value === 'text') {
-    const text = (decision[c.field] as string | undefined)?.trim();
-    const { [c.field]: _, ...rest } = decision;
-    return { ok: true, value: (text ? { ...rest, [c.field]: text } : rest) as ReviewDecisionInput };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: DECISION_HINT };
+  const sent = value as Record<string, unknown>;
+  const type = sent.type;
+  if (!isReviewDecisionType(type)) return { ok: false, message: DECISION_HINT };
+  const c = CARRIES[type] as Carried | undefined;
+  // Only what the type carries is taken: fields beside it never reach history.
+  if (!c) return { ok: true, value: { type } as ReviewDecisionInput };
+  const field = Object.hasOwn(sent, c.field) ? sent[c.field] : undefined;
+  if (c.value === 'text') {
+    if (field !== undefined && typeof field !== 'string')
+      return { ok: false, message: `${type === 'reject' ? 'A rejection' : `A ${type}`}'s "${c.field}" is text.` };
+    const text = field?.trim();
+    if (c.required && !text)
+      return { ok: false, message: `A ${type} carries ${c.what}: { "type": "${type}", "${c.field}": … }.` };
+    return { ok: true, value: (text ? { type, [c.field]: text } : { type }) as ReviewDecisionInput };
   }
-  return { ok: true, value: decision as ReviewDecisionInput };
+  // JSON (the body was parsed from JSON, so it is JSON): present, and not empty text.
+  if (c.required && (field === undefined || field === ''))
+    return {
+      ok: false,
+      message: `${type === 'edit' ? 'An edit' : `A ${type}`} carries ${c.what}: { "type": "${type}", "${c.field}": … }.`,
+    };
+  return { ok: true, value: (field === undefined ? { type } : { type, [c.field]: field }) as ReviewDecisionInput };
 }
 
 /**
  * A decision in A2A's and MCP's flat form, `{ decision: "edit", args, … }` beside the call's
  * `toolCallId` and `argsHash`, or nested, `{ decision: { type: "edit", args } }`.
  */
-export function parseFlatReviewDecision(decision: unknown, beside: Readonly<Record<string, unknown>>) {
+export function parseFlatReviewDecision(
+  decision: unknown,
+  beside: Readonly<Record<string, unknown>>,
+): Parsed<ReviewDecisionInput> {
+  if (typeof decision === 'string' && !isReviewDecisionType(decision))
+    return { ok: false, message: `"decision" is one of ${REVIEW_DECISIONS.join(', ')}, or { type, … }.` };
   return parseReviewDecision(typeof decision === 'string' ? { ...beside, type: decision } : decision);
 }
 
-/**
- * The flat form's fields, as zod (MCP's tool input): `decision` names the type, and each field a
- * type carries may sit beside it; `parseFlatReviewDecision` checks the whole.
- */
-export function flatReviewDecisionShape() {
-  const shape: Record<string, z.ZodType> = {
-    decision: z.enum(REVIEW_DECISIONS).describe('What to do with the held call.'),
-  };
-  for (const type of REVIEW_DECISIONS) {
-    const c = CARRIES[type] as Carried | undefined;
-    if (c) shape[c.field] = (c.value === 'text' ? z.string() : z.unknown()).optional().describe(`${c.what} (${type})`);
-  }
-  return shape;
+/** The fields the decision types carry, once each, with the type that carries it (MCP's flat tool input). */
+export function carriedFields(): readonly (Carried & { readonly by: ReviewDecisionType })[] {
+  return REVIEW_DECISIONS.flatMap((by) => {
+    const c = CARRIES[by] as Carried | undefined;
+    return c ? [{ ...c, by }] : [];
+  });
 }
 
 /**
