@@ -21,12 +21,12 @@ type Question = Omit<PendingClarification, 'id'>;
 export function completeBatch(state: PlannerState, now: number, forcedFinal?: string): Plan {
   const batch = state.batch;
   if (!batch) throw new Error('completeBatch: no batch in progress');
-  // The batch's other calls have run (policy `whileReviewing: 'run_others'`): now its reviews wait, and its results with them.
-  const reviews = state.reviewsAfter ?? [];
+  // What could run has run, and calls are still held (policy `whileReviewing: 'run_others'`): the
+  // run waits for their decisions, and the batch's results wait with them.
+  const reviews = state.reviews;
   if (reviews.length > 0) {
-    const { reviewsAfter: _, ...rest } = state;
     return {
-      state: { ...rest, phase: 'awaiting_review', reviews, waitingSince: now, waitingRuns: [] },
+      state: { ...state, phase: 'awaiting_review', waitingSince: now, waitingRuns: [] },
       step: { type: 'await_review', reviews },
       record: [],
       notes: [],

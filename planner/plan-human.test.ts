@@ -64,14 +64,14 @@ describe("review with whileReviewing: 'run_others'", () => {
       1_000,
     );
 
-  it('runs the calls that need no review at once, and asks the reviews when they are done', () => {
+  it('runs the calls that need no review at once, asks the reviews at once, and waits for them when done', () => {
     const plan = running();
     expect(stepOf(plan, 'execute_tools').calls).toEqual([search, lookup]);
-    expect(plan.state).toMatchObject({ phase: 'tools', reviews: [], toolCallsUsed: 4 });
+    expect(plan.state).toMatchObject({ phase: 'tools', toolCallsUsed: 4 });
+    expect(plan.state.reviews.map((r) => r.toolCallId)).toEqual(['1.1', '1.3']);
     const asked = planResume(plan.state, [ok(search), ok(lookup)], 3_000);
     expect(stepOf(asked, 'await_review').reviews.map((r) => r.toolCallId)).toEqual(['1.1', '1.3']);
     expect(asked.state).toMatchObject({ phase: 'awaiting_review', waitingSince: 3_000, waitingRuns: [] });
-    expect(asked.state.reviewsAfter).toBeUndefined();
     expect(asked.record).toEqual([]);
   });
 
@@ -83,6 +83,7 @@ describe("review with whileReviewing: 'run_others'", () => {
       9_000,
     );
     expect(stepOf(decided, 'execute_tools').calls).toEqual([refund]);
+    expect(decided.state.reviews).toEqual([]);
     const done = planResume(decided.state, [ok(refund)], 10_000);
     expect(done.record.map((r) => [r.toolCallId, r.status])).toEqual([
       ['1.1', 'ok'],
@@ -92,6 +93,38 @@ describe("review with whileReviewing: 'run_others'", () => {
     ]);
     expect(stepOf(done, 'call_model').toolChoice).toBe('auto');
     expect(done.state.humanWaitMs).toBe(6_000);
+  });
+
+  it('each held call goes as its own decision comes: an accepted one runs while the other still waits', () => {
+    const asked = planResume(running().state, [ok(search), ok(lookup)], 3_000);
+    // The second reviewer is first: refund2 runs now, refund still waits for its reviewer.
+    const first = planReviewed(asked.state, { '1.3': { type: 'accept' } }, 4_000);
+    expect(stepOf(first, 'execute_tools').calls).toEqual([refund2]);
+    expect(first.state.reviews.map((r) => r.toolCallId)).toEqual(['1.1']);
+    expect(first.state.humanWaitMs).toBe(1_000);
+    // Its result is kept; the run waits again for the one still held.
+    const again = planResume(first.state, [ok(refund2)], 5_000);
+    expect(stepOf(again, 'await_review').reviews.map((r) => r.toolCallId)).toEqual(['1.1']);
+    expect(again.record).toEqual([]);
+    // A decision that runs nothing settles its call and the run waits on, its clock still going.
+    const mixed = planReviewed(
+      planResume(running().state, [ok(search), ok(lookup)], 3_000).state,
+      { '1.1': { type: 'reject' } },
+      6_000,
+    );
+    expect(stepOf(mixed, 'await_review').reviews.map((r) => r.toolCallId)).toEqual(['1.3']);
+    expect(mixed.state).toMatchObject({ phase: 'awaiting_review', waitingSince: 3_000 });
+    expect(mixed.state.batch?.results['1.1']?.status).toBe('error');
+    // The last decision: the model gets all four, in call order.
+    const last = planReviewed(again.state, { '1.1': { type: 'respond', content: 'done by hand' } }, 8_000);
+    expect(last.record.map((r) => [r.toolCallId, r.status])).toEqual([
+      ['1.1', 'ok'],
+      ['1.2', 'ok'],
+      ['1.3', 'ok'],
+      ['1.4', 'ok'],
+    ]);
+    expect(stepOf(last, 'call_model').toolChoice).toBe('auto');
+    expect(last.state.humanWaitMs).toBe(4_000);
   });
 
   it('a batch with only held calls, or with no held call, goes as before', () => {

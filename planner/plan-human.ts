@@ -12,7 +12,7 @@ import { assertNever } from '../shared/assert-never.js';
 import { completeBatch } from './complete-batch.js';
 import { keyOnceCalls } from './once-keys.js';
 import { callModel, endWait, finalize, refusal } from './plan-common.js';
-import type { Plan, PlannerState } from './plan.js';
+import type { Batch, Plan, PlannerState } from './plan.js';
 import type { ReviewDecision } from '../shared/human-input/review-decision.js';
 
 /**
@@ -55,8 +55,10 @@ export function planClarificationTimeout(state: PlannerState, now: number): Plan
 }
 
 /**
- * All pending reviews are decided: accepted and edited calls run (with the batch's other calls),
- * `respond` becomes the call's result, `reject` tells the model why.
+ * Pending reviews are decided: accepted and edited calls run (with the batch's other calls),
+ * `respond` becomes the call's result, `reject` tells the model why. With policy `whileReviewing:
+ * 'run_others'` each held call goes as its own decision comes: the undecided stay pending (and may
+ * be decided while the decided ones run); otherwise all are decided (a missing one is a rejection).
  */
 export function planReviewed(
   state: PlannerState,
@@ -70,7 +72,10 @@ export function planReviewed(
   // What a reviewer changed, told to the model with the batch's results (never between a call and its result).
   const notes: string[] = [...(batch.notes ?? [])];
   let entries = batch.entries;
+  const eachAlone = state.policy.whileReviewing === 'run_others';
+  const undecided = eachAlone ? state.reviews.filter((r) => !Object.hasOwn(decisions, r.toolCallId)) : [];
   for (const review of state.reviews) {
+    if (undecided.includes(review)) continue;
     const decision = decisions[review.toolCallId] ?? { type: 'reject', reason: 'no decision' };
     const call = entries.find((e) => e.call.toolCallId === review.toolCallId)!.call;
     switch (decision.type) {
@@ -110,12 +115,16 @@ export function planReviewed(
         assertNever(decision, 'review decision');
     }
   }
-  const next: PlannerState = {
-    ...endWait(state, now),
-    reviews: [],
-    waitingRuns: [],
-    batch: { entries, results, ...(notes.length > 0 && { notes }) },
-  };
+  const settled: Batch = { entries, results, ...(notes.length > 0 && { notes }) };
+  if (undecided.length > 0 && toRun.length === 0)
+    // Nothing to run yet: the others still wait, and so does the run.
+    return {
+      state: { ...state, reviews: undecided, batch: settled },
+      step: { type: 'await_review', reviews: undecided },
+      record: [],
+      notes: [],
+    };
+  const next: PlannerState = { ...endWait(state, now), reviews: undecided, waitingRuns: [], batch: settled };
   if (toRun.length > 0)
     return {
       state: { ...keyOnceCalls(next, toRun), phase: 'tools' },

@@ -88,9 +88,10 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     },
   };
   if (reviews.length > 0 && toRun.length > 0 && state.policy.whileReviewing === 'run_others') {
-    // The calls that need no review run now; the reviews are asked when they are done (completeBatch).
+    // The calls that need no review run now, and the reviews are asked now: a decision taken while
+    // they run counts; the run waits for one when they are done (completeBatch).
     return {
-      state: { ...keyOnceCalls(next, toRun), phase: 'tools', reviewsAfter: reviews },
+      state: { ...keyOnceCalls(next, toRun), phase: 'tools', reviews },
       step: { type: 'execute_tools', calls: toRun },
       record: [],
       notes: [],

@@ -103,11 +103,10 @@ export interface PlannerState {
   readonly disabled: Readonly<Record<string, { readonly reason: string; readonly untilTurn: number | null }>>;
   readonly batch: Batch | null;
   readonly clarification: PendingClarification | null;
+  /** Held calls waiting for a decision (in phase `tools` too, with policy `whileReviewing: 'run_others'`). */
   readonly reviews: readonly PendingReview[];
   /** Admitted calls of the batch that run together with the reviewed ones once all are decided. */
   readonly waitingRuns: readonly ToolCall[];
-  /** Reviews of the batch asked once its other calls have run (policy `whileReviewing: 'run_others'`). */
-  readonly reviewsAfter?: readonly PendingReview[];
   readonly lastToolChoice: ToolChoice;
   /** Set once a cap, a loop or a human ends the run: the reason for the forced final turn. */
   readonly finalizing: string | null;

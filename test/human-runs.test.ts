@@ -142,7 +142,7 @@ describe('review of tool calls', () => {
     await recordHistory(handle, `review-${name}`);
   });
 
-  it("whileReviewing 'run_others': the batch's free calls run at once, reviews in any order over two surfaces, a restart between them loses nothing", async () => {
+  it("whileReviewing 'run_others': the free calls run at once, each held call as its decision comes, in any order over two surfaces, a restart between them loses nothing", async () => {
     const before = { refund: calls.issue_refund ?? 0, lookup: calls.lookup_order ?? 0 };
     const { model, scripted } = w.script([
       scriptStep.calls([
@@ -159,7 +159,8 @@ describe('review of tool calls', () => {
       model,
       policy: { whileReviewing: 'run_others' },
     });
-    const { reviews } = await awaiting(handle, 'awaiting_review');
+    // The reviews are asked at once; untilIdle returns when nothing but a person is left to wait for.
+    const { reviews } = await handle.executeUpdate(untilIdleUpdate);
     expect(reviews.map((r) => r.args)).toEqual([
       { orderId: 'A-1', amount: 60 },
       { orderId: 'A-3', amount: 70 },
@@ -168,15 +169,22 @@ describe('review of tool calls', () => {
     expect((calls.issue_refund ?? 0) - before.refund).toBe(1);
     expect((calls.lookup_order ?? 0) - before.lookup).toBe(1);
     const [first, second] = reviews as [(typeof reviews)[0], (typeof reviews)[0]];
-    // The second first, by Update; then the worker restarts; then the first, by Signal.
+    // The second first, by Update: it runs at once, while the first still waits for its reviewer.
     await handle.executeUpdate(reviewToolCallUpdate, {
-      args: [{ toolCallId: second.toolCallId, argsHash: second.argsHash, decision: { type: 'reject', reason: 'no' } }],
+      args: [{ toolCallId: second.toolCallId, argsHash: second.argsHash, decision: { type: 'accept' } }],
     });
+    const waiting = await waitFor(async () => {
+      const s = await handle.executeUpdate(untilIdleUpdate);
+      return s.reviews.length === 1 ? s : undefined;
+    }, 'the first review alone');
+    expect(waiting).toMatchObject({ phase: 'awaiting_review', reviews: [{ toolCallId: first.toolCallId }] });
+    expect((calls.issue_refund ?? 0) - before.refund).toBe(2);
+    // The worker restarts; then the first is rejected, by Signal.
     await w.restart();
     await handle.signal(reviewToolCallSignal, {
       toolCallId: first.toolCallId,
       argsHash: first.argsHash,
-      decision: { type: 'accept' },
+      decision: { type: 'reject', reason: 'no' },
     });
     expect((await handle.result()).answer).toBe('Done.');
     // A third decision, on a call already settled, is refused and changes nothing.
@@ -198,16 +206,22 @@ describe('review of tool calls', () => {
     await expect(
       settled.executeUpdate(reviewToolCallUpdate, { args: [{ ...decided, decision: { type: 'reject' } }] }),
     ).rejects.toMatchObject({ cause: { details: [{ code: 'already_decided' }] } });
+    // B-1 ran as its decision came; B-2 still waits (cancelled, it never runs).
+    await waitFor(
+      async () => ((await settled.executeUpdate(untilIdleUpdate)).reviews.length === 1 ? true : undefined),
+      'B-2 alone',
+    );
     await settled.signal(cancelSignal, 'done with the test');
-    // Each call ran once: the unreviewed one and the accepted one; the rejected one never.
-    expect((calls.issue_refund ?? 0) - before.refund).toBe(2);
+    await settled.result();
+    // Each call ran once: the unreviewed one and the accepted ones; the rejected one and the cancelled one never.
+    expect((calls.issue_refund ?? 0) - before.refund).toBe(3);
     expect((calls.lookup_order ?? 0) - before.lookup).toBe(1);
     // The model got the whole batch, in call order, after the last decision.
     const results = scripted.requests[1]!.messages.filter((m) => m.role === 'tool');
     expect(results.map((m) => m.content)).toMatchObject([
-      { refunded: 60, orderId: 'A-1' },
-      { id: 'A-2' },
       { error: { code: 'rejected_by_human' } },
+      { id: 'A-2' },
+      { refunded: 70, orderId: 'A-3' },
       { refunded: 20, orderId: 'A-4' },
     ]);
   });

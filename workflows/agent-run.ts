@@ -227,7 +227,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
     };
     const moves: AsyncLoopMoves = {
       async take_step({ state, step, handOverDue }) {
-        await parent.notify(state, step.type === 'await_clarification' || step.type === 'await_review');
+        // Reviews are pending in an await_review step, or while the calls beside them run (`run_others`).
+        await parent.notify(state, step.type === 'await_clarification' || state.reviews.length > 0);
         narrator.taking(step);
         const working = messages.working(step);
         const happened = await takeStep(step, {

@@ -166,9 +166,13 @@ export class RunInbox {
     return answer;
   }
 
-  /** True when every pending review has a decision. */
+  /**
+   * True when the planner can act on the pending reviews: every one has a decision, or (policy
+   * `whileReviewing: 'run_others'`, where each held call goes as its decision comes) one has.
+   */
   decided(state: PlannerState): boolean {
-    return state.reviews.every((r) => this.decisions[r.toolCallId]);
+    const has = (r: PlannerState['reviews'][number]) => Object.hasOwn(this.decisions, r.toolCallId);
+    return state.policy.whileReviewing === 'run_others' ? state.reviews.some(has) : state.reviews.every(has);
   }
 
   /** The planner's form of the decisions taken. */

@@ -107,8 +107,8 @@ export interface AgentPolicy {
   readonly onOutcomeUnknown: 'clarify' | 'inform';
   /**
    * A batch with calls held for review: `hold_batch` (default) runs its other calls with the
-   * reviewed ones once every review is decided; `run_others` runs them at once, and the reviews
-   * wait after them. Either way the model gets the batch's results together.
+   * reviewed ones once every review is decided; `run_others` runs them at once, and each held
+   * call as its own decision comes. Either way the model gets the batch's results together.
    */
   readonly whileReviewing: 'hold_batch' | 'run_others';
   /**
