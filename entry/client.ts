@@ -24,7 +24,7 @@ export {
 export { AgentRunHandle } from '../client/agent-run-handle.js';
 export { NotPendingError } from '../client/not-pending-error.js';
 export { TenantRunsLimitError, type MaxRunsPerTenant } from '../client/tenant-runs-limit.js';
-export { refusalCodeOf, type HumanInputRefusal } from '../shared/failures/human-input-refusal.js';
+export { refusalCodeOf, type HumanInputRefusal } from '../shared/human-input/refusal.js';
 export { pollRun, type PollOptions } from '../client/poll-run.js';
 export { runEvents, type EventOptions, type RunEventItem } from '../client/run-events.js';
 export {

@@ -19,6 +19,7 @@ export {
   planClarificationAnswer,
   planClarificationTimeout,
   planReviewed,
+  checkReview,
   planCancel,
   planResumed,
   clarificationTimeLeft,

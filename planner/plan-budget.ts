@@ -157,6 +157,12 @@ export function tenantAllowanceLeft(
   return left.tokens > 0 || left.costUsd > 0 ? left : undefined;
 }
 
+/**
+ * Every amount an extension adds, none optional: a field added to the budget decision
+ * (shared/human-input/budget-decision.ts) fails `tsc` here until the planner applies it.
+ */
+type Extension = { readonly [K in Exclude<keyof Extract<BudgetDecision, { type: 'extend' }>, 'type'>]-?: number };
+
 /** A person's decision on a budget request: extend (then the deferred step, or ask again if still short) or stop. */
 export function planBudgetDecision(
   state: PlannerState,
@@ -186,18 +192,14 @@ export function planBudgetDecision(
   if (spent) {
     // An allowance for this run past the tenant's window, from what it has used now; the run's own budget is unchanged.
     const { tokens, costUsd } = used(waited);
+    const adds: Extension = { tokens: decision.tokens ?? 0, costUsd: decision.costUsd ?? 0 };
     const allowed: PlannerState = {
       ...waited,
-      tenantAllowance: {
-        tokens: decision.tokens ?? 0,
-        costUsd: decision.costUsd ?? 0,
-        fromTokens: tokens,
-        fromCostUsd: costUsd,
-      },
+      tenantAllowance: { ...adds, fromTokens: tokens, fromCostUsd: costUsd },
     };
     return { state: resumed(allowed, step.next, now), step: step.next, record: [], notes: [] };
   }
-  const extra = {
+  const extra: Extension = {
     tokens: (waited.budgetExtra?.tokens ?? 0) + (decision.tokens ?? 0),
     costUsd: Math.round(((waited.budgetExtra?.costUsd ?? 0) + (decision.costUsd ?? 0)) * 1e9) / 1e9,
   };

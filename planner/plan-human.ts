@@ -1,7 +1,7 @@
 /**
- * A human's part in a run: clarification answers and timeouts, review decisions, pauses and
- * cancel. Validation of what the human sent happens before this (in the Update validators);
- * these functions only decide. Workflow-safe, deterministic.
+ * A human's part in a run: clarification answers and timeouts, review decisions — the run's gate
+ * for each one (`checkReview`, in the Update validator, before anything enters history) and what
+ * the decided ones do (`planReviewed`) — pauses and cancel. Workflow-safe, deterministic.
  */
 import type { JsonValue } from '../shared/json/json.js';
 import { toolError } from '../shared/failures/tool-error.js';
@@ -13,7 +13,19 @@ import { completeBatch } from './complete-batch.js';
 import { keyOnceCalls } from './once-keys.js';
 import { callModel, endWait, finalize, refusal } from './plan-common.js';
 import type { Batch, Plan, PlannerState } from './plan.js';
-import type { ReviewDecision } from '../shared/human-input/review-decision.js';
+import {
+  allowedDecisions,
+  parseReviewDecision,
+  type DecidedReview,
+  type ReviewDecision,
+  type ReviewDecisionInput,
+} from '../shared/human-input/review-decision.js';
+import type { AnyTool } from '../shared/tools/define-tool.js';
+import { argsHash } from '../shared/identity/hash.js';
+import { checkToolCall } from '../shared/guards/validate-arguments.js';
+import { MAX_HUMAN_INPUT_CHARS } from '../shared/size-limits.js';
+import type { PendingReview } from '../shared/human-input/pending-review.js';
+import { refuse, type Checked } from '../shared/human-input/refusal.js';
 
 /**
  * How long the pending question may still wait, in ms; null when it waits for ever. Measured from
@@ -52,6 +64,94 @@ export function planClarificationTimeout(state: PlannerState, now: number): Plan
   return callModel(next, 'auto', [
     `Nobody answered "${question}" in time. Continue without it, or say what you cannot do.`,
   ]);
+}
+
+/**
+ * The run's gate (its Update validator and handler): one decision checked against what only the
+ * run knows — the review is pending, the arguments hash is current, the tool allows the decision,
+ * an edit's arguments fit the tool. Returns the planner's form of it, with the arguments hash it is about
+ * and the decision as sent. A decision for other arguments (stale hash) fails closed; once a
+ * decision counted, any other — the same decision again from someone else included — is refused
+ * `already_decided`, naming the one that counted (`repeat: 'ignore'` makes the same decision a no-op
+ * instead: the handler's own check, which replays older histories where a repeat was taken).
+ */
+export function checkReview(
+  pending: readonly PendingReview[],
+  decided: Readonly<Record<string, DecidedReview>>,
+  tools: ReadonlyMap<string, AnyTool>,
+  input: { readonly toolCallId: string; readonly argsHash: string; readonly decision: ReviewDecisionInput },
+  repeat: 'refuse' | 'ignore' = 'refuse',
+): Checked<DecidedReview | undefined> {
+  if (!input || typeof input !== 'object' || !input.decision || typeof input.toolCallId !== 'string')
+    return refuse('Expected { toolCallId, argsHash, decision }.');
+  // Own keys only: a toolCallId of `__proto__` or `constructor` names no decision.
+  const previous = Object.hasOwn(decided, input.toolCallId) ? decided[input.toolCallId] : undefined;
+  const review = pending.find((r) => r.toolCallId === input.toolCallId);
+  if (!review && !previous)
+    return refuse(`No review is pending for tool call "${String(input.toolCallId)}".`, 'not_pending');
+  const expected = review?.argsHash ?? previous!.argsHash;
+  if (input.argsHash !== expected)
+    return refuse(
+      `Stale decision: tool call ${input.toolCallId} has arguments ${expected}, not ${String(input.argsHash)}.`,
+      'stale_review',
+    );
+  // Bounded first: the decision enters history, the state and the transcript.
+  const sent = jsonText(input.decision);
+  if (sent === undefined || sent.length > MAX_HUMAN_INPUT_CHARS)
+    return refuse(
+      `The decision is larger than ${MAX_HUMAN_INPUT_CHARS} characters of JSON (or is not JSON); send a shorter one.`,
+    );
+  if (previous) {
+    if (previous.sent === sent && repeat === 'ignore') return { ok: true, value: undefined };
+    return refuse(
+      `Tool call ${input.toolCallId} was already decided: ${previous.sent.slice(0, 300)} counted.`,
+      'already_decided',
+    );
+  }
+  const decision = toDecision(review!, tools, input.decision);
+  return decision.ok ? { ok: true, value: { argsHash: expected, decision: decision.value, sent } } : decision;
+}
+
+function toDecision(
+  review: PendingReview,
+  tools: ReadonlyMap<string, AnyTool>,
+  sent: ReviewDecisionInput,
+): Checked<ReviewDecision> {
+  const parsed = parseReviewDecision(sent);
+  if (!parsed.ok) return refuse(parsed.message);
+  const d = parsed.value;
+  const allowed = allowedDecisions(review);
+  if (!allowed.includes(d.type))
+    return refuse(`${review.name} does not allow "${d.type}" in review; allowed: ${allowed.join(', ')}.`);
+  switch (d.type) {
+    case 'accept':
+    case 'reject':
+    case 'respond':
+      return { ok: true, value: d };
+    case 'edit': {
+      const checked = checkToolCall(
+        { name: review.name, arguments: JSON.stringify(d.args ?? null) },
+        [...tools.values()],
+        { toolCallId: review.toolCallId },
+      );
+      if (checked.failure) {
+        const message = checked.failure.status === 'error' ? checked.failure.error.message : 'invalid arguments';
+        return refuse(`The edited arguments are invalid for ${review.name}: ${message}`);
+      }
+      return { ok: true, value: { type: 'edit', args: checked.call.args, argsHash: argsHash(checked.call.args) } };
+    }
+    default:
+      return assertNever(d, 'review decision');
+  }
+}
+
+/** `value` as JSON text, or undefined when it has none (too deep for the stack, a cycle). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -7,6 +7,9 @@
 
 const KiB = 1024;
 
+/** The largest answer, review decision or message a person may send, in characters (of JSON for objects). */
+export const MAX_HUMAN_INPUT_CHARS = 20_000;
+
 /** Temporal's server-side limit for one payload (blob): above it the server refuses the write. */
 export const TEMPORAL_PAYLOAD_LIMIT_BYTES = 2 * KiB * KiB;
 

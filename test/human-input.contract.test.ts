@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
 const TABLE = join(ROOT, 'shared', 'human-input', 'review-decision.ts');
+const BUDGET = join(ROOT, 'shared', 'human-input', 'budget-decision.ts');
 
 /** The project's files with errors when `file` reads `text` instead; tests left out (they are not places that handle input). */
 function failingWith(file: string, text: string): string[] {
@@ -49,13 +50,25 @@ describe('one home for what a person says to a run', () => {
       // How the CLI says what it did, and how the inbox names a decision (and offers it).
       'cli/commands/review.ts',
       'client/http/inbox-page.ts',
-      // What the planner does with it.
+      // What the run's gate makes of it, and what the planner does with it.
       'planner/plan-human.ts',
       // What it carries: its row in the one table.
       'shared/human-input/review-decision.ts',
-      // What the run's gate makes of it.
-      'workflows/human-input.ts',
     ]);
+  }, 300_000);
+
+  it('a new field of a budget extension fails tsc where the planner applies an extension, once schema and type agree', () => {
+    const original = readFileSync(BUDGET, 'utf8');
+    const inSchema = '  })\n  .refine((d) => d.tokens !== undefined';
+    const inType = 'readonly costUsd?: number }';
+    expect(original).toContain(inSchema);
+    expect(original).toContain(inType);
+    // The schema alone, or the type alone: the file's own check fails (they must say the same).
+    const schemaOnly = original.replace(inSchema, `    steps: z.number().int().positive().optional(),\n${inSchema}`);
+    expect(failingWith(BUDGET, schemaOnly)).toEqual(['shared/human-input/budget-decision.ts']);
+    // Both: the planner, which must add the new amount to the run's budget.
+    const both = schemaOnly.replace(inType, 'readonly costUsd?: number; readonly steps?: number }');
+    expect(failingWith(BUDGET, both)).toEqual(['planner/plan-budget.ts']);
   }, 300_000);
 
   it('client/, cli/ and the servers read the run contract and the human-input modules, never planner/', () => {

@@ -15,7 +15,8 @@ import type { ToolCall } from '../shared/tools/tool-call.js';
 import { errorChain, fromError, toolError, type ToolError } from '../shared/failures/tool-error.js';
 import { errorResult, type ToolResult } from '../shared/tools/tool-result.js';
 import type { ErrorSummary, PendingClarification, PendingReview, PlannerState } from '../planner/index.js';
-import { HumanInputError, validateAnswer } from './human-input.js';
+import { accepted, HumanInputError } from './human-input.js';
+import { checkAnswer } from '../shared/human-input/answer.js';
 import {
   answerClarificationSignal,
   cancelSignal,
@@ -86,7 +87,7 @@ export class ChildRuns {
 
   /** Checks an answer meant for a child; throws HumanInputError as the child would. */
   checkAnswer(to: { child: Child; id: string }, answer: ClarificationAnswer): void {
-    validateAnswer(to.child.status?.clarification ?? null, { id: to.id, answer: answer.answer });
+    accepted(checkAnswer(to.child.status?.clarification ?? null, { id: to.id, answer: answer.answer }));
   }
 
   /** Sends a checked answer to its child; the parent's copy of the question closes until the child asks again. */

@@ -1,8 +1,10 @@
 /** A refused answer or decision carries a stable code that survives Temporal's failure converter. */
 import { describe, expect, it } from 'vitest';
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
-import { HumanInputError, validateAnswer, validateReview } from './human-input.js';
-import { refusalCodeOf } from '../shared/failures/human-input-refusal.js';
+import { accepted, HumanInputError } from './human-input.js';
+import { checkAnswer } from '../shared/human-input/answer.js';
+import { checkReview } from '../planner/plan-human.js';
+import { refusalCodeOf } from '../shared/human-input/refusal.js';
 import { z } from 'zod';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 
@@ -21,6 +23,8 @@ function decodedCode(act: () => void): { code: string | undefined; message: stri
   throw new Error('not refused');
 }
 
+const validateAnswer = (...a: Parameters<typeof checkAnswer>) => accepted(checkAnswer(...a));
+const validateReview = (...a: Parameters<typeof checkReview>) => accepted(checkReview(...a));
 const pending = { id: 'q1' } as Parameters<typeof validateAnswer>[0];
 const review = { toolCallId: '2.1', name: 'refund', argsHash: 'h1' } as Parameters<typeof validateReview>[0][number];
 

@@ -7,9 +7,10 @@
 import { setHandler } from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import type { JsonValue } from '../shared/json/json.js';
-import type { PlannerState } from '../planner/index.js';
 import type { DecidedReview, ReviewDecision } from '../shared/human-input/review-decision.js';
-import { HumanInputError, validateAnswer, validateReview } from './human-input.js';
+import { checkReview, type PlannerState } from '../planner/index.js';
+import { accepted, HumanInputError } from './human-input.js';
+import { checkAnswer } from '../shared/human-input/answer.js';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
@@ -83,7 +84,7 @@ export class RunInbox {
     children: ChildRuns,
     heard: (kind: HumanKind, id: string, detail: JsonValue) => void = () => {},
   ): void {
-    const checkAnswer = (a: ClarificationAnswer) => {
+    const validateAnswer = (a: ClarificationAnswer) => {
       const to = children.route(a?.id);
       if (to) return children.checkAnswer(to, a);
       // A second answer would silently replace the first, and its sender would never know.
@@ -95,7 +96,7 @@ export class RunInbox {
           `Question ${String(a?.id)} was already answered: ${this.#answered?.text ?? 'an answer'} counted.`,
           'already_decided',
         );
-      validateAnswer(state().clarification, a, tools);
+      accepted(checkAnswer(state().clarification, a, tools));
     };
     const takeAnswer = async (a: ClarificationAnswer) => {
       heard('answer', a.id, a.answer);
@@ -106,34 +107,34 @@ export class RunInbox {
         this.#answered = { id: a.id, text: JSON.stringify(a.answer).slice(0, 300) };
       }
     };
-    const checkReview = (r: ReviewInput) => {
+    const validateReview = (r: ReviewInput) => {
       const to = children.route(r?.toolCallId);
       if (to) return children.checkReview(to, r);
-      validateReview(state().reviews, this.decisions, tools, r);
+      accepted(checkReview(state().reviews, this.decisions, tools, r));
     };
     const takeReview = async (r: ReviewInput) => {
       heard('review', r.toolCallId, r.decision as JsonValue);
       const to = children.route(r.toolCallId);
       if (to) return children.forwardReview(to, r);
-      const decided = validateReview(state().reviews, this.decisions, tools, r, 'ignore');
+      const decided = accepted(checkReview(state().reviews, this.decisions, tools, r, 'ignore'));
       if (decided) this.decisions[r.toolCallId] = decided; // undefined: the same decision again, a no-op
     };
     setHandler(answerClarificationUpdate, takeAnswer, {
-      validator: checkAnswer,
+      validator: validateAnswer,
       description: 'Answer the pending clarification: { id, answer }.',
     });
     setHandler(reviewToolCallUpdate, takeReview, {
-      validator: checkReview,
+      validator: validateReview,
       description: 'Decide a pending tool call: accept, edit (new args), respond (content), reject (reason).',
     });
     // Signals cannot be refused; an invalid one is dropped and what it was about stays open.
     setHandler(
       answerClarificationSignal,
-      (a: ClarificationAnswer) => (this.signalsTaken++, ignoreRefused(checkAnswer, takeAnswer, a)),
+      (a: ClarificationAnswer) => (this.signalsTaken++, ignoreRefused(validateAnswer, takeAnswer, a)),
     );
     setHandler(
       reviewToolCallSignal,
-      (r: ReviewInput) => (this.signalsTaken++, ignoreRefused(checkReview, takeReview, r)),
+      (r: ReviewInput) => (this.signalsTaken++, ignoreRefused(validateReview, takeReview, r)),
     );
     setHandler(pauseSignal, () => {
       this.signalsTaken++;

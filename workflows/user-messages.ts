@@ -16,7 +16,8 @@ import {
   type UserMessage,
   type Working,
 } from '../planner/index.js';
-import { HumanInputError, MAX_HUMAN_INPUT_CHARS } from './human-input.js';
+import { HumanInputError } from './human-input.js';
+import { MAX_HUMAN_INPUT_CHARS } from '../shared/size-limits.js';
 import type { CarriedMessages } from './contract/agent-run.js';
 import { sendMessageUpdate, type UserMessageInput } from './contract/human-messages.js';
 import type { HumanKind } from './contract/run-event.js';

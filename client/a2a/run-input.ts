@@ -10,7 +10,7 @@
 import type { AgentRunHandle } from '../agent-run-handle.js';
 import { NotPendingError } from '../not-pending-error.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
-import { refusalCodeOf, type HumanInputRefusal } from '../../shared/failures/human-input-refusal.js';
+import { refusalCodeOf, type HumanInputRefusal } from '../../shared/human-input/refusal.js';
 import { parseFlatReviewDecision } from '../../shared/human-input/review-decision.js';
 import { parseBudgetDecision } from '../../shared/human-input/budget-decision.js';
 import type { BudgetDecision, ReviewDecisionInput } from '../../workflows/contract/index.js';

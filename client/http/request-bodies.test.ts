@@ -1,7 +1,7 @@
 /** Request bodies: 400 for what is not a JSON object, 422 naming the field that does not fit. */
 import { describe, expect, it } from 'vitest';
 import { HttpError } from './http-error.js';
-import { answerBody, chatBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
+import { answerBody, chatBody, messageBody, parseBody, startRunBody } from './request-bodies.js';
 
 function refusal(act: () => unknown): { status: number; code: string; message: string } {
   try {
@@ -28,15 +28,6 @@ describe('parseBody', () => {
       'invalid_input',
       /"questionId" is text/,
     ],
-    ['an unknown decision', reviewBody, { decision: { type: 'maybe' } }, 422, 'invalid_input', /A decision is/],
-    [
-      'a reject reason that is not text',
-      reviewBody,
-      { decision: { type: 'reject', reason: 1 } },
-      422,
-      'invalid_input',
-      /"reason" is text/,
-    ],
     ['an empty message', messageBody, { text: '' }, 422, 'invalid_input', /"text" is non-empty text/],
     [
       'an update id too long',
@@ -62,10 +53,6 @@ describe('parseBody', () => {
   });
 
   it('gives back what fits, unknown keys of a UI message kept', () => {
-    expect(parseBody(reviewBody, { argsHash: 'h', decision: { type: 'edit', args: { a: 1 } } }, 'x')).toEqual({
-      argsHash: 'h',
-      decision: { type: 'edit', args: { a: 1 } },
-    });
     expect(
       parseBody(
         chatBody,

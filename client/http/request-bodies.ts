@@ -5,7 +5,6 @@
  * shape only. AG-UI's body is `@ag-ui/core`'s own `RunAgentInputSchema`. Node-only.
  */
 import { z } from 'zod';
-import { parseReviewDecision, type ReviewDecisionInput } from '../../shared/human-input/review-decision.js';
 import { parseBudgetDecision, type BudgetDecision } from '../../shared/human-input/budget-decision.js';
 import { HttpError } from './http-error.js';
 
@@ -25,14 +24,6 @@ export const answerValue = z.union([z.string(), z.record(z.string(), z.unknown()
 
 export const answerBody = z.object({ answer: answerValue, questionId: text('"questionId"').optional() });
 
-/** A review decision as a person sends it: the one parser of shared/human-input/review-decision.ts. */
-export const decision = z.unknown().transform((value, ctx): ReviewDecisionInput => {
-  const parsed = parseReviewDecision(value);
-  if (parsed.ok) return parsed.value;
-  ctx.addIssue({ code: 'custom', message: parsed.message });
-  return z.NEVER;
-});
-
 /** A decision on a budget request: the one parser of shared/human-input/budget-decision.ts (the run checks the limit used up). */
 export const budgetDecision = z.unknown().transform((value, ctx): BudgetDecision => {
   const parsed = parseBudgetDecision(value);
@@ -42,8 +33,6 @@ export const budgetDecision = z.unknown().transform((value, ctx): BudgetDecision
 });
 
 export const budgetBody = z.object({ requestId: text('"requestId"').optional(), decision: budgetDecision });
-
-export const reviewBody = z.object({ argsHash: text('"argsHash"').optional(), decision });
 
 export const messageBody = z.object({
   text: nonEmpty('"text"'),

@@ -9,7 +9,9 @@ import { agentName, authorized, authorizedThread, body, startThread, type HttpCo
 import { HttpError } from './http-error.js';
 import { answerOf } from './human-actions.js';
 import { MAX_PAGE, readInbox } from './inbox.js';
-import { answerBody, cancelBody, messageBody, parseBody, reviewBody, startRunBody } from './request-bodies.js';
+import { answerBody, cancelBody, messageBody, parseBody, startRunBody } from './request-bodies.js';
+import { parseReviewRequest } from '../../shared/human-input/review-decision.js';
+import { isJsonObject } from '../../shared/json/json.js';
 import { runError } from './run-errors.js';
 import { isScoped, runScope, unscoped } from './run-scope.js';
 import { actOn, closedError, isOpen, lookupThread } from './thread.js';
@@ -76,11 +78,15 @@ export async function review(
   toolCallId: string,
 ): Promise<Response> {
   await authorized(ctx, request, 'review', run.workflowId);
-  const input = parseBody(reviewBody, await body(ctx, request), '{ argsHash, decision }');
-  // Parsed by reviewBody's decision schema: what it read, never fields beside it.
-  const decision = input.decision;
+  const sent = await body(ctx, request);
+  if (!isJsonObject(sent))
+    throw new HttpError(400, 'invalid_request', 'Expected { argsHash, decision } as a JSON object.');
+  const input = parseReviewRequest(sent);
+  if (!input.ok) throw new HttpError(422, 'invalid_input', input.message);
+  // What the parser read, never fields beside it.
+  const { decision } = input.value;
   const own = await ownId(ctx, run, toolCallId);
-  const target = input.argsHash !== undefined ? { toolCallId: own, argsHash: input.argsHash } : own;
+  const target = input.value.argsHash !== undefined ? { toolCallId: own, argsHash: input.value.argsHash } : own;
   const decided = await actOn(ctx, run, () => run.review(target, decision));
   return Response.json({ runId: run.workflowId, toolCallId, argsHash: decided.argsHash, decision: decision.type });
 }

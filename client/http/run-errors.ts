@@ -7,7 +7,7 @@
  * goes to the handler's `onError`). Node-only (client side).
  */
 import { NotPendingError } from '../not-pending-error.js';
-import { CONFLICT_REFUSALS, refusalCodeOf } from '../../shared/failures/human-input-refusal.js';
+import { CONFLICT_REFUSALS, refusalCodeOf } from '../../shared/human-input/refusal.js';
 import { HttpError } from './http-error.js';
 
 /** The HttpError for `error`, thrown by a client call on run `workflowId`. */

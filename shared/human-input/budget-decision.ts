@@ -53,9 +53,19 @@ export type BudgetDecision =
   | { readonly type: 'extend'; readonly tokens?: number; readonly costUsd?: number }
   | { readonly type: 'stop'; readonly reason?: string };
 
-// The schema's output is exactly this type: a field added to one and not the other fails `tsc` here.
+// The schema's output is exactly this type — each variant the same fields, of the same types — so
+// a field added to one and not the other fails `tsc` here.
 type Output = z.output<typeof budgetDecisionSchema>;
-const sameAsSchema: [Output, BudgetDecision] extends [BudgetDecision, Output] ? true : never = true;
+type Fields<D, T> = keyof Extract<D, { type: T }>;
+type SameFields<T extends BudgetDecision['type']> = [Fields<Output, T>, Fields<BudgetDecision, T>] extends [
+  Fields<BudgetDecision, T>,
+  Fields<Output, T>,
+]
+  ? true
+  : never;
+const sameAsSchema: [Output, BudgetDecision] extends [BudgetDecision, Output]
+  ? SameFields<'extend'> & SameFields<'stop'>
+  : never = true;
 void sameAsSchema;
 
 /** A budget decision as a person sent it, checked for shape and bounds (a stop's reason trimmed, left out when blank). */

@@ -5,6 +5,7 @@ import {
   isReviewDecisionType,
   parseFlatReviewDecision,
   parseReviewDecision,
+  parseReviewRequest,
   reviewDecisionJsonSchema,
   REVIEW_DECISIONS,
   type ReviewDecision,
@@ -64,6 +65,23 @@ describe('the review-decision family', () => {
     expect(parseFlatReviewDecision('edit', beside)).toEqual({ ok: true, value: { type: 'edit', args: { amount: 5 } } });
     expect(parseFlatReviewDecision({ type: 'accept' }, beside)).toEqual({ ok: true, value: { type: 'accept' } });
     expect(parseFlatReviewDecision('respond', beside).ok).toBe(false);
+  });
+
+  it("takes REST's body, { argsHash?, decision }, and nothing beside it", () => {
+    expect(parseReviewRequest({ argsHash: 'h', decision: { type: 'edit', args: { a: 1 } }, extra: 1 })).toEqual({
+      ok: true,
+      value: { argsHash: 'h', decision: { type: 'edit', args: { a: 1 } } },
+    });
+    expect(parseReviewRequest({ decision: { type: 'accept' } })).toEqual({
+      ok: true,
+      value: { decision: { type: 'accept' } },
+    });
+    expect(parseReviewRequest({ argsHash: 3, decision: { type: 'accept' } })).toEqual({
+      ok: false,
+      message: '"argsHash" is text.',
+    });
+    expect(parseReviewRequest({ decision: { type: 'maybe' } })).toMatchObject({ ok: false, message: /A decision is/ });
+    expect(parseReviewRequest({})).toMatchObject({ ok: false, message: /A decision is/ });
   });
 
   it('derives the JSON Schema and the CLI argument from the same table', () => {

@@ -125,6 +125,20 @@ export function parseReviewDecision(value: unknown): Parsed<ReviewDecisionInput>
 }
 
 /**
+ * A review as REST sends it, for the call its path names: `{ argsHash?, decision }`, the decision
+ * nested; `argsHash` (the arguments the reviewer saw) is the run's to check.
+ */
+export function parseReviewRequest(
+  body: Readonly<Record<string, unknown>>,
+): Parsed<{ readonly argsHash?: string; readonly decision: ReviewDecisionInput }> {
+  const argsHash = Object.hasOwn(body, 'argsHash') ? body.argsHash : undefined;
+  if (argsHash !== undefined && typeof argsHash !== 'string') return { ok: false, message: '"argsHash" is text.' };
+  const decision = parseReviewDecision(Object.hasOwn(body, 'decision') ? body.decision : undefined);
+  if (!decision.ok) return decision;
+  return { ok: true, value: { ...(argsHash !== undefined && { argsHash }), decision: decision.value } };
+}
+
+/**
  * A decision in A2A's and MCP's flat form, `{ decision: "edit", args, … }` beside the call's
  * `toolCallId` and `argsHash`, or nested, `{ decision: { type: "edit", args } }`.
  */

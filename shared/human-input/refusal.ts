@@ -1,7 +1,8 @@
 /**
  * Why a run refused what a person sent (an answer, a review decision, a message): a stable code,
  * carried as the first detail of the workflow's `HumanInputError` so clients map it without
- * reading message text. Plain data; workflow-safe.
+ * reading message text; and `Checked`, what the run's checks of human input give (answer.ts,
+ * review-decision.ts). Plain data; workflow-safe.
  */
 
 /** `not_pending`: nothing is pending under that id; `stale_review`: the arguments changed;
@@ -21,4 +22,18 @@ export function refusalCodeOf(details: unknown): HumanInputRefusal | undefined {
   const first = Array.isArray(details) ? (details[0] as { code?: unknown } | undefined) : undefined;
   const code = first && typeof first === 'object' ? first.code : undefined;
   return typeof code === 'string' && REFUSALS.includes(code) ? (code as HumanInputRefusal) : undefined;
+}
+
+/** A refusal: the reason in a person's words, and its code. */
+export interface Refusal {
+  readonly ok: false;
+  readonly message: string;
+  readonly code: HumanInputRefusal;
+}
+
+/** What a run's check of human input gives: the value to take, or why it is refused. */
+export type Checked<T> = { readonly ok: true; readonly value: T } | Refusal;
+
+export function refuse(message: string, code: HumanInputRefusal = 'invalid_input'): Refusal {
+  return { ok: false, message, code };
 }

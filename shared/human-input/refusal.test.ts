@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFLICT_REFUSALS, refusalCodeOf } from './human-input-refusal.js';
+import { CONFLICT_REFUSALS, refusalCodeOf } from './refusal.js';
 
 describe('refusalCodeOf', () => {
   it('reads each refusal code from the first detail of a HumanInputError', () => {
