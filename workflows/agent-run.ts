@@ -1,14 +1,13 @@
 /**
  * agentRun: one durable agent run. The planner's loop (planner/run-loop.ts) decides; this file is
- * its Temporal driver: it records each plan (transcript, step log, search attributes, UI details),
- * takes steps (take-step.ts), waits out pauses, continues as new, and answers Queries and Updates.
+ * its Temporal driver: it assembles the run's parts (the inbox of what people send, messages,
+ * budget requests, children, the stream and its narrator, the status push), records each plan
+ * (transcript, step log, search attributes, UI details), takes steps (take-step.ts), waits out
+ * pauses, and hands over to the parts that end it (run-end.ts) or continue it as new (hand-over.ts).
  */
 import {
-  ApplicationFailure,
   CancellationScope,
-  allHandlersFinished,
   condition,
-  continueAsNew,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -20,14 +19,13 @@ import type { TranscriptSlice } from '../shared/model/transcript.js';
 import {
   planStart,
   resolvePolicy,
-  runOutcome,
   toolboxOf,
   transcriptEntries,
   type LoopSignals,
   type Plan,
   type PlannerState,
 } from '../planner/index.js';
-import { runLoop, type AsyncLoopMoves, type LoopDriver, type LoopFinish } from '../planner/run-loop.js';
+import { runLoop, type AsyncLoopMoves, type LoopDriver } from '../planner/run-loop.js';
 import { BudgetRequests } from './budget-requests.js';
 import { CairnAgent, CairnPhase, searchPhase } from './contract/search-attributes.js';
 import { runDetails, runState } from './run-details.js';
@@ -38,11 +36,13 @@ import { ChildRuns, ParentLink } from './child-runs.js';
 import { RunStream } from './run-stream.js';
 import { RunNarrator } from './run-narrator.js';
 import { UserMessages } from './user-messages.js';
-import { runInputProblem } from './run-input.js';
+import { runAgent } from './run-input.js';
+import { RunEnd } from './run-end.js';
+import { HandOver } from './hand-over.js';
 import { WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { takeStep } from './take-step.js';
-import { END_WAIT, StatusPush } from './status-push.js';
+import { StatusPush } from './status-push.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState } from './contract/run-state.js';
 import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 
@@ -62,22 +62,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
   // Agents that agent tools run are served too: a child run is this workflow with another agent.
   const byName = new Map(reachableAgents(agents).map((a) => [a.name, a]));
   return async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
-    const problem = runInputProblem(input);
-    if (problem) throw ApplicationFailure.nonRetryable(problem, 'invalid_run_input');
+    const { agent, model } = runAgent(input, byName);
     // Only runs that upsert search attributes publish what they wait for (the inbox lists only those).
     const publishWaiting = input.searchAttributes === true;
-    const agent = byName.get(input.agent);
-    if (!agent)
-      throw ApplicationFailure.nonRetryable(
-        `Unknown agent "${input.agent}". Known: ${[...byName.keys()].join(', ')}`,
-        'unknown_agent',
-      );
-    const model = input.model ?? agent.model;
-    if (!model)
-      throw ApplicationFailure.nonRetryable(
-        `No model for agent "${agent.name}": name one in its definition (defineAgent({ model: 'openai:gpt-4.1-mini' })) or in the run's input (model).`,
-        'no_model',
-      );
     const { carried } = input;
     // MCP tools join these once listed (below, after the handlers are installed).
     const tools = new Map(agent.tools.map((t) => [t.name, t]));
@@ -114,9 +101,6 @@ export function defineAgentRun(agents: readonly Agent[]) {
           notes: [],
         }
       : start();
-    let handingOver = false;
-    let finalAnswer: string | null = null;
-    let failure: RunState['failure'];
     const scheduled = new Map<string, number>();
     const log = new StepLog(carried?.steps);
 
@@ -124,6 +108,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     stream.install();
     const narrator = new RunNarrator(stream, () => current.state);
     if (!carried) narrator.started(agent.name, input.prompt);
+    const handOver = new HandOver(stream, narrator);
     const waitingMemo = new WaitingMemo(input.prompt, input.tenant, carried !== undefined);
     const push = new StatusPush(carried?.push);
     const publish = () => {
@@ -146,34 +131,35 @@ export function defineAgentRun(agents: readonly Agent[]) {
     const messages = new UserMessages(carried?.messages);
     messages.install(
       () => current.state,
-      () => finalAnswer !== null || handingOver,
+      () => end.answer !== null || handOver.active,
       (kind, id, detail) => narrator.heard(kind, id, detail),
     );
     const budget = new BudgetRequests();
     budget.install(
       () => current.step,
-      () => handingOver,
+      () => handOver.active,
     );
-    const snapshot = () =>
+    const snapshot = (): RunState =>
       runState({
         agent: agent.name,
         state: current.state,
         paused: inbox.paused,
-        finalAnswer,
+        finalAnswer: end.answer,
         transcriptLength: transcript.length,
         generation,
-        continuingAsNew: handingOver,
+        continuingAsNew: handOver.active,
         steps: log.entries,
         children,
-        failure,
+        failure: end.failure,
         step: current.step,
         owner: { tenant: input.tenant, user: input.user },
       });
+    const end = new RunEnd({ narrator, stream, push, snapshot, model, generation });
     setHandler(stateQuery, snapshot);
     push.install(snapshot);
     const idle = () =>
-      finalAnswer !== null ||
-      handingOver ||
+      end.answer !== null ||
+      handOver.active ||
       inbox.holding() ||
       inbox.awaitsPerson(current.state) ||
       children.waiting() ||
@@ -259,89 +245,26 @@ export function defineAgentRun(agents: readonly Agent[]) {
         await condition(() => !held());
         return Date.now() - since;
       },
-      async hand_over({ state, step, due }) {
-        // Lets a waiting untilIdle and waiting stream polls return, so their handlers finish.
-        handingOver = true;
-        stream.close();
-        await condition(allHandlersFinished);
-        handingOver = false;
-        if (!due()) {
-          stream.reopen(); // a cancel or a pause arrived meanwhile: the loop acts on it here
-          return undefined;
-        }
-        narrator.handingOver(generation + 1);
-        return continueAsNew<typeof agentRun>({
-          ...input,
-          carried: {
-            ...{
-              state,
-              step,
-              transcript: transcript.messages,
-              generation: generation + 1,
-              ...inbox.carried(state),
-              steps: log.entries,
-              stream: stream.carried(),
-            },
-            ...(listings.length > 0 && { mcp: listings }),
-            ...(messages.carried() && { messages: messages.carried() }),
-            ...(push.carried() && { push: push.carried() }),
-          },
-        });
-      },
-    };
-
-    /** The run ends: with its answer, or failed when its model cannot be used. */
-    const finish = async ({ state, step }: LoopFinish): Promise<AgentRunResult> => {
-      const { answer, reason } = step;
-      const outcome = runOutcome(state, step);
-      // A model that cannot be used fails the run (status Failed), with its code as the failure's type.
-      const end = step.end?.fail === true ? step.end : undefined;
-      if (end) failure = { type: end.code, message: end.message };
-      else finalAnswer = answer;
-      setCurrentDetails(runDetails(snapshot()));
-      // A failed run's stream ends with its failure, not a finish (readers get the workflow's failure).
-      if (!end) {
-        narrator.finished(answer, reason);
-        // A reader following the stream gets the end before the run closes (bounded; none polling, no wait).
-        await stream.linger(state.policy.readerLingerMs);
-      }
-      // Push receivers hear the end; the run closes once they took it (or END_WAIT passed: its state says it ended).
-      push.publish(snapshot);
-      if (!push.idle()) await condition(() => push.idle(), END_WAIT);
-      stream.close();
-      await condition(allHandlersFinished);
-      const usage = state.usage && { usage: state.usage };
-      if (end)
-        throw ApplicationFailure.create({
-          type: end.code,
-          message: end.message,
-          nonRetryable: true,
-          details: [{ code: end.code, model, ...usage }],
-        });
-      return {
-        answer,
-        reason,
-        outcome,
-        turns: state.turn,
-        toolCalls: state.toolCallsUsed,
-        generation,
-        errors: state.lastErrors,
-        ...usage,
-      };
+      hand_over: ({ state, step, due }) =>
+        handOver.run(input, due, generation + 1, () => ({
+          state,
+          step,
+          transcript: transcript.messages,
+          generation: generation + 1,
+          ...inbox.carried(state),
+          steps: log.entries,
+          stream: stream.carried(),
+          ...(listings.length > 0 && { mcp: listings }),
+          ...(messages.carried() && { messages: messages.carried() }),
+          ...(push.carried() && { push: push.carried() }),
+        })),
     };
 
     // A Temporal cancel of the run is a cancel like any other: the steps in flight finish (they
     // run in a scope Temporal does not cancel), then the model gives a final answer with no tools.
     CancellationScope.current().cancelRequested.catch(() => inbox.cancel('the run was cancelled'));
-    return CancellationScope.nonCancellable(async () => finish(await runLoop(current, driver, moves))).catch(
-      (err: unknown) => {
-        // The run fails (its model cannot be used): its state says why too, for `cairn show` and the UI.
-        if (err instanceof ApplicationFailure) {
-          failure = { type: err.type ?? 'ApplicationFailure', message: err.message };
-          setCurrentDetails(runDetails(snapshot()));
-        }
-        throw err;
-      },
+    return CancellationScope.nonCancellable(async () => end.finish(await runLoop(current, driver, moves))).catch(
+      (err: unknown) => end.failed(err),
     );
   };
 }

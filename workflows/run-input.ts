@@ -5,7 +5,10 @@
  * started by any client ends at once with a clear failure instead of misbehaving later.
  * Workflow-safe, deterministic.
  */
+import { ApplicationFailure } from '@temporalio/workflow';
 import { z } from 'zod';
+import type { Agent } from '../shared/agent/define-agent.js';
+import type { AgentRunInput } from './contract/agent-run.js';
 import { policyOverridesSchema } from '../shared/agent/agent-policy.js';
 import { TENANT_ID } from './contract/search-attributes.js';
 import { summariseIssues, toFieldIssues } from '../shared/guards/zod-issues.js';
@@ -43,4 +46,29 @@ export function runInputProblem(input: unknown): string | undefined {
   const checked = runInputSchema.safeParse(input);
   if (checked.success) return undefined;
   return `Invalid run input: ${summariseIssues(toFieldIssues(checked.error.issues, input))}.`;
+}
+
+/**
+ * The agent a run's input names and the model it runs with (the input's, else the agent's); a
+ * non-retryable failure — `invalid_run_input`, `unknown_agent`, `no_model` — when there is none.
+ */
+export function runAgent(
+  input: AgentRunInput,
+  agents: ReadonlyMap<string, Agent>,
+): { readonly agent: Agent; readonly model: string } {
+  const problem = runInputProblem(input);
+  if (problem) throw ApplicationFailure.nonRetryable(problem, 'invalid_run_input');
+  const agent = agents.get(input.agent);
+  if (!agent)
+    throw ApplicationFailure.nonRetryable(
+      `Unknown agent "${input.agent}". Known: ${[...agents.keys()].join(', ')}`,
+      'unknown_agent',
+    );
+  const model = input.model ?? agent.model;
+  if (!model)
+    throw ApplicationFailure.nonRetryable(
+      `No model for agent "${agent.name}": name one in its definition (defineAgent({ model: 'openai:gpt-4.1-mini' })) or in the run's input (model).`,
+      'no_model',
+    );
+  return { agent, model };
 }
