@@ -24,7 +24,7 @@ import type { JsonObject, JsonValue } from '../shared/json/json.js';
 import { a2aAgentOf, type A2ACall, type A2AAgentSettings } from '../shared/tools/a2a-agent.js';
 import type { AnyTool, ToolContext } from '../shared/tools/define-tool.js';
 
-/** The data part a Cairn A2A server puts in an input-required status (client/a2a/a2a-task.ts). */
+/** The data part a Cairn A2A server puts in an input-required status (servers/a2a/a2a-task.ts). */
 const INPUT_REQUIRED_MEDIA_TYPE = 'application/vnd.cairn.input-required+json';
 const POLL_MS = 500;
 

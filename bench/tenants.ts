@@ -23,8 +23,8 @@ import { join } from 'node:path';
 // Installed with @temporalio/client (a CommonJS module: its namespace is the default export).
 import protos from '@temporalio/proto';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
-import type { InboxPage } from '../client/http/inbox.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
+import type { InboxPage } from '../servers/http/inbox.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { startTestEnvironment } from '../testing/test-environment.js';

@@ -7,9 +7,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { CairnClient } from '../client/cairn-client.js';
-import { bearerToken } from '../client/http/authorize.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
-import { toNodeListener } from '../client/http/node-listener.js';
+import { bearerToken } from '../servers/http/authorize.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
+import { toNodeListener } from '../servers/http/node-listener.js';
 import type { Agent } from '../shared/agent/define-agent.js';
 
 export interface CairnHttpServer {

@@ -5,7 +5,7 @@
  * full queue, a run that is finishing or closed, a bad message), throttled by the server (too
  * many Updates in flight to one run: not taken, send again later), or unknown (no answer within
  * the deadline: it may have been taken; send again with the same `updateId` and the run answers
- * with the first outcome, never taking it twice). The HTTP layer (client/http/user-message.ts)
+ * with the first outcome, never taking it twice). The HTTP layer (servers/http/user-message.ts)
  * maps `refused` to 409 (422 for `invalid`, 404 for a run that never was), `throttled` to 429 and
  * `unknown` to 504. Node-only (client side).
  */

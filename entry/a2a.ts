@@ -10,7 +10,7 @@
  */
 import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
 
-const a2a = await requirePeers('cairn-agents/a2a', FEATURE_PEERS.a2a, () => import('../client/a2a/index.js'));
+const a2a = await requirePeers('cairn-agents/a2a', FEATURE_PEERS.a2a, () => import('../servers/a2a/index.js'));
 
 /** One `Request → Response` handler serving the agents' cards and A2A JSON-RPC endpoints (docs/a2a.md). */
 export const createCairnA2AHandler: typeof a2a.createCairnA2AHandler = a2a.createCairnA2AHandler;
@@ -30,8 +30,8 @@ export type {
   CairnA2AGrpcService,
   A2AHandlerSettings,
   A2AAgentDescription,
-} from '../client/a2a/index.js';
-export type { PendingInput, PendingQuestion, HeldCall, RunReply, RunInputCode } from '../client/a2a/run-input.js';
-export type { RunStatus, RunStatusName } from '../client/a2a/run-status.js';
-export { toNodeListener } from '../client/http/node-listener.js';
-export { bearerToken, type Authorize } from '../client/http/authorize.js';
+} from '../servers/a2a/index.js';
+export type { PendingInput, PendingQuestion, HeldCall, RunReply, RunInputCode } from '../servers/a2a/run-input.js';
+export type { RunStatus, RunStatusName } from '../servers/a2a/run-status.js';
+export { toNodeListener } from '../servers/http/node-listener.js';
+export { bearerToken, type Authorize } from '../servers/http/authorize.js';

@@ -10,7 +10,7 @@
  */
 import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
 
-const http = await requirePeers('cairn-agents/http', FEATURE_PEERS.http, () => import('../client/http/index.js'));
+const http = await requirePeers('cairn-agents/http', FEATURE_PEERS.http, () => import('../servers/http/index.js'));
 
 /** One `Request → Response` handler for runs over JSON + SSE, AG-UI and the AI SDK's UI message stream (docs/http.md). */
 export const createCairnHttpHandler: typeof http.createCairnHttpHandler = http.createCairnHttpHandler;
@@ -21,7 +21,7 @@ export const bearerToken: typeof http.bearerToken = http.bearerToken;
 /** A refusal with an HTTP status and a stable code, for `authorize` to throw. */
 export const HttpError: typeof http.HttpError = http.HttpError;
 export type HttpError = InstanceType<typeof http.HttpError>;
-export type { CairnHttpHandler, CairnHttpHandlerOptions } from '../client/http/cairn-http-handler.js';
-export type { Authorize, AuthorizeVerdict, Caller, HttpAction, HttpRunRef } from '../client/http/authorize.js';
-export type { HttpErrorCode } from '../client/http/http-error.js';
-export type { InboxItem, InboxPage } from '../client/http/inbox.js';
+export type { CairnHttpHandler, CairnHttpHandlerOptions } from '../servers/http/cairn-http-handler.js';
+export type { Authorize, AuthorizeVerdict, Caller, HttpAction, HttpRunRef } from '../servers/http/authorize.js';
+export type { HttpErrorCode } from '../servers/http/http-error.js';
+export type { InboxItem, InboxPage } from '../servers/http/inbox.js';

@@ -11,13 +11,13 @@
  */
 import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
 
-const mcp = await requirePeers('cairn-agents/mcp', FEATURE_PEERS.mcp, () => import('../client/mcp/index.js'));
+const mcp = await requirePeers('cairn-agents/mcp', FEATURE_PEERS.mcp, () => import('../servers/mcp/index.js'));
 
 /** The `McpServer` (of `@modelcontextprotocol/sdk`) serving each agent as a tool, to connect to any transport. */
 export const createCairnMcpServer: typeof mcp.createCairnMcpServer = mcp.createCairnMcpServer;
 /** One `Request → Response` handler serving the agents over MCP's streamable HTTP (docs/mcp-server.md). */
 export const createCairnMcpHandler: typeof mcp.createCairnMcpHandler = mcp.createCairnMcpHandler;
-export type { CairnMcpServerOptions } from '../client/mcp/cairn-mcp-server.js';
-export type { CairnMcpHandler, CairnMcpHandlerOptions } from '../client/mcp/cairn-mcp-handler.js';
-export { toNodeListener } from '../client/http/node-listener.js';
-export { bearerToken, type Authorize } from '../client/http/authorize.js';
+export type { CairnMcpServerOptions } from '../servers/mcp/cairn-mcp-server.js';
+export type { CairnMcpHandler, CairnMcpHandlerOptions } from '../servers/mcp/cairn-mcp-handler.js';
+export { toNodeListener } from '../servers/http/node-listener.js';
+export { bearerToken, type Authorize } from '../servers/http/authorize.js';

@@ -19,7 +19,7 @@ const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.
 const notFound = (spec: string) =>
   Object.assign(
     new Error(
-      `Cannot find package '${spec}' imported from /app/node_modules/cairn-agents/dist/client/http/agui-events.js`,
+      `Cannot find package '${spec}' imported from /app/node_modules/cairn-agents/dist/servers/http/agui-events.js`,
     ),
     { code: 'ERR_MODULE_NOT_FOUND' },
   );

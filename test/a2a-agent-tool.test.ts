@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
+import { createCairnA2AHandler } from '../servers/a2a/cairn-a2a-handler.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import { scriptStep, type ScriptContext } from '../testing/script-steps.js';

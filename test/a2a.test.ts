@@ -29,9 +29,9 @@ import {
   type Client as A2AClient,
 } from '@a2a-js/sdk/client';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnA2AHandler } from '../client/a2a/cairn-a2a-handler.js';
-import { INPUT_REQUIRED_MEDIA_TYPE } from '../client/a2a/a2a-task.js';
-import { bearerToken } from '../client/http/authorize.js';
+import { createCairnA2AHandler } from '../servers/a2a/cairn-a2a-handler.js';
+import { INPUT_REQUIRED_MEDIA_TYPE } from '../servers/a2a/a2a-task.js';
+import { bearerToken } from '../servers/http/authorize.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';

@@ -229,6 +229,7 @@ describe('Dockerfile', () => {
       'bin',
       'cli',
       'client',
+      'servers',
       'entry',
       'examples',
       'testing',

@@ -16,7 +16,7 @@ import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { AgentRunHandle } from '../client/agent-run-handle.js';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import type { LiveEvent } from '../shared/live/model-delta.js';
 import { testAgent } from './fixtures/agents.js';
 import { serve } from './support/http.js';

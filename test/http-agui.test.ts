@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent, type BaseEvent, type RunFinishedEvent } from '@ag-ui/client';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';

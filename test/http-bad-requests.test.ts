@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CairnClient } from '../client/cairn-client.js';
-import { bearerToken } from '../client/http/authorize.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { bearerToken } from '../servers/http/authorize.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';

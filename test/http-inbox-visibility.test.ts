@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CairnClient, type StartRunOptions } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
-import type { InboxItem, InboxPage } from '../client/http/inbox.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
+import type { InboxItem, InboxPage } from '../servers/http/inbox.js';
 import { scriptStep, type FixedStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { serve, type Served } from './support/http.js';
@@ -161,7 +161,7 @@ describe('the inbox from visibility', () => {
       phase: 'awaiting_budget',
       waitingSince: new Date(budgetMemo.since).toISOString(),
       request: 'Look up A-1.',
-      // The request's id in the thread: its own, with the run's scope (client/http/run-scope.ts).
+      // The request's id in the thread: its own, with the run's scope (servers/http/run-scope.ts).
       waiting: [
         { kind: 'budget', id: expect.stringMatching(new RegExp(`^budget:${asked.budget!.pending!.id}@[0-9a-f]{12}$`)) },
       ],

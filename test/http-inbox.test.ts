@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { launchChromium } from './support/chromium.js';

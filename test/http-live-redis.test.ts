@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { redisTransport } from '../activities/live/redis-transport.js';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { redisLiveSource } from '../client/redis-live-source.js';
 import { STREAM_PUBLISH_SIGNAL, STREAM_PUBLISH_UPDATE } from '../shared/live/model-delta.js';
 import { scriptStep } from '../testing/script-steps.js';

@@ -13,7 +13,7 @@ import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { AgentRunHandle } from '../client/agent-run-handle.js';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { serve, type Served } from './support/http.js';

@@ -2,7 +2,7 @@
  * A thread of five runs, in one client each, as a chat app keeps it: one `HttpAgent` and one
  * `AbstractChat` (useChat's engine), a tool call numbered `1.1` in four of the runs, approvals in
  * runs 2 and 4, a run without review between them. Every run numbers its calls from 1.1 again, so
- * the surfaces name each call by its run too (client/http/run-scope.ts); the conversation must
+ * the surfaces name each call by its run too (servers/http/run-scope.ts); the conversation must
  * read exactly as it happened: each call once, with its own arguments and its own result, and no
  * approval of an earlier run ever deciding a later one's call.
  */
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent, type BaseEvent, type RunFinishedEvent } from '@ag-ui/client';
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';

@@ -47,11 +47,12 @@ describe('one home for what a person says to a run', () => {
     expect(original).toContain(marker);
     const added = original.replace(marker, "'reject', 'escalate'] as const;");
     expect(failingWith(TABLE, added)).toEqual([
-      // How the CLI says what it did, and how the inbox names a decision (and offers it).
+      // How the CLI says what it did.
       'cli/commands/review.ts',
-      'client/http/inbox-page.ts',
       // What the run's gate makes of it, and what the planner does with it.
       'planner/plan-human.ts',
+      // How the inbox names a decision (and offers it).
+      'servers/http/inbox-page.ts',
       // What it carries: its row in the one table.
       'shared/human-input/review-decision.ts',
     ]);
@@ -83,7 +84,7 @@ describe('one home for what a person says to a run', () => {
         }
       }
     };
-    for (const dir of ['client', 'cli']) walk(join(ROOT, dir));
+    for (const dir of ['client', 'servers', 'cli']) walk(join(ROOT, dir));
     expect(offenders).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The sandbox and dependency direction, enforced: workflows → workflows/contract → planner → shared;
- * activities → shared; client, cli and entry → workflows/contract, never the rest of workflows/
+ * activities → shared; servers → client; client, servers, cli and entry → workflows/contract, never the rest of workflows/
  * (import cycles: import-cycles.contract.test.ts).
  * Workflow-side folders import no Node built-ins, no worker/client/activity SDK packages, no
  * activities and no provider SDKs. The planner imports nothing from Temporal at all. Production
@@ -37,7 +37,7 @@ const RULES: readonly Rule[] = [
       NODE_BUILTIN,
       WORKER_SIDE,
       /^@temporalio\//,
-      /\.\.\/(planner|workflows|activities|runtime|cli|client)\//,
+      /\.\.\/(planner|workflows|activities|runtime|cli|client|servers)\//,
       NOT_PRODUCTION,
     ],
   },
@@ -47,7 +47,7 @@ const RULES: readonly Rule[] = [
       NODE_BUILTIN,
       WORKER_SIDE,
       /^@temporalio\//,
-      /\.\.\/(workflows|activities|runtime|cli|client)\//,
+      /\.\.\/(workflows|activities|runtime|cli|client|servers)\//,
       NOT_PRODUCTION,
     ],
   },
@@ -60,19 +60,30 @@ const RULES: readonly Rule[] = [
       WORKER_SIDE,
       /^@temporalio\/(?!(workflow|common)$)/,
       /^\.\.\/(?!\.\.\/)/,
-      /\.\.\/(workflows|activities|runtime|cli|client)\//,
+      /\.\.\/(workflows|activities|runtime|cli|client|servers)\//,
       NOT_PRODUCTION,
     ],
   },
   {
     folder: 'workflows',
-    forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client)\//, NOT_PRODUCTION],
+    forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|servers)\//, NOT_PRODUCTION],
   },
-  { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli|client)\//, NOT_PRODUCTION] },
-  { folder: 'runtime', forbidden: [/\.\.\/(cli|client)\//, NOT_PRODUCTION] },
-  // Clients speak to runs through the contract (workflows/contract/), never the workflow's own files.
+  { folder: 'activities', forbidden: [/\.\.\/(workflows|planner|runtime|cli|client|servers)\//, NOT_PRODUCTION] },
+  { folder: 'runtime', forbidden: [/\.\.\/(cli|client|servers)\//, NOT_PRODUCTION] },
+  // Clients and servers speak to runs through the contract (workflows/contract/), never the workflow's
+  // own files; the servers use the typed client, and the typed client knows no server (nor HTTP, A2A, MCP).
   {
     folder: 'client',
+    forbidden: [
+      /^@temporalio\/(activity|worker|testing)|^@ai-sdk\//,
+      WORKFLOW_INTERNALS,
+      /\.\.\/(activities|runtime|cli|servers)\//,
+      /^(ai|@ag-ui\/|@a2a-js\/|@modelcontextprotocol\/)/,
+      NOT_PRODUCTION,
+    ],
+  },
+  {
+    folder: 'servers',
     forbidden: [
       /^@temporalio\/(activity|worker|testing)|^@ai-sdk\//,
       WORKFLOW_INTERNALS,
@@ -83,24 +94,24 @@ const RULES: readonly Rule[] = [
   { folder: 'cli', forbidden: [WORKFLOW_INTERNALS] },
   // The workflow entry point exports the workflow itself; the other entry points only its contract.
   { folder: 'entry', forbidden: [WORKFLOW_INTERNALS], except: ['entry/workflow.ts'] },
-  // The HTTP handler writes the AI SDK's UI message stream with `ai`'s own writers; nothing else in client/ loads `ai`.
+  // The HTTP handler writes the AI SDK's UI message stream with `ai`'s own writers; no other server loads `ai`.
   {
-    folder: 'client',
+    folder: 'servers',
     forbidden: [/^ai(\/|$)/],
-    except: ['client/http/chat-endpoint.ts', 'client/http/ui-message-chunks.ts'],
+    except: ['servers/http/chat-endpoint.ts', 'servers/http/ui-message-chunks.ts'],
   },
-  // A2A is an optional peer: only the A2A server (client/a2a/) and the a2aAgent tool's activity load it.
+  // A2A is an optional peer: only the A2A server (servers/a2a/) and the a2aAgent tool's activity load it.
   {
-    folder: 'client',
+    folder: 'servers',
     forbidden: [/^@a2a-js\//],
     except: [
-      'client/a2a/a2a-task.ts',
-      'client/a2a/a2a-request-handler.ts',
-      'client/a2a/agent-card.ts',
-      'client/a2a/cairn-a2a-handler.ts',
-      'client/a2a/grpc-binding.ts',
-      'client/a2a/rest-binding.ts',
-      'client/a2a/task-history.ts',
+      'servers/a2a/a2a-task.ts',
+      'servers/a2a/a2a-request-handler.ts',
+      'servers/a2a/agent-card.ts',
+      'servers/a2a/cairn-a2a-handler.ts',
+      'servers/a2a/grpc-binding.ts',
+      'servers/a2a/rest-binding.ts',
+      'servers/a2a/task-history.ts',
     ],
   },
   { folder: 'shared', forbidden: [/^@a2a-js\//] },
@@ -111,7 +122,7 @@ const RULES: readonly Rule[] = [
   // The workflow-safe entry points: what a workflow bundle imports.
   {
     folder: 'entry',
-    forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|testing|examples)\//],
+    forbidden: [NODE_BUILTIN, WORKER_SIDE, /\.\.\/(activities|runtime|cli|client|servers|testing|examples)\//],
     except: ['entry/worker.ts', 'entry/client.ts', 'entry/http.ts', 'entry/a2a.ts', 'entry/mcp.ts', 'entry/testing.ts'],
   },
   {

@@ -11,7 +11,7 @@ import { ModelServerError } from '../activities/model/model-errors.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
 import { scriptStep } from '../testing/script-steps.js';
 import type { ScriptedStreaming } from '../testing/scripted-streaming.js';
-import { liveText } from '../client/live-deltas.js';
+import { liveText } from '../servers/http/live-deltas.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
 let w: TestWorker;

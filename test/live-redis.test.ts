@@ -18,7 +18,7 @@ import { ModelServerError } from '../activities/model/model-errors.js';
 import { redisTransport } from '../activities/live/redis-transport.js';
 import { redisLiveSource, type RedisLiveEvent } from '../client/redis-live-source.js';
 import { mergeLive } from '../client/merge-live.js';
-import { liveText } from '../client/live-deltas.js';
+import { liveText } from '../servers/http/live-deltas.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
 import { scriptStep } from '../testing/script-steps.js';
 import type { ScriptedStreaming } from '../testing/scripted-streaming.js';

@@ -22,8 +22,8 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CairnClient } from '../client/cairn-client.js';
-import { createCairnMcpHandler, type CairnMcpHandler } from '../client/mcp/cairn-mcp-handler.js';
-import { bearerToken, type Authorize } from '../client/http/authorize.js';
+import { createCairnMcpHandler, type CairnMcpHandler } from '../servers/mcp/cairn-mcp-handler.js';
+import { bearerToken, type Authorize } from '../servers/http/authorize.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';

@@ -52,8 +52,8 @@ describe('optional peers, statically', () => {
     it(`${entry} loads its peers only through requirePeers`, () => expect(reachedPeers(entry)).toEqual([]));
 
   it('are seen where they are loaded (the check sees through re-exports)', () => {
-    expect(reachedPeers('client/http/index.ts').join('\n')).toMatch(/client\/http\/index\.ts → .* → @ag-ui\/core$/m);
-    expect(reachedPeers('client/http/index.ts').join('\n')).toMatch(/ → ai$/m);
-    expect(reachedPeers('client/mcp/index.ts').join('\n')).toMatch(/@modelcontextprotocol\/sdk\//);
+    expect(reachedPeers('servers/http/index.ts').join('\n')).toMatch(/servers\/http\/index\.ts → .* → @ag-ui\/core$/m);
+    expect(reachedPeers('servers/http/index.ts').join('\n')).toMatch(/ → ai$/m);
+    expect(reachedPeers('servers/mcp/index.ts').join('\n')).toMatch(/@modelcontextprotocol\/sdk\//);
   });
 });

@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
 import { CairnClient, searchAttributesHint } from '../client/cairn-client.js';
-import { createCairnHttpHandler } from '../client/http/cairn-http-handler.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { testAgent } from './fixtures/agents.js';
 import { serverAddress } from './support/temporal.js';
 

@@ -39,7 +39,7 @@ In an MCP client's configuration: { "command": "npx", "args": ["cairn", "mcp"], 
       'cairn mcp',
       FEATURE_PEERS.mcp,
       async () => ({
-        ...(await import('../../client/mcp/cairn-mcp-server.js')),
+        ...(await import('../../servers/mcp/cairn-mcp-server.js')),
         ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
       }),
     );

@@ -11,7 +11,7 @@ import {
   type ReviewDecision,
   type ReviewDecisionInput,
   type ReviewDecisionType,
-} from '../human-input/review-decision.js';
+} from './review-decision.js';
 
 describe('the review-decision family', () => {
   it('has one variant per decision type, in each form', () => {

@@ -1,8 +1,8 @@
 /** Serving a Cairn HTTP handler on a real port, and reading Server-Sent Events frames as they come. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeListener } from '../../client/http/node-listener.js';
-import type { CairnHttpHandler } from '../../client/http/cairn-http-handler.js';
+import { toNodeListener } from '../../servers/http/node-listener.js';
+import type { CairnHttpHandler } from '../../servers/http/cairn-http-handler.js';
 
 export interface Served {
   readonly url: string;

@@ -1,6 +1,6 @@
 /**
  * What a run waits for, as its memo (`cairnWaiting`) publishes it for the inbox
- * (workflows/inbox-memo.ts writes it; client/http/inbox.ts reads it from visibility). Part of the
+ * (workflows/inbox-memo.ts writes it; servers/http/inbox.ts reads it from visibility). Part of the
  * run's contract (workflows/contract/index.ts). Workflow-safe types.
  */
 import type { RunBudget, RunState } from './run-state.js';
