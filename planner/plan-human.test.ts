@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { argsHash } from '../shared/identity/hash.js';
+import { z } from 'zod';
+import { defineTool, type AnyTool } from '../shared/tools/define-tool.js';
+import { MAX_HUMAN_INPUT_CHARS } from '../shared/size-limits.js';
+import type { PendingReview } from '../shared/human-input/pending-review.js';
 import {
+  checkReview,
   clarificationTimeLeft,
   planCancel,
   planClarificationAnswer,
@@ -14,7 +19,7 @@ import {
 } from './plan-human.js';
 import { planResume } from './plan-resume.js';
 import type { Plan } from './plan.js';
-import type { ReviewDecision } from '../shared/human-input/review-decision.js';
+import type { ReviewDecision, ReviewDecisionInput } from '../shared/human-input/review-decision.js';
 import {
   afterModel,
   checked,
@@ -101,6 +106,7 @@ describe("review with whileReviewing: 'run_others'", () => {
     const first = planReviewed(asked.state, { '1.3': { type: 'accept' } }, 4_000);
     expect(stepOf(first, 'execute_tools').calls).toEqual([refund2]);
     expect(first.state.reviews.map((r) => r.toolCallId)).toEqual(['1.1']);
+    expect(first.state.batch?.results['1.1']).toBeUndefined();
     expect(first.state.humanWaitMs).toBe(1_000);
     // Its result is kept; the run waits again for the one still held.
     const again = planResume(first.state, [ok(refund2)], 5_000);
@@ -113,6 +119,7 @@ describe("review with whileReviewing: 'run_others'", () => {
       6_000,
     );
     expect(stepOf(mixed, 'await_review').reviews.map((r) => r.toolCallId)).toEqual(['1.3']);
+    expect([mixed.record, mixed.notes]).toEqual([[], []]);
     expect(mixed.state).toMatchObject({ phase: 'awaiting_review', waitingSince: 3_000 });
     expect(mixed.state.batch?.results['1.1']?.status).toBe('error');
     // The last decision: the model gets all four, in call order.
@@ -448,5 +455,138 @@ describe('the plain data a human decision leaves', () => {
     const reviewing = awaitingReview().state;
     const final = planCancel({ ...reviewing, finalizing: 'max turns (3) reached' }, 'stopped', 0);
     expect(final.state.reviews).toEqual([]);
+  });
+});
+
+describe("checkReview: the run's gate for a review decision", () => {
+  const refundTool = () =>
+    new Map<string, AnyTool>([
+      [
+        'refund',
+        defineTool({
+          name: 'refund',
+          description: 'Refund an order.',
+          input: z.object({ order_id: z.string(), amount: z.number().positive() }),
+          execute: () => 'refunded',
+        }) as AnyTool,
+      ],
+    ]);
+  const pending: PendingReview = {
+    toolCallId: '1.1',
+    name: 'refund',
+    args: refund.args,
+    argsHash: argsHash(refund.args),
+  };
+  const sent = (decision: object, over: object = {}) => ({
+    toolCallId: '1.1',
+    argsHash: pending.argsHash,
+    decision: decision as ReviewDecisionInput,
+    ...over,
+  });
+  type Args = Parameters<typeof checkReview>;
+  const gate = (p: Args[0], d: Args[1], t: Args[2], i: Args[3], repeat: Args[4] = 'refuse') =>
+    checkReview(p, d, t, i, repeat);
+  const refused = (checked: ReturnType<typeof checkReview>) =>
+    checked.ok ? 'taken' : { message: checked.message, code: checked.code };
+
+  it('takes each decision the review allows, as the planner acts on it, with what was sent', () => {
+    for (const decision of [
+      { type: 'accept' },
+      { type: 'reject', reason: 'too much' },
+      { type: 'respond', content: { refunded: 0 } },
+    ] as const)
+      expect(gate([pending], {}, refundTool(), sent(decision))).toEqual({
+        ok: true,
+        value: { argsHash: pending.argsHash, decision, sent: JSON.stringify(decision) },
+      });
+    const edit = { type: 'edit', args: { order_id: 'A-17', amount: 60 } };
+    expect(gate([pending], {}, refundTool(), sent(edit))).toEqual({
+      ok: true,
+      value: {
+        argsHash: pending.argsHash,
+        decision: { ...edit, argsHash: argsHash(edit.args) },
+        sent: JSON.stringify(edit),
+      },
+    });
+  });
+
+  it('refuses what is not a decision on a pending call, naming why', () => {
+    for (const input of [null, {}, { toolCallId: 1, decision: { type: 'accept' } }, { toolCallId: '1.1' }])
+      expect(refused(gate([pending], {}, refundTool(), input as never))).toEqual({
+        message: 'Expected { toolCallId, argsHash, decision }.',
+        code: 'invalid_input',
+      });
+    expect(refused(gate([pending], {}, refundTool(), sent({ type: 'accept' }, { toolCallId: '9.9' })))).toEqual({
+      message: 'No review is pending for tool call "9.9".',
+      code: 'not_pending',
+    });
+    // Own keys only: a toolCallId of `__proto__` names no decision.
+    expect(refused(gate([], {}, refundTool(), sent({ type: 'accept' }, { toolCallId: '__proto__' })))).toMatchObject({
+      code: 'not_pending',
+    });
+    expect(refused(gate([pending], {}, refundTool(), sent({ type: 'accept' }, { argsHash: 'h0' })))).toEqual({
+      message: `Stale decision: tool call 1.1 has arguments ${pending.argsHash}, not h0.`,
+      code: 'stale_review',
+    });
+  });
+
+  it('refuses a decision too large for history, or that is no decision, or that the review does not allow', () => {
+    const big = { type: 'respond', content: 'x'.repeat(MAX_HUMAN_INPUT_CHARS) };
+    expect(refused(gate([pending], {}, refundTool(), sent(big)))).toEqual({
+      message: `The decision is larger than ${MAX_HUMAN_INPUT_CHARS} characters of JSON (or is not JSON); send a shorter one.`,
+      code: 'invalid_input',
+    });
+    // Exactly the limit, as JSON: taken.
+    const fits = { type: 'respond', content: 'x'.repeat(MAX_HUMAN_INPUT_CHARS - 31) };
+    expect(gate([pending], {}, refundTool(), sent(fits)).ok).toBe(true);
+    const cyclic: Record<string, unknown> = { type: 'respond' };
+    cyclic.content = cyclic;
+    expect(refused(gate([pending], {}, refundTool(), sent(cyclic)))).toMatchObject({
+      message: expect.stringMatching(/^The decision is larger than/),
+    });
+    expect(refused(gate([pending], {}, refundTool(), sent({ type: 'approve' })))).toMatchObject({
+      message: expect.stringMatching(/^A decision is/),
+      code: 'invalid_input',
+    });
+    const narrow = { ...pending, allowed: ['accept', 'reject'] as const };
+    expect(refused(gate([narrow], {}, refundTool(), sent({ type: 'edit', args: {} })))).toEqual({
+      message: 'refund does not allow "edit" in review; allowed: accept, reject.',
+      code: 'invalid_input',
+    });
+    expect(
+      refused(gate([pending], {}, refundTool(), sent({ type: 'edit', args: { order_id: 'A-17', amount: -1 } }))),
+    ).toMatchObject({
+      message: expect.stringMatching(/^The edited arguments are invalid for refund: /),
+      code: 'invalid_input',
+    });
+  });
+
+  it('once a decision counted, refuses any other, naming it; the handler takes the same one again as a no-op', () => {
+    const decided = {
+      '1.1': { argsHash: pending.argsHash, decision: { type: 'accept' as const }, sent: '{"type":"accept"}' },
+    };
+    // The review closed (the planner acted on it): the decision is still known.
+    expect(refused(gate([], decided, refundTool(), sent({ type: 'accept' })))).toEqual({
+      message: 'Tool call 1.1 was already decided: {"type":"accept"} counted.',
+      code: 'already_decided',
+    });
+    // What counted is named, cut to 300 characters.
+    const long = { type: 'reject' as const, reason: 'r'.repeat(400) };
+    const longSent = JSON.stringify(long);
+    const taken = { '1.1': { argsHash: pending.argsHash, decision: long, sent: longSent } };
+    expect(refused(gate([], taken, refundTool(), sent({ type: 'accept' })))).toMatchObject({
+      message: `Tool call 1.1 was already decided: ${longSent.slice(0, 300)} counted.`,
+    });
+    expect(gate([], decided, refundTool(), sent({ type: 'accept' }), 'ignore')).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    expect(refused(gate([pending], decided, refundTool(), sent({ type: 'reject' }), 'ignore'))).toMatchObject({
+      code: 'already_decided',
+    });
+    // A stale hash is stale even for a call already decided.
+    expect(refused(gate([], decided, refundTool(), sent({ type: 'accept' }, { argsHash: 'h0' })))).toMatchObject({
+      code: 'stale_review',
+    });
   });
 });

@@ -80,9 +80,9 @@ export function checkReview(
   decided: Readonly<Record<string, DecidedReview>>,
   tools: ReadonlyMap<string, AnyTool>,
   input: { readonly toolCallId: string; readonly argsHash: string; readonly decision: ReviewDecisionInput },
-  repeat: 'refuse' | 'ignore' = 'refuse',
+  repeat: 'refuse' | 'ignore',
 ): Checked<DecidedReview | undefined> {
-  if (!input || typeof input !== 'object' || !input.decision || typeof input.toolCallId !== 'string')
+  if (typeof input?.toolCallId !== 'string' || !input.decision)
     return refuse('Expected { toolCallId, argsHash, decision }.');
   // Own keys only: a toolCallId of `__proto__` or `constructor` names no decision.
   const previous = Object.hasOwn(decided, input.toolCallId) ? decided[input.toolCallId] : undefined;
@@ -134,10 +134,8 @@ function toDecision(
         [...tools.values()],
         { toolCallId: review.toolCallId },
       );
-      if (checked.failure) {
-        const message = checked.failure.status === 'error' ? checked.failure.error.message : 'invalid arguments';
-        return refuse(`The edited arguments are invalid for ${review.name}: ${message}`);
-      }
+      if (checked.failure)
+        return refuse(`The edited arguments are invalid for ${review.name}: ${checked.failure.error.message}`);
       return { ok: true, value: { type: 'edit', args: checked.call.args, argsHash: argsHash(checked.call.args) } };
     }
     default:

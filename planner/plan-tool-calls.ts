@@ -87,17 +87,8 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
       results,
     },
   };
-  if (reviews.length > 0 && toRun.length > 0 && state.policy.whileReviewing === 'run_others') {
-    // The calls that need no review run now, and the reviews are asked now: a decision taken while
-    // they run counts; the run waits for one when they are done (completeBatch).
-    return {
-      state: { ...keyOnceCalls(next, toRun), phase: 'tools', reviews },
-      step: { type: 'execute_tools', calls: toRun },
-      record: [],
-      notes: [],
-    };
-  }
-  if (reviews.length > 0) {
+  // Held calls hold the batch (policy `whileReviewing: 'hold_batch'`), or there is nothing else to run.
+  if (reviews.length > 0 && (toRun.length === 0 || state.policy.whileReviewing === 'hold_batch')) {
     return {
       state: { ...next, phase: 'awaiting_review', reviews, waitingSince: now, waitingRuns: toRun },
       step: { type: 'await_review', reviews },
@@ -106,8 +97,10 @@ export function planToolCalls(state: PlannerState, checked: readonly CheckedCall
     };
   }
   if (toRun.length > 0) {
+    // With `run_others`, the reviews are asked now: a decision taken while these run counts, and
+    // the run waits for one when they are done (completeBatch).
     return {
-      state: { ...keyOnceCalls(next, toRun), phase: 'tools' },
+      state: { ...keyOnceCalls(next, toRun), phase: 'tools', reviews },
       step: { type: 'execute_tools', calls: toRun },
       record: [],
       notes: [],

@@ -5,8 +5,6 @@ import { accepted, HumanInputError } from './human-input.js';
 import { checkAnswer } from '../shared/human-input/answer.js';
 import { checkReview } from '../planner/plan-human.js';
 import { refusalCodeOf } from '../shared/human-input/refusal.js';
-import { z } from 'zod';
-import type { AnyTool } from '../shared/tools/define-tool.js';
 
 /** The refusal as a client decodes it from the failed Update. */
 function decodedCode(act: () => void): { code: string | undefined; message: string } {
@@ -24,9 +22,11 @@ function decodedCode(act: () => void): { code: string | undefined; message: stri
 }
 
 const validateAnswer = (...a: Parameters<typeof checkAnswer>) => accepted(checkAnswer(...a));
-const validateReview = (...a: Parameters<typeof checkReview>) => accepted(checkReview(...a));
+type ReviewArgs = Parameters<typeof checkReview>;
+const validateReview = (pending: ReviewArgs[0], decided: ReviewArgs[1], tools: ReviewArgs[2], input: ReviewArgs[3]) =>
+  accepted(checkReview(pending, decided, tools, input, 'refuse'));
 const pending = { id: 'q1' } as Parameters<typeof validateAnswer>[0];
-const review = { toolCallId: '2.1', name: 'refund', argsHash: 'h1' } as Parameters<typeof validateReview>[0][number];
+const review = { toolCallId: '2.1', name: 'refund', argsHash: 'h1' } as ReviewArgs[0][number];
 
 describe('HumanInputError codes', () => {
   it.each([
@@ -72,47 +72,5 @@ describe('HumanInputError codes', () => {
     const refused = decodedCode(act);
     expect(refused.code).toBe(code);
     expect(refused.message).toMatch(message);
-  });
-
-  it("holds an object answer to the tool's schema for the missing fields; text always goes", () => {
-    const tool = {
-      name: 'schedule_redelivery',
-      input: z.object({ orderId: z.string(), window: z.enum(['morning', 'afternoon']).optional() }),
-    } as unknown as AnyTool;
-    const tools = new Map([['schedule_redelivery', tool]]);
-    const asking = {
-      id: 'q1',
-      question: 'Which window?',
-      tool: 'schedule_redelivery',
-      missingFields: ['window'],
-    } as Parameters<typeof validateAnswer>[0];
-    expect(decodedCode(() => validateAnswer(asking, { id: 'q1', answer: { foo: 'zzz' } }, tools))).toMatchObject({
-      code: 'invalid_input',
-      message: expect.stringContaining('"window"'),
-    });
-    expect(decodedCode(() => validateAnswer(asking, { id: 'q1', answer: { window: 'evening' } }, tools))).toMatchObject(
-      { code: 'invalid_input', message: expect.stringContaining('"window"') },
-    );
-    expect(
-      decodedCode(() => validateAnswer(asking, { id: 'q1', answer: { window: 'morning', orderId: 'A-1' } }, tools)),
-    ).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('"orderId"') });
-    expect(() => validateAnswer(asking, { id: 'q1', answer: { window: 'morning' } }, tools)).not.toThrow();
-    expect(() => validateAnswer(asking, { id: 'q1', answer: 'mornings are best' }, tools)).not.toThrow();
-  });
-
-  it('refuses the same decision again, naming the one that counted; the handler takes a repeat as a no-op', () => {
-    const decided = { '2.1': { argsHash: 'h1', decision: { type: 'accept' as const }, sent: '{"type":"accept"}' } };
-    const again = { toolCallId: '2.1', argsHash: 'h1', decision: { type: 'accept' as const } };
-    expect(decodedCode(() => validateReview([review], decided, new Map(), again))).toMatchObject({
-      code: 'already_decided',
-      message: expect.stringContaining('{"type":"accept"} counted'),
-    });
-    expect(validateReview([review], decided, new Map(), again, 'ignore')).toBeUndefined();
-  });
-
-  it('reads no code from details that carry none', () => {
-    expect(refusalCodeOf(undefined)).toBeUndefined();
-    expect(refusalCodeOf([{ code: 'made_up' }])).toBeUndefined();
-    expect(refusalCodeOf(['text'])).toBeUndefined();
   });
 });

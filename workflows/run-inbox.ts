@@ -110,7 +110,7 @@ export class RunInbox {
     const validateReview = (r: ReviewInput) => {
       const to = children.route(r?.toolCallId);
       if (to) return children.checkReview(to, r);
-      accepted(checkReview(state().reviews, this.decisions, tools, r));
+      accepted(checkReview(state().reviews, this.decisions, tools, r, 'refuse'));
     };
     const takeReview = async (r: ReviewInput) => {
       heard('review', r.toolCallId, r.decision as JsonValue);

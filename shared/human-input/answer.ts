@@ -4,7 +4,7 @@
  * question about a tool's missing fields, held to that tool's schema. Workflow-safe, pure.
  */
 import type { AnyTool } from '../tools/define-tool.js';
-import type { JsonValue } from '../json/json.js';
+import { isJsonObject, type JsonValue } from '../json/json.js';
 import { MAX_HUMAN_INPUT_CHARS } from '../size-limits.js';
 import type { PendingClarification } from './pending-clarification.js';
 import { refuse, type Checked, type Refusal } from './refusal.js';
@@ -31,7 +31,7 @@ export function checkAnswer(
       return refuse(`The answer is longer than ${MAX_HUMAN_INPUT_CHARS} characters.`);
     return { ok: true, value: a };
   }
-  if (a && typeof a === 'object' && !Array.isArray(a) && Object.keys(a).length > 0) {
+  if (isJsonObject(a) && Object.keys(a).length > 0) {
     if (JSON.stringify(a).length > MAX_HUMAN_INPUT_CHARS)
       return refuse(`The answer is larger than ${MAX_HUMAN_INPUT_CHARS} characters.`);
     return checkFields(pending, a as Record<string, JsonValue>, tools) ?? { ok: true, value: a as JsonValue };
@@ -59,7 +59,7 @@ function checkFields(
     return refuse(
       `The answer has ${extra.map((f) => `"${f.slice(0, 100)}"`).join(', ')}, which the question did not ask; it asks for ${missing.map((f) => `"${f}"`).join(', ')}.`,
     );
-  const tool = pending.tool === undefined ? undefined : tools?.get(pending.tool);
+  const tool = tools?.get(pending.tool ?? '');
   if (!tool) return undefined;
   for (const field of missing) {
     const schema = fieldSchema(tool.input, field);
@@ -81,9 +81,9 @@ interface FieldParser {
 function fieldSchema(input: unknown, path: string): FieldParser | undefined {
   let at: unknown = input;
   for (const key of path.split('.')) {
-    const shape = (at as { shape?: Record<string, unknown> } | undefined)?.shape;
-    if (!shape || typeof shape !== 'object' || !Object.hasOwn(shape, key)) return undefined;
+    const shape = (at as { shape?: unknown }).shape;
+    if (!isJsonObject(shape) || !Object.hasOwn(shape, key)) return undefined;
     at = shape[key];
   }
-  return typeof (at as FieldParser | undefined)?.safeParse === 'function' ? (at as FieldParser) : undefined;
+  return typeof (at as FieldParser).safeParse === 'function' ? (at as FieldParser) : undefined;
 }

@@ -21,6 +21,8 @@ describe('a budget decision: one schema, one parser', () => {
       value: { type: 'stop', reason: 'enough' },
     });
     expect(parseBudgetDecision({ type: 'stop', reason: ' ' })).toEqual({ ok: true, value: { type: 'stop' } });
+    expect(parseBudgetDecision({ type: 'stop' })).toEqual({ ok: true, value: { type: 'stop' } });
+    expect(parseBudgetDecision({ type: 'extend', costUsd: 2 })).toEqual({ ok: true, value: { type: 'extend', costUsd: 2 } });
   });
 
   it('refuses, in words, what no run could take', () => {
@@ -37,6 +39,9 @@ describe('a budget decision: one schema, one parser', () => {
   it("gives the JSON Schema, the used-up limit's field required in an extension", () => {
     const schema = budgetDecisionJsonSchema('cost') as { oneOf: { properties: object; required: string[] }[] };
     expect(schema.oneOf.map((s) => s.required)).toEqual([['type', 'costUsd'], ['type']]);
+    const tokens = budgetDecisionJsonSchema('tokens') as typeof schema & Record<string, unknown>;
+    expect(tokens.oneOf.map((s) => s.required)).toEqual([['type', 'tokens'], ['type']]);
+    expect(tokens.$schema).toBeUndefined();
     expect(schema.oneOf[0]!.properties).toMatchObject({
       tokens: { type: 'integer', minimum: 1 },
       costUsd: { type: 'number', exclusiveMinimum: 0 },

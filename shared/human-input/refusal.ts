@@ -19,9 +19,9 @@ const REFUSALS: readonly string[] = [...CONFLICT_REFUSALS, 'invalid_input'];
  * undefined when it carries none (not a HumanInputError).
  */
 export function refusalCodeOf(details: unknown): HumanInputRefusal | undefined {
-  const first = Array.isArray(details) ? (details[0] as { code?: unknown } | undefined) : undefined;
-  const code = first && typeof first === 'object' ? first.code : undefined;
-  return typeof code === 'string' && REFUSALS.includes(code) ? (code as HumanInputRefusal) : undefined;
+  const first = Array.isArray(details) ? (details[0] as { code?: unknown } | null | undefined) : undefined;
+  const code = first?.code;
+  return REFUSALS.includes(code as string) ? (code as HumanInputRefusal) : undefined;
 }
 
 /** A refusal: the reason in a person's words, and its code. */

@@ -2,6 +2,8 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   allowedDecisions,
   carriedBy,
+  carriedFields,
+  DECISION_HINT,
   isReviewDecisionType,
   parseFlatReviewDecision,
   parseReviewDecision,
@@ -82,6 +84,66 @@ describe('the review-decision family', () => {
     });
     expect(parseReviewRequest({ decision: { type: 'maybe' } })).toMatchObject({ ok: false, message: /A decision is/ });
     expect(parseReviewRequest({})).toMatchObject({ ok: false, message: /A decision is/ });
+  });
+
+  it('says what is wrong with a decision in words a person can act on', () => {
+    const message = (value: unknown) => {
+      const parsed = parseReviewDecision(value);
+      return parsed.ok ? 'taken' : parsed.message;
+    };
+    expect(message({ type: 'reject', reason: 7 })).toBe('A rejection\'s "reason" is text.');
+    expect(message({ type: 'edit', args: '' })).toBe(
+      'An edit carries the new arguments: { "type": "edit", "args": … }.',
+    );
+    expect(message({ type: 'respond' })).toBe(
+      'A respond carries the result to give the model: { "type": "respond", "content": … }.',
+    );
+    expect(message({ type: 'respond', content: 0 })).toBe('taken');
+    expect(message({ type: 'edit', args: null })).toBe('taken');
+    expect(parseReviewDecision({ type: 'reject', reason: ' no ' })).toEqual({
+      ok: true,
+      value: { type: 'reject', reason: 'no' },
+    });
+    expect(parseReviewDecision({ type: 'reject' })).toEqual({ ok: true, value: { type: 'reject' } });
+    expect(parseFlatReviewDecision('maybe', {})).toEqual({
+      ok: false,
+      message: '"decision" is one of accept, edit, respond, reject, or { type, … }.',
+    });
+    expect(parseFlatReviewDecision(7, {})).toMatchObject({ ok: false, message: DECISION_HINT });
+    expect(isReviewDecisionType('accept')).toBe(true);
+    expect(isReviewDecisionType('toString')).toBe(false);
+    expect(isReviewDecisionType(7)).toBe(false);
+  });
+
+  it('lists the carried fields once each, with the decision that carries it', () => {
+    expect(carriedFields().map((f) => [f.by, f.field, f.value, f.required])).toEqual([
+      ['edit', 'args', 'json', true],
+      ['respond', 'content', 'json', true],
+      ['reject', 'reason', 'text', false],
+    ]);
+  });
+
+  it('derives the whole JSON Schema: a variant per allowed type, its field typed by the table or given', () => {
+    expect(reviewDecisionJsonSchema(['accept', 'edit', 'respond', 'reject'], { args: { type: 'object' } })).toEqual({
+      oneOf: [
+        { type: 'object', properties: { type: { const: 'accept' } }, required: ['type'] },
+        {
+          type: 'object',
+          properties: { type: { const: 'edit' }, args: { type: 'object' } },
+          required: ['type', 'args'],
+        },
+        {
+          type: 'object',
+          properties: { type: { const: 'respond' }, content: { description: 'the result to give the model' } },
+          required: ['type', 'content'],
+        },
+        {
+          type: 'object',
+          properties: { type: { const: 'reject' }, reason: { type: 'string', description: 'why not' } },
+          required: ['type'],
+        },
+      ],
+    });
   });
 
   it('derives the JSON Schema and the CLI argument from the same table', () => {
