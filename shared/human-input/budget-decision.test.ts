@@ -22,7 +22,10 @@ describe('a budget decision: one schema, one parser', () => {
     });
     expect(parseBudgetDecision({ type: 'stop', reason: ' ' })).toEqual({ ok: true, value: { type: 'stop' } });
     expect(parseBudgetDecision({ type: 'stop' })).toEqual({ ok: true, value: { type: 'stop' } });
-    expect(parseBudgetDecision({ type: 'extend', costUsd: 2 })).toEqual({ ok: true, value: { type: 'extend', costUsd: 2 } });
+    expect(parseBudgetDecision({ type: 'extend', costUsd: 2 })).toEqual({
+      ok: true,
+      value: { type: 'extend', costUsd: 2 },
+    });
   });
 
   it('refuses, in words, what no run could take', () => {
