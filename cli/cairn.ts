@@ -13,6 +13,7 @@ import { guardsCommand } from './commands/guards.js';
 import { initCommand } from './commands/init.js';
 import { mcpCommand } from './commands/mcp.js';
 import { replayCommand } from './commands/replay.js';
+import { evalCommand } from './commands/eval.js';
 import { reviewCommand } from './commands/review.js';
 import { runCommand } from './commands/run.js';
 import { serveCommand } from './commands/serve.js';
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   mcpCommand,
   guardsCommand,
   replayCommand,
+  evalCommand,
   codecServerCommand,
   demoCommand,
 ];

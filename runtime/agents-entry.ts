@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where generated entries go: one folder per OS user, so users sharing /tmp never collide. */
-function generatedDir(): string {
+export function generatedDir(): string {
   let user: string;
   try {
     user = userInfo().username;

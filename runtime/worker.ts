@@ -169,7 +169,18 @@ export function checkAgentModels(
 }
 
 /** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
-export async function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
+export function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
+  return buildCairnWorker(options);
+}
+
+/** A worker's activities, by name. */
+export type WorkerActivities = Record<string, (...args: never[]) => Promise<unknown>>;
+
+/** createCairnWorker, with `replace` given the worker's activities to swap some (an evaluation's recorded ones). Internal. */
+export async function buildCairnWorker(
+  options: CairnWorkerOptions,
+  replace: (activities: WorkerActivities) => WorkerActivities = (activities) => activities,
+): Promise<Worker> {
   if (options.models && options.resolveModel)
     throw new Error('createCairnWorker takes either `models` or `resolveModel`, not both.');
   if (!options.workflowsPath === !options.workflowBundle)
@@ -251,7 +262,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
     namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle,
-    activities: {
+    activities: replace({
       ...options.activities,
       ...createToolActivities(tools, options.deps, toolActivity),
       ...createReconcileActivities(tools, options.deps, toolActivity),
@@ -268,7 +279,7 @@ export async function createCairnWorker(options: CairnWorkerOptions): Promise<Wo
         ...(tenantBudgets && { tenantBudgets }),
       }),
       ...createMcpActivities(mcp),
-    },
+    }),
   });
   // A delta transport's broker connection (redisTransport) is let go of when the worker stops.
   const transport = typeof options.modelActivity?.streaming === 'object' ? options.modelActivity.streaming : undefined;

@@ -24,6 +24,8 @@ export const DefinitionErrorCode = {
   InvalidNeeds: 'invalid_needs',
   /** A tool's `needs` names a key of deps the worker was not given. */
   MissingDeps: 'missing_deps',
+  /** A `defineEval` value (shared/eval/define-eval.ts) is wrong. */
+  InvalidEval: 'invalid_eval',
 } as const;
 export type DefinitionErrorCode = (typeof DefinitionErrorCode)[keyof typeof DefinitionErrorCode];
 

@@ -1,0 +1,80 @@
+/**
+ * The activities an evaluation's workers run instead of the real ones: `runTool` serves the
+ * case's recording (lane-run.ts) and runs only read-only tools live; `callModel` serves the
+ * recorded model turns on the baseline lane; `reconcileTool` and `postRunStatus` touch nothing.
+ * A run is found by its workflow id. Node-only.
+ */
+import { activityInfo } from '@temporalio/activity';
+import { toolError } from '../../shared/failures/tool-error.js';
+import type { JsonValue } from '../../shared/json/json.js';
+import type { ModelOutcome } from '../../shared/model/model-response.js';
+import type { ReconcileReport, ReconcileToolInput } from '../../shared/tools/reconcile.js';
+import type { RunToolInput } from '../../shared/tools/run-tool-input.js';
+import { errorResult, type ToolResult } from '../../shared/tools/tool-result.js';
+import type { ToolActivities } from '../../activities/tool-activity.js';
+import type { LaneRun } from './lane-run.js';
+
+/** The lane runs of an evaluation, by workflow id. */
+export type LaneRuns = ReadonlyMap<string, LaneRun>;
+
+function laneOf(runs: LaneRuns): LaneRun | undefined {
+  return runs.get(activityInfo().workflowExecution?.workflowId ?? '');
+}
+
+/** `runTool` over the recordings; `live` runs a read-only tool for real. */
+export function recordedToolActivity(runs: LaneRuns, live: ToolActivities): ToolActivities {
+  return {
+    async runTool(input: RunToolInput): Promise<ToolResult> {
+      const { name, toolCallId, args } = input;
+      const refuse = (why: string): ToolResult => {
+        lane?.served.push({ how: 'refused', tool: name, why });
+        return errorResult({ name, toolCallId }, toolError('tool_unavailable', why), { message: why });
+      };
+      const lane = laneOf(runs);
+      if (!lane) return refuse('This evaluation has no recording for this run (a child run of an agent tool?).');
+      const recorded = lane.recorded(name, args);
+      if (recorded) {
+        lane.served.push({ how: 'recorded', tool: name });
+        return { ...(recorded.result as object), toolCallId } as ToolResult;
+      }
+      if (lane.mayRunLive(name)) {
+        lane.served.push({ how: 'live', tool: name });
+        return live.runTool(input);
+      }
+      const nearest = lane.mode === 'strict' ? undefined : lane.nearest(name, args);
+      if (nearest) {
+        lane.served.push({ how: 'nearest', tool: name, mismatch: nearest.mismatch });
+        return { ...(nearest.run.result as object), toolCallId } as ToolResult;
+      }
+      return refuse(
+        lane.tools.get(name)?.sideEffects === 'none' || !lane.tools.has(name)
+          ? `The recording has no call of ${name} with these arguments (tools: ${lane.mode}).`
+          : `The recording has no call of ${name} with these arguments, and ${name} has side effects: an evaluation never runs it.`,
+      );
+    },
+  };
+}
+
+/** `callModel` of the baseline lane: the recorded model turns, in order. */
+export function recordedModelActivity(runs: LaneRuns) {
+  return {
+    async callModel(): Promise<ModelOutcome> {
+      const lane = laneOf(runs);
+      const outcome: JsonValue | undefined = lane?.nextModelTurn();
+      if (outcome !== undefined) return outcome as unknown as ModelOutcome;
+      const why = lane
+        ? `The recording has ${lane.recording?.modelTurns.length ?? 0} model turn(s) and the run asked for one more.`
+        : 'This evaluation has no recording for this run.';
+      lane?.drift.push(why);
+      return { status: 'error', error: toolError('internal_error', why) };
+    },
+  };
+}
+
+/** Nothing is reconciled or pushed from an evaluation. */
+export const inertActivities = {
+  async reconcileTool({ toolCallId }: ReconcileToolInput): Promise<ReconcileReport> {
+    return { toolCallId, unknown: 'an evaluation never asks a tool whether a call took effect' };
+  },
+  async postRunStatus(): Promise<void> {},
+};

@@ -1,0 +1,134 @@
+/**
+ * An evaluation's cases: recorded runs from history files or folders, runs on the server found by
+ * a visibility query, and dataset prompts. A case that cannot be evaluated (a corrupt file, a run
+ * of another agent, a tool the agent no longer has, arguments its schema now refuses) is a case
+ * with an error, never a failure of the whole evaluation. `exportCases` writes a selection to
+ * files, so a set of cases can live in a repository. Node-only.
+ */
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import type { Agent } from '../../shared/agent/define-agent.js';
+import type { CaseSources, DatasetCase } from '../../shared/eval/define-eval.js';
+import { recordingOf, RecordingError, type Recording } from '../../shared/eval/recording.js';
+import { readHistoryFile, serverHistories } from '../replay.js';
+import { historyEvents, type PayloadDecoding } from './history-events.js';
+
+/** Why a case cannot be evaluated. */
+export type CaseErrorCode =
+  | 'unreadable'
+  | 'not_an_agent_run'
+  | 'still_running'
+  | 'other_agent'
+  | 'unknown_tool'
+  | 'schema_changed';
+
+export interface EvalCase {
+  /** Unique in the evaluation: the run's workflow id, the file's name, or the dataset id. */
+  readonly id: string;
+  /** Where it came from: a file, `run <runId>`, or `dataset`. */
+  readonly source: string;
+  readonly recording?: Recording;
+  readonly dataset?: DatasetCase;
+  readonly error?: { readonly code: CaseErrorCode; readonly message: string };
+}
+
+/** The cases `sources` name; `baseDir` resolves relative history paths. */
+export async function loadCases(
+  sources: CaseSources,
+  agent: Agent,
+  options: { readonly baseDir: string; readonly client?: Client; readonly decoding?: PayloadDecoding },
+): Promise<EvalCase[]> {
+  const cases: EvalCase[] = [];
+  const taken = new Set<string>();
+  const add = (item: EvalCase) => {
+    let id = item.id;
+    for (let n = 2; taken.has(id); n++) id = `${item.id}~${n}`;
+    taken.add(id);
+    cases.push({ ...item, id });
+  };
+  const fromHistory = async (id: string, source: string, history: unknown): Promise<EvalCase> => {
+    try {
+      const recording = recordingOf(await historyEvents(history, options.decoding));
+      const error = caseProblem(recording, agent);
+      return { id, source, recording, ...(error && { error }) };
+    } catch (error) {
+      if (error instanceof RecordingError) return { id, source, error: { code: error.code, message: error.message } };
+      throw error;
+    }
+  };
+  for (const path of sources.histories ?? []) {
+    const full = isAbsolute(path) ? path : resolve(options.baseDir, path);
+    for (const file of await historyFiles(full)) {
+      try {
+        const read = await readHistoryFile(file);
+        add(await fromHistory(read.workflowId, read.source ?? file, read.history));
+      } catch (error) {
+        add({ id: file, source: file, error: { code: 'unreadable', message: (error as Error).message } });
+      }
+    }
+  }
+  if (sources.query !== undefined) {
+    if (!options.client) throw new Error('Cases from a query need a Temporal client.');
+    for await (const run of serverHistories(options.client, { query: sources.query, limit: sources.limit ?? 100 }))
+      add(await fromHistory(run.workflowId, run.source ?? run.workflowId, run.history));
+  }
+  for (const item of sources.dataset ?? []) add({ id: item.id, source: 'dataset', dataset: item });
+  return cases;
+}
+
+/** A file, or the `.json` files of a folder (sorted); a missing path is one unreadable case. */
+async function historyFiles(path: string): Promise<string[]> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isDirectory()) return [path];
+  return (await readdir(path))
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => join(path, name));
+}
+
+/** Why `recording` cannot be a case of `agent`, or undefined. */
+export function caseProblem(recording: Recording, agent: Agent): EvalCase['error'] | undefined {
+  if (recording.agent !== agent.name)
+    return {
+      code: 'other_agent',
+      message: `This run is of agent "${recording.agent}", not "${agent.name}".`,
+    };
+  for (const run of recording.toolRuns) {
+    const tool = agent.tools.find((t) => t.name === run.name);
+    // MCP tools are listed when a run starts: they are not the agent's own, and are served as recorded.
+    if (!tool) {
+      if (agent.mcpServers.length > 0) continue;
+      return {
+        code: 'unknown_tool',
+        message: `The recorded run called ${run.name} (call ${run.toolCallId}), which agent "${agent.name}" no longer has.`,
+      };
+    }
+    const checked = tool.input.safeParse(run.args);
+    if (!checked.success)
+      return {
+        code: 'schema_changed',
+        message: `The recorded arguments of ${run.name} (call ${run.toolCallId}) no longer fit its schema (${checked.error.issues
+          .slice(0, 3)
+          .map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`)
+          .join('; ')}): the tool changed after this run was recorded.`,
+      };
+  }
+  return undefined;
+}
+
+/** Writes the histories of the runs `query` finds into `dir`, one `<workflowId>.json` each; returns the files. */
+export async function exportCases(
+  client: Client,
+  options: { readonly query: string; readonly limit?: number; readonly dir: string },
+): Promise<string[]> {
+  await mkdir(options.dir, { recursive: true });
+  const files: string[] = [];
+  for await (const run of serverHistories(client, { query: options.query, limit: options.limit ?? 100 })) {
+    const file = join(options.dir, `${run.workflowId.replace(/[^\w.-]+/g, '_')}.json`);
+    await writeFile(file, `${historyToJSON(run.history as Parameters<typeof historyToJSON>[0])}\n`);
+    files.push(file);
+  }
+  return files;
+}

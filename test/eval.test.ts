@@ -1,0 +1,184 @@
+/**
+ * `cairn eval` on a real dev server: runs of the test agent are recorded (a clarification, a
+ * reviewed refund, a `once` refund, a lookup, a loop a person ends), then candidates that change
+ * behaviour in known ways are evaluated against them. The report must name exactly the decisions
+ * that changed, the baseline lane must reproduce every recording, and no tool with side effects
+ * may run.
+ */
+import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { NativeConnection } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEval, type CaseReport, type EvalReport } from '../runtime/eval/run-eval.js';
+import { htmlReport, junitXml, summaryText } from '../runtime/eval/eval-report.js';
+import { answerClarificationUpdate, reviewToolCallUpdate, type AgentRunResult } from '../workflows/contract/index.js';
+import { calls } from './fixtures/tools.js';
+import { awaiting } from './support/runs.js';
+import { CHANGED, PROMPTS, PromptScripts, RECORDED } from './support/eval-scripts.js';
+import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
+
+const MODULE = join(import.meta.dirname, 'fixtures/evals.ts');
+let w: TestWorker;
+let connection: NativeConnection;
+let dir: string;
+let effects: Record<string, number>;
+
+beforeAll(async () => {
+  w = await startTestWorker({ models: { 'eval-record': new PromptScripts(RECORDED) } });
+  connection = await NativeConnection.connect({ address: serverAddress() });
+  dir = await mkdtemp(join(tmpdir(), 'cairn-eval-'));
+  const model = 'scripted:eval-record';
+  const record = async (
+    prompt: string,
+    people?: (handle: Awaited<ReturnType<TestWorker['start']>>) => Promise<void>,
+  ) => {
+    const handle = await w.start({ agent: 'test', prompt, model });
+    await people?.(handle);
+    const result: AgentRunResult = await handle.result();
+    await writeFile(join(dir, `${prompt.replace(/\W+/g, '-')}.json`), historyToJSON(await handle.fetchHistory()));
+    return result;
+  };
+  const answer = (text: string) => async (handle: Awaited<ReturnType<TestWorker['start']>>) => {
+    const state = await awaiting(handle, 'awaiting_clarification');
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: text }] });
+  };
+  await Promise.all([
+    record(PROMPTS.redeliver, answer('afternoon please')),
+    record(PROMPTS.refund, async (handle) => {
+      const state = await awaiting(handle, 'awaiting_review');
+      const { toolCallId, argsHash } = state.reviews[0]!;
+      await handle.executeUpdate(reviewToolCallUpdate, {
+        args: [{ toolCallId, argsHash, decision: { type: 'accept' } }],
+      });
+    }),
+    record(PROMPTS.small),
+    record(PROMPTS.status),
+    record(PROMPTS.bad, answer('Give up, please.')),
+  ]);
+  // Cases that cannot be evaluated: a corrupt file, and a run of another agent.
+  await writeFile(join(dir, 'zz-corrupt.json'), '{"events": [ {"eventId": "1", "eventTy');
+  await copyFile(join(import.meta.dirname, 'histories/agent-tool-child.json'), join(dir, 'zz-helper.json'));
+  effects = { ...calls };
+}, 120_000);
+
+afterAll(async () => {
+  await connection?.close();
+  await w?.stop();
+});
+
+const evaluate = (exportName: string): Promise<EvalReport> =>
+  runEval({
+    module: MODULE,
+    exportName,
+    cases: { histories: [dir] },
+    client: w.client,
+    connection,
+    models: { scripts: { 'eval-same': new PromptScripts(RECORDED), 'eval-changed': new PromptScripts(CHANGED) } },
+  });
+
+const byPrompt = (report: EvalReport, prompt: string): CaseReport =>
+  report.cases.find((item) => item.prompt === prompt)!;
+const kinds = (item: CaseReport) =>
+  (item.changes ?? []).map((change) => `${change.kind}${change.tool ? `:${change.tool}` : ''}`);
+
+describe('cairn eval', () => {
+  it('finds no change when the candidate takes the recorded decisions, and reports bad cases one by one', async () => {
+    const report = await evaluate('same');
+    expect(report.summary).toMatchObject({
+      cases: 7,
+      errors: 2,
+      evaluated: 5,
+      changedCases: 0,
+      harnessAgreement: 1,
+      newHumanAsks: 0,
+    });
+    expect(report.summary.candidate.passRate).toBe(1);
+    expect(
+      report.cases
+        .filter((item) => item.error)
+        .map((item) => item.error!.code)
+        .sort(),
+    ).toEqual(['other_agent', 'unreadable']);
+    for (const item of report.cases.filter((c) => !c.error)) {
+      expect(item.drift).toEqual([]);
+      expect(item.candidate!.served.refused).toBe(0);
+    }
+    // The people were answered from the recording: the question by its text, the review by its arguments.
+    expect(byPrompt(report, PROMPTS.redeliver).candidate!.trace.clarifications).toBe(1);
+    expect(byPrompt(report, PROMPTS.refund).candidate!.trace.reviews).toBe(1);
+    expect(report.passed).toBe(true);
+    expect(calls).toEqual(effects);
+  }, 180_000);
+
+  it('names exactly the decisions a changed model takes, runs no tool, and crosses the gate on a new person', async () => {
+    const report = await evaluate('changed');
+    expect(report.summary.harnessAgreement).toBe(1);
+    expect(kinds(byPrompt(report, PROMPTS.refund))).toEqual(['tool_skipped:lookup_order', 'turns']);
+    expect(byPrompt(report, PROMPTS.refund).pass).toBe(true);
+
+    const small = byPrompt(report, PROMPTS.small);
+    expect(small.changes!.find((c) => c.kind === 'arguments_changed')?.text).toMatch(/amount: 20 → 70/);
+    expect(small.candidate!.newAsks).toEqual([{ kind: 'review', text: expect.stringMatching(/^issue_refund/) }]);
+    expect(small.pass).toBe(false);
+
+    const status = byPrompt(report, PROMPTS.status);
+    // Strict: the call the recording lacks is refused as unavailable, and the planner disables the tool.
+    expect(kinds(status)).toEqual(['arguments_changed:lookup_order', 'disabled_tools']);
+    expect(status.candidate!.served.refused).toBe(1);
+    expect(status.candidate!.failures.join()).toMatch(/recording has no call of lookup_order/);
+
+    const redeliver = byPrompt(report, PROMPTS.redeliver);
+    expect(kinds(redeliver)).toEqual(['answer']);
+    expect(redeliver.candidate!.scores[0]).toMatchObject({ name: 'exact', pass: false });
+    expect(kinds(byPrompt(report, PROMPTS.bad))).toEqual([]);
+
+    expect(report.gates.find((g) => g.gate === 'failOnNewHumanAsk')).toMatchObject({ crossed: true, actual: 1 });
+    expect(report.passed).toBe(false);
+    expect(calls).toEqual(effects);
+
+    // The same report for people and for CI.
+    expect(summaryText(report)).toMatch(/no longer calls lookup_order/);
+    const junit = junitXml(report);
+    expect(junit).toMatch(/<testcase [^>]*name="[^"]+"[^>]*><failure type="case_failed"/);
+    expect(junit).toMatch(/name="failOnNewHumanAsk"><failure/);
+    const html = htmlReport(report);
+    expect(html).toMatch(/amount: 20 → 70/);
+    expect((html.match(/<svg /g) ?? []).length).toBe(3);
+  }, 180_000);
+
+  it('runs only read-only tools live, and serves the nearest recorded call otherwise', async () => {
+    const report = await evaluate('changedLive');
+    const status = byPrompt(report, PROMPTS.status);
+    expect(status.candidate!.served).toMatchObject({ live: 1, refused: 0 });
+    expect(calls.lookup_order).toBe((effects.lookup_order ?? 0) + 1);
+    expect(calls.issue_refund).toBe(effects.issue_refund);
+    effects = { ...calls };
+  }, 180_000);
+
+  it('shows a policy that asks a person less often, and a tool version that needs no review', async () => {
+    const loops = await evaluate('finalizeLoops');
+    const bad = byPrompt(loops, PROMPTS.bad);
+    expect(kinds(bad)).toContain('clarifications');
+    expect(bad.changes!.find((c) => c.kind === 'clarifications')).toMatchObject({ before: 1, after: 0 });
+    expect(
+      loops.cases
+        .filter((item) => !item.error && item.prompt !== PROMPTS.bad)
+        .every((item) => item.changes!.length === 0),
+    ).toBe(true);
+
+    const unreviewed = await evaluate('noRefundReview');
+    expect(kinds(byPrompt(unreviewed, PROMPTS.refund))).toEqual(['reviews']);
+    expect(calls).toEqual(effects);
+  }, 300_000);
+
+  it('reuses the lane runs of an evaluation that already ran (resumable)', async () => {
+    const report = await evaluate('same');
+    expect(
+      report.cases.filter((item) => !item.error).every((item) => item.candidate!.reused && item.baseline!.reused),
+    ).toBe(true);
+    expect(report.summary.changedCases).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'zz-helper.json'), 'utf8')).events.length).toBeGreaterThan(0);
+  }, 180_000);
+});

@@ -1,0 +1,86 @@
+/**
+ * Scripted models for test/eval.test.ts, chosen by the run's prompt: the runs the test records,
+ * and candidates that take the same decisions or change them in known ways.
+ */
+import type { GenerateInput, ModelClient } from '../../activities/model/model-client.js';
+import type { ModelOutcome } from '../../shared/model/model-response.js';
+import { ScriptedModel } from '../../testing/scripted-model.js';
+import { scriptStep, type Script, type ScriptContext } from '../../testing/script-steps.js';
+
+/** One ScriptedModel per run, made from the script its prompt names. */
+export class PromptScripts implements ModelClient {
+  readonly #runs = new Map<string, ScriptedModel>();
+  constructor(readonly scripts: Readonly<Record<string, () => Script>>) {}
+
+  async generate(input: GenerateInput): Promise<ModelOutcome> {
+    const key = input.runKey ?? '';
+    let model = this.#runs.get(key);
+    if (!model) {
+      const prompt = String(input.messages.find((m) => m.role === 'user')?.content ?? '');
+      const script = this.scripts[prompt];
+      if (!script) throw new Error(`no script for the prompt ${JSON.stringify(prompt)}`);
+      model = new ScriptedModel(prompt, script(), { record: false });
+      this.#runs.set(key, model);
+    }
+    return model.generate(input);
+  }
+}
+
+const answered = ({ messages }: ScriptContext) => messages.length > 2 && messages.at(-1)?.role === 'user';
+const lookUpBad = scriptStep.react((ctx) =>
+  answered(ctx) || ctx.tools.length === 0 || ctx.toolChoice === 'none'
+    ? scriptStep.text('I could not look it up.')
+    : scriptStep.call('lookup_order', { orderId: 'bad' }),
+);
+
+export const PROMPTS = {
+  redeliver: 'redeliver A-1',
+  refund: 'refund A-7',
+  small: 'refund 20 on A-9',
+  status: 'status of A-3',
+  bad: 'look up order bad',
+} as const;
+
+const redeliver = (finalText: string): Script => [
+  scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),
+  scriptStep.react(({ messages }) =>
+    scriptStep.call('schedule_redelivery', {
+      orderId: 'A-1',
+      window: String(messages.findLast((m) => m.role === 'user')?.content).includes('afternoon')
+        ? 'afternoon'
+        : 'morning',
+    }),
+  ),
+  scriptStep.text(finalText),
+];
+
+/** What the recorded runs did. */
+export const RECORDED: Record<string, () => Script> = {
+  [PROMPTS.redeliver]: () => redeliver('Scheduled.'),
+  [PROMPTS.refund]: () => [
+    scriptStep.call('lookup_order', { orderId: 'A-7' }),
+    scriptStep.call('issue_refund', { orderId: 'A-7', amount: 60 }),
+    scriptStep.text('Refunded 60 on A-7.'),
+  ],
+  [PROMPTS.small]: () => [
+    scriptStep.call('issue_refund', { orderId: 'A-9', amount: 20 }),
+    scriptStep.text('Refunded 20.'),
+  ],
+  [PROMPTS.status]: () => [scriptStep.call('lookup_order', { orderId: 'A-3' }), scriptStep.text('A-3 has shipped.')],
+  [PROMPTS.bad]: () => Array.from({ length: 8 }, () => lookUpBad),
+};
+
+/** A candidate model: skips lookup_order before the refund, refunds 70 instead of 20, looks up A-4, answers the redelivery in other words. */
+export const CHANGED: Record<string, () => Script> = {
+  ...RECORDED,
+  [PROMPTS.redeliver]: () => redeliver('Your redelivery is booked.'),
+  [PROMPTS.refund]: () => [
+    scriptStep.call('issue_refund', { orderId: 'A-7', amount: 60 }),
+    scriptStep.text('Refunded 60 on A-7.'),
+  ],
+  [PROMPTS.small]: () => [
+    scriptStep.call('issue_refund', { orderId: 'A-9', amount: 70 }),
+    scriptStep.text('Refunded 70.'),
+  ],
+  [PROMPTS.status]: () => [scriptStep.call('lookup_order', { orderId: 'A-4' }), scriptStep.text('A-3 has shipped.')],
+};
