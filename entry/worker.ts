@@ -75,3 +75,18 @@ export {
   type ResolveModelOptions,
 } from '../activities/model/index.js';
 export type { ModelFailure, ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';
+export {
+  runEval,
+  type CaseReport,
+  type EvalProgress,
+  type EvalReport,
+  type GateResult,
+  type LaneReport,
+  type LaneSummary,
+  type NewAsk,
+  type RunEvalOptions,
+} from '../runtime/eval/run-eval.js';
+export { exportCases, type CaseErrorCode } from '../runtime/eval/eval-cases.js';
+export { htmlReport, junitXml, summaryText } from '../runtime/eval/eval-report.js';
+export type { ScoreResult } from '../runtime/eval/scoring.js';
+export type { Served } from '../runtime/eval/lane-run.js';

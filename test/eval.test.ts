@@ -5,12 +5,14 @@
  * that changed, the baseline lane must reproduce every recording, and no tool with side effects
  * may run.
  */
+import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { runEval, type CaseReport, type EvalReport } from '../runtime/eval/run-eval.js';
 import { htmlReport, junitXml, summaryText } from '../runtime/eval/eval-report.js';
 import { answerClarificationUpdate, reviewToolCallUpdate, type AgentRunResult } from '../workflows/contract/index.js';
@@ -173,12 +175,64 @@ describe('cairn eval', () => {
     expect(calls).toEqual(effects);
   }, 300_000);
 
-  it('reuses the lane runs of an evaluation that already ran (resumable)', async () => {
-    const report = await evaluate('same');
-    expect(
-      report.cases.filter((item) => !item.error).every((item) => item.candidate!.reused && item.baseline!.reused),
-    ).toBe(true);
-    expect(report.summary.changedCases).toBe(0);
-    expect(JSON.parse(await readFile(join(dir, 'zz-helper.json'), 'utf8')).events.length).toBeGreaterThan(0);
+  it('reuses the lane runs of an evaluation that already ran (resumable), with what they found', async () => {
+    const [same, changed] = await Promise.all([evaluate('same'), evaluate('changed')]);
+    for (const report of [same, changed])
+      expect(
+        report.cases.filter((item) => !item.error).every((item) => item.candidate!.reused && item.baseline!.reused),
+      ).toBe(true);
+    expect(same.summary).toMatchObject({ changedCases: 0, newHumanAsks: 0 });
+    expect(changed.summary).toMatchObject({ changedCases: 4, newHumanAsks: 1 });
+    expect(byPrompt(changed, PROMPTS.status).candidate!.failures.join()).toMatch(
+      /recording has no call of lookup_order/,
+    );
+    expect(changed.passed).toBe(false);
   }, 180_000);
+
+  it('is a command: exit 0 when no gate is crossed, 1 when one is, with JUnit, HTML and JSON reports', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'cairn-eval-out-'));
+    const args = (name: string) => [
+      'eval',
+      MODULE,
+      '--export-name',
+      name,
+      '--histories',
+      dir,
+      '--config',
+      join(import.meta.dirname, 'fixtures/eval.config.ts'),
+      '--junit',
+      join(out, `${name}.xml`),
+      '--html',
+      join(out, `${name}.html`),
+      '--report',
+      join(out, `${name}.json`),
+    ];
+    const [same, unreviewed] = await Promise.all([cairn(args('same')), cairn(args('noRefundReview'))]);
+    expect(same.stdout).toMatch(/Evaluated 5 of 7 case\(s\)/);
+    expect(same.code, same.stderr).toBe(0);
+    expect(unreviewed.stdout).toMatch(/reviews by a person: 1 → 0/);
+    expect(unreviewed.code, unreviewed.stderr).toBe(0);
+    const failing = await cairn([...args('changed'), '--json']);
+    expect(failing.code, failing.stderr).toBe(1);
+    expect(JSON.parse(failing.stdout)).toMatchObject({ passed: false, summary: { newHumanAsks: 1 } });
+    expect(await readFile(join(out, 'changed.xml'), 'utf8')).toMatch(/<testsuite name="gates"/);
+    expect(await readFile(join(out, 'same.html'), 'utf8')).toMatch(/<p id="verdict">Passed/);
+    expect(JSON.parse(await readFile(join(out, 'same.json'), 'utf8')).passed).toBe(true);
+  }, 300_000);
 });
+
+/** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
+function cairn(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')),
+  );
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'cli/main.ts', ...args],
+      { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout: 240_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}

@@ -93,6 +93,7 @@ describe('the package, packed, installed and used as a user would', () => {
         'dist/entry/client.js',
         'dist/entry/http.js',
         'dist/entry/testing.js',
+        'dist/entry/eval.js',
         'dist/cli/main.js',
         'starter/src/agents.ts',
       ]),
@@ -166,7 +167,7 @@ describe('the package, packed, installed and used as a user would', () => {
       { name: 'cairn-agents', version: '0.2.0' },
     );
     // No optional peer is installed (tracing, Redis, HTTP's protocols, MCP, A2A, the model providers):
-    // the shipped types must not need them, and the root, /workflow, /worker and /client entry points load without them.
+    // the shipped types must not need them, and the root, /workflow, /worker, /client and /eval entry points load without them.
     for (const optional of [
       '@opentelemetry/sdk-trace-base',
       '@opentelemetry/resources',
@@ -181,7 +182,7 @@ describe('the package, packed, installed and used as a user would', () => {
         '--input-type=module',
         '-e',
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the template is the child process's code
-        "for (const e of ['', '/workflow', '/worker', '/client']) console.log(`cairn-agents${e}`, Object.keys(await import(`cairn-agents${e}`)).length > 0);",
+        "for (const e of ['', '/workflow', '/worker', '/client', '/eval']) console.log(`cairn-agents${e}`, Object.keys(await import(`cairn-agents${e}`)).length > 0);",
       ],
       app,
     );
@@ -190,6 +191,7 @@ describe('the package, packed, installed and used as a user would', () => {
       'cairn-agents/workflow true',
       'cairn-agents/worker true',
       'cairn-agents/client true',
+      'cairn-agents/eval true',
     ]);
     // An entry point whose peers are missing says in one line which to install: no module-resolution stack.
     const http = await run(node, ['--input-type=module', '-e', "import 'cairn-agents/http';"], app);

@@ -27,7 +27,7 @@ import {
   type ToolMode,
 } from '../../shared/eval/define-eval.js';
 import { diffDecisions, traceOf, type DecisionChange, type DecisionTrace } from '../../shared/eval/decision-trace.js';
-import { recordingOf, type Recording } from '../../shared/eval/recording.js';
+import { recordingOf, type EvalEvent, type Recording } from '../../shared/eval/recording.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json/json.js';
 import {
@@ -169,6 +169,9 @@ interface Lane {
   readonly worker: Worker;
   readonly running: Promise<void>;
 }
+
+/** How the evaluation's cancel of a run starts: the asks nobody recorded follow, as JSON (read back when the run is reused). */
+const ASKED = 'cairn eval: the run would have asked a person the recording does not answer: ';
 
 /** At most this many times a run is asked what it waits for (each a person answered from the recording). */
 const MAX_HUMAN_ROUNDS = 200;
@@ -413,9 +416,11 @@ async function runLane(
       reused = true; // closed in an earlier evaluation of this very code and case
     }
     const handle = client.workflow.getHandle<AgentRunWorkflow>(workflowId);
-    const newAsks = reused ? [] : await answerPeople(handle, lane.lane, answers);
+    const asked = reused ? undefined : await answerPeople(handle, lane.lane, answers);
     await handle.result().catch(() => undefined);
-    const recording = recordingOf(await historyEvents(await handle.fetchHistory(), decoding));
+    const events = await historyEvents(await handle.fetchHistory(), decoding);
+    const recording = recordingOf(events);
+    const newAsks = asked ?? asksInHistory(events);
     const unanswered = {
       clarifications: newAsks.filter((ask) => ask.kind === 'clarification').length,
       reviews: newAsks.filter((ask) => ask.kind === 'review').length,
@@ -461,6 +466,23 @@ async function runLane(
   } finally {
     runs.delete(workflowId);
   }
+}
+
+/** The people a reused lane run would have asked: the evaluation's cancel says whom. */
+function asksInHistory(events: readonly EvalEvent[]): NewAsk[] {
+  for (const event of events)
+    if (
+      event.type === 'signaled' &&
+      event.name === 'cancel' &&
+      typeof event.args === 'string' &&
+      event.args.startsWith(ASKED)
+    )
+      try {
+        return JSON.parse(event.args.slice(ASKED.length)) as NewAsk[];
+      } catch {
+        return [];
+      }
+  return [];
 }
 
 /** The calls an evaluation refused, from a lane run's own history (a run reused from an earlier evaluation). */
@@ -516,12 +538,13 @@ async function answerPeople(
     } else if (state.budget?.pending) asks.push({ kind: 'budget', text: 'extend the budget' });
     else if (state.paused) await handle.signal(resumeSignal);
     if (asks.length > 0) {
-      await handle.signal(cancelSignal, 'cairn eval: the run would have asked a person the recording does not answer');
+      await handle.signal(cancelSignal, `${ASKED}${JSON.stringify(asks)}`);
       return asks;
     }
   }
-  await handle.signal(cancelSignal, 'cairn eval: too many rounds of answers');
-  return [{ kind: 'clarification', text: `more than ${MAX_HUMAN_ROUNDS} rounds of questions` }];
+  const asks: NewAsk[] = [{ kind: 'clarification', text: `more than ${MAX_HUMAN_ROUNDS} rounds of questions` }];
+  await handle.signal(cancelSignal, `${ASKED}${JSON.stringify(asks)}`);
+  return asks;
 }
 
 function laneSummary(reports: readonly CaseReport[], lane: EvalLane): LaneSummary {
