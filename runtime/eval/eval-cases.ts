@@ -22,7 +22,9 @@ export type CaseErrorCode =
   | 'still_running'
   | 'other_agent'
   | 'unknown_tool'
-  | 'schema_changed';
+  | 'schema_changed'
+  /** The evaluation could not run the case (the server refused, a lane's history could not be read): the message says why. */
+  | 'harness_failed';
 
 export interface EvalCase {
   /** Unique in the evaluation: the run's workflow id, the file's name, or the dataset id. */

@@ -89,8 +89,12 @@ export function junitXml(report: EvalReport): string {
   ].join('\n');
 }
 
-/** A horizontal bar chart (SVG) of one delta per case, centred on zero. */
-function deltaChart(title: string, rows: readonly { label: string; value: number; shown: string }[]): string {
+/** A horizontal bar chart (SVG) of one delta per case, centred on zero; worse is red. */
+function deltaChart(
+  title: string,
+  rows: readonly { label: string; value: number; shown: string }[],
+  higherIsBetter: boolean,
+): string {
   const width = 640;
   const rowHeight = 18;
   const labelWidth = 200;
@@ -101,7 +105,8 @@ function deltaChart(title: string, rows: readonly { label: string; value: number
     const y = 24 + i * rowHeight;
     const length = (Math.abs(row.value) / max) * half;
     const x = row.value >= 0 ? mid : mid - length;
-    const fill = row.value > 0 ? '#c0392b' : row.value < 0 ? '#27ae60' : '#999';
+    const worse = higherIsBetter ? row.value < 0 : row.value > 0;
+    const fill = row.value === 0 ? '#999' : worse ? '#c0392b' : '#27ae60';
     return (
       `<text x="4" y="${y + 12}" font-size="11">${xml(row.label.slice(0, 30))}</text>` +
       `<rect x="${x.toFixed(1)}" y="${y + 2}" width="${Math.max(1, length).toFixed(1)}" height="${rowHeight - 6}" fill="${fill}"/>` +
@@ -149,22 +154,25 @@ export function htmlReport(report: EvalReport): string {
       'Score (candidate − baseline)',
       evaluated.map((item) => {
         const value = laneScore(item.candidate) - laneScore(item.baseline);
-        return { label: item.id, value, shown: value.toFixed(2) };
+        return { label: item.prompt, value, shown: value.toFixed(2) };
       }),
+      true,
     ),
     deltaChart(
       'Cost (candidate − baseline, USD)',
       evaluated.map((item) => {
         const value = item.candidate!.trace.usage.costUsd - item.baseline!.trace.usage.costUsd;
-        return { label: item.id, value, shown: value.toFixed(4) };
+        return { label: item.prompt, value, shown: value.toFixed(4) };
       }),
+      false,
     ),
     deltaChart(
       'Latency (candidate − recording, ms)',
       evaluated.map((item) => {
         const value = item.candidate!.trace.durationMs - (item.recorded?.durationMs ?? item.baseline!.trace.durationMs);
-        return { label: item.id, value, shown: `${Math.round(value)} ms` };
+        return { label: item.prompt, value, shown: `${Math.round(value)} ms` };
       }),
+      false,
     ),
   ];
   return `<!doctype html>

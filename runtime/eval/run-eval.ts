@@ -68,6 +68,8 @@ export interface RunEvalOptions {
   readonly worker?: WorkerTuning;
   /** Cases at once (default: the eval's `concurrency`, else 8). */
   readonly concurrency?: number;
+  /** The longest a lane run may take (its workflow execution timeout); default 15 minutes. */
+  readonly caseTimeoutMs?: number;
   /** Called after each case. */
   readonly onProgress?: (progress: EvalProgress) => void;
 }
@@ -201,13 +203,28 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const runs = new Map<string, LaneRun>();
   const lanes: Lane[] = [];
   try {
-    for (const lane of ['baseline', 'candidate'] as const)
-      lanes.push(await startLane(lane, modulePath, exportName, definition, runs, options));
+    // Both lanes bundle and start at once; a worker that did start is still stopped below if the other fails.
+    const starting = await Promise.allSettled(
+      (['baseline', 'candidate'] as const).map((lane) => startLane(lane, modulePath, exportName, definition, runs, options)),
+    );
+    for (const lane of starting) if (lane.status === 'fulfilled') lanes.push(lane.value);
+    const failed = starting.find((lane) => lane.status === 'rejected');
+    if (failed) throw failed.reason;
     const mode = definition.tools ?? 'strict';
     const reports: CaseReport[] = [];
     const progress = { done: 0, total: cases.length, passed: 0, failed: 0, errors: 0 };
+    const harness = { runs, mode, client: options.client, decoding, resolve, timeoutMs: options.caseTimeoutMs ?? 15 * 60_000 };
     await pool(cases, options.concurrency ?? definition.concurrency ?? 8, async (kase) => {
-      const report = await evaluateCase(kase, definition, lanes, runs, mode, options.client, decoding, resolve);
+      // Whatever goes wrong with one case (the server refuses a start, a history cannot be read) is that case's error.
+      const report = await evaluateCase(kase, definition, lanes, harness).catch(
+        (error: unknown): CaseReport => ({
+          id: kase.id,
+          source: kase.source,
+          prompt: kase.recording?.prompt ?? kase.dataset?.prompt ?? '',
+          error: { code: 'harness_failed', message: (error as Error).message ?? String(error) },
+          pass: false,
+        }),
+      );
       reports.push(report);
       progress.done++;
       if (report.error) progress.errors++;
@@ -298,15 +315,20 @@ class CaseAnswers {
 
   constructor(
     readonly recording: Recording | undefined,
+    /** Settles when the baseline lane has run: every question it was asked is known by then. */
+    readonly baselineDone: Promise<unknown>,
     readonly dataset: Readonly<Record<string, JsonValue>> = {},
   ) {}
 
-  answer(lane: EvalLane, question: string): JsonValue | undefined {
+  /** The baseline's k-th question gets the recording's k-th answer; the candidate's, the answer to the same question. */
+  async answer(lane: EvalLane, question: string): Promise<JsonValue | undefined> {
     if (lane === 'baseline') {
       const answer = this.recording?.answers[this.#asked++]?.answer ?? this.dataset[question];
       if (answer !== undefined) this.byQuestion.set(question, answer);
       return answer;
     }
+    // The lanes run side by side: a question the baseline has not reached yet may still come.
+    if (!this.byQuestion.has(question)) await this.baselineDone.catch(() => undefined);
     return this.byQuestion.get(question) ?? this.dataset[question];
   }
 
@@ -317,25 +339,32 @@ class CaseAnswers {
   }
 }
 
+/** What every case's lane runs share. */
+interface Harness {
+  readonly runs: Map<string, LaneRun>;
+  readonly mode: ToolMode;
+  readonly client: Client;
+  readonly decoding: PayloadDecoding;
+  readonly resolve: (spec: string) => ModelClient;
+  readonly timeoutMs: number;
+}
+
 async function evaluateCase(
   kase: EvalCase,
   definition: EvalDefinition,
   lanes: readonly Lane[],
-  runs: Map<string, LaneRun>,
-  mode: ToolMode,
-  client: Client,
-  decoding: PayloadDecoding,
-  resolve: (spec: string) => ModelClient,
+  harness: Harness,
 ): Promise<CaseReport> {
   const prompt = kase.recording?.prompt ?? kase.dataset?.prompt ?? '';
   if (kase.error) return { id: kase.id, source: kase.source, prompt, error: kase.error, pass: false };
   const recorded = kase.recording && traceOf(kase.recording);
-  const answers = new CaseAnswers(kase.recording, kase.dataset?.answers);
-  const reports: Partial<Record<EvalLane, LaneReport>> = {};
-  for (const lane of lanes)
-    reports[lane.lane] = await runLane(lane, kase, definition, runs, mode, answers, client, decoding, resolve);
-  const baseline = reports.baseline!;
-  const candidate = reports.candidate!;
+  let baselineDone: (value?: unknown) => void = () => {};
+  const answers = new CaseAnswers(kase.recording, new Promise((resolve) => (baselineDone = resolve)), kase.dataset?.answers);
+  const lane = (name: EvalLane) => lanes.find((item) => item.lane === name)!;
+  const [baseline, candidate] = await Promise.all([
+    runLane(lane('baseline'), kase, definition, answers, harness).finally(baselineDone),
+    runLane(lane('candidate'), kase, definition, answers, harness),
+  ]);
   const drift = recorded ? diffDecisions(recorded, baseline.trace) : undefined;
   return {
     id: kase.id,
@@ -383,12 +412,8 @@ async function runLane(
   lane: Lane,
   kase: EvalCase,
   definition: EvalDefinition,
-  runs: Map<string, LaneRun>,
-  mode: ToolMode,
   answers: CaseAnswers,
-  client: Client,
-  decoding: PayloadDecoding,
-  resolve: (spec: string) => ModelClient,
+  { runs, mode, client, decoding, resolve, timeoutMs }: Harness,
 ): Promise<LaneReport> {
   const input = laneInput(kase, definition, lane.lane);
   const key = createHash('sha256')
@@ -409,6 +434,8 @@ async function runLane(
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'USE_EXISTING',
+        // A run that cannot finish (a workflow task that keeps failing, a wait nobody ends) closes, and says so.
+        workflowExecutionTimeout: timeoutMs,
         memo: { cairnEval: { case: kase.id, lane: lane.lane } },
       });
     } catch (error) {
@@ -522,7 +549,7 @@ async function answerPeople(
     const asks: NewAsk[] = [];
     if (state.clarification) {
       const { id, question } = state.clarification;
-      const answer = answers.answer(lane, question);
+      const answer = await answers.answer(lane, question);
       if (answer === undefined) asks.push({ kind: 'clarification', text: question });
       else await handle.executeUpdate(answerClarificationUpdate, { args: [{ id, answer }] });
     } else if (state.reviews.length > 0) {
