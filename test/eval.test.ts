@@ -13,11 +13,12 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { runEval, type CaseReport, type EvalReport } from '../runtime/eval/run-eval.js';
+import { runEval, type CaseReport, type EvalReport, type RunEvalOptions } from '../runtime/eval/run-eval.js';
+import { exportCases } from '../runtime/eval/eval-cases.js';
 import { htmlReport, junitXml, summaryText } from '../runtime/eval/eval-report.js';
 import { answerClarificationUpdate, reviewToolCallUpdate, type AgentRunResult } from '../workflows/contract/index.js';
 import { calls } from './fixtures/tools.js';
-import { awaiting } from './support/runs.js';
+import { awaiting, waitFor } from './support/runs.js';
 import { CHANGED, PROMPTS, PromptScripts, RECORDED } from './support/eval-scripts.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
@@ -70,15 +71,15 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const evaluate = (exportName: string): Promise<EvalReport> =>
-  runEval({
-    module: MODULE,
-    exportName,
-    cases: { histories: [dir] },
-    client: w.client,
-    connection,
-    models: { scripts: { 'eval-same': new PromptScripts(RECORDED), 'eval-changed': new PromptScripts(CHANGED) } },
-  });
+const options = (exportName: string): RunEvalOptions => ({
+  module: MODULE,
+  exportName,
+  cases: { histories: [dir] },
+  client: w.client,
+  connection,
+  models: { scripts: { 'eval-same': new PromptScripts(RECORDED), 'eval-changed': new PromptScripts(CHANGED) } },
+});
+const evaluate = (exportName: string): Promise<EvalReport> => runEval(options(exportName));
 
 const byPrompt = (report: EvalReport, prompt: string): CaseReport =>
   report.cases.find((item) => item.prompt === prompt)!;
@@ -187,6 +188,21 @@ describe('cairn eval', () => {
       /recording has no call of lookup_order/,
     );
     expect(changed.passed).toBe(false);
+  }, 180_000);
+
+  it('takes its cases from a visibility query, and exports them as files', async () => {
+    const query = `TaskQueue = '${w.taskQueue}' AND ExecutionStatus = 'Completed'`;
+    // Visibility lags the runs a little: wait until it lists all five.
+    await waitFor(async () => ((await w.client.workflow.count(query)).count === 5 ? true : undefined), 'visibility');
+    const exported = await mkdtemp(join(tmpdir(), 'cairn-eval-export-'));
+    const files = await exportCases(w.client, { query, dir: exported });
+    expect(files).toHaveLength(5);
+    const fromFiles = await runEval({ ...options('same'), cases: { histories: [exported] } });
+    const fromQuery = await runEval({ ...options('same'), cases: { query, limit: 3 } });
+    expect(fromFiles.summary).toMatchObject({ cases: 5, errors: 0, changedCases: 0, harnessAgreement: 1 });
+    expect(fromQuery.summary).toMatchObject({ cases: 3, errors: 0, changedCases: 0 });
+    // The same runs as the files: their lane runs are reused, not run again.
+    expect(fromQuery.cases.every((item) => item.candidate!.reused)).toBe(true);
   }, 180_000);
 
   it('is a command: exit 0 when no gate is crossed, 1 when one is, with JUnit, HTML and JSON reports', async () => {

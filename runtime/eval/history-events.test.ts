@@ -7,7 +7,9 @@ import { AesGcmPayloadCodec, generateCodecKey, parseCodecKeys } from '../payload
 import { historyEvents } from './history-events.js';
 
 const history = async (): Promise<History> =>
-  historyFromJSON(JSON.parse(await readFile(join(import.meta.dirname, '../../test/histories/review-accept.json'), 'utf8')));
+  historyFromJSON(
+    JSON.parse(await readFile(join(import.meta.dirname, '../../test/histories/review-accept.json'), 'utf8')),
+  );
 
 describe('historyEvents', () => {
   it("reads an encrypted history through the workers' codec, and names the codec when it is missing", async () => {

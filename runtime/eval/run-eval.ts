@@ -205,7 +205,9 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   try {
     // Both lanes bundle and start at once; a worker that did start is still stopped below if the other fails.
     const starting = await Promise.allSettled(
-      (['baseline', 'candidate'] as const).map((lane) => startLane(lane, modulePath, exportName, definition, runs, options)),
+      (['baseline', 'candidate'] as const).map((lane) =>
+        startLane(lane, modulePath, exportName, definition, runs, options),
+      ),
     );
     for (const lane of starting) if (lane.status === 'fulfilled') lanes.push(lane.value);
     const failed = starting.find((lane) => lane.status === 'rejected');
@@ -213,7 +215,14 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     const mode = definition.tools ?? 'strict';
     const reports: CaseReport[] = [];
     const progress = { done: 0, total: cases.length, passed: 0, failed: 0, errors: 0 };
-    const harness = { runs, mode, client: options.client, decoding, resolve, timeoutMs: options.caseTimeoutMs ?? 15 * 60_000 };
+    const harness = {
+      runs,
+      mode,
+      client: options.client,
+      decoding,
+      resolve,
+      timeoutMs: options.caseTimeoutMs ?? 15 * 60_000,
+    };
     await pool(cases, options.concurrency ?? definition.concurrency ?? 8, async (kase) => {
       // Whatever goes wrong with one case (the server refuses a start, a history cannot be read) is that case's error.
       const report = await evaluateCase(kase, definition, lanes, harness).catch(
@@ -359,7 +368,11 @@ async function evaluateCase(
   if (kase.error) return { id: kase.id, source: kase.source, prompt, error: kase.error, pass: false };
   const recorded = kase.recording && traceOf(kase.recording);
   let baselineDone: (value?: unknown) => void = () => {};
-  const answers = new CaseAnswers(kase.recording, new Promise((resolve) => (baselineDone = resolve)), kase.dataset?.answers);
+  const answers = new CaseAnswers(
+    kase.recording,
+    new Promise((resolve) => (baselineDone = resolve)),
+    kase.dataset?.answers,
+  );
   const lane = (name: EvalLane) => lanes.find((item) => item.lane === name)!;
   const [baseline, candidate] = await Promise.all([
     runLane(lane('baseline'), kase, definition, answers, harness).finally(baselineDone),

@@ -48,9 +48,11 @@ describe('scoreAll', () => {
     expect(scores[5]!.reason).toBe('PASS It names the amount.');
   });
 
-  it("fails a judge that says neither PASS nor FAIL, and an exact scorer with nothing to compare", async () => {
-    const [judged, compared] = await scoreAll([judge('scripted:judge', 'mentions the amount'), exact()], { ...input, expected: null }, () =>
-      judgeSaying('Looks fine to me.'),
+  it('fails a judge that says neither PASS nor FAIL, and an exact scorer with nothing to compare', async () => {
+    const [judged, compared] = await scoreAll(
+      [judge('scripted:judge', 'mentions the amount'), exact()],
+      { ...input, expected: null },
+      () => judgeSaying('Looks fine to me.'),
     );
     expect(judged).toMatchObject({ score: 0, pass: false, reason: expect.stringMatching(/neither PASS nor FAIL/) });
     expect(compared).toMatchObject({ score: 0, pass: false, reason: expect.stringMatching(/nothing to compare/) });
