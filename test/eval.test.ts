@@ -16,10 +16,17 @@ import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { runEval, type CaseReport, type EvalReport, type RunEvalOptions } from '../runtime/eval/run-eval.js';
 import { exportCases } from '../runtime/eval/eval-cases.js';
 import { htmlReport, junitXml, summaryText } from '../runtime/eval/eval-report.js';
-import { answerClarificationUpdate, reviewToolCallUpdate, type AgentRunResult } from '../workflows/contract/index.js';
+import {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  extendBudgetUpdate,
+  reviewToolCallUpdate,
+  type AgentRunInput,
+  type AgentRunResult,
+} from '../workflows/contract/index.js';
 import { calls } from './fixtures/tools.js';
 import { awaiting, waitFor } from './support/runs.js';
-import { CHANGED, PROMPTS, PromptScripts, RECORDED } from './support/eval-scripts.js';
+import { BUDGET_POLICY, CHANGED, PROMPTS, PromptScripts, RECORDED } from './support/eval-scripts.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
 const MODULE = join(import.meta.dirname, 'fixtures/evals.ts');
@@ -36,8 +43,9 @@ beforeAll(async () => {
   const record = async (
     prompt: string,
     people?: (handle: Awaited<ReturnType<TestWorker['start']>>) => Promise<void>,
+    policy?: AgentRunInput['policy'],
   ) => {
-    const handle = await w.start({ agent: 'test', prompt, model });
+    const handle = await w.start({ agent: 'test', prompt, model, ...(policy && { policy }) });
     await people?.(handle);
     const result: AgentRunResult = await handle.result();
     await writeFile(join(dir, `${prompt.replace(/\W+/g, '-')}.json`), historyToJSON(await handle.fetchHistory()));
@@ -48,7 +56,13 @@ beforeAll(async () => {
     await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: text }] });
   };
   await Promise.all([
-    record(PROMPTS.redeliver, answer('afternoon please')),
+    record(PROMPTS.redeliver, async (handle) => {
+      const state = await awaiting(handle, 'awaiting_clarification');
+      const id = state.clarification!.id;
+      // An empty answer by Signal, which the run ignores, before the real one.
+      await handle.signal(answerClarificationSignal, { id, answer: '   ' });
+      await handle.executeUpdate(answerClarificationUpdate, { args: [{ id, answer: 'afternoon please' }] });
+    }),
     record(PROMPTS.refund, async (handle) => {
       const state = await awaiting(handle, 'awaiting_review');
       const { toolCallId, argsHash } = state.reviews[0]!;
@@ -59,6 +73,15 @@ beforeAll(async () => {
     record(PROMPTS.small),
     record(PROMPTS.status),
     record(PROMPTS.bad, answer('Give up, please.')),
+    record(
+      PROMPTS.budget,
+      async (handle) => {
+        const state = await awaiting(handle, 'awaiting_budget');
+        const id = state.budget!.pending!.id;
+        await handle.executeUpdate(extendBudgetUpdate, { args: [{ id, decision: { type: 'extend', tokens: 200 } }] });
+      },
+      BUDGET_POLICY,
+    ),
   ]);
   // Cases that cannot be evaluated: a corrupt file, and a run of another agent.
   await writeFile(join(dir, 'zz-corrupt.json'), '{"events": [ {"eventId": "1", "eventTy');
@@ -90,9 +113,9 @@ describe('cairn eval', () => {
   it('finds no change when the candidate takes the recorded decisions, and reports bad cases one by one', async () => {
     const report = await evaluate('same');
     expect(report.summary).toMatchObject({
-      cases: 7,
+      cases: 8,
       errors: 2,
-      evaluated: 5,
+      evaluated: 6,
       changedCases: 0,
       harnessAgreement: 1,
       newHumanAsks: 0,
@@ -111,6 +134,9 @@ describe('cairn eval', () => {
     // The people were answered from the recording: the question by its text, the review by its arguments.
     expect(byPrompt(report, PROMPTS.redeliver).candidate!.trace.clarifications).toBe(1);
     expect(byPrompt(report, PROMPTS.refund).candidate!.trace.reviews).toBe(1);
+    // And the budget request with the recorded extension.
+    expect(byPrompt(report, PROMPTS.budget).candidate!.trace).toMatchObject({ budgets: 1, outcome: 'answered' });
+    expect(report.summary.baseline.costUsd).toBeCloseTo(0.03);
     expect(report.passed).toBe(true);
     expect(calls).toEqual(effects);
   }, 180_000);
@@ -138,6 +164,9 @@ describe('cairn eval', () => {
     expect(kinds(byPrompt(report, PROMPTS.bad))).toEqual([]);
 
     expect(report.gates.find((g) => g.gate === 'failOnNewHumanAsk')).toMatchObject({ crossed: true, actual: 1 });
+    // The budget case decides the same at twice the price: no decision changed, the cost gate is crossed.
+    expect(kinds(byPrompt(report, PROMPTS.budget))).toEqual([]);
+    expect(report.gates.find((g) => g.gate === 'maxCostIncrease')).toMatchObject({ crossed: true, limit: 0.5 });
     expect(report.passed).toBe(false);
     expect(calls).toEqual(effects);
 
@@ -192,14 +221,14 @@ describe('cairn eval', () => {
 
   it('takes its cases from a visibility query, and exports them as files', async () => {
     const query = `TaskQueue = '${w.taskQueue}' AND ExecutionStatus = 'Completed'`;
-    // Visibility lags the runs a little: wait until it lists all five.
-    await waitFor(async () => ((await w.client.workflow.count(query)).count === 5 ? true : undefined), 'visibility');
+    // Visibility lags the runs a little: wait until it lists all six.
+    await waitFor(async () => ((await w.client.workflow.count(query)).count === 6 ? true : undefined), 'visibility');
     const exported = await mkdtemp(join(tmpdir(), 'cairn-eval-export-'));
     const files = await exportCases(w.client, { query, dir: exported });
-    expect(files).toHaveLength(5);
+    expect(files).toHaveLength(6);
     const fromFiles = await runEval({ ...options('same'), cases: { histories: [exported] } });
     const fromQuery = await runEval({ ...options('same'), cases: { query, limit: 3 } });
-    expect(fromFiles.summary).toMatchObject({ cases: 5, errors: 0, changedCases: 0, harnessAgreement: 1 });
+    expect(fromFiles.summary).toMatchObject({ cases: 6, errors: 0, changedCases: 0, harnessAgreement: 1 });
     expect(fromQuery.summary).toMatchObject({ cases: 3, errors: 0, changedCases: 0 });
     // The same runs as the files: their lane runs are reused, not run again.
     expect(fromQuery.cases.every((item) => item.candidate!.reused)).toBe(true);
@@ -224,7 +253,7 @@ describe('cairn eval', () => {
       join(out, `${name}.json`),
     ];
     const [same, unreviewed] = await Promise.all([cairn(args('same')), cairn(args('noRefundReview'))]);
-    expect(same.stdout).toMatch(/Evaluated 5 of 7 case\(s\)/);
+    expect(same.stdout).toMatch(/Evaluated 6 of 8 case\(s\)/);
     expect(same.code, same.stderr).toBe(0);
     expect(unreviewed.stdout).toMatch(/reviews by a person: 1 → 0/);
     expect(unreviewed.code, unreviewed.stderr).toBe(0);

@@ -66,6 +66,16 @@ describe('loadCases', () => {
     );
   });
 
+  it('names a run continued as new, which it does not follow', async () => {
+    const cases = await load(testAgent, ['continue-as-new-first-run.json', 'continue-as-new-last-run.json']);
+    expect(cases.map((c) => c.error?.code)).toEqual(['continued_as_new', 'continued_as_new']);
+  });
+
+  it('reads the budget decisions people took', async () => {
+    const [kase] = await load(testAgent, ['budget-extended.json']);
+    expect(kase!.recording!.budgets).toEqual([{ id: 'b1', decision: { type: 'extend', costUsd: 0.05 } }]);
+  });
+
   it('names a run recorded before a tool changed its schema', async () => {
     const stricter = defineTool({
       name: 'schedule_redelivery',

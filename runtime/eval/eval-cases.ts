@@ -23,6 +23,8 @@ export type CaseErrorCode =
   | 'other_agent'
   | 'unknown_tool'
   | 'schema_changed'
+  /** One run of a chain continued as new: the chain is not followed (yet). */
+  | 'continued_as_new'
   /** The evaluation could not run the case (the server refused, a lane's history could not be read): the message says why. */
   | 'harness_failed';
 
@@ -96,6 +98,12 @@ export function caseProblem(recording: Recording, agent: Agent): EvalCase['error
     return {
       code: 'other_agent',
       message: `This run is of agent "${recording.agent}", not "${agent.name}".`,
+    };
+  if (recording.input.carried !== undefined || recording.end.status === 'continued_as_new')
+    return {
+      code: 'continued_as_new',
+      message:
+        'This history is one run of a chain continued as new; an evaluation replays whole runs, and does not follow a chain yet.',
     };
   for (const run of recording.toolRuns) {
     const tool = agent.tools.find((t) => t.name === run.name);

@@ -12,7 +12,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { ResolveModelOptions } from '../../activities/model/resolve-model.js';
 import { resolveModel } from '../../activities/model/resolve-model.js';
@@ -33,6 +38,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json
 import {
   answerClarificationUpdate,
   cancelSignal,
+  extendBudgetUpdate,
   resumeSignal,
   reviewToolCallUpdate,
   untilIdleUpdate,
@@ -317,10 +323,15 @@ async function pool<T>(items: readonly T[], size: number, work: (item: T) => Pro
   await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
 }
 
-/** People's answers for one case: the recording's, in order (baseline), then by question (candidate). */
+/**
+ * People's answers for one case. The baseline lane reproduces the recorded run, so its questions
+ * have the recorded ids: each gets the answers recorded for its id, in order (one the run refuses,
+ * e.g. an invalid answer sent by Signal, is skipped). The candidate's question gets the answer the
+ * baseline's same question took. Reviews by tool and argument hash, budget requests in order.
+ */
 class CaseAnswers {
   readonly byQuestion = new Map<string, JsonValue>();
-  #asked = 0;
+  readonly #budgets = new Map<EvalLane, number>();
 
   constructor(
     readonly recording: Recording | undefined,
@@ -329,22 +340,35 @@ class CaseAnswers {
     readonly dataset: Readonly<Record<string, JsonValue>> = {},
   ) {}
 
-  /** The baseline's k-th question gets the recording's k-th answer; the candidate's, the answer to the same question. */
-  async answer(lane: EvalLane, question: string): Promise<JsonValue | undefined> {
+  /** The answers to try for question `id`, best first. */
+  async answers(lane: EvalLane, question: string, id: string): Promise<JsonValue[]> {
+    const known = this.dataset[question];
     if (lane === 'baseline') {
-      const answer = this.recording?.answers[this.#asked++]?.answer ?? this.dataset[question];
-      if (answer !== undefined) this.byQuestion.set(question, answer);
-      return answer;
+      const recorded = (this.recording?.answers ?? []).filter((item) => item.id === id).map((item) => item.answer);
+      return known === undefined ? recorded : [...recorded, known];
     }
     // The lanes run side by side: a question the baseline has not reached yet may still come.
     if (!this.byQuestion.has(question)) await this.baselineDone.catch(() => undefined);
-    return this.byQuestion.get(question) ?? this.dataset[question];
+    const answer = this.byQuestion.get(question) ?? known;
+    return answer === undefined ? [] : [answer];
   }
 
-  review(name: string, argsHash: string): JsonValue | undefined {
-    return this.recording?.reviews.find(
-      (review) => review.argsHash === argsHash && (review.name === undefined || review.name === name),
-    )?.decision;
+  /** The baseline's run took `answer` to `question`: the candidate's same question gets it. */
+  took(lane: EvalLane, question: string, answer: JsonValue): void {
+    if (lane === 'baseline') this.byQuestion.set(question, answer);
+  }
+
+  reviews(name: string, argsHash: string): JsonValue[] {
+    return (this.recording?.reviews ?? [])
+      .filter((review) => review.argsHash === argsHash && (review.name === undefined || review.name === name))
+      .map((review) => review.decision);
+  }
+
+  /** The next recorded budget decision for `lane`. */
+  budget(lane: EvalLane): JsonValue | undefined {
+    const next = this.#budgets.get(lane) ?? 0;
+    this.#budgets.set(lane, next + 1);
+    return this.recording?.budgets[next]?.decision;
   }
 }
 
@@ -464,6 +488,7 @@ async function runLane(
     const unanswered = {
       clarifications: newAsks.filter((ask) => ask.kind === 'clarification').length,
       reviews: newAsks.filter((ask) => ask.kind === 'review').length,
+      budgets: newAsks.filter((ask) => ask.kind === 'budget').length,
     };
     const trace = traceOf(recording, unanswered);
     const expected = kase.dataset ? (kase.dataset.expected ?? null) : (traceOf(kase.recording!).answer ?? null);
@@ -550,6 +575,19 @@ async function untilIdle(handle: WorkflowHandle<AgentRunWorkflow>): Promise<RunS
   }
 }
 
+/** Tries `offers` in order until the run takes one; the index taken, or -1 when it refused them all (or there were none). */
+async function firstTaken(offers: readonly JsonValue[], send: (offer: JsonValue) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < offers.length; i++) {
+    try {
+      await send(offers[i]!);
+      return i;
+    } catch (error) {
+      if (!(error instanceof WorkflowUpdateFailedError)) throw error;
+    }
+  }
+  return -1;
+}
+
 /** Answers what the run asks from the recording until it ends; a question nobody recorded stops it. */
 async function answerPeople(
   handle: WorkflowHandle<AgentRunWorkflow>,
@@ -562,21 +600,27 @@ async function answerPeople(
     const asks: NewAsk[] = [];
     if (state.clarification) {
       const { id, question } = state.clarification;
-      const answer = await answers.answer(lane, question);
-      if (answer === undefined) asks.push({ kind: 'clarification', text: question });
-      else await handle.executeUpdate(answerClarificationUpdate, { args: [{ id, answer }] });
+      const offers = await answers.answers(lane, question, id);
+      const taken = await firstTaken(offers, (answer) =>
+        handle.executeUpdate(answerClarificationUpdate, { args: [{ id, answer }] }),
+      );
+      if (taken < 0) asks.push({ kind: 'clarification', text: question });
+      else answers.took(lane, question, offers[taken]!);
     } else if (state.reviews.length > 0) {
       for (const { toolCallId, argsHash, name, args } of state.reviews) {
-        const decision = answers.review(name, argsHash);
-        if (decision === undefined)
-          asks.push({ kind: 'review', text: `${name} ${JSON.stringify(args).slice(0, 200)}` });
-        else
-          await handle.executeUpdate(reviewToolCallUpdate, {
-            args: [{ toolCallId, argsHash, decision: decision as never }],
-          });
+        const taken = await firstTaken(answers.reviews(name, argsHash), (decision) =>
+          handle.executeUpdate(reviewToolCallUpdate, { args: [{ toolCallId, argsHash, decision: decision as never }] }),
+        );
+        if (taken < 0) asks.push({ kind: 'review', text: `${name} ${JSON.stringify(args).slice(0, 200)}` });
       }
-    } else if (state.budget?.pending) asks.push({ kind: 'budget', text: 'extend the budget' });
-    else if (state.paused) await handle.signal(resumeSignal);
+    } else if (state.budget?.pending) {
+      const { id } = state.budget.pending;
+      const decision = answers.budget(lane);
+      const taken = await firstTaken(decision === undefined ? [] : [decision], (offer) =>
+        handle.executeUpdate(extendBudgetUpdate, { args: [{ id, decision: offer as never }] }),
+      );
+      if (taken < 0) asks.push({ kind: 'budget', text: `extend the ${state.budget.pending.limit} budget` });
+    } else if (state.paused) await handle.signal(resumeSignal);
     if (asks.length > 0) {
       await handle.signal(cancelSignal, `${ASKED}${JSON.stringify(asks)}`);
       return asks;
@@ -596,7 +640,7 @@ function laneSummary(reports: readonly CaseReport[], lane: EvalLane): LaneSummar
     costUsd: sum(lanes.map((item) => item.trace.usage.costUsd)),
     tokens: sum(lanes.map((item) => item.trace.usage.inputTokens + item.trace.usage.outputTokens)),
     durationMs: sum(lanes.map((item) => item.trace.durationMs)),
-    peopleAsked: sum(lanes.map((item) => item.trace.clarifications + item.trace.reviews)),
+    peopleAsked: sum(lanes.map((item) => item.trace.clarifications + item.trace.reviews + item.trace.budgets)),
   };
 }
 

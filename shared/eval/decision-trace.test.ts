@@ -18,6 +18,7 @@ const trace = (over: Partial<DecisionTrace> = {}): DecisionTrace => ({
   disabledTools: [],
   clarifications: 0,
   reviews: 1,
+  budgets: 0,
   outcome: 'answered',
   answer: 'Refunded 20.',
   usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.01 },
@@ -56,6 +57,7 @@ describe('diffDecisions', () => {
       disabledTools: ['carrier_status'],
       clarifications: 1,
       reviews: 0,
+      budgets: 1,
       outcome: 'loop_detected',
       answer: 'Sorry.',
     });
@@ -64,6 +66,7 @@ describe('diffDecisions', () => {
       ['back_offs', 0, 2],
       ['clarifications', 0, 1],
       ['reviews', 1, 0],
+      ['budgets', 0, 1],
       ['turns', 3, 4],
       ['disabled_tools', [], ['carrier_status']],
       ['outcome', 'answered', 'loop_detected'],
@@ -108,6 +111,7 @@ describe('traceOf', () => {
     toolRuns: [],
     answers: [{ id: 'q1', answer: 'yes' }],
     reviews: [],
+    budgets: [],
     backOffs: 2,
     end: {
       status: 'completed',

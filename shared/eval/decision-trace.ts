@@ -26,6 +26,8 @@ export interface DecisionTrace {
   readonly disabledTools: readonly string[];
   readonly clarifications: number;
   readonly reviews: number;
+  /** Budget requests a person decided. */
+  readonly budgets: number;
   /** `answered`, the code the run ended with, or `failed: <message>` / the close status. */
   readonly outcome: string;
   readonly answer: string | null;
@@ -36,7 +38,7 @@ export interface DecisionTrace {
 /** The trace of a recording; `unanswered` are people the run asked that nobody answered (an evaluation stops the run there). */
 export function traceOf(
   recording: Recording,
-  unanswered: { readonly clarifications?: number; readonly reviews?: number } = {},
+  unanswered: { readonly clarifications?: number; readonly reviews?: number; readonly budgets?: number } = {},
 ): DecisionTrace {
   const calls: TracedCall[] = [];
   let repairs = 0;
@@ -62,8 +64,10 @@ export function traceOf(
     repairs,
     backOffs: recording.backOffs,
     disabledTools: [...disabled].sort(),
-    clarifications: recording.answers.length + (unanswered.clarifications ?? 0),
-    reviews: recording.reviews.length + (unanswered.reviews ?? 0),
+    // By id: an answer the run refused (sent again by Signal) is not another question.
+    clarifications: new Set(recording.answers.map((answer) => answer.id)).size + (unanswered.clarifications ?? 0),
+    reviews: new Set(recording.reviews.map((review) => review.toolCallId)).size + (unanswered.reviews ?? 0),
+    budgets: recording.budgets.length + (unanswered.budgets ?? 0),
     outcome: outcomeOf(recording),
     answer: typeof result?.answer === 'string' ? result.answer : null,
     usage: {
@@ -107,6 +111,7 @@ export type ChangeKind =
   | 'disabled_tools'
   | 'clarifications'
   | 'reviews'
+  | 'budgets'
   | 'turns'
   | 'outcome'
   | 'answer';
@@ -173,6 +178,7 @@ export function diffDecisions(before: DecisionTrace, after: DecisionTrace): Deci
     ['back_offs', 'backOffs', 'back-offs'],
     ['clarifications', 'clarifications', 'questions to a person'],
     ['reviews', 'reviews', 'reviews by a person'],
+    ['budgets', 'budgets', 'budget requests to a person'],
     ['turns', 'turns', 'model turns'],
   ];
   for (const [kind, key, words] of counted) {

@@ -58,6 +58,12 @@ export interface RecordedAnswer {
   readonly answer: JsonValue;
 }
 
+export interface RecordedBudget {
+  readonly id: string;
+  /** `{ type: 'extend', tokens?, costUsd? }` or `{ type: 'stop', reason? }`. */
+  readonly decision: JsonValue;
+}
+
 export interface Recording {
   readonly agent: string;
   readonly prompt: string;
@@ -67,6 +73,8 @@ export interface Recording {
   readonly toolRuns: readonly RecordedToolRun[];
   readonly answers: readonly RecordedAnswer[];
   readonly reviews: readonly RecordedReview[];
+  /** Budget requests decided by a person, in order. */
+  readonly budgets: readonly RecordedBudget[];
   readonly backOffs: number;
   /** How the run closed: its status, its result (AgentRunResult) or failure message. */
   readonly end: { readonly status: string; readonly result?: JsonObject; readonly failure?: string };
@@ -84,7 +92,7 @@ export class RecordingError extends Error {
   }
 }
 
-const UPDATE_OR_SIGNAL = new Set(['answerClarification', 'reviewToolCall']);
+const UPDATE_OR_SIGNAL = new Set(['answerClarification', 'reviewToolCall', 'extendBudget']);
 
 /** The recording in `events`. Throws RecordingError for a history that is not a closed agent run. */
 export function recordingOf(events: readonly EvalEvent[]): Recording {
@@ -103,6 +111,7 @@ export function recordingOf(events: readonly EvalEvent[]): Recording {
   const toolRuns: RecordedToolRun[] = [];
   const answers: RecordedAnswer[] = [];
   const reviews: RecordedReview[] = [];
+  const budgets: RecordedBudget[] = [];
   // Tool call ids (`2.1`: turn 2, first call) → the tool, from the model turns that made them.
   const callTools = new Map<string, string>();
   let backOffs = 0;
@@ -148,6 +157,8 @@ export function recordingOf(events: readonly EvalEvent[]): Recording {
         if (!isJsonObject(args)) break;
         if (event.name === 'answerClarification' && typeof args.id === 'string' && args.answer !== undefined)
           answers.push({ id: args.id, answer: args.answer });
+        if (event.name === 'extendBudget' && typeof args.id === 'string' && args.decision !== undefined)
+          budgets.push({ id: args.id, decision: args.decision });
         if (
           event.name === 'reviewToolCall' &&
           typeof args.toolCallId === 'string' &&
@@ -184,6 +195,7 @@ export function recordingOf(events: readonly EvalEvent[]): Recording {
     toolRuns,
     answers,
     reviews,
+    budgets,
     backOffs,
     end,
     durationMs: Math.max(0, closedAt - started.time),

@@ -5,7 +5,7 @@
 import type { GenerateInput, ModelClient } from '../../activities/model/model-client.js';
 import type { ModelOutcome } from '../../shared/model/model-response.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
-import { scriptStep, type Script, type ScriptContext } from '../../testing/script-steps.js';
+import { scriptStep, type FixedStep, type Script, type ScriptContext } from '../../testing/script-steps.js';
 
 /** One ScriptedModel per run, made from the script its prompt names. */
 export class PromptScripts implements ModelClient {
@@ -39,7 +39,23 @@ export const PROMPTS = {
   small: 'refund 20 on A-9',
   status: 'status of A-3',
   bad: 'look up order bad',
+  budget: 'budget A-5',
 } as const;
+
+/** The budget case's run policy: a person must extend it after the second turn (70 tokens a turn). */
+export const BUDGET_POLICY = { budget: { maxTokens: 100, onExhausted: 'ask', wrapUpAt: 1 } } as const;
+
+const costing = (step: FixedStep, costUsd: number): FixedStep =>
+  ({
+    ...step,
+    usage: { inputTokens: 60, outputTokens: 10, costUsd },
+  }) as FixedStep;
+
+const budget = (costUsd: number): Script => [
+  costing(scriptStep.call('lookup_order', { orderId: 'A-5' }), costUsd),
+  costing(scriptStep.call('lookup_order', { orderId: 'A-6' }), costUsd),
+  costing(scriptStep.text('A-5 and A-6 shipped.'), costUsd),
+];
 
 const redeliver = (finalText: string): Script => [
   scriptStep.call('schedule_redelivery', { orderId: 'A-1' }),
@@ -68,6 +84,7 @@ export const RECORDED: Record<string, () => Script> = {
   ],
   [PROMPTS.status]: () => [scriptStep.call('lookup_order', { orderId: 'A-3' }), scriptStep.text('A-3 has shipped.')],
   [PROMPTS.bad]: () => Array.from({ length: 8 }, () => lookUpBad),
+  [PROMPTS.budget]: () => budget(0.01),
 };
 
 /** A candidate model: skips lookup_order before the refund, refunds 70 instead of 20, looks up A-4, answers the redelivery in other words. */
@@ -83,4 +100,6 @@ export const CHANGED: Record<string, () => Script> = {
     scriptStep.text('Refunded 70.'),
   ],
   [PROMPTS.status]: () => [scriptStep.call('lookup_order', { orderId: 'A-4' }), scriptStep.text('A-3 has shipped.')],
+  // The same decisions at twice the price.
+  [PROMPTS.budget]: () => budget(0.02),
 };
