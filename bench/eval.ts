@@ -112,7 +112,9 @@ const dir = await mkdtemp(join(tmpdir(), 'cairn-eval-bench-'));
 try {
   const { client, workerConnection: connection } = server;
   console.log(`cairn eval bench: Node ${process.version}, ${cpus().length} cores, ${server.address}`);
-  console.log(`Each case: 3 tool calls of ${TOOL_MS} ms, 4 model turns of ${MODEL_MS} ms; ${CONCURRENCY} cases at once.\n`);
+  console.log(
+    `Each case: 3 tool calls of ${TOOL_MS} ms, 4 model turns of ${MODEL_MS} ms; ${CONCURRENCY} cases at once.\n`,
+  );
 
   // 1. Record the cases (live), then evaluate them, then re-run them live again: same prompts.
   const prompts = Array.from({ length: CASES }, (_, i) => `case-${i}`);
@@ -139,7 +141,13 @@ try {
     table(
       ['', 'cases', 'seconds', 'cases/s', 'load (1 min)'],
       [
-        ['cairn eval (baseline + candidate lane)', String(CASES), figure(evalMs / 1000), figure(evalRate, 2), `${loadBefore} → ${loadEval}`],
+        [
+          'cairn eval (baseline + candidate lane)',
+          String(CASES),
+          figure(evalMs / 1000),
+          figure(evalRate, 2),
+          `${loadBefore} → ${loadEval}`,
+        ],
         ['re-run live with the tools', String(CASES), figure(liveMs / 1000), figure(liveRate, 2), loadLive],
         ['ratio (eval ÷ live)', '', '', `${figure(evalRate / liveRate, 2)}×`, ''],
       ],
