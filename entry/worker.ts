@@ -75,17 +75,15 @@ export {
   type ResolveModelOptions,
 } from '../activities/model/index.js';
 export type { ModelFailure, ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';
-export {
-  runEval,
-  type CaseReport,
-  type EvalProgress,
-  type EvalReport,
-  type GateResult,
-  type LaneReport,
-  type LaneSummary,
-  type NewAsk,
-  type RunEvalOptions,
-} from '../runtime/eval/run-eval.js';
+export { runEval, type EvalProgress, type RunEvalOptions } from '../runtime/eval/run-eval.js';
+export type {
+  CaseReport,
+  EvalReport,
+  GateResult,
+  LaneReport,
+  LaneSummary,
+  NewAsk,
+} from '../runtime/eval/eval-results.js';
 export { exportCases, type CaseErrorCode } from '../runtime/eval/eval-cases.js';
 export { htmlReport, junitXml, summaryText } from '../runtime/eval/eval-report.js';
 export type { ScoreResult } from '../runtime/eval/scoring.js';

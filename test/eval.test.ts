@@ -13,7 +13,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { runEval, type CaseReport, type EvalReport, type RunEvalOptions } from '../runtime/eval/run-eval.js';
+import { runEval, type RunEvalOptions } from '../runtime/eval/run-eval.js';
+import type { CaseReport, EvalReport } from '../runtime/eval/eval-results.js';
 import { exportCases } from '../runtime/eval/eval-cases.js';
 import { htmlReport, junitXml, summaryText } from '../runtime/eval/eval-report.js';
 import {

@@ -4,7 +4,7 @@
  * with each case's decision diff and charts of the score, cost and latency deltas. The JSON is
  * the EvalReport itself. Node-only (pure string building; the CLI writes the files).
  */
-import type { CaseReport, EvalReport, LaneReport } from './run-eval.js';
+import type { CaseReport, EvalReport, LaneReport } from './eval-results.js';
 
 const pct = (value: number | null) => (value === null ? 'n/a' : `${Math.round(value * 1000) / 10}%`);
 const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
