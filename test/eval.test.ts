@@ -253,9 +253,19 @@ describe('cairn eval', () => {
       '--report',
       join(out, `${name}.json`),
     ];
-    const [same, unreviewed] = await Promise.all([cairn(args('same')), cairn(args('noRefundReview'))]);
+    // Without TEMPORAL_ADDRESS, on a dev server of its own (the lane runs are all new there).
+    const [same, unreviewed, embedded] = await Promise.all([
+      cairn(args('same')),
+      cairn(args('noRefundReview')),
+      cairn([...args('same').slice(0, -6), '--json'], false),
+    ]);
     expect(same.stdout).toMatch(/Evaluated 6 of 8 case\(s\)/);
     expect(same.code, same.stderr).toBe(0);
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(JSON.parse(embedded.stdout)).toMatchObject({ passed: true, summary: { evaluated: 6, harnessAgreement: 1 } });
+    expect(JSON.parse(embedded.stdout).cases.every((item: CaseReport) => item.error || !item.candidate!.reused)).toBe(
+      true,
+    );
     expect(unreviewed.stdout).toMatch(/reviews by a person: 1 → 0/);
     expect(unreviewed.code, unreviewed.stderr).toBe(0);
     const failing = await cairn([...args('changed'), '--json']);
@@ -268,7 +278,7 @@ describe('cairn eval', () => {
 });
 
 /** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
-function cairn(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cairn(args: readonly string[], server = true): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')),
   );
@@ -276,7 +286,7 @@ function cairn(args: readonly string[]): Promise<{ code: number; stdout: string;
     execFile(
       process.execPath,
       [join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'cli/main.ts', ...args],
-      { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout: 240_000 },
+      { cwd: PACKAGE_ROOT, env: server ? { ...env, TEMPORAL_ADDRESS: serverAddress() } : env, timeout: 240_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
