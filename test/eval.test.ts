@@ -50,13 +50,14 @@ beforeAll(async () => {
     await people?.(handle);
     const result: AgentRunResult = await handle.result();
     await writeFile(join(dir, `${prompt.replace(/\W+/g, '-')}.json`), historyToJSON(await handle.fetchHistory()));
-    return result;
+    return { result, workflowId: handle.workflowId };
   };
   const answer = (text: string) => async (handle: Awaited<ReturnType<TestWorker['start']>>) => {
     const state = await awaiting(handle, 'awaiting_clarification');
     await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification!.id, answer: text }] });
   };
-  await Promise.all([
+  const [helper] = await Promise.all([
+    record(PROMPTS.helper),
     record(PROMPTS.redeliver, async (handle) => {
       const state = await awaiting(handle, 'awaiting_clarification');
       const id = state.clarification!.id;
@@ -84,6 +85,9 @@ beforeAll(async () => {
       BUDGET_POLICY,
     ),
   ]);
+  // The helper's own run (an agent tool's child), beside its parent's: it serves the parent's lanes.
+  const child = w.client.workflow.getHandle(`${helper.workflowId}/1.1`);
+  await writeFile(join(dir, 'helper-child.json'), historyToJSON(await child.fetchHistory()));
   // Cases that cannot be evaluated: a corrupt file, and a run of another agent.
   await writeFile(join(dir, 'zz-corrupt.json'), '{"events": [ {"eventId": "1", "eventTy');
   await copyFile(join(import.meta.dirname, 'histories/agent-tool-child.json'), join(dir, 'zz-helper.json'));
@@ -114,9 +118,9 @@ describe('cairn eval', () => {
   it('finds no change when the candidate takes the recorded decisions, and reports bad cases one by one', async () => {
     const report = await evaluate('same');
     expect(report.summary).toMatchObject({
-      cases: 8,
+      cases: 9,
       errors: 2,
-      evaluated: 6,
+      evaluated: 7,
       changedCases: 0,
       harnessAgreement: 1,
       newHumanAsks: 0,
@@ -135,6 +139,9 @@ describe('cairn eval', () => {
     // The people were answered from the recording: the question by its text, the review by its arguments.
     expect(byPrompt(report, PROMPTS.redeliver).candidate!.trace.clarifications).toBe(1);
     expect(byPrompt(report, PROMPTS.refund).candidate!.trace.reviews).toBe(1);
+    // The agent tool's child run, served from the child's own recording: the helper's lookup did not run.
+    expect(byPrompt(report, PROMPTS.helper)).toMatchObject({ harnessAgrees: true, changes: [] });
+    expect(byPrompt(report, PROMPTS.helper).candidate!.trace.answer).toBe('The helper says A-8 shipped.');
     // And the budget request with the recorded extension.
     expect(byPrompt(report, PROMPTS.budget).candidate!.trace).toMatchObject({ budgets: 1, outcome: 'answered' });
     expect(report.summary.baseline.costUsd).toBeCloseTo(0.03);
@@ -222,14 +229,14 @@ describe('cairn eval', () => {
 
   it('takes its cases from a visibility query, and exports them as files', async () => {
     const query = `TaskQueue = '${w.taskQueue}' AND ExecutionStatus = 'Completed'`;
-    // Visibility lags the runs a little: wait until it lists all six.
-    await waitFor(async () => ((await w.client.workflow.count(query)).count === 6 ? true : undefined), 'visibility');
+    // Visibility lags the runs a little: wait until it lists all eight (seven runs and the helper's child).
+    await waitFor(async () => ((await w.client.workflow.count(query)).count === 8 ? true : undefined), 'visibility');
     const exported = await mkdtemp(join(tmpdir(), 'cairn-eval-export-'));
     const files = await exportCases(w.client, { query, dir: exported });
-    expect(files).toHaveLength(6);
+    expect(files).toHaveLength(8);
     const fromFiles = await runEval({ ...options('same'), cases: { histories: [exported] } });
     const fromQuery = await runEval({ ...options('same'), cases: { query, limit: 3 } });
-    expect(fromFiles.summary).toMatchObject({ cases: 6, errors: 0, changedCases: 0, harnessAgreement: 1 });
+    expect(fromFiles.summary).toMatchObject({ cases: 7, errors: 0, changedCases: 0, harnessAgreement: 1 });
     expect(fromQuery.summary).toMatchObject({ cases: 3, errors: 0, changedCases: 0 });
     // The same runs as the files: their lane runs are reused, not run again.
     expect(fromQuery.cases.every((item) => item.candidate!.reused)).toBe(true);
@@ -259,10 +266,10 @@ describe('cairn eval', () => {
       cairn(args('noRefundReview')),
       cairn([...args('same').slice(0, -6), '--json'], false),
     ]);
-    expect(same.stdout).toMatch(/Evaluated 6 of 8 case\(s\)/);
+    expect(same.stdout).toMatch(/Evaluated 7 of 9 case\(s\)/);
     expect(same.code, same.stderr).toBe(0);
     expect(embedded.code, embedded.stderr).toBe(0);
-    expect(JSON.parse(embedded.stdout)).toMatchObject({ passed: true, summary: { evaluated: 6, harnessAgreement: 1 } });
+    expect(JSON.parse(embedded.stdout)).toMatchObject({ passed: true, summary: { evaluated: 7, harnessAgreement: 1 } });
     expect(JSON.parse(embedded.stdout).cases.every((item: CaseReport) => item.error || !item.candidate!.reused)).toBe(
       true,
     );

@@ -14,8 +14,10 @@ import { errorResult, type ToolResult } from '../../shared/tools/tool-result.js'
 import type { ToolActivities } from '../../activities/tool-activity.js';
 import type { LaneRun } from './lane-run.js';
 
-/** The lane runs of an evaluation, by workflow id. */
-export type LaneRuns = ReadonlyMap<string, LaneRun>;
+/** The lane runs of an evaluation, by workflow id (lane-run.ts: LaneRegistry). */
+export interface LaneRuns {
+  get(workflowId: string): LaneRun | undefined;
+}
 
 function laneOf(runs: LaneRuns): LaneRun | undefined {
   return runs.get(activityInfo().workflowExecution?.workflowId ?? '');

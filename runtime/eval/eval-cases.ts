@@ -33,6 +33,13 @@ export interface EvalCase {
   readonly id: string;
   /** Where it came from: a file, `run <runId>`, or `dataset`. */
   readonly source: string;
+  /** The recorded run's workflow id (cases from histories). */
+  readonly workflowId?: string;
+  /**
+   * Set for a child run of an agent tool whose parent is a case too: it is not evaluated on its
+   * own, it serves its parent's child run (lane-run.ts).
+   */
+  readonly childOf?: string;
   readonly recording?: Recording;
   readonly dataset?: DatasetCase;
   readonly error?: { readonly code: CaseErrorCode; readonly message: string };
@@ -56,7 +63,7 @@ export async function loadCases(
     try {
       const recording = recordingOf(await historyEvents(history, options.decoding));
       const error = caseProblem(recording, agent);
-      return { id, source, recording, ...(error && { error }) };
+      return { id, source, workflowId: id, recording, ...(error && { error }) };
     } catch (error) {
       if (error instanceof RecordingError) return { id, source, error: { code: error.code, message: error.message } };
       throw error;
@@ -79,7 +86,13 @@ export async function loadCases(
       add(await fromHistory(run.workflowId, run.source ?? run.workflowId, run.history));
   }
   for (const item of sources.dataset ?? []) add({ id: item.id, source: 'dataset', dataset: item });
-  return cases;
+  // Agent tools' child runs (`<parent>/<call>`) whose parent is here serve their parent's lanes.
+  const ids = new Set(cases.flatMap((item) => (item.workflowId ? [item.workflowId] : [])));
+  return cases.map((item) => {
+    const cut = item.workflowId?.lastIndexOf('/') ?? -1;
+    const parent = cut > 0 ? item.workflowId!.slice(0, cut) : undefined;
+    return parent !== undefined && ids.has(parent) ? { ...item, childOf: parent } : item;
+  });
 }
 
 /** A file, or the `.json` files of a folder (sorted); a missing path is one unreadable case. */

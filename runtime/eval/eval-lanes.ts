@@ -16,7 +16,8 @@ import { candidateAgent, type EvalDefinition, type EvalLane } from '../../shared
 import type { AnyTool } from '../../shared/tools/define-tool.js';
 import { generatedDir } from '../agents-entry.js';
 import { bundleWorkflows } from '../workflow-bundle.js';
-import { buildCairnWorker, type WorkerTuning } from '../worker.js';
+import { buildCairnWorker, workerTools, type WorkerTuning } from '../worker.js';
+import { reachableAgents } from '../../shared/agent/define-agent.js';
 import { inertActivities, recordedModelActivity, recordedToolActivity, type LaneRuns } from './eval-activities.js';
 
 /** What the lanes' workers are made with. */
@@ -75,7 +76,9 @@ export async function startLane(
     }),
   );
   const running = worker.run();
-  return { lane, taskQueue, codeHash, tools: new Map(agent.tools.map((tool) => [tool.name, tool])), worker, running };
+  // The tools of the agents it reaches too: its agent tools' child runs are served by this lane.
+  const tools = new Map(workerTools(reachableAgents([agent])).map((tool) => [tool.name, tool]));
+  return { lane, taskQueue, codeHash, tools, worker, running };
 }
 
 /** The lane's generated bundle entry: the eval module's agent (baseline) or candidate, behind defineAgentRun. */

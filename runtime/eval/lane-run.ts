@@ -32,8 +32,10 @@ export class LaneRun {
     readonly lane: EvalLane,
     readonly recording: Recording | undefined,
     readonly mode: ToolMode,
-    /** The lane's agent's tools, by name: whether a tool may run live. */
+    /** The tools of the lane's agent and the agents it reaches, by name: whether a tool may run live. */
     readonly tools: ReadonlyMap<string, AnyTool>,
+    /** The recorded run's workflow id: its agent tools' child runs were recorded under it. */
+    readonly recordedId?: string,
   ) {
     for (const run of recording?.toolRuns ?? []) {
       const key = `${run.name}#${run.argsHash}`;
@@ -87,4 +89,55 @@ function differingFields(a: JsonValue, b: JsonValue): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])]
     .filter((key) => canonicalJson(a[key] ?? null) !== canonicalJson(b[key] ?? null))
     .sort();
+}
+
+/**
+ * The lane runs of an evaluation, by workflow id. A child run of an agent tool (`<parent>/<call>`)
+ * is served from the child the recorded parent started at the same call (`<recorded parent>/<call>`),
+ * when its history is among the evaluation's; else from nothing (its calls are refused).
+ */
+export class LaneRegistry {
+  readonly #runs = new Map<string, LaneRun>();
+
+  constructor(
+    /** Every recorded run the evaluation read, by workflow id (children included). */
+    readonly recordings: ReadonlyMap<string, Recording>,
+  ) {}
+
+  set(workflowId: string, run: LaneRun): void {
+    this.#runs.set(workflowId, run);
+  }
+
+  get(workflowId: string): LaneRun | undefined {
+    const known = this.#runs.get(workflowId);
+    if (known) return known;
+    // Iterative: the nearest registered ancestor, then a child run for each level below it.
+    const levels = workflowId.split('/');
+    for (let depth = levels.length - 1; depth >= 1; depth--) {
+      let run = this.#runs.get(levels.slice(0, depth).join('/'));
+      if (!run) continue;
+      for (let level = depth; level < levels.length; level++) {
+        const id = levels.slice(0, level + 1).join('/');
+        const recordedId = run.recordedId === undefined ? undefined : `${run.recordedId}/${levels[level]}`;
+        const child: LaneRun = new LaneRun(
+          run.caseId,
+          run.lane,
+          recordedId === undefined ? undefined : this.recordings.get(recordedId),
+          run.mode,
+          run.tools,
+          recordedId,
+        );
+        this.#runs.set(id, child);
+        run = child;
+      }
+      return run;
+    }
+    return undefined;
+  }
+
+  /** Forgets a lane run and its children. */
+  delete(workflowId: string): void {
+    for (const id of [...this.#runs.keys()])
+      if (id === workflowId || id.startsWith(`${workflowId}/`)) this.#runs.delete(id);
+  }
 }

@@ -31,7 +31,7 @@ import type { AgentRunWorkflow } from '../../workflows/contract/index.js';
 import type { WorkerTuning } from '../worker.js';
 import { loadCases, type EvalCase } from './eval-cases.js';
 import { historyEvents, type PayloadDecoding } from './history-events.js';
-import { LaneRun } from './lane-run.js';
+import { LaneRegistry, LaneRun } from './lane-run.js';
 import { scoreAll } from './scoring.js';
 import { summarised, type CaseReport, type EvalReport, type LaneReport } from './eval-results.js';
 import { startLane, type Lane } from './eval-lanes.js';
@@ -87,13 +87,18 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     payloadCodecs: loadedConverter.payloadCodecs,
     payloadConverter: loadedConverter.payloadConverter,
   };
-  const cases = await loadCases(options.cases ?? definition.cases, definition.agent, {
+  const read = await loadCases(options.cases ?? definition.cases, definition.agent, {
     baseDir: options.cases ? process.cwd() : dirname(modulePath),
     client: options.client,
     decoding,
   });
+  // Children of agent tools serve their parents' runs; they are not cases of their own.
+  const cases = read.filter((kase) => kase.childOf === undefined);
+  const recordings = new Map(
+    read.flatMap((kase) => (kase.workflowId && kase.recording ? [[kase.workflowId, kase.recording] as const] : [])),
+  );
   const resolve = (spec: string): ModelClient => resolveModel(spec, options.models);
-  const runs = new Map<string, LaneRun>();
+  const runs = new LaneRegistry(recordings);
   const lanes: Lane[] = [];
   try {
     // Both lanes bundle and start at once; a worker that did start is still stopped below if the other fails.
@@ -153,7 +158,7 @@ async function pool<T>(items: readonly T[], size: number, work: (item: T) => Pro
 
 /** What every case's lane runs share. */
 interface Harness {
-  readonly runs: Map<string, LaneRun>;
+  readonly runs: LaneRegistry;
   readonly mode: ToolMode;
   readonly client: Client;
   readonly decoding: PayloadDecoding;
@@ -239,7 +244,7 @@ async function runLane(
     .digest('hex')
     .slice(0, 20);
   const workflowId = `cairn-eval-${lane.lane}-${key}`;
-  const serving = new LaneRun(kase.id, lane.lane, kase.recording, mode, lane.tools);
+  const serving = new LaneRun(kase.id, lane.lane, kase.recording, mode, lane.tools, kase.workflowId);
   runs.set(workflowId, serving);
   try {
     let reused = false;

@@ -61,6 +61,25 @@ describe('diffDecisions', () => {
       outcome: 'loop_detected',
       answer: 'Sorry.',
     });
+    expect(diffDecisions(trace(), after).map((c) => c.text)).toEqual([
+      'repairs: 0 → 1',
+      'back-offs: 0 → 2',
+      'questions to a person: 0 → 1',
+      'reviews by a person: 1 → 0',
+      'budget requests to a person: 0 → 1',
+      'model turns: 3 → 4',
+      'tools disabled: none → carrier_status',
+      'ends loop_detected instead of answered',
+      'answers "Sorry." instead of "Refunded 20."',
+    ]);
+    expect(diffDecisions(after, trace({ disabledTools: ['a', 'b'] })).find((c) => c.kind === 'disabled_tools')).toEqual(
+      {
+        kind: 'disabled_tools',
+        before: ['carrier_status'],
+        after: ['a', 'b'],
+        text: 'tools disabled: carrier_status → a, b',
+      },
+    );
     expect(diffDecisions(trace(), after).map((c) => [c.kind, c.before, c.after])).toEqual([
       ['repairs', 0, 1],
       ['back_offs', 0, 2],
@@ -127,7 +146,10 @@ describe('traceOf', () => {
 
   it('reads calls (malformed arguments as their text), repairs, disabled tools, people and the end', () => {
     const traced = traceOf(recording(), { reviews: 1 });
-    expect(traced.calls.map((c) => c.args)).toEqual(['{"x":1', { x: 1 }]);
+    expect(traced.calls.map((c) => [c.turn, c.name, c.args])).toEqual([
+      [1, 'a', '{"x":1'],
+      [2, 'a', { x: 1 }],
+    ]);
     expect(traced).toMatchObject({
       turns: 3,
       repairs: 1,
@@ -142,9 +164,61 @@ describe('traceOf', () => {
     });
   });
 
+  it('counts each question and review once, however often it was answered, plus the ones nobody answered', () => {
+    const traced = traceOf(
+      recording({
+        answers: [
+          { id: 'q1', answer: '  ' },
+          { id: 'q1', answer: 'yes' },
+          { id: 'q2', answer: 'no' },
+        ],
+        reviews: [
+          { toolCallId: '1.1', argsHash: 'h', decision: { type: 'accept' } },
+          { toolCallId: '1.1', argsHash: 'h', decision: { type: 'accept' } },
+        ],
+        budgets: [{ id: 'b1', decision: { type: 'stop' } }],
+      }),
+      { clarifications: 1, reviews: 2, budgets: 1 },
+    );
+    expect([traced.clarifications, traced.reviews, traced.budgets]).toEqual([3, 3, 2]);
+  });
+
+  it('reads what is missing or odd as nothing: no turns, calls without a name, arguments as objects, usage not numbers', () => {
+    const traced = traceOf(
+      recording({
+        modelTurns: [
+          {
+            toolChoice: 'auto',
+            toolNames: ['b', 'a', 'c'],
+            outcome: {
+              status: 'ok',
+              response: { toolCalls: [{ id: 'x' }, { id: 'y', name: 'a', arguments: { z: 2 } }] },
+            },
+          },
+          { toolChoice: 'auto', toolNames: ['b'], outcome: { status: 'error', error: { code: 'internal_error' } } },
+        ],
+        end: { status: 'completed', result: { answer: 7, usage: { inputTokens: 'many', costUsd: Number.NaN } } },
+      }),
+    );
+    expect(traced.calls).toEqual([{ turn: 1, name: 'a', args: { z: 2 }, argsHash: argsHash({ z: 2 }) }]);
+    expect(traced.disabledTools).toEqual(['a', 'c']);
+    expect(traced.usage).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    expect(traced).toMatchObject({ answer: null, outcome: 'answered' });
+    expect(traceOf(recording({ modelTurns: [] }))).toMatchObject({
+      turns: 0,
+      calls: [],
+      disabledTools: [],
+      repairs: 0,
+    });
+  });
+
   it('says how a run that did not complete closed', () => {
     expect(traceOf(recording({ end: { status: 'failed', failure: 'boom' } })).outcome).toBe('failed: boom');
     expect(traceOf(recording({ end: { status: 'terminated' } })).outcome).toBe('terminated');
+    expect(traceOf(recording({ end: { status: 'failed' } })).outcome).toBe('failed: unknown');
+    expect(traceOf(recording({ end: { status: 'completed', result: { outcome: { status: 'ended' } } } })).outcome).toBe(
+      'ended',
+    );
     expect(
       traceOf(recording({ end: { status: 'completed', result: { answer: 'x', outcome: { status: 'answered' } } } }))
         .outcome,

@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../agent/define-agent.js';
 import { defineTool } from '../tools/define-tool.js';
-import { candidateAgent, defineEval, evalLaneAgents } from './define-eval.js';
+import {
+  candidateAgent,
+  contains,
+  defineEval,
+  evalLaneAgents,
+  exact,
+  isEvalDefinition,
+  judge,
+  matchesSchema,
+  scorer,
+} from './define-eval.js';
 
 const lookup = defineTool({
   name: 'lookup',
@@ -61,5 +71,41 @@ describe('defineEval', () => {
     expect(evalLaneAgents({ default: definition }, 'baseline')).toEqual([agent]);
     expect(evalLaneAgents({ other: definition }, 'candidate', 'other')[0]!.instructions).toBe('New.');
     expect(() => evalLaneAgents({ default: {} }, 'baseline')).toThrow(/not a defineEval value/);
+  });
+});
+
+describe('scorers', () => {
+  it('are named for what they check, with the pass mark given', () => {
+    const schema = z.object({});
+    const fn = () => 1;
+    expect([exact(), exact({ name: 'same' })]).toEqual([
+      { kind: 'exact', name: 'exact' },
+      { kind: 'exact', name: 'same' },
+    ]);
+    expect(contains('A-7')).toEqual({ kind: 'contains', name: 'contains "A-7"', text: 'A-7' });
+    expect(contains('x', { name: 'has x' }).name).toBe('has x');
+    expect(matchesSchema(schema)).toEqual({ kind: 'schema', name: 'schema', schema });
+    expect(matchesSchema(schema, { name: 'json' }).name).toBe('json');
+    expect(scorer('mine', fn, { pass: 0.5 })).toEqual({ kind: 'function', name: 'mine', fn, pass: 0.5 });
+    expect(judge('m:x', 'be kind')).toEqual({ kind: 'judge', name: 'judge', model: 'm:x', rubric: 'be kind' });
+    expect(judge('m:x', 'be kind', { name: 'kind', pass: 0.7 })).toMatchObject({ name: 'kind', pass: 0.7 });
+  });
+
+  it('marks an evaluation as one, and nothing else', () => {
+    expect(isEvalDefinition(defineEval({ agent, candidate: {}, cases: { query: 'x' } }))).toBe(true);
+    expect(isEvalDefinition({ agent, candidate: {}, cases: {} })).toBe(false);
+    expect(isEvalDefinition(null)).toBe(false);
+    expect(() => defineEval(null as never)).toThrow(/give it \{ agent, candidate, cases \}/);
+    expect(() => defineEval({ agent: {} as never, candidate: {}, cases: { query: 'x' } })).toThrow(/defineAgent value/);
+    expect(() => defineEval({ agent, candidate: undefined as never, cases: { query: 'x' } })).toThrow(
+      /say what changes/,
+    );
+    expect(() => defineEval({ agent, candidate: {}, cases: { dataset: [{ id: '', prompt: 'p' }] } })).toThrow(
+      /an `id` and a `prompt`/,
+    );
+    expect(() => defineEval({ agent, candidate: {}, cases: { dataset: [{ id: 'a', prompt: ' ' }] } })).toThrow(
+      /an `id` and a `prompt`/,
+    );
+    expect(defineEval({ agent, candidate: {}, cases: { histories: ['x'] }, tools: 'live' }).tools).toBe('live');
   });
 });

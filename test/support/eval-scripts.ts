@@ -40,7 +40,11 @@ export const PROMPTS = {
   status: 'status of A-3',
   bad: 'look up order bad',
   budget: 'budget A-5',
+  helper: 'ask the helper about A-8',
 } as const;
+
+/** The task the helper case hands the helper agent: its child run's prompt. */
+export const HELPER_TASK = 'look up A-8';
 
 /** The budget case's run policy: a person must extend it after the second turn (70 tokens a turn). */
 export const BUDGET_POLICY = { budget: { maxTokens: 100, onExhausted: 'ask', wrapUpAt: 1 } } as const;
@@ -85,6 +89,11 @@ export const RECORDED: Record<string, () => Script> = {
   [PROMPTS.status]: () => [scriptStep.call('lookup_order', { orderId: 'A-3' }), scriptStep.text('A-3 has shipped.')],
   [PROMPTS.bad]: () => Array.from({ length: 8 }, () => lookUpBad),
   [PROMPTS.budget]: () => budget(0.01),
+  [PROMPTS.helper]: () => [
+    scriptStep.call('ask_helper', { task: HELPER_TASK }),
+    scriptStep.text('The helper says A-8 shipped.'),
+  ],
+  [HELPER_TASK]: () => [scriptStep.call('lookup_order', { orderId: 'A-8' }), scriptStep.text('A-8 has shipped.')],
 };
 
 /** A candidate model: skips lookup_order before the refund, refunds 70 instead of 20, looks up A-4, answers the redelivery in other words. */
