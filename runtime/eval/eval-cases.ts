@@ -8,11 +8,11 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { CaseSources, DatasetCase } from '../../shared/eval/define-eval.js';
 import { recordingOf, RecordingError, type Recording } from '../../shared/eval/recording.js';
-import { readHistoryFile, serverHistories } from '../replay.js';
+import { readHistoryFile, serverHistories, type ReplaySource } from '../replay.js';
 import { historyEvents, type PayloadDecoding } from './history-events.js';
 
 /** Why a case cannot be evaluated. */
@@ -82,7 +82,7 @@ export async function loadCases(
   }
   if (sources.query !== undefined) {
     if (!options.client) throw new Error('Cases from a query need a Temporal client.');
-    for await (const run of serverHistories(options.client, { query: sources.query, limit: sources.limit ?? 100 }))
+    for await (const run of withChildren(options.client, sources.query, sources.limit ?? 100))
       add(await fromHistory(run.workflowId, run.source ?? run.workflowId, run.history));
   }
   for (const item of sources.dataset ?? []) add({ id: item.id, source: 'dataset', dataset: item });
@@ -141,14 +141,49 @@ export function caseProblem(recording: Recording, agent: Agent): EvalCase['error
   return undefined;
 }
 
-/** Writes the histories of the runs `query` finds into `dir`, one `<workflowId>.json` each; returns the files. */
+/** How deep agent tools' child runs are followed. */
+const MAX_CHILD_DEPTH = 8;
+
+/**
+ * The runs `query` finds (at most `limit`), each followed by the child runs its agent tools started
+ * (and theirs), which an evaluation serves its lanes' child runs from.
+ */
+async function* withChildren(client: Client, query: string, limit: number): AsyncGenerator<ReplaySource> {
+  // A child the query finds too comes once.
+  const seen = new Set<string>();
+  for await (const run of serverHistories(client, { query, limit })) {
+    const queue: { run: ReplaySource; depth: number }[] = [{ run, depth: 0 }];
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      if (seen.has(next.run.workflowId)) continue;
+      seen.add(next.run.workflowId);
+      yield next.run;
+      if (next.depth >= MAX_CHILD_DEPTH) continue;
+      const events = (next.run.history as History).events ?? [];
+      for (const event of events) {
+        const childId = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+        if (!childId) continue;
+        const history = await client.workflow
+          .getHandle(childId)
+          .fetchHistory()
+          .catch(() => undefined);
+        if (history)
+          queue.push({
+            run: { workflowId: childId, history, source: `child of ${next.run.workflowId}` },
+            depth: next.depth + 1,
+          });
+      }
+    }
+  }
+}
+
+/** Writes the histories of the runs `query` finds (and their agent tools' child runs) into `dir`, one `<workflowId>.json` each; returns the files. */
 export async function exportCases(
   client: Client,
   options: { readonly query: string; readonly limit?: number; readonly dir: string },
 ): Promise<string[]> {
   await mkdir(options.dir, { recursive: true });
   const files: string[] = [];
-  for await (const run of serverHistories(client, { query: options.query, limit: options.limit ?? 100 })) {
+  for await (const run of withChildren(client, options.query, options.limit ?? 100)) {
     const file = join(options.dir, `${run.workflowId.replace(/[^\w.-]+/g, '_')}.json`);
     await writeFile(file, `${historyToJSON(run.history as Parameters<typeof historyToJSON>[0])}\n`);
     files.push(file);
