@@ -98,6 +98,10 @@ describe('diffDecisions', () => {
     expect(diffDecisions(trace(), trace({ answer: null })).map((c) => c.text)).toEqual([
       'answers nothing instead of "Refunded 20."',
     ]);
+    expect(diffDecisions(trace({ answer: null }), trace({ answer: ' ' }))).toEqual([]);
+    expect(diffDecisions(trace(), trace({ answer: 'z'.repeat(90) }))[0]!.text).toBe(
+      `answers "${'z'.repeat(80)}…" instead of "Refunded 20."`,
+    );
   });
 });
 
@@ -106,6 +110,10 @@ describe('argumentChanges', () => {
     expect(argumentChanges({ a: 1, b: 2 }, { a: 1, b: 3, c: 'x' })).toBe('b: 2 → 3, c: (none) → "x"');
     expect(argumentChanges({ a: 1 }, {})).toBe('a: 1 → (none)');
     expect(argumentChanges('raw', { a: 1 })).toBe('"raw" → {"a":1}');
+    // In field order; a field set to null is not a field left out; long values are clipped.
+    expect(argumentChanges({ b: 1, a: 1 }, { a: 2, b: 2 })).toBe('a: 1 → 2, b: 1 → 2');
+    expect(argumentChanges({ a: null }, {})).toBe('a: null → (none)');
+    expect(argumentChanges({ a: 'x'.repeat(70) }, { a: 'y' })).toBe(`a: "${'x'.repeat(59)}… → "y"`);
   });
 });
 
