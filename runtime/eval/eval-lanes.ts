@@ -64,7 +64,8 @@ export async function startLane(
       taskQueue,
       agents: [agent],
       deps: options.deps,
-      ...(options.models && { models: options.models }),
+      // Provider limits hold for an evaluation too; a tenant's budget is not spent on one.
+      ...(options.models && { models: { ...options.models, tenantBudgets: undefined } }),
       workflowBundle: { code },
       worker: { ...options.worker, buildId: `cairn-eval@${codeHash.slice(0, 12)}` },
     },
