@@ -5,6 +5,7 @@
  * A run is found by its workflow id. Node-only.
  */
 import { activityInfo } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { toolError } from '../../shared/failures/tool-error.js';
 import type { JsonValue } from '../../shared/json/json.js';
 import type { ModelOutcome } from '../../shared/model/model-response.js';
@@ -57,18 +58,23 @@ export function recordedToolActivity(runs: LaneRuns, live: ToolActivities): Tool
   };
 }
 
-/** `callModel` of the baseline lane: the recorded model turns, in order. */
-export function recordedModelActivity(runs: LaneRuns) {
+/**
+ * `callModel` of the baseline lane: the recorded model turns, in order. A run with no recording
+ * (a dataset case) calls the agent's own model (`live`). A run that asks for more turns than its
+ * recording has fails at once, saying so: the harness did not reproduce the recording.
+ */
+export function recordedModelActivity(runs: LaneRuns, live: (request: never) => Promise<ModelOutcome>) {
   return {
-    async callModel(): Promise<ModelOutcome> {
+    async callModel(request: never): Promise<ModelOutcome> {
       const lane = laneOf(runs);
+      if (lane && !lane.recording) return live(request);
       const outcome: JsonValue | undefined = lane?.nextModelTurn();
       if (outcome !== undefined) return outcome as unknown as ModelOutcome;
       const why = lane
-        ? `The recording has ${lane.recording?.modelTurns.length ?? 0} model turn(s) and the run asked for one more.`
+        ? `The recording has ${lane.recording?.modelTurns.length ?? 0} model turn(s) and the run asked for one more: the baseline did not reproduce it.`
         : 'This evaluation has no recording for this run.';
       lane?.drift.push(why);
-      return { status: 'error', error: toolError('internal_error', why) };
+      throw ApplicationFailure.nonRetryable(why, 'eval_recording_exhausted');
     },
   };
 }

@@ -14,6 +14,7 @@ import type { ResolveModelOptions } from '../../activities/model/resolve-model.j
 import type { ToolActivities } from '../../activities/tool-activity.js';
 import { candidateAgent, type EvalDefinition, type EvalLane } from '../../shared/eval/define-eval.js';
 import type { AnyTool } from '../../shared/tools/define-tool.js';
+import type { ModelOutcome } from '../../shared/model/model-response.js';
 import { generatedDir } from '../agents-entry.js';
 import { bundleWorkflows } from '../workflow-bundle.js';
 import { buildCairnWorker, workerTools, type WorkerTuning } from '../worker.js';
@@ -72,7 +73,8 @@ export async function startLane(
     (activities) => ({
       ...activities,
       ...recordedToolActivity(runs, activities as unknown as ToolActivities),
-      ...(lane === 'baseline' && recordedModelActivity(runs)),
+      ...(lane === 'baseline' &&
+        recordedModelActivity(runs, activities.callModel as (request: never) => Promise<ModelOutcome>)),
       ...inertActivities,
     }),
   );
