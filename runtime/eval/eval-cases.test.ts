@@ -71,6 +71,13 @@ describe('loadCases', () => {
     expect(cases.map((c) => c.error?.code)).toEqual(['continued_as_new', 'continued_as_new']);
   });
 
+  it('names a run that did not finish on its own: cancelled, or failed', async () => {
+    const cases = await load(testAgent, ['cancel-while-paused.json', 'model-misconfigured-fails.json']);
+    expect(cases.map((c) => c.error?.code)).toEqual(['did_not_finish', 'did_not_finish']);
+    expect(cases[0]!.error!.message).toBe('This run was cancelled: there is no end to compare a replay with.');
+    expect(cases[1]!.error!.message).toMatch(/^This run failed \(the model cannot be used/);
+  });
+
   it('reads the budget decisions people took', async () => {
     const [kase] = await load(testAgent, ['budget-extended.json']);
     expect(kase!.recording!.budgets).toEqual([{ id: 'b1', decision: { type: 'extend', costUsd: 0.05 } }]);

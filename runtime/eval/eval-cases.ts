@@ -12,6 +12,7 @@ import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils.
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { CaseSources, DatasetCase } from '../../shared/eval/define-eval.js';
 import { recordingOf, RecordingError, type Recording } from '../../shared/eval/recording.js';
+import { isJsonObject } from '../../shared/json/json.js';
 import { readHistoryFile, serverHistories, type ReplaySource } from '../replay.js';
 import { historyEvents, type PayloadDecoding } from './history-events.js';
 
@@ -25,6 +26,8 @@ export type CaseErrorCode =
   | 'schema_changed'
   /** One run of a chain continued as new: the chain is not followed (yet). */
   | 'continued_as_new'
+  /** The run failed, or was cancelled, terminated or timed out: there is no end to compare with. */
+  | 'did_not_finish'
   /** The evaluation could not run the case (the server refused, a lane's history could not be read): the message says why. */
   | 'harness_failed';
 
@@ -117,6 +120,13 @@ export function caseProblem(recording: Recording, agent: Agent): EvalCase['error
       code: 'continued_as_new',
       message:
         'This history is one run of a chain continued as new; an evaluation replays whole runs, and does not follow a chain yet.',
+    };
+  const { status, result } = recording.end;
+  const outcome = isJsonObject(result?.outcome) ? result.outcome : undefined;
+  if (status !== 'completed' || outcome?.code === 'cancelled')
+    return {
+      code: 'did_not_finish',
+      message: `This run ${status === 'completed' ? 'was cancelled' : status === 'failed' ? `failed (${recording.end.failure ?? 'no reason'})` : `was ${status.replace('_', ' ')}`}: there is no end to compare a replay with.`,
     };
   for (const run of recording.toolRuns) {
     const tool = agent.tools.find((t) => t.name === run.name);
