@@ -23,11 +23,16 @@ import { inertActivities, recordedModelActivity, recordedToolActivity, type Lane
 
 /** What the lanes' workers are made with. */
 export interface LaneSetup {
+  /** Starts the lane runs and reads histories; its data converter decodes them (the workers' codec). */
   readonly client: Client;
+  /** The lanes' workers' connection. */
   readonly connection: NativeConnection;
   readonly namespace?: string;
+  /** What read-only tools run live with get as `context.deps`. */
   readonly deps?: unknown;
+  /** How the candidate's model and judges resolve (providers, scripts, env). */
   readonly models?: ResolveModelOptions;
+  /** Worker options for the lanes' workers (the data converter must match the client's). */
   readonly worker?: WorkerTuning;
 }
 

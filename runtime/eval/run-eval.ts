@@ -12,8 +12,6 @@ import { createHash } from 'node:crypto';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { NativeConnection } from '@temporalio/worker';
-import type { ResolveModelOptions } from '../../activities/model/resolve-model.js';
 import { resolveModel } from '../../activities/model/resolve-model.js';
 import type { PolicyOverrides } from '../../shared/agent/agent-policy.js';
 import {
@@ -28,33 +26,21 @@ import { recordingOf, type Recording } from '../../shared/eval/recording.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json/json.js';
 import type { AgentRunWorkflow } from '../../workflows/contract/index.js';
-import type { WorkerTuning } from '../worker.js';
 import { loadCases, type EvalCase } from './eval-cases.js';
 import { historyEvents, type PayloadDecoding } from './history-events.js';
 import { LaneRegistry, LaneRun } from './lane-run.js';
 import { scoreAll } from './scoring.js';
 import { summarised, type CaseReport, type EvalReport, type LaneReport } from './eval-results.js';
-import { startLane, type Lane } from './eval-lanes.js';
+import { startLane, type Lane, type LaneSetup } from './eval-lanes.js';
 import { answerPeople, asksInHistory, CaseAnswers } from './case-people.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
 
-export interface RunEvalOptions {
+export interface RunEvalOptions extends LaneSetup {
   /** The eval module: its default export (or `exportName`) is a `defineEval` value. */
   readonly module: string;
   readonly exportName?: string;
   /** Cases instead of the eval's own (`cairn eval --histories`, `--query`); relative paths from the working directory. */
   readonly cases?: CaseSources;
-  /** Starts the lane runs and reads histories; its data converter decodes them (the workers' codec). */
-  readonly client: Client;
-  /** The lanes' workers' connection. */
-  readonly connection: NativeConnection;
-  readonly namespace?: string;
-  /** What read-only tools run live with get as `context.deps`. */
-  readonly deps?: unknown;
-  /** How the candidate's model and judges resolve (providers, scripts, env). */
-  readonly models?: ResolveModelOptions;
-  /** Worker options for the lanes' workers (the data converter must match the client's). */
-  readonly worker?: WorkerTuning;
   /** Cases at once (default: the eval's `concurrency`, else 8). */
   readonly concurrency?: number;
   /** The longest a lane run may take (its workflow execution timeout); default 15 minutes. */
