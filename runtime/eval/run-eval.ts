@@ -21,7 +21,7 @@ import {
   type EvalLane,
   type ToolMode,
 } from '../../shared/eval/define-eval.js';
-import { diffDecisions, traceOf } from '../../shared/eval/decision-trace.js';
+import { diffDecisions, traceOf, type DecisionTrace } from '../../shared/eval/decision-trace.js';
 import { recordingOf, type Recording } from '../../shared/eval/recording.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json/json.js';
@@ -169,8 +169,8 @@ async function evaluateCase(
   );
   const lane = (name: EvalLane) => lanes.find((item) => item.lane === name)!;
   const [baseline, candidate] = await Promise.all([
-    runLane(lane('baseline'), kase, definition, answers, harness).finally(baselineDone),
-    runLane(lane('candidate'), kase, definition, answers, harness),
+    runLane(lane('baseline'), kase, recorded, definition, answers, harness).finally(baselineDone),
+    runLane(lane('candidate'), kase, recorded, definition, answers, harness),
   ]);
   const drift = recorded ? diffDecisions(recorded, baseline.trace) : undefined;
   return {
@@ -218,6 +218,8 @@ function mergedPolicy(base: JsonObject, over: PolicyOverrides): JsonObject {
 async function runLane(
   lane: Lane,
   kase: EvalCase,
+  /** The recorded run's decisions (none for a dataset case). */
+  recorded: DecisionTrace | undefined,
   definition: EvalDefinition,
   answers: CaseAnswers,
   { runs, mode, client, decoding, resolve, timeoutMs }: Harness,
@@ -261,7 +263,7 @@ async function runLane(
       budgets: newAsks.filter((ask) => ask.kind === 'budget').length,
     };
     const trace = traceOf(recording, unanswered);
-    const expected = kase.dataset ? (kase.dataset.expected ?? null) : (traceOf(kase.recording!).answer ?? null);
+    const expected = kase.dataset ? (kase.dataset.expected ?? null) : (recorded?.answer ?? null);
     const scores = await scoreAll(
       definition.scorers ?? [],
       {
@@ -285,7 +287,7 @@ async function runLane(
     );
     // Reused runs: what was refused is still in their history, as the results the tools gave.
     const refused = reused ? refusedInHistory(recording) : serving.served.filter((item) => item.how === 'refused');
-    const expectedOutcome = kase.recording ? traceOf(kase.recording).outcome : 'answered';
+    const expectedOutcome = recorded?.outcome ?? 'answered';
     const failures = [
       ...refused.map((item) => `${item.tool}: ${'why' in item ? item.why : 'not in the recording'}`),
       ...serving.drift,
