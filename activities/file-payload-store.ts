@@ -7,9 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PayloadSlice, PayloadStore, StoredPayloadInfo } from '../shared/tools/payload-store.js';
-
-const REF = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import {
+  PAYLOAD_REF as REF,
+  payloadSlice,
+  type PayloadSlice,
+  type PayloadStore,
+  type StoredPayloadInfo,
+} from '../shared/tools/payload-store.js';
 
 export interface FilePayloadStoreOptions {
   /** Where results are written (created if absent). */
@@ -46,9 +50,7 @@ export class FilePayloadStore implements PayloadStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    const text = content.slice(content.indexOf('\n') + 1);
-    const start = Math.max(0, Math.floor(offset));
-    return { text: text.slice(start, start + Math.max(0, Math.floor(length))), total: text.length };
+    return payloadSlice(content.slice(content.indexOf('\n') + 1), offset, length);
   }
 
   /**

@@ -4,6 +4,7 @@
  * away and one when it is back, never a crash. The part decides what "away" means for it (calls go
  * unchecked, deltas are dropped). Node-only; not for workflows.
  */
+import { withTimeout as withAnyTimeout } from './with-timeout.js';
 
 /** What a part may call on a node-redis client (`createClient()` of `redis` 6), beyond its own commands. */
 export interface OwnedRedisClient {
@@ -54,13 +55,9 @@ export interface RedisConnection<C extends OwnedRedisClient> {
   close(): Promise<void>;
 }
 
-export const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>(
-    (_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)),
-  );
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-};
+/** `promise`, or a rejection saying Redis did not answer within `ms`. */
+export const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  withAnyTimeout(promise, ms, `Redis did not answer within ${ms} ms`);
 
 /** The longest a command's answer is waited for while its connection is up. */
 export const SLOW_ANSWER_MS = 10_000;

@@ -1,27 +1,85 @@
 /**
- * Reads a run's transcript for a model turn through the transcript Query, a page at a time, and
- * keeps what it read per run on this worker: the next turn asks only for the messages added since
- * (the transcript only grows until its epoch changes). Bounded by runs and by characters kept.
+ * Reads a run's transcript for a model turn and keeps what it read per run on this worker: the
+ * next turn reads only the messages added since (the transcript only grows until its epoch
+ * changes). Bounded by runs and by characters kept.
+ *
+ * With a run store (the fleet's: run-store.ts) the messages are read from it: each run writes what
+ * it appends there before its workflow task completes (the transcript sink), so a model turn on
+ * any worker reads them without asking the workflow. Without one, they come through the transcript
+ * Query, a page at a time. Either way what is read is checked against the run's digest; a message
+ * missing or different is a TRANSCRIPT_UNAVAILABLE failure, and the run hands it over again.
  * Worker side only.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { RunModelRequest } from '../shared/model/model-response.js';
-import { TRANSCRIPT_QUERY, type TranscriptMessage, type TranscriptSlice } from '../shared/model/transcript.js';
+import {
+  TRANSCRIPT_QUERY,
+  TRANSCRIPT_UNAVAILABLE,
+  type TranscriptMessage,
+  type TranscriptSlice,
+} from '../shared/model/transcript.js';
+import { chainDigest, EMPTY_TRANSCRIPT_DIGEST } from '../shared/model/transcript-digest.js';
+import { transcriptKey, type RunStore, type TranscriptRun } from '../shared/storage/run-store.js';
+import { withTimeout } from './with-timeout.js';
 
 /** Characters of JSON asked per Query answer: far below the payload limit. */
 const PAGE_CHARS = 500_000;
 
-interface Cached {
-  readonly epoch: number;
-  readonly messages: TranscriptMessage[];
-  chars: number;
+/** Keys asked of the store at once. */
+const KEYS_PER_READ = 1_000;
+/** Waits before each new try of a write the store failed. */
+const WRITE_RETRIES_MS = [100, 500, 2_000];
+/**
+ * How long a hand-over may hold its workflow task (whose timeout is 10 s) over all tries: a store
+ * that stops answering costs the run a hand-over again, never its workflow tasks.
+ */
+const HAND_OVER_MS = 4_000;
+/**
+ * After a hand-over gave up, the next ones for this long make one short try each (a store that is
+ * down would otherwise hold every workflow task of the worker for the whole time above).
+ */
+const FAILING_FOR_MS = 10_000;
+const FAILING_TRY_MS = 1_000;
+
+class Cached {
+  readonly messages: TranscriptMessage[] = [];
+  /** `digests[i]`: the digest of the first i + 1 messages. */
+  readonly digests: string[] = [];
+  chars = 0;
+  constructor(readonly epoch: number) {}
+
+  /** Keeps the first `length` messages (a workflow task tried again appends from there). */
+  cut(length: number): void {
+    for (const message of this.messages.splice(length)) this.chars -= JSON.stringify(message).length;
+    this.digests.length = length;
+  }
+
+  add(message: TranscriptMessage, json: string): void {
+    this.digests.push(chainDigest(this.digestAt(this.messages.length), json));
+    this.messages.push(message);
+    this.chars += json.length;
+  }
+
+  /** The digest of the first `length` messages. */
+  digestAt(length: number): string {
+    return length === 0 ? EMPTY_TRANSCRIPT_DIGEST : this.digests[length - 1]!;
+  }
 }
 
+const unavailable = (message: string) => ApplicationFailure.nonRetryable(message, TRANSCRIPT_UNAVAILABLE);
+
 export interface TranscriptReaderOptions {
+  /** The fleet's run store: transcripts are written to it and read from it, never through a Query. */
+  readonly store?: RunStore;
+  /** Where a write the store failed is told (default: console.warn). */
+  readonly log?: (message: string) => void;
   /** Runs whose transcript is kept (least recently used first out). Default 256. */
   readonly maxRuns?: number;
   /** Characters of JSON kept over all runs. Default 32 million. */
   readonly maxChars?: number;
+  /** How long a hand-over may wait on the store over all its tries, in ms. Default 4,000. */
+  readonly handOverMs?: number;
 }
 
 export class TranscriptReader {
@@ -30,6 +88,13 @@ export class TranscriptReader {
   #chars = 0;
   readonly #maxRuns: number;
   readonly #maxChars: number;
+  readonly #store: RunStore | undefined;
+  readonly #log: (message: string) => void;
+  readonly #handOverMs: number;
+  /** Until when the store is taken to be failing (a hand-over gave up): one short try a hand-over. */
+  #failingUntil = 0;
+  /** When a read the store failed was last told (told at most once per FAILING_FOR_MS). */
+  #readFailureToldAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly client: Client,
@@ -37,17 +102,71 @@ export class TranscriptReader {
   ) {
     this.#maxRuns = options.maxRuns ?? 256;
     this.#maxChars = options.maxChars ?? 32_000_000;
+    this.#store = options.store;
+    this.#log = options.log ?? ((message) => console.warn(message));
+    this.#handOverMs = options.handOverMs ?? HAND_OVER_MS;
   }
 
   /** Queries made so far (for tests and benches). */
   queries = 0;
+  /** Messages read from the run store so far (for tests and benches). */
+  storeReads = 0;
 
   async read(request: RunModelRequest): Promise<TranscriptMessage[]> {
     const key = `${request.workflowId}/${request.runId}`;
     const epoch = request.transcriptEpoch ?? 0;
+    const length = request.transcriptLength;
     let cached = this.#take(key);
-    if (!cached || cached.epoch !== epoch || cached.messages.length > request.transcriptLength)
-      cached = { epoch, messages: [], chars: 0 };
+    if (!cached || cached.epoch !== epoch || cached.messages.length > length) cached = new Cached(epoch);
+    // A request without a digest comes from code that hands nothing to the store (a run from before
+    // it, a workflow of your own calling this activity): that run is asked, as before.
+    if (this.#store && request.transcriptDigest !== undefined)
+      await this.#readStore(this.#store, request, cached).catch((err: unknown) => {
+        if (err instanceof ApplicationFailure) throw err;
+        // The store is a copy of what history holds, never the only one: while it fails, the run is
+        // asked (what it answers is checked against the digest as well).
+        if (Date.now() - this.#readFailureToldAt >= FAILING_FOR_MS) {
+          this.#readFailureToldAt = Date.now();
+          this.#log(
+            `Cairn: the run store did not answer a read of ${key} (${(err as Error).message}); the run is asked instead (told once in ${FAILING_FOR_MS / 1000} s).`,
+          );
+        }
+        return this.#readQuery(request, cached);
+      });
+    else await this.#readQuery(request, cached);
+    const expected = request.transcriptDigest;
+    // What was read is dropped, not kept: the run hands it over again under a new epoch.
+    if (expected !== undefined && cached.digestAt(length) !== expected)
+      throw unavailable(
+        `The transcript of ${key} read for this turn is not the one the run sent (epoch ${epoch}, ${length} messages).`,
+      );
+    this.#keep(key, cached);
+    return cached.messages.slice(0, length);
+  }
+
+  async #readStore(store: RunStore, request: RunModelRequest, cached: Cached): Promise<void> {
+    const run = { workflowId: request.workflowId, runId: request.runId };
+    while (cached.messages.length < request.transcriptLength) {
+      const from = cached.messages.length;
+      const to = Math.min(request.transcriptLength, from + KEYS_PER_READ);
+      const keys = Array.from({ length: to - from }, (_, i) => transcriptKey(run, cached.epoch, from + i));
+      const values = await store.get(keys);
+      this.storeReads += values.length;
+      for (const [i, json] of values.entries()) {
+        const at = `message ${from + i} of ${run.workflowId}/${run.runId} (epoch ${cached.epoch})`;
+        if (json === undefined) throw unavailable(`The run store has no ${at}.`);
+        let message: TranscriptMessage;
+        try {
+          message = JSON.parse(json) as TranscriptMessage;
+        } catch {
+          throw unavailable(`The run store's ${at} is not JSON.`);
+        }
+        cached.add(message, json);
+      }
+    }
+  }
+
+  async #readQuery(request: RunModelRequest, cached: Cached): Promise<void> {
     const handle = this.client.workflow.getHandle(request.workflowId, request.runId);
     while (cached.messages.length < request.transcriptLength) {
       const slice: TranscriptSlice = {
@@ -59,34 +178,73 @@ export class TranscriptReader {
       const page = await handle.query<TranscriptMessage[], [TranscriptSlice]>(TRANSCRIPT_QUERY, slice);
       if (page.length === 0)
         throw new Error(
-          `The transcript of ${key} has fewer than ${request.transcriptLength} messages (epoch ${epoch}).`,
+          `The transcript of ${request.workflowId}/${request.runId} has fewer than ${request.transcriptLength} messages (epoch ${cached.epoch}).`,
         );
-      cached.messages.push(...page);
-      cached.chars += page.reduce((sum, m) => sum + JSON.stringify(m).length, 0);
+      for (const message of page) cached.add(message, JSON.stringify(message));
     }
-    this.#keep(key, cached);
-    return cached.messages.slice(0, request.transcriptLength);
   }
 
   /**
-   * Messages a run on this worker appended to its transcript (its TRANSCRIPT_SINK), `from` their
-   * index: kept when they continue what is kept of that run at that epoch (or start it), so its
-   * next model turn reads them without a Query. Anything else is ignored: the Query reads it then.
+   * What a run on this worker appended to its transcript (its TRANSCRIPT_SINK), `from` its index:
+   * written to the run store, if there is one, before the run's workflow task completes (the
+   * worker awaits its sinks), so a model turn on any worker finds it; and kept here, so the next
+   * model turn on this worker reads nothing. A write the store keeps failing is logged and left:
+   * the model turn that misses it has the run hand it over again.
    */
-  offer(
-    run: { readonly workflowId: string; readonly runId: string },
+  async handOver(
+    run: TranscriptRun,
     epoch: number,
     from: number,
     messages: readonly TranscriptMessage[],
+  ): Promise<void> {
+    const jsons = messages.map((m) => JSON.stringify(m));
+    this.#offer(run, epoch, from, messages, jsons);
+    const store = this.#store;
+    if (!store) return;
+    const entries = jsons.map((json, i) => [transcriptKey(run, epoch, from + i), json] as const);
+    const failing = Date.now() < this.#failingUntil;
+    const deadline = Date.now() + (failing ? Math.min(FAILING_TRY_MS, this.#handOverMs) : this.#handOverMs);
+    const retries = failing ? [] : WRITE_RETRIES_MS;
+    let why = '';
+    for (let attempt = 0; attempt <= retries.length; attempt++) {
+      const failed = await withTimeout(store.put(entries), deadline - Date.now(), 'no answer in time').then(
+        () => undefined,
+        (err: unknown) => (err as Error).message,
+      );
+      if (failed === undefined) {
+        if (failing) this.#log('Cairn: the run store takes transcript messages again.');
+        this.#failingUntil = 0;
+        return;
+      }
+      why = failed;
+      // A try cut off at the deadline leaves no time for another.
+      const wait = retries[attempt] ?? Number.POSITIVE_INFINITY;
+      if (Date.now() + wait >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    // Told once an outage, not once a workflow task.
+    if (!failing)
+      this.#log(
+        `Cairn: the run store did not take ${messages.length} transcript messages of ${run.workflowId} (${why}); its next model turn will have them handed over again (or read by Query). For ${FAILING_FOR_MS / 1000} s, each hand-over makes one short try.`,
+      );
+    this.#failingUntil = Date.now() + FAILING_FOR_MS;
+  }
+
+  /** Kept when they continue what is kept of that run at that epoch (or start it); anything else is read when asked. */
+  #offer(
+    run: TranscriptRun,
+    epoch: number,
+    from: number,
+    messages: readonly TranscriptMessage[],
+    jsons: readonly string[],
   ): void {
     const key = `${run.workflowId}/${run.runId}`;
     let cached = this.#take(key);
-    if (from === 0) cached = { epoch, messages: [], chars: 0 };
+    if (from === 0) cached = new Cached(epoch);
     if (!cached) return;
-    if (cached.epoch === epoch && cached.messages.length === from) {
-      cached.messages.push(...messages);
-      cached.chars += messages.reduce((sum, m) => sum + JSON.stringify(m).length, 0);
-    }
+    if (cached.epoch === epoch && cached.messages.length > from) cached.cut(from);
+    if (cached.epoch === epoch && cached.messages.length === from)
+      for (const [i, message] of messages.entries()) cached.add(message, jsons[i]!);
     this.#keep(key, cached);
   }
 
@@ -100,6 +258,8 @@ export class TranscriptReader {
   }
 
   #keep(key: string, cached: Cached): void {
+    // What a hand-over kept meanwhile (while a read of the same run waited) gives way to this one.
+    this.#take(key);
     this.#runs.set(key, cached);
     this.#chars += cached.chars;
     for (const [oldest, entry] of this.#runs) {

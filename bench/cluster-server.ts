@@ -37,6 +37,8 @@ export interface ClusterServer {
   readonly client: Client;
   /** What the report's header says about the server. */
   readonly description: string;
+  /** The run store the bench makes for the workers to share: the server's own PostgreSQL, or a directory here. */
+  readonly storeUrl?: string;
   close(): Promise<void>;
 }
 
@@ -177,7 +179,7 @@ async function freePort(): Promise<number> {
   }
 }
 
-async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<T>): Promise<T> {
+export async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -280,6 +282,7 @@ export async function startClusterServer(log: (line: string) => void): Promise<C
       namespace: 'default',
       client: new Client({ connection, namespace: 'default' }),
       description: `Temporal server ${TEMPORAL_SERVER_VERSION} (all services in one process, ${HISTORY_SHARDS} history shards, docker/dynamic-config.yaml) on PostgreSQL ${postgres.host}:${postgres.port}`,
+      storeUrl: `postgres://${encodeURIComponent(postgres.user)}${postgres.password ? `:${encodeURIComponent(postgres.password)}` : ''}@${postgres.host}:${postgres.port}/postgres`,
       async close() {
         await connection.close();
         await stop();

@@ -9,6 +9,7 @@ import { sayCommand } from './commands/say.js';
 import { codecServerCommand } from './commands/codec-server.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
+import { deployCommand } from './commands/deploy.js';
 import { guardsCommand } from './commands/guards.js';
 import { initCommand } from './commands/init.js';
 import { mcpCommand } from './commands/mcp.js';
@@ -37,6 +38,7 @@ export const COMMANDS: readonly Command[] = [
   mcpCommand,
   guardsCommand,
   replayCommand,
+  deployCommand,
   evalCommand,
   codecServerCommand,
   demoCommand,

@@ -8,6 +8,7 @@ import { isGrpcDeadlineError } from '@temporalio/client';
 import { CairnClient, type StartRunOptions } from '../client/cairn-client.js';
 import type { AgentRunHandle } from '../client/agent-run-handle.js';
 import { pollRun } from '../client/poll-run.js';
+import { staleTranscript } from '../client/stale-state.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from '../workflows/contract/index.js';
 import type { ClientConnection } from './connect.js';
@@ -126,14 +127,31 @@ export async function readTranscript(
   run: AgentRunHandle,
 ): Promise<{ state: RunState; transcript: TranscriptMessage[] }> {
   const state = await readState(connection, run);
-  const transcript = await withDeadline(
+  return { state, transcript: await transcriptAt(connection, run, state) };
+}
+
+/** The transcript as long as `state` says it is. */
+const transcriptAt = (connection: ClientConnection, run: AgentRunHandle, state: RunState) =>
+  withDeadline(
     connection,
     run.workflowId,
     () => run.transcript({ length: state.transcriptLength }),
     QUERY_TIMEOUT_MS,
     true,
   );
-  return { state, transcript };
+
+/**
+ * What `cairn show` prints: the state within the client's read deadline (2 s) and the transcript;
+ * when no worker answered, what Temporal keeps (`state.stale`), with the transcript as far as the
+ * run's history tells it (what it started with, and its answer once completed).
+ */
+export async function readShown(
+  connection: ClientConnection,
+  run: AgentRunHandle,
+): Promise<{ state: RunState; transcript: TranscriptMessage[] }> {
+  const state = await run.state({ deadlineMs: run.readDeadlineMs });
+  if (state.stale) return { state, transcript: staleTranscript(await run.record()) };
+  return { state, transcript: await transcriptAt(connection, run, state) };
 }
 
 /** How a closed run ended, as a CliError (`Run "x" failed: …`), or `error` itself while the run is open. */

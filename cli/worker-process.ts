@@ -14,6 +14,8 @@ import { findConfig, loadProject, ProjectConfigError, type Project } from '../ru
 import { runCairnWorker } from '../runtime/run-worker.js';
 import { uiUrlFor } from '../runtime/temporal-target.js';
 import type { WorkerTuning } from '../runtime/worker.js';
+import type { WorkerVersioning } from '../runtime/worker-versioning.js';
+import { describeDeployment } from '../runtime/deployments.js';
 import { WorkflowBundleError } from '../runtime/workflow-bundle.js';
 import { CliError, UsageError } from './errors.js';
 import { CAIRN } from './invocation.js';
@@ -59,13 +61,22 @@ export interface WorkerReady {
   readonly embeddedServer: boolean;
   readonly agents: readonly string[];
   readonly config: string;
+  /** The build of the Worker Deployment this worker serves, when versioned. */
+  readonly deployment?: { readonly deploymentName: string; readonly buildId: string; readonly defaultBehavior: string };
 }
 
 /** Runs the project's worker until shutdown; prints where it runs, and how to start a run there, once it polls. */
 export async function runProjectWorker(
   connected: Connected,
   project: Project,
-  options: { taskQueue: string; embeddedServer: boolean; io: Io; worker?: WorkerTuning },
+  options: {
+    taskQueue: string;
+    embeddedServer: boolean;
+    io: Io;
+    worker?: WorkerTuning;
+    /** Worker Deployment Versioning (`cairn worker` only): this worker is one build of a deployment. */
+    versioning?: WorkerVersioning;
+  },
 ): Promise<void> {
   const { io, taskQueue } = options;
   // A server of another process: its UI is where that process put it, not always port + 1000.
@@ -84,8 +95,9 @@ export async function runProjectWorker(
       deps: project.deps,
       ...(project.models && { models: project.models }),
       worker: { ...project.worker, ...options.worker },
+      ...(options.versioning && { versioning: options.versioning }),
       workflowsPath,
-      onReady: () => {
+      onReady: ({ version }) => {
         const ready: WorkerReady = {
           address: connected.address,
           namespace: connected.namespace,
@@ -94,6 +106,10 @@ export async function runProjectWorker(
           embeddedServer: options.embeddedServer,
           agents: project.agents.map((agent) => agent.name),
           config: project.configFile,
+          ...(version &&
+            options.versioning && {
+              deployment: { ...version, defaultBehavior: options.versioning.defaultBehavior ?? 'pinned' },
+            }),
         };
         io.line(
           `${options.embeddedServer ? 'Embedded Temporal dev server' : 'Temporal server'} ${ready.address}, namespace ${ready.namespace}${ready.uiUrl ? `, UI ${ready.uiUrl}` : ''}`,
@@ -101,6 +117,13 @@ export async function runProjectWorker(
         io.line(
           `Worker polling task queue "${taskQueue}" for ${ready.agents.join(', ')} (${project.configFile}). Ctrl-C to stop.`,
         );
+        if (ready.deployment) {
+          const { deploymentName, buildId, defaultBehavior } = ready.deployment;
+          io.line(
+            `Build "${buildId}" of Worker Deployment "${deploymentName}" (runs of agents that do not choose: ${defaultBehavior}).`,
+          );
+          void promotionHint(connected, ready.deployment).then((hint) => hint && io.line(hint));
+        }
         io.line(`  try: ${runHint(connected, taskQueue, ready.agents[0] ?? 'agent')}`);
         io.document(ready);
       },
@@ -133,6 +156,24 @@ async function serverUiUrl(
     () => false,
   );
   return answers ? guess : undefined;
+}
+
+/**
+ * What to run when this build is not the deployment's current one: until it is promoted, new runs
+ * go to the current build (or, before any promotion, to no versioned worker at all).
+ */
+async function promotionHint(
+  connected: Connected,
+  deployment: { readonly deploymentName: string; readonly buildId: string },
+): Promise<string | undefined> {
+  // The server registers a build when its first poll arrives: give it a moment.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const found = await describeDeployment(connected.client, deployment.deploymentName).catch(() => undefined);
+  if (found?.current === deployment.buildId) return `  This build is the current one: new runs start here.`;
+  const promote = `${CAIRN} deploy set-current --deployment-name ${deployment.deploymentName} --build-id ${deployment.buildId}`;
+  return found?.current
+    ? `  New runs go to build "${found.current}" until you promote this one: ${promote}`
+    : `  The deployment has no current build, so no run is sent here yet: ${promote}`;
 }
 
 /** The `cairn run` line that reaches this server and its UI from another terminal. */

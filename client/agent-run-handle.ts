@@ -3,7 +3,8 @@
  * (workflows/contract/) or a Temporal call on its workflow; the run, not this handle, decides
  * what it accepts (a refused answer or decision fails the Update with a `HumanInputError` and
  * leaves no trace in history). Addressed by workflow id, so it follows continue-as-new.
- * Node-only (client side).
+ * Reads given a deadline (`state({ deadlineMs })`, `readStream`) never wait on a worker longer:
+ * without its answer they read what Temporal keeps of the run, marked `stale`. Node-only (client side).
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { JsonValue } from '../shared/json/json.js';
@@ -18,6 +19,7 @@ import {
   reviewToolCallUpdate,
   stateQuery,
   streamOffsetQuery,
+  streamReadQuery,
   transcriptQuery,
   untilIdleUpdate,
   type AgentRunResult,
@@ -26,6 +28,8 @@ import {
   type ReviewDecisionInput,
   type RunState,
   type StepLogEntry,
+  type StreamPollInput,
+  type StreamPollResult,
 } from '../workflows/contract/index.js';
 import {
   deletePushTargetUpdate,
@@ -33,27 +37,117 @@ import {
   setPushTargetUpdate,
   type PushTarget,
 } from '../workflows/contract/status-push.js';
+import { boundedRead } from './bounded-read.js';
 import { NotPendingError } from './not-pending-error.js';
+import { readRunRecord } from './run-record.js';
+import { staleRunState, type RunRecord } from './stale-state.js';
 import { pollRun, type PollOptions } from './poll-run.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
 import { sendMessage, type SendOptions, type SendOutcome } from './send-message.js';
 
+/** How long a read waits for the run's worker by default before it reads what Temporal keeps, in ms. */
+export const DEFAULT_READ_DEADLINE_MS = 2_000;
+/** After a read got no answer in time, the handle's next reads within this long do not wait again. */
+const SILENT_MS = 10_000;
+/** How long one read of the run's record serves the reads that follow on the handle. */
+const RECORD_REUSE_MS = 2_000;
+
+/** A read with a deadline. */
+export interface ReadOptions {
+  /** How long the run's worker has to answer, in ms. Default: the client's `readDeadlineMs` (2,000). */
+  readonly deadlineMs?: number;
+}
+
+/** A page of the run's event log; `stale` when the run's worker did not answer in time (then empty). */
+export type StreamPage = StreamPollResult & { readonly stale?: true };
+
 export class AgentRunHandle {
   /** The Temporal handle, for anything this one does not wrap (describe, fetchHistory, terminate…). */
   readonly workflow: WorkflowHandle<AgentRunWorkflow>;
+  /** How long reads with a deadline wait for the run's worker by default (the client's `readDeadlineMs`). */
+  readonly readDeadlineMs: number;
+  readonly #client: Client;
+  /** Until when reads do not wait for the worker: a read just missed its deadline. */
+  #silentUntil = 0;
+  #record: { readonly at: number; readonly value: Promise<RunRecord> } | undefined;
 
   constructor(
     client: Client,
     readonly workflowId: string,
     /** The first run's id, when this handle started the run. */
     readonly firstExecutionRunId?: string,
+    options: { readonly readDeadlineMs?: number } = {},
   ) {
+    this.#client = client;
     this.workflow = client.workflow.getHandle<AgentRunWorkflow>(workflowId);
+    this.readDeadlineMs = options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS;
   }
 
-  /** The run's state (the `state` Query): phase, turn, pending question and reviews, answer, steps. */
-  state(): Promise<RunState> {
-    return this.workflow.query(stateQuery);
+  /**
+   * The run's state: phase, turn, pending question and reviews, answer, steps.
+   *
+   * `state()` is the `state` Query alone: the freshest, but it needs a worker and waits for one.
+   * `state({ deadlineMs })` (or `state({})`, for the client's `readDeadlineMs`, 2,000 ms) asks the
+   * same Query, and when no worker answers within the deadline — every worker stopped, a deploy —
+   * returns what Temporal keeps instead (`stale: true`: the status, search attributes and memos,
+   * the start input and result; docs/run-api.md). A closed run with no worker to replay it reads
+   * the same way. An unknown run throws WorkflowNotFoundError either way.
+   *
+   * ```ts
+   * const state = await run.state({ deadlineMs: 2_000 });
+   * if (state.stale) console.log('no worker answered: this may be behind');
+   * ```
+   */
+  state(options?: ReadOptions): Promise<RunState> {
+    if (options === undefined) return this.workflow.query(stateQuery);
+    return this.#bounded(
+      (deadline) => this.#client.connection.withDeadline(deadline, () => this.workflow.query(stateQuery)),
+      async () => staleRunState(await this.record()),
+      options,
+    );
+  }
+
+  /**
+   * One page of the run's event log from `from_offset` (the `cairnStreamRead` Query), within the
+   * deadline (default the client's `readDeadlineMs`); without the worker's answer in time, an empty
+   * last page marked `stale`.
+   */
+  readStream(input: StreamPollInput, options: ReadOptions = {}): Promise<StreamPage> {
+    return this.#bounded<StreamPage>(
+      (deadline) => this.#client.connection.withDeadline(deadline, () => this.workflow.query(streamReadQuery, input)),
+      async () => ({ items: [], next_offset: input.from_offset, more_ready: false, stale: true }),
+      options,
+    );
+  }
+
+  /**
+   * What Temporal keeps of the run, read without its worker: its status, memo and search
+   * attributes, its start input and, once closed, its result or failure. What `state({ deadlineMs })`
+   * falls back to; one read serves the handle's reads for a moment after it.
+   */
+  record(): Promise<RunRecord> {
+    const now = Date.now();
+    if (this.#record && now - this.#record.at <= RECORD_REUSE_MS) return this.#record.value;
+    const value = readRunRecord(this.#client, this.workflowId);
+    const entry = { at: now, value };
+    this.#record = entry;
+    value.catch(() => {
+      if (this.#record === entry) this.#record = undefined;
+    });
+    return value;
+  }
+
+  /** A read that waits for the worker at most the deadline (not at all just after one went unanswered). */
+  async #bounded<T>(
+    ask: (deadline: number) => Promise<T>,
+    fallback: () => Promise<T>,
+    options: ReadOptions,
+  ): Promise<T> {
+    const deadlineMs = Date.now() < this.#silentUntil ? 0 : (options.deadlineMs ?? this.readDeadlineMs);
+    const outcome = await boundedRead(ask, fallback, deadlineMs);
+    if (outcome.missed && deadlineMs > 0) this.#silentUntil = Date.now() + SILENT_MS;
+    if (outcome.answered) this.#silentUntil = 0;
+    return outcome.value;
   }
 
   /** The messages the model sees, whole or a slice (`{ from, length }`). */

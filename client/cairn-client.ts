@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { PolicyOverrides } from '../shared/agent/agent-policy.js';
 import {
+  AGENT_MEMO,
   CAIRN_SEARCH_ATTRIBUTES,
   ownerMemo,
   ownerSearchAttributes,
@@ -20,7 +21,7 @@ import {
 } from '../workflows/contract/index.js';
 import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { checkTenantRuns, type MaxRunsPerTenant } from './tenant-runs-limit.js';
-import { AgentRunHandle } from './agent-run-handle.js';
+import { AgentRunHandle, DEFAULT_READ_DEADLINE_MS } from './agent-run-handle.js';
 
 /** The task queue `cairn dev` and `cairn worker` poll unless told otherwise. */
 const DEFAULT_TASK_QUEUE = 'cairn';
@@ -38,6 +39,12 @@ export interface CairnClientOptions {
    * Counted through visibility, so concurrent starts can overshoot by the starts in flight.
    */
   readonly maxRunsPerTenant?: MaxRunsPerTenant;
+  /**
+   * How long a read with a deadline waits for a run's worker before it reads what Temporal keeps
+   * of the run instead, marked `stale` (`run.state({})`, and every read of the HTTP, A2A and MCP
+   * servers and `cairn show`). Default 2,000 ms.
+   */
+  readonly readDeadlineMs?: number;
 }
 
 /** Priority keys: a person waits on an interactive run (the HTTP handler's), nobody on a background one. */
@@ -79,7 +86,10 @@ export interface StartRunOptions {
    * `tenantWeights` and `interactive` / `background` priority.
    */
   readonly priority?: { readonly fairnessWeight?: number; readonly priorityKey?: number };
-  /** More Temporal start options (timeouts, memo, static summary…). */
+  /**
+   * More Temporal start options (timeouts, memo, static summary…). `versioningOverride` overrides the
+   * versioning of this run alone: `'AUTO_UPGRADE'`, or `{ pinnedTo: { deploymentName, buildId } }`.
+   */
   readonly temporal?: Partial<Omit<WorkflowStartOptions<AgentRunWorkflow>, 'args' | 'workflowId' | 'taskQueue'>>;
 }
 
@@ -89,6 +99,8 @@ export class CairnClient {
   readonly taskQueue: string;
   readonly tenantWeights: Readonly<Record<string, number>>;
   readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
+  /** How long a read with a deadline waits for a run's worker (`CairnClientOptions.readDeadlineMs`). */
+  readonly readDeadlineMs: number;
   #searchAttributes: Promise<readonly string[]> | undefined;
 
   constructor(options: CairnClientOptions) {
@@ -96,6 +108,7 @@ export class CairnClient {
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.tenantWeights = options.tenantWeights ?? {};
     this.maxRunsPerTenant = options.maxRunsPerTenant;
+    this.readDeadlineMs = options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS;
   }
 
   /** A view of this client scoped to `tenant`: it starts runs for the tenant and reaches only the tenant's runs. */
@@ -108,7 +121,7 @@ export class CairnClient {
     const { workflowId, startOptions } = await this.#startOptions(options);
     await this.#withinTenantLimit(options, workflowId);
     const handle = await this.temporal.workflow.start<AgentRunWorkflow>('agentRun', { ...startOptions, workflowId });
-    return new AgentRunHandle(this.temporal, workflowId, handle.firstExecutionRunId);
+    return new AgentRunHandle(this.temporal, workflowId, handle.firstExecutionRunId, this.#handleOptions());
   }
 
   /**
@@ -129,7 +142,7 @@ export class CairnClient {
       waitForStage: 'ACCEPTED',
     });
     // With workflowIdConflictPolicy FAIL, the run the Update reached is the one just started.
-    const run = new AgentRunHandle(this.temporal, workflowId, update.workflowRunId);
+    const run = new AgentRunHandle(this.temporal, workflowId, update.workflowRunId, this.#handleOptions());
     const state = await update.result();
     return { run, state: state.continuingAsNew ? await run.untilIdle() : state };
   }
@@ -147,7 +160,11 @@ export class CairnClient {
 
   /** The handle of an existing run (the latest in its continue-as-new chain). */
   run(workflowId: string): AgentRunHandle {
-    return new AgentRunHandle(this.temporal, workflowId);
+    return new AgentRunHandle(this.temporal, workflowId, undefined, this.#handleOptions());
+  }
+
+  #handleOptions(): { readonly readDeadlineMs: number } {
+    return { readDeadlineMs: this.readDeadlineMs };
   }
 
   async #startOptions(options: StartRunOptions) {
@@ -173,7 +190,8 @@ export class CairnClient {
     const startOptions = {
       staticSummary: `${options.agent}: ${options.prompt}`.slice(0, 200),
       ...options.temporal,
-      ...(owned && { memo: { ...options.temporal?.memo, ...ownerMemo(options) } }),
+      // The agent, readable before the run reads its input: its versioning (pinned or auto-upgrade) needs it.
+      memo: { ...options.temporal?.memo, [AGENT_MEMO]: options.agent, ...ownerMemo(options) },
       ...(owned &&
         input.searchAttributes && {
           typedSearchAttributes: [

@@ -1,6 +1,7 @@
 /**
  * `cairn-agents/client`: start agent runs and talk to them from your backend, a script or a test:
- * start (or start and wait until the run needs a person), read its state, answer its question,
+ * start (or start and wait until the run needs a person), read its state (with a deadline, without
+ * a worker too: `state({ deadlineMs })`), answer its question,
  * decide its reviews, pause, resume, cancel, get its result, and watch its steps;
  * `redisLiveSource` and `mergeLive` read the live deltas a worker's `redisTransport` writes to
  * Redis (the optional `redis` package).
@@ -21,7 +22,13 @@ export {
   type CairnClientOptions,
   type StartRunOptions,
 } from '../client/cairn-client.js';
-export { AgentRunHandle } from '../client/agent-run-handle.js';
+export {
+  AgentRunHandle,
+  DEFAULT_READ_DEADLINE_MS,
+  type ReadOptions,
+  type StreamPage,
+} from '../client/agent-run-handle.js';
+export { staleRunState, type RunRecord } from '../client/stale-state.js';
 export { NotPendingError } from '../client/not-pending-error.js';
 export { TenantRunsLimitError, type MaxRunsPerTenant } from '../client/tenant-runs-limit.js';
 export { refusalCodeOf, type HumanInputRefusal } from '../shared/human-input/refusal.js';

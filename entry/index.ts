@@ -20,6 +20,7 @@ export {
 } from '../shared/tools/define-tool.js';
 export type { ReconcileInput, ReconcileOutcome } from '../shared/tools/reconcile.js';
 export { defineAgent, agentsOf, type Agent, type AgentConfig } from '../shared/agent/define-agent.js';
+export type { AgentVersioning } from '../shared/agent/versioning.js';
 export {
   mcpServer,
   type McpServer,
@@ -84,3 +85,4 @@ export { readResult } from '../shared/tools/read-result.js';
 export { shadowCounts, type GuardMode, type GuardModes, type ShadowCount } from '../shared/guards/shadow-guard.js';
 export type { ShadowViolation } from '../shared/guards/shadow-violation.js';
 export type { PayloadSlice, PayloadStore, StoredPayloadInfo } from '../shared/tools/payload-store.js';
+export type { RunStore } from '../shared/storage/run-store.js';

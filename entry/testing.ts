@@ -14,6 +14,7 @@ export { prepareTemporalCli } from '../testing/prepare-temporal-cli.js';
 export { ScriptedModel, type RecordedRequest } from '../testing/scripted-model.js';
 export { PerRunScriptedModel } from '../testing/per-run-scripted-model.js';
 export { ScriptExhaustedError } from '../testing/script-exhausted-error.js';
+export { MemoryRunStore } from '../testing/memory-run-store.js';
 export {
   scriptStep,
   type FixedStep,

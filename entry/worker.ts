@@ -2,13 +2,15 @@
  * `cairn-agents/worker`: run your agents. `createCairnWorker` (or `runCairnWorker`, which also
  * connects and runs until stopped) takes your agents, your tools' deps, how models resolve and
  * your workflows file or bundle; `defineConfig` types the `cairn.config.ts` the CLI reads.
- * `redisTransport` streams model turns' live deltas through Redis without writing history
+ * `postgresRunStore`, `redisRunStore` and `fileRunStore` are the run stores a fleet's workers share
+ * (transcripts without Queries, oversize results; docs/cluster.md). `redisTransport` streams model turns' live deltas through Redis without writing history
  * (`modelActivity.streaming`; needs the optional `redis` package).
  *
  * Who imports it: your worker process and your cairn.config.ts. Node-only; never workflow code
  * (it loads @temporalio/worker and the model providers).
  */
 export { createCairnWorker, type CairnWorkerOptions, type WorkerTuning } from '../runtime/worker.js';
+export type { WorkerVersioning } from '../runtime/worker-versioning.js';
 export {
   redisFlowControl,
   type Admission,
@@ -25,6 +27,14 @@ export {
   type SpentWindow,
 } from '../activities/model/tenant-budgets.js';
 export { FilePayloadStore, type FilePayloadStoreOptions } from '../activities/file-payload-store.js';
+export {
+  postgresRunStore,
+  type PostgresRunStore,
+  type PostgresRunStoreOptions,
+} from '../activities/storage/postgres-run-store.js';
+export { redisRunStore, type RedisRunStoreOptions } from '../activities/storage/redis-run-store.js';
+export { fileRunStore, type FileRunStore, type FileRunStoreOptions } from '../activities/storage/file-run-store.js';
+export { runStoreFromEnvironment, RUN_STORE_ENV } from '../runtime/run-store-from-environment.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
 export type { DeltaTransport, LiveCall, LivePublisher } from '../activities/live/delta-transport.js';
 export {

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadProject, unknownKeyText } from './project-config.js';
+import { mkdir } from 'node:fs/promises';
+import { defaultDeploymentName, loadProject, unknownKeyText } from './project-config.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ describe('a project config', () => {
     expect(unknownKeyText('taskQeue')).toContain('did you mean `taskQueue`?');
     expect(unknownKeyText('modles')).toContain('did you mean `models`?');
     expect(unknownKeyText('somethingElse')).toBe(
-      'unknown key "somethingElse": a config has agents, deps, models, taskQueue, worker.',
+      'unknown key "somethingElse": a config has agents, deps, models, taskQueue, worker, versioning.',
     );
   });
 
@@ -40,5 +41,46 @@ describe('a project config', () => {
       taskQueue: string;
     };
     expect(project).toMatchObject({ deps: { db: 1 }, taskQueue: 'q' });
+  });
+});
+
+describe("a project config's versioning", () => {
+  const agents = JSON.stringify(join(import.meta.dirname, '../examples/orders/agent.ts'));
+
+  it('is off unless asked for; true takes the defaults; an object keeps its parts', async () => {
+    expect(await load(`{ agents: ${agents} }`)).not.toHaveProperty('versioning');
+    expect(await load(`{ agents: ${agents}, versioning: false }`)).not.toHaveProperty('versioning');
+    expect(await load(`{ agents: ${agents}, versioning: true }`)).toMatchObject({ versioning: {} });
+    const parts = "{ deploymentName: 'support', buildId: 'abc123', defaultBehavior: 'auto-upgrade' }";
+    expect(await load(`{ agents: ${agents}, versioning: ${parts} }`)).toMatchObject({
+      versioning: { deploymentName: 'support', buildId: 'abc123', defaultBehavior: 'auto-upgrade' },
+    });
+  });
+
+  it('refuses, in one line, what Temporal or Cairn could not use', async () => {
+    const refused = async (versioning: string) =>
+      ((await load(`{ agents: ${agents}, versioning: ${versioning} }`)) as Error).message;
+    expect(await refused("{ deploymentName: 'a.b' }")).toMatch(
+      /`versioning` has a deploymentName Temporal refuses \(deployment name "a\.b" cannot contain "\."/,
+    );
+    expect(await refused("{ defaultBehavior: 'PINNED' }")).toMatch(
+      /`versioning` has defaultBehavior "PINNED", not "pinned" or "auto-upgrade"; it is true, or \{ deploymentName\?, buildId\?, defaultBehavior\? \}/,
+    );
+    expect(await refused("{ buildID: 'x' }")).toMatch(/`versioning` has an unknown key "buildID"/);
+    expect(await refused("{ buildId: ' ' }")).toMatch(/`versioning` has a buildId that is not text/);
+    expect(await refused("'pinned'")).toMatch(/`versioning` is "pinned"/);
+  });
+
+  it("names the deployment after the nearest package.json's name, else the folder", async () => {
+    const root = join(dir, 'deployment-names');
+    await mkdir(join(root, 'with-package', 'src'), { recursive: true });
+    await writeFile(join(root, 'with-package', 'package.json'), JSON.stringify({ name: '@acme/support.agents' }));
+    expect(defaultDeploymentName(join(root, 'with-package', 'src'))).toBe('@acme/support-agents');
+    await mkdir(join(root, 'nameless', 'inner'), { recursive: true });
+    await writeFile(join(root, 'nameless', 'package.json'), '{}');
+    expect(defaultDeploymentName(join(root, 'nameless', 'inner'))).toBe('inner');
+    expect(((await load(`{ agents: ${agents} }`)) as { deploymentName: string }).deploymentName).toBe(
+      defaultDeploymentName(dir),
+    );
   });
 });

@@ -4,12 +4,14 @@
  * options). `cairn dev` and `cairn worker` find it from the working directory upward, the way
  * vitest finds its config, or take `--config <file>`. Node-only.
  */
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { agentsOf, type Agent } from '../shared/agent/define-agent.js';
+import { AGENT_VERSIONINGS, isAgentVersioning } from '../shared/agent/versioning.js';
 import type { WorkerTuning } from './worker.js';
+import { deploymentNameOf, deploymentNameProblem, type WorkerVersioning } from './worker-versioning.js';
 
 export interface CairnConfig {
   /**
@@ -25,6 +27,13 @@ export interface CairnConfig {
   readonly taskQueue?: string;
   /** Temporal Worker options (maxCachedWorkflows, maxConcurrentActivityTaskExecutions…); flags win. */
   readonly worker?: WorkerTuning;
+  /**
+   * Worker Deployment Versioning for `cairn worker` (docs/upgrades.md): `true` for the defaults (the
+   * deployment named after your package.json's `name`, a build id from the workflow bundle, runs
+   * pinned), or the parts to set. Its flags and CAIRN_DEPLOYMENT_NAME, CAIRN_BUILD_ID and
+   * CAIRN_VERSIONING win. `cairn dev` runs one build and is never versioned.
+   */
+  readonly versioning?: boolean | Partial<WorkerVersioning>;
 }
 
 /** Types your config (`export default defineConfig({...})`); returns it unchanged. */
@@ -33,7 +42,7 @@ export function defineConfig(config: CairnConfig): CairnConfig {
 }
 
 /** The keys a config has: any other is a mistake, refused rather than ignored (a misspelled `deps` left every tool without its deps). */
-export const CONFIG_KEYS = ['agents', 'deps', 'models', 'taskQueue', 'worker'] as const;
+export const CONFIG_KEYS = ['agents', 'deps', 'models', 'taskQueue', 'worker', 'versioning'] as const;
 
 /** Words people write for a key, and the key they mean. */
 const MEANT: Readonly<Record<string, (typeof CONFIG_KEYS)[number]>> = {
@@ -47,6 +56,8 @@ const MEANT: Readonly<Record<string, (typeof CONFIG_KEYS)[number]>> = {
   task_queue: 'taskQueue',
   workerOptions: 'worker',
   agent: 'agents',
+  deployment: 'versioning',
+  workerDeploymentOptions: 'versioning',
 };
 
 /** One line for an unknown key, naming the nearest known one. */
@@ -100,6 +111,10 @@ export interface Project {
   readonly models?: ResolveModelOptions;
   readonly taskQueue?: string;
   readonly worker?: WorkerTuning;
+  /** The config's `versioning`, when it turns versioning on (`true` is `{}`). */
+  readonly versioning?: Partial<WorkerVersioning>;
+  /** The deployment the project's builds share unless told otherwise: package.json's `name` (a `.` made `-`), else the config's folder. */
+  readonly deploymentName: string;
 }
 
 /** Loads `configFile` and its agents module (Node strips TypeScript types itself), and makes the deps. */
@@ -118,6 +133,7 @@ export async function loadProject(configFile: string, options: { readonly deps?:
     throw new ProjectConfigError(
       `${shown}: \`agents\` must name the module that exports your agents, e.g. agents: './src/agents.ts'.`,
     );
+  const versioning = configVersioning(loaded.versioning, shown);
   const agentsModule = isAbsolute(loaded.agents) ? loaded.agents : resolve(dirname(file), loaded.agents);
   const agentsShown = relative(process.cwd(), agentsModule) || agentsModule;
   if (!existsSync(agentsModule))
@@ -146,7 +162,54 @@ export async function loadProject(configFile: string, options: { readonly deps?:
     ...(loaded.models && { models: loaded.models }),
     ...(loaded.taskQueue && { taskQueue: loaded.taskQueue }),
     ...(loaded.worker && { worker: loaded.worker }),
+    ...(versioning && { versioning }),
+    deploymentName: defaultDeploymentName(dirname(file)),
   };
+}
+
+/** The config's `versioning`, checked: `true` is `{}`, `false` or none is undefined. */
+function configVersioning(value: unknown, shown: string): Partial<WorkerVersioning> | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return {};
+  const wrong = (what: string) =>
+    new ProjectConfigError(
+      `${shown}: \`versioning\` ${what}; it is true, or { deploymentName?, buildId?, defaultBehavior? } (docs/upgrades.md).`,
+    );
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw wrong(`is ${JSON.stringify(value)}`);
+  const { deploymentName, buildId, defaultBehavior, ...rest } = value as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw wrong(`has an unknown key ${JSON.stringify(unknown)}`);
+  if (deploymentName !== undefined && (typeof deploymentName !== 'string' || deploymentNameProblem(deploymentName)))
+    throw wrong(
+      typeof deploymentName === 'string'
+        ? `has a deploymentName Temporal refuses (${deploymentNameProblem(deploymentName)})`
+        : 'has a deploymentName that is not text',
+    );
+  if (buildId !== undefined && (typeof buildId !== 'string' || !buildId.trim()))
+    throw wrong('has a buildId that is not text (leave it out for the one derived from the workflow bundle)');
+  if (defaultBehavior !== undefined && !isAgentVersioning(defaultBehavior))
+    throw wrong(
+      `has defaultBehavior ${JSON.stringify(defaultBehavior)}, not ${AGENT_VERSIONINGS.map((v) => `"${v}"`).join(' or ')}`,
+    );
+  return value as Partial<WorkerVersioning>;
+}
+
+/** The `name` of the nearest package.json at or above `dir` (a `.` made `-`); else the folder's own name. */
+export function defaultDeploymentName(dir: string): string {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    const file = join(at, 'package.json');
+    if (existsSync(file)) {
+      try {
+        const { name } = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown };
+        if (typeof name === 'string' && name.trim()) return deploymentNameOf(name);
+      } catch {
+        // An unreadable package.json names nothing: the folder does.
+      }
+      break;
+    }
+    if (dirname(at) === at) break;
+  }
+  return deploymentNameOf(basename(resolve(dir)));
 }
 
 async function importModule(file: string, shown: string): Promise<Record<string, unknown>> {

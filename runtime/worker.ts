@@ -2,8 +2,6 @@
  * A Cairn worker: the agentRun workflow (from your workflows file or a prebuilt bundle), the tool
  * activity over your agents' tools with your `deps`, and the model activity. Node-only.
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { Client } from '@temporalio/client';
 import {
   Worker,
@@ -23,6 +21,8 @@ import { createReconcileActivities } from '../activities/reconcile-activity.js';
 import { createStatusPushActivities } from '../activities/status-push-activity.js';
 import { createModelActivities, type ModelActivityOptions } from '../activities/model-activity.js';
 import { TranscriptReader } from '../activities/transcript-reader.js';
+import { runStorePayloads } from '../activities/storage/run-store-payloads.js';
+import type { RunStore } from '../shared/storage/run-store.js';
 import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls } from '../shared/model/transcript.js';
 import { loadMcpSdk, McpConnections } from '../activities/mcp-connections.js';
 import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
@@ -35,6 +35,7 @@ import { DEFAULT_TASK_QUEUE } from './temporal-target.js';
 import { bundleWorkflows } from './workflow-bundle.js';
 import { checkWorkflowBundle } from './workflow-bundle-check.js';
 import type { CairnTracingOptions } from './tracing.js';
+import { bundleBuildId, versioningOptions, type WorkerVersioning } from './worker-versioning.js';
 
 /** Temporal Worker options Cairn passes through untouched (tuning, interceptors, data converter…). */
 export type WorkerTuning = Omit<
@@ -63,6 +64,13 @@ export interface CairnWorkerOptions {
   readonly workflowBundle?: WorkflowBundleOption;
   /** Tool result size limits, offloading to a PayloadStore, heartbeat interval (docs/size-limits.md). */
   readonly toolActivity?: ToolActivityOptions;
+  /**
+   * The run store this fleet's workers share (docs/cluster.md): runs write their transcripts to it, so a
+   * model turn on any worker reads them without a workflow Query, and oversize tool results go there
+   * (unless `toolActivity.payloadStore` is set). `postgresRunStore`, `redisRunStore` or `fileRunStore`.
+   * Without one, a model turn on a worker that did not run the run's last workflow task Queries it.
+   */
+  readonly store?: RunStore;
   /** Bounds on model replies and the model activity's heartbeat interval (docs/size-limits.md). */
   readonly modelActivity?: Pick<ModelActivityOptions, 'limits' | 'heartbeatMs' | 'streaming'>;
   /** More activities, for workflows of your own bundled beside agentRun. */
@@ -71,6 +79,12 @@ export interface CairnWorkerOptions {
   readonly worker?: WorkerTuning;
   /** OpenTelemetry spans for runs, their activities and timers, with Cairn's attributes (docs/tracing.md). Needs the optional OpenTelemetry packages. */
   readonly tracing?: CairnTracingOptions;
+  /**
+   * Worker Deployment Versioning (docs/upgrades.md): this worker serves one build of a deployment,
+   * and runs are pinned to their build or auto-upgrade, as their agent chose or `defaultBehavior`
+   * says. Off unless given: the worker is then unversioned, as before.
+   */
+  readonly versioning?: WorkerVersioning;
 }
 
 /** The longest gap between two heartbeats a Cairn worker sends for a running activity. */
@@ -117,15 +131,16 @@ function pollerBehaviors(
  * The SDK's default build id (`@temporalio/worker@1.24.0+` and the bundle's 64-hex SHA-256) is
  * written into three events of every activity and workflow task: ~90 bytes six times a model
  * turn. `cairn@` and 12 hex digits of the same hash name the code as well. Left to you when you
- * set `buildId`, `useVersioning` or `workerDeploymentOptions`.
+ * set `buildId`, `useVersioning` or `workerDeploymentOptions`; a versioned worker's build id is its
+ * version's (`versioning.buildId`, by default this same hash).
  */
 async function shortBuildId(
   tuning: WorkerTuning,
   bundle: WorkflowBundleOption,
+  versioned: boolean,
 ): Promise<Pick<WorkerTuning, 'buildId'>> {
-  if (tuning.buildId !== undefined || tuning.useVersioning || tuning.workerDeploymentOptions) return {};
-  const code = 'code' in bundle ? bundle.code : await readFile(bundle.codePath, 'utf8');
-  return { buildId: `cairn@${createHash('sha256').update(code).digest('hex').slice(0, 12)}` };
+  if (versioned || tuning.buildId !== undefined || tuning.useVersioning || tuning.workerDeploymentOptions) return {};
+  return { buildId: await bundleBuildId(bundle) };
 }
 
 /** a2aAgent tools call their remote agents through activities/a2a-activity.ts, loaded (with the optional `@a2a-js/sdk`) only when there are some. */
@@ -220,7 +235,10 @@ export async function buildCairnWorker(
   tenantBudgets?.connect();
   // Runs hand this worker the messages they append (TRANSCRIPT_SINK): a model turn here reads them without a Query.
   // Kept for as many runs as the workflow cache holds (characters stay bounded by the reader's own limit).
-  const transcripts = new TranscriptReader(client, { maxRuns: Math.max(256, options.worker?.maxCachedWorkflows ?? 0) });
+  const transcripts = new TranscriptReader(client, {
+    maxRuns: Math.max(256, options.worker?.maxCachedWorkflows ?? 0),
+    ...(options.store && { store: options.store }),
+  });
   const tuning = options.worker ?? {};
   // Loaded only when asked for: the OpenTelemetry packages are optional (runtime/tracing.ts).
   const tracingModule = options.tracing ? await import('./tracing.js') : undefined;
@@ -238,9 +256,15 @@ export async function buildCairnWorker(
       workflowInterceptorModules: workflowInterceptorModules.length > 0 ? workflowInterceptorModules : undefined,
     }).then((bundle) => ({ code: bundle.code })));
   await checkWorkflowBundle(workflowBundle!);
-  const toolActivity = { ...options.toolActivity, ...(mcp.size > 0 && { findTool: (name: string) => mcp.tool(name) }) };
+  const toolActivity = {
+    ...(options.store && { payloadStore: runStorePayloads(options.store) }),
+    ...options.toolActivity,
+    ...(mcp.size > 0 && { findTool: (name: string) => mcp.tool(name) }),
+  };
+  const versioning = await versioningOptions(options.versioning, workflowBundle, tuning, agents);
   const worker = await Worker.create({
-    ...(await shortBuildId(tuning, workflowBundle)),
+    ...(await shortBuildId(tuning, workflowBundle, options.versioning !== undefined)),
+    ...versioning,
     // Heartbeats at least every 2 s (the SDK's defaults: 80% of heartbeatTimeout, capped at 60 s,
     // else 30 s): slack under a short heartbeatTimeout on a busy machine, and a cancel reaches an
     // activity in seconds even without one. `worker` can set either.
@@ -253,8 +277,9 @@ export async function buildCairnWorker(
       ...tuning.sinks,
       [TRANSCRIPT_SINK]: {
         append: {
+          // Awaited by the worker before the workflow task completes: the model turn it schedules finds them stored.
           fn: (info: WorkflowInfo, epoch: number, from: number, messages: TranscriptMessage[]) =>
-            transcripts.offer(info, epoch, from, messages),
+            transcripts.handOver(info, epoch, from, messages),
         },
       } satisfies InjectedSinks<{ [TRANSCRIPT_SINK]: TranscriptSinkCalls }>[typeof TRANSCRIPT_SINK],
     },

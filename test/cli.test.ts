@@ -316,6 +316,17 @@ describe('cairn help and usage errors', () => {
       ['dev', '--workflow-task-pollers', 'lots'],
       /^cairn dev: --workflow-task-pollers must be a whole number above 0 or "auto", not "lots"$/,
     ],
+    [
+      ['worker', '--versioning', 'PINNED'],
+      /^cairn worker: --versioning must be "pinned", "auto-upgrade", "off", not "PINNED"$/,
+    ],
+    [['worker', '--deployment-name', 'v1.2'], /^cairn worker: --deployment-name must be a name without "\." /],
+    [['deploy'], /^cairn deploy: missing <subcommand>/],
+    [['deploy', 'promote'], /^cairn deploy: unknown subcommand "promote": status, set-current, ramp/],
+    [['deploy', 'set-current'], /^cairn deploy: set-current needs the build: --build-id <id> \(or CAIRN_BUILD_ID\)$/],
+    [['deploy', 'ramp', '--build-id', 'b'], /^cairn deploy: ramp needs --percentage above 0 and at most 100$/],
+    [['deploy', 'ramp', '--build-id', 'b', '--percentage', '150'], /at most 100, not "150"$/],
+    [['deploy', 'status', '--stop'], /^cairn deploy: --stop is ramp --stop, without --percentage$/],
   ])('cairn %j → exit 2 with one line', async (args, message) => {
     expect(expectOneLineFailure(await cairn(args), 2)).toMatch(message);
   });
@@ -774,7 +785,7 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(piped.stderr).toBe('');
   });
 
-  it("with no worker on the run's task queue, watch, show, answer and review say so within their deadline (exit 1)", async () => {
+  it("with no worker on the run's task queue, watch, answer and review say so within their deadline (exit 1); show prints what Temporal keeps", async () => {
     const taskQueue = `nobody-${randomUUID().slice(0, 8)}`;
     const workflowId = newId();
     const started = await cairn(['run', 'test', 'Anyone?', '--id', workflowId, '--task-queue', taskQueue]);
@@ -782,13 +793,18 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     expect(started.stderr).toContain(
       `no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}"`,
     );
-    const outcomes = await Promise.all([
+    const [shown, ...outcomes] = await Promise.all([
+      cairn(['show', workflowId]),
       cairn(['watch', workflowId]),
       cairn(['watch', workflowId, '--json']),
-      cairn(['show', workflowId]),
       cairn(['answer', workflowId, 'hello']),
       cairn(['review', workflowId, '1.1', 'accept']),
     ]);
+    // A read: the run as Temporal keeps it (still working, its request), and that it may be behind.
+    expect(shown!.code, shown!.stderr).toBe(0);
+    expect(shown!.stdout).toMatch(new RegExp(`^${workflowId} · agent test · phase model · turn 0`));
+    expect(shown!.stdout).toContain('No worker answered for this run within 2 s');
+    expect(shown!.stdout).toContain('Anyone?');
     for (const outcome of outcomes)
       expect(expectOneLineFailure(outcome, 1)).toMatch(
         new RegExp(

@@ -13,6 +13,7 @@ import { DEFAULT_TASK_QUEUE } from '../runtime/temporal-target.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
 import { MAX_SIGNALS_PER_RUN } from '../runtime/embedded-server.js';
+import { VERSIONING_ENV } from '../cli/versioning-flags.js';
 
 interface Service {
   image?: string;
@@ -136,6 +137,17 @@ describe('docker-compose.yml', () => {
     expect(env.OPENAI_API_KEY).toBeNull();
     expect(env.CAIRN_MODEL_API_KEY).toBeNull();
     expect(env.ANTHROPIC_API_KEY).toBeNull();
+  });
+
+  it('runs the worker unversioned unless the deployment name, build id or behavior variables are set', () => {
+    const env = environment(services['cairn-worker']!);
+    for (const variable of Object.values(VERSIONING_ENV)) {
+      expect(Object.keys(env), variable).toContain(variable);
+      // Empty when not set: `cairn worker` reads an empty variable as unset (cli/versioning-flags.ts).
+      expect(withDefaults(env[variable] ?? ''), variable).toBe('');
+      expect(env[variable], variable).toBe(`\${${variable}:-}`);
+      expect(docs, variable).toContain(`\`${variable}\``);
+    }
   });
 
   it('has valid depends_on chains: known services, valid conditions, no cycles, worker last', () => {

@@ -217,7 +217,9 @@ describe('budget requests over HTTP', () => {
     });
   });
 
-  it('the inbox page: a budget card tells the spending; an extension without tokens is caught on the page; Extend goes on', async () => {
+  it('the inbox page: a budget card tells the spending; an extension without tokens is caught on the page; Extend goes on', {
+    timeout: 240_000, // a browser started on a loaded machine, then four waits of up to 60 s
+  }, async () => {
     ({ model } = overBudget('A-1 arrives today.'));
     const runId = (
       (await (

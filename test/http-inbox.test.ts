@@ -58,6 +58,14 @@ async function start(script: Parameters<TestWorker['script']>[0], prompt: string
   return ((await response.json()) as { runId: string }).runId;
 }
 
+/** The page's globals, as page functions see them (this project's types have no DOM). */
+interface PageGlobal {
+  document: {
+    activeElement: { getAttribute(name: string): string | null } | null;
+    getElementById(id: string): { textContent: string | null } | null;
+  };
+}
+
 describe('the inbox page', () => {
   it('lists every run waiting on a person, takes answers and decisions, follows decisions made elsewhere, and empties', async () => {
     const asking = await start(
@@ -131,6 +139,24 @@ describe('the inbox page', () => {
     await refund.locator('button', { hasText: 'Accept' }).click();
     // The question shows what its answer may be (the tool's schema), and an answer outside it is caught on the page.
     expect(await question.textContent()).toContain('one of: morning, afternoon');
+    // A person typing keeps the field through the page's polls (each poll once moved every card, which blurred it).
+    const field = question.locator('input[name=window]');
+    await field.focus();
+    await page.keyboard.type('eve');
+    const status = page.locator('#status');
+    for (let polls = 0; polls < 2; polls++) {
+      const before = await status.textContent();
+      await page.waitForFunction(
+        (t) => (globalThis as unknown as PageGlobal).document.getElementById('status')?.textContent !== t,
+        before,
+        WAIT,
+      );
+    }
+    expect(
+      await page.evaluate(() => (globalThis as unknown as PageGlobal).document.activeElement?.getAttribute('name')),
+    ).toBe('window');
+    await page.keyboard.type('ning');
+    expect(await field.inputValue()).toBe('evening');
     await question.locator('input[name=window]').fill('evening');
     await question.locator('button', { hasText: 'Answer' }).click();
     await question.locator('.error', { hasText: 'answer.window must be one of "morning", "afternoon"' }).waitFor(WAIT);

@@ -3,38 +3,20 @@
  * workflows file; a deliberately nondeterministic agentRun (a timer before the real one) is caught
  * and named, exit 1; and a run on the test server replays from a visibility query and by id.
  */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep } from '../testing/script-steps.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
+import { startTestWorker, type TestWorker } from './support/temporal.js';
+import { cairnCli, type CliOutcome } from './support/cairn-cli.js';
 
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Outcome = CliOutcome;
 
-const TSX = join(PACKAGE_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const FIXTURE_WORKFLOWS = join(PACKAGE_ROOT, 'test', 'fixtures', 'workflows.ts');
 
-/** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
-function cairn(args: readonly string[], timeout = 110_000): Promise<Outcome> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')),
-  );
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [TSX, 'cli/main.ts', ...args],
-      { cwd: PACKAGE_ROOT, env: { ...env, TEMPORAL_ADDRESS: serverAddress() }, timeout },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
+/** Runs `cairn ...args` on this Node, against the test server. */
+const cairn = (args: readonly string[], timeout = 110_000): Promise<Outcome> => cairnCli(args, timeout);
 
 const lines = (text: string) => text.trimEnd().split('\n');
 

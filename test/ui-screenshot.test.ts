@@ -293,7 +293,7 @@ describe('the demo run in the Temporal UI', () => {
       launchChromium(),
       mkdtemp(join(tmpdir(), 'cairn-ui-')),
     ]);
-  }, 60_000);
+  }, 150_000); // a dev server with its UI and a browser, started on a loaded machine
 
   afterAll(async () => {
     await browser?.close();

@@ -43,6 +43,7 @@ import { WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { takeStep } from './take-step.js';
 import { StatusPush } from './status-push.js';
+import { reportAgentVersioning } from './run-versioning.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState } from './contract/run-state.js';
 import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 
@@ -61,7 +62,11 @@ export function defineAgentRun(agents: readonly Agent[]) {
     );
   // Agents that agent tools run are served too: a child run is this workflow with another agent.
   const byName = new Map(reachableAgents(agents).map((a) => [a.name, a]));
-  return async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
+  // Pinned or auto-upgrade, as each run's agent chose (Worker Deployment Versioning; docs/upgrades.md).
+  reportAgentVersioning(agentRun, byName);
+  return agentRun;
+
+  async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
     const { agent, model } = runAgent(input, byName);
     // Only runs that upsert search attributes publish what they wait for (the inbox lists only those).
     const publishWaiting = input.searchAttributes === true;
@@ -232,7 +237,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             user: input.user,
           },
           model,
-          transcript: { length: transcript.length, epoch: transcript.epoch },
+          transcript,
           handOverDue,
           budget,
         });
@@ -266,5 +271,5 @@ export function defineAgentRun(agents: readonly Agent[]) {
     return CancellationScope.nonCancellable(async () => end.finish(await runLoop(current, driver, moves))).catch(
       (err: unknown) => end.failed(err),
     );
-  };
+  }
 }

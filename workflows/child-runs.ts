@@ -6,7 +6,7 @@
  * ids prefixed by its tool call (`2.1/q1`), and forwards answers and decisions to the child. A
  * cancel of the parent is forwarded, so children finish gracefully. Workflow code (sandbox).
  */
-import { ownerMemo, ownerSearchAttributes } from './contract/search-attributes.js';
+import { AGENT_MEMO, ownerMemo, ownerSearchAttributes } from './contract/search-attributes.js';
 import { getExternalWorkflowHandle, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import { resultAfterRetries } from '../shared/failures/after-retries.js';
 import type { Agent } from '../shared/agent/define-agent.js';
@@ -163,7 +163,7 @@ export class ChildRuns {
         staticSummary: `${agent.name}: ${String(task)}`.slice(0, 200),
         // The child belongs to the parent's tenant (and user): its memo, and its search attributes when registered.
         // Its priority (fairness key) is the parent's: Temporal's default for a child.
-        ...ownerStartOptions(input),
+        ...ownerStartOptions(input, agent),
       });
     } catch (err) {
       return resultAfterRetries(call, fromError(err));
@@ -264,15 +264,23 @@ function childEnded(call: ToolCall, agent: string, workflowId: string, cause: To
   return errorResult(call, toolError('cancelled', message, cause), { message });
 }
 
-/** The memo and search attributes that say who a child run belongs to (nothing for a run of no tenant). */
-function ownerStartOptions(input: {
-  readonly searchAttributes: boolean;
-  readonly tenant?: string | undefined;
-  readonly user?: string | undefined;
-}) {
-  if (input.tenant === undefined && input.user === undefined) return {};
+/**
+ * The memo and search attributes that say who a child run belongs to, and its agent when the agent
+ * chooses its versioning (shared/agent/versioning.ts); nothing for a run of no tenant and no choice.
+ */
+function ownerStartOptions(
+  input: {
+    readonly searchAttributes: boolean;
+    readonly tenant?: string | undefined;
+    readonly user?: string | undefined;
+  },
+  agent: Agent,
+) {
+  const versioned = agent.versioning !== undefined && { [AGENT_MEMO]: agent.name };
+  const owned = input.tenant !== undefined || input.user !== undefined;
+  if (!owned && !versioned) return {};
   return {
-    memo: ownerMemo(input),
-    ...(input.searchAttributes && { typedSearchAttributes: ownerSearchAttributes(input) }),
+    memo: { ...versioned, ...ownerMemo(input) },
+    ...(owned && input.searchAttributes && { typedSearchAttributes: ownerSearchAttributes(input) }),
   };
 }

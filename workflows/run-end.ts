@@ -3,11 +3,19 @@
  * handlers — or failed, when its model cannot be used, with the failure's code as its type. Either
  * way the run's state says how it ended (`answer`, `failure`), for `cairn show` and the UI.
  */
-import { ApplicationFailure, allHandlersFinished, condition, setCurrentDetails } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  patched,
+  setCurrentDetails,
+  upsertMemo,
+} from '@temporalio/workflow';
 import { runOutcome } from '../planner/index.js';
 import type { LoopFinish } from '../planner/run-loop.js';
 import type { AgentRunResult } from './contract/agent-run.js';
 import type { RunState } from './contract/run-state.js';
+import { ENDED_MEMO, ENDED_MEMO_PATCH, endedSummary } from './contract/ended-memo.js';
 import { runDetails } from './run-details.js';
 import type { RunNarrator } from './run-narrator.js';
 import type { RunStream } from './run-stream.js';
@@ -41,6 +49,9 @@ export class RunEnd {
     if (end) this.failure = { type: end.code, message: end.message };
     else this.answer = answer;
     setCurrentDetails(runDetails(snapshot()));
+    // How it ended, in the memo, so lists read it from visibility: one upsert per run. The patch is
+    // asked here, where it acts once, not at the start: a run recorded before it replays without it.
+    if (patched(ENDED_MEMO_PATCH)) upsertMemo({ [ENDED_MEMO]: endedSummary(snapshot()) });
     // A failed run's stream ends with its failure, not a finish (readers get the workflow's failure).
     if (!end) {
       narrator.finished(answer, reason);

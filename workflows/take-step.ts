@@ -21,6 +21,8 @@ import { agentOf } from '../shared/tools/agent-tool.js';
 import { fromError } from '../shared/failures/tool-error.js';
 import { assertNever } from '../shared/assert-never.js';
 import { checkModelOutcome } from '../shared/model/model-outcome-check.js';
+import { TRANSCRIPT_UNAVAILABLE } from '../shared/model/transcript.js';
+import type { TranscriptLog } from './transcript-log.js';
 import type { ChildRuns } from './child-runs.js';
 import {
   clarificationTimeLeft,
@@ -52,6 +54,11 @@ const { callModel } = proxyActivities<{ callModel(request: ModelRequest): Promis
 
 /** Failures of the model activity that no retry, back-off or other turn can fix: the run fails with them. */
 const UNUSABLE_MODEL_TYPES = ['ModelConfigError', 'ScriptExhaustedError'];
+
+const isTranscriptUnavailable = (err: unknown): boolean =>
+  err instanceof ActivityFailure &&
+  err.cause instanceof ApplicationFailure &&
+  err.cause.type === TRANSCRIPT_UNAVAILABLE;
 
 /**
  * The run's failure when the model cannot be used at all (a missing API key, an unknown provider,
@@ -96,8 +103,8 @@ export interface StepContext {
   };
   /** True when the run should continue as new: long waits wake up for it. */
   readonly handOverDue: () => boolean;
-  /** How many transcript messages the model reads this turn, and their epoch (transcript-log.ts). */
-  readonly transcript: { readonly length: number; readonly epoch: number };
+  /** What the model reads this turn: how many messages, their epoch and digest (transcript-log.ts). */
+  readonly transcript: Pick<TranscriptLog, 'length' | 'epoch' | 'digest' | 'handOverAgain'>;
   /** Resolves when a person's message interrupts the model call (onMessage: 'interrupt'). */
   readonly interrupted?: Promise<void>;
   /** Where a person's decision on a budget request waits (budget-requests.ts). */
@@ -143,11 +150,12 @@ export async function takeStep(
       // The activity knows which run asks (activityInfo): only the chain's first run, once there is another.
       const { runId, firstExecutionRunId } = workflowInfo();
       const allowance = tenantAllowanceLeft(state);
-      const request: ModelRequest = {
+      const request = (): ModelRequest => ({
         ...(firstExecutionRunId !== runId && { firstExecutionRunId }),
         transcriptLength: transcript.length,
         // Left out while 0, as before the context policy: the request stays what older runs recorded.
         ...(transcript.epoch > 0 && { transcriptEpoch: transcript.epoch }),
+        transcriptDigest: transcript.digest,
         toolNames: step.tools,
         toolChoice: step.toolChoice,
         model,
@@ -155,7 +163,7 @@ export async function takeStep(
         ...(children.tenant !== undefined && { tenant: children.tenant }),
         // What a person allowed this run past its tenant's spent window (a budget request extended), still unused.
         ...(children.tenant !== undefined && allowance && { tenantAllowance: allowance }),
-      };
+      });
       // What this turn reacts to (the batch's failed calls, the planner's decisions): the tool activities completed either way.
       const options = {
         ...MODEL_ACTIVITY_OPTIONS,
@@ -164,7 +172,14 @@ export async function takeStep(
       };
       try {
         // Checked again here: a model client is a public extension point, and nothing it returns may break the run.
-        const call = () => callModel.executeWithOptions(options, [request]);
+        // What the run handed its workers went missing or wrong (a store that lost it, a worker killed
+        // while writing): handed over again, once, and the turn asked again; never a wrong transcript.
+        const call = () =>
+          callModel.executeWithOptions(options, [request()]).catch((err: unknown) => {
+            if (!isTranscriptUnavailable(err)) throw err;
+            transcript.handOverAgain();
+            return callModel.executeWithOptions(options, [request()]);
+          });
         // An interrupting message cuts the call short like a cancel; the loop delivers it and calls again.
         const interruptible = interrupted ? () => inScope(interrupted, call) : call;
         const outcome = checkModelOutcome(await cancellable(interruptible));

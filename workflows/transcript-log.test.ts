@@ -1,6 +1,7 @@
 /** The transcript in workflow memory: pages for the Query, epochs for readers' caches. */
 import { describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
+import { EMPTY_TRANSCRIPT_DIGEST, transcriptDigest } from '../shared/model/transcript-digest.js';
 import { TranscriptLog } from './transcript-log.js';
 
 const note = (n: number, chars = 10): TranscriptMessage => ({ role: 'user', content: `${n}:${'x'.repeat(chars)}` });
@@ -35,5 +36,19 @@ describe('TranscriptLog', () => {
     log.fit({ maxChars: 10_000, keepRecentTurns: 1, oldResultChars: 100 });
     expect(log.epoch).toBe(1);
     expect(log.page().reduce((sum, m) => sum + JSON.stringify(m).length, 0)).toBeLessThanOrEqual(10_000);
+  });
+
+  it('names the transcript by a digest of its messages, which a rewrite or a hand-over keeps in step', () => {
+    const log = new TranscriptLog([]);
+    expect(log.digest).toBe(EMPTY_TRANSCRIPT_DIGEST);
+    log.append([note(0), note(1)]);
+    const digest = log.digest;
+    expect(digest).toBe(transcriptDigest([note(0), note(1)].map((m) => JSON.stringify(m))));
+    expect(digest).not.toBe(transcriptDigest([note(1), note(0)].map((m) => JSON.stringify(m))));
+    log.handOverAgain();
+    expect([log.epoch, log.length, log.digest]).toEqual([1, 2, digest]);
+    for (let i = 2; i < 60; i++) log.append([note(i, 500)]);
+    log.fit({ maxChars: 5_000, keepRecentTurns: 1, oldResultChars: 100 });
+    expect(log.digest).toBe(transcriptDigest(log.page().map((m) => JSON.stringify(m))));
   });
 });

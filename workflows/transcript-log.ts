@@ -1,11 +1,13 @@
 /**
- * The run's transcript in workflow memory: the messages, the size of each, and an epoch that
- * changes whenever earlier messages are rewritten (the context policy), so a worker's cached copy
- * can be reused while the epoch holds. Answers the transcript Query a page at a time.
+ * The run's transcript in workflow memory: the messages, the size of each, the running digest
+ * (transcript-digest.ts), and an epoch that changes whenever earlier messages are rewritten (the
+ * context policy) or handed over again, so a worker's cached copy can be reused while the epoch
+ * holds. Answers the transcript Query a page at a time.
  * Workflow code (sandbox), deterministic.
  */
 import { inWorkflowContext, proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
-import { fitContext, messageSize, type ContextPolicy } from '../planner/index.js';
+import { fitContext, type ContextPolicy } from '../planner/index.js';
+import { chainDigest, EMPTY_TRANSCRIPT_DIGEST } from '../shared/model/transcript-digest.js';
 import {
   TRANSCRIPT_SINK,
   type TranscriptMessage,
@@ -19,14 +21,24 @@ const sinks = proxySinks<Sinks & { [TRANSCRIPT_SINK]: TranscriptSinkCalls }>();
 export const TRANSCRIPT_PAGE_CHARS = 500_000;
 
 export class TranscriptLog {
-  #messages: TranscriptMessage[];
-  #sizes: number[];
+  #messages: TranscriptMessage[] = [];
+  #sizes: number[] = [];
+  /** `#digests[i]`: the digest of the first i + 1 messages. */
+  #digests: string[] = [];
   #epoch = 0;
 
   constructor(messages: readonly TranscriptMessage[]) {
-    this.#messages = [...messages];
-    this.#sizes = this.#messages.map(messageSize);
+    this.#push(messages);
     this.#hand(0);
+  }
+
+  #push(messages: readonly TranscriptMessage[]): void {
+    for (const m of messages) {
+      const json = JSON.stringify(m);
+      this.#digests.push(chainDigest(this.digest, json));
+      this.#messages.push(m);
+      this.#sizes.push(json.length);
+    }
   }
 
   /**
@@ -50,12 +62,14 @@ export class TranscriptLog {
     return this.#epoch;
   }
 
+  /** The digest of the whole transcript as it stands. */
+  get digest(): string {
+    return this.#digests.at(-1) ?? EMPTY_TRANSCRIPT_DIGEST;
+  }
+
   append(messages: readonly TranscriptMessage[]): void {
     const from = this.#messages.length;
-    for (const m of messages) {
-      this.#messages.push(m);
-      this.#sizes.push(messageSize(m));
-    }
+    this.#push(messages);
     this.#hand(from);
   }
 
@@ -63,9 +77,24 @@ export class TranscriptLog {
   fit(policy: ContextPolicy): void {
     const fitted = fitContext(this.#messages, this.#sizes, policy);
     if (!fitted) return;
-    this.#messages = fitted.messages;
-    this.#sizes = fitted.sizes;
+    this.#restart(fitted.messages);
+  }
+
+  /**
+   * Hands the whole transcript over again under a new epoch: a model turn found what it was
+   * handed missing or wrong (a store that lost it, a worker killed while it wrote).
+   */
+  handOverAgain(): void {
+    this.#restart(this.#messages);
+  }
+
+  #restart(messages: readonly TranscriptMessage[]): void {
+    this.#messages = [];
+    this.#sizes = [];
+    this.#digests = [];
     this.#epoch++;
+    this.#push(messages);
+    this.#hand(0);
   }
 
   /** One page of the transcript Query. Takes any argument: a Query handler that throws answers nothing useful. */

@@ -67,6 +67,11 @@ Then, in another terminal (the line it prints names the server when it is not th
       startEmbeddedServer,
     } = await import('../worker-process.js');
     const project = await loadCliProject(values.config);
+    // One build at a time: a versioned worker would get no run until someone promoted its build.
+    if (project.versioning)
+      io.error(
+        "cairn dev runs your agents unversioned; the config's `versioning` applies to `cairn worker` (docs/upgrades.md).",
+      );
     const taskQueue = values['task-queue'] ?? project.taskQueue ?? DEFAULT_TASK_QUEUE;
     installRuntime();
 

@@ -69,15 +69,8 @@ Examples:
       throw new UsageError('--config and --workflows name the workflow code twice: give one');
 
     // Loaded once the command line checks out: the worker (replay), the bundler, the client.
-    const { resolve, relative } = await import('node:path');
-    const { existsSync } = await import('node:fs');
-    const { HistoryFileError, projectWorkflows, readHistoryFile, replayHistories, serverHistories } = await import(
-      '../../runtime/replay.js'
-    );
-    const { findConfig, ProjectConfigError } = await import('../../runtime/project-config.js');
-    const { WorkflowBundleError } = await import('../../runtime/workflow-bundle.js');
-    const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
-    const { installRuntime } = await import('../worker-process.js');
+    const { HistoryFileError, readHistoryFile, serverHistories } = await import('../../runtime/replay.js');
+    const { countsText, installReplayRuntime, replayAndReport, replayCode } = await import('../replay-run.js');
 
     // Every file is read before anything replays: a typo fails at once, naming the file.
     const fromFiles = await Promise.all(
@@ -87,58 +80,16 @@ Examples:
         ),
       ),
     );
-
-    let workflowsPath: string;
-    let worker:
-      | {
-          dataConverter?: import('@temporalio/common').DataConverter;
-          interceptors?: import('@temporalio/worker').WorkerInterceptors;
-        }
-      | undefined;
-    let against: string;
-    let agents: readonly string[] | undefined;
-    if (values.workflows !== undefined) {
-      workflowsPath = resolve(values.workflows);
-      if (!existsSync(workflowsPath)) throw new CliError(`${values.workflows} does not exist.`);
-      against = relative(process.cwd(), workflowsPath) || workflowsPath;
-    } else {
-      const configFile = values.config ?? findConfig();
-      if (!configFile)
-        throw new CliError(
-          `No cairn.config.ts in ${process.cwd()} or any folder above it: pass --config <file> for your project, or --workflows <file> for a workflows file of your own.`,
-        );
-      const project = await projectWorkflows(configFile).catch((error: unknown) =>
-        Promise.reject(error instanceof ProjectConfigError ? new CliError(error.message) : error),
-      );
-      workflowsPath = project.workflowsPath;
-      worker = project.worker;
-      agents = project.servedAgents;
-      against = `the agents of ${relative(process.cwd(), project.configFile) || project.configFile} (${project.agents.join(', ')})`;
-    }
-    let dataConverter = worker?.dataConverter;
-    if (!dataConverter) {
-      try {
-        dataConverter = dataConverterFromEnvironment();
-      } catch (error) {
-        throw new CliError(`Cannot read the payload encryption keys: ${(error as Error).message}`);
-      }
-    }
-
-    // The replay worker logs every divergence it finds (core warnings, activation errors): the
-    // outcome lines say it once. CAIRN_LOG_LEVEL shows those logs, as for a worker.
-    if (process.env.CAIRN_LOG_LEVEL) installRuntime();
-    else {
-      const { DefaultLogger, Runtime } = await import('@temporalio/worker');
-      Runtime.install({
-        logger: new DefaultLogger('ERROR', () => {}),
-        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
-      });
-    }
+    const code = await replayCode({
+      ...(values.config !== undefined && { config: values.config }),
+      ...(values.workflows !== undefined && { workflows: values.workflows }),
+    });
+    await installReplayRuntime();
     const connection =
       values.query !== undefined || workflowIds.length > 0
         ? await (await import('../connect.js')).connectClient()
         : undefined;
-    const counts = { ok: 0, nondeterministic: 0, failed: 0, unknown_agent: 0 };
+    let counts;
     try {
       async function* histories() {
         yield* fromFiles;
@@ -149,43 +100,7 @@ Examples:
             ...(limit !== undefined && { limit }),
           });
       }
-      const outcomes = replayHistories(histories(), {
-        workflowsPath,
-        worker: {
-          ...(dataConverter && { dataConverter }),
-          ...(worker?.interceptors && { interceptors: worker.interceptors }),
-        },
-        ...(agents && { agents }),
-      });
-      for await (const outcome of outcomes) {
-        counts[outcome.status] += 1;
-        const where = outcome.source ? ` (${outcome.source})` : '';
-        io.line(
-          outcome.status === 'ok'
-            ? `ok ${outcome.workflowId}${where}`
-            : `${outcome.status.toUpperCase()} ${outcome.workflowId}${where}: ${outcome.reason}`,
-        );
-        io.document({
-          workflowId: outcome.workflowId,
-          runId: outcome.runId,
-          source: outcome.source ?? null,
-          status: outcome.status,
-          ...(outcome.reason !== undefined && { reason: outcome.reason }),
-        });
-      }
-    } catch (error) {
-      if (error instanceof WorkflowBundleError) throw new CliError(error.message);
-      // "Failed to list workflows" says little; the server's reason is in the cause (a bad query).
-      const { name, message, cause } = error as {
-        name?: string;
-        message?: string;
-        cause?: { details?: unknown; message?: unknown };
-      };
-      if (name === 'ServiceError' && cause)
-        throw new CliError(
-          `${message}: ${typeof cause.details === 'string' && cause.details ? cause.details : String(cause.message)}`,
-        );
-      throw error;
+      counts = await replayAndReport(code, histories(), io);
     } finally {
       await connection?.close().catch(() => {});
     }
@@ -197,9 +112,7 @@ Examples:
     }
     const bad = total - counts.ok;
     io.line(
-      `Replayed ${total} ${total === 1 ? 'history' : 'histories'} against ${against}: ${counts.ok} ok` +
-        `${counts.nondeterministic ? `, ${counts.nondeterministic} nondeterministic` : ''}${counts.failed ? `, ${counts.failed} failed` : ''}` +
-        `${counts.unknown_agent ? `, ${counts.unknown_agent} of an agent not in this build` : ''}.`,
+      `Replayed ${total} ${total === 1 ? 'history' : 'histories'} against ${code.against}: ${countsText(counts)}.`,
     );
     if (bad > 0)
       io.error(

@@ -1,5 +1,6 @@
 /** `cairn show`: print a run's transcript readably. */
 import { parseCommandLine, type Command } from '../command.js';
+import { CliError } from '../errors.js';
 import { callsMade, formatMessage, formatSummary } from '../format.js';
 
 export const showCommand: Command = {
@@ -12,6 +13,10 @@ its arguments, each tool result, and Cairn's structured errors (code, message an
 then what the run is waiting for, if anything (exit 3), or how it ended when it failed, was
 terminated, timed out or ended without its answer (exit 1). Exit 0: answered, or still working.
 
+When no worker answers for the run within 2 s (every worker stopped, a deploy), it prints what
+Temporal keeps of the run instead — its status, what it waits for, its request and its answer —
+and says that this may be behind (--json: "stale": true in the state).
+
 Options:
   --json      Print one JSON document: { workflowId, state, transcript, ended? }
   -h, --help  Show this help`,
@@ -19,18 +24,24 @@ Options:
   async run(argv, io) {
     const { positionals } = parseCommandLine('show', argv, { options: {}, required: ['workflowId'] });
     const [workflowId = ''] = positionals;
-    const { cairnClient, closedOutcome, readTranscript, stopped, withClient } = await import('../run-client.js');
+    const { cairnClient, closedOutcome, readShown, stopped, withClient } = await import('../run-client.js');
     const { EXIT_WAITING_ON_PERSON, endingLine, endingOf, pendingLines, waitsOnPerson } = await import(
       '../run-outcome.js'
     );
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
       // A run that failed before it answered Queries (unknown agent, no model) can only say how it ended.
-      const { state, transcript } = await readTranscript(connection, run).catch(async (error: unknown) => {
+      const { state, transcript } = await readShown(connection, run).catch(async (error: unknown) => {
         throw await stopped(run, error);
       });
       const ended = await closedOutcome(run);
+      // Read without a worker, a run that closed without completing has only how it ended to show.
+      if (state.stale && ended) throw new CliError(`Run "${workflowId}" ${ended.status}: ${ended.failure}`);
       io.line(formatSummary(workflowId, state, callsMade(transcript), ended?.status));
+      if (state.stale)
+        io.line(
+          `(No worker answered for this run within ${run.readDeadlineMs / 1000} s: this is what Temporal keeps of it, and may be behind.)`,
+        );
       io.line('');
       for (const message of transcript) for (const line of formatMessage(message)) io.line(line);
       io.line('');

@@ -36,9 +36,10 @@ import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
 import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
 import { answerArtifact, CONTEXT_MEMO_KEY, contextIdOf, taskState, toTask } from './a2a-task.js';
 import { applyReplies, parseReply, replyAction, RunInputError, runInputError, type RunReply } from './run-input.js';
-import { isTerminal, runStatus, type RunStatus } from './run-status.js';
+import { isTerminal, listedStatus, runStatus, type RunStatus } from './run-status.js';
 import { taskHistory } from './task-history.js';
 import { pushTargetProblem, type PushTarget } from '../../workflows/contract/status-push.js';
+import { listRuns } from '../../client/list-runs.js';
 
 /** What a handler instance needs; shared by the agents a server serves. */
 export interface A2AHandlerSettings {
@@ -135,7 +136,9 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const wanted = Math.min(params.historyLength ?? MAX_HISTORY, MAX_HISTORY);
     return toTask(
       status,
-      wanted > 0 && status.state ? await taskHistory(run, contextIdOf(status), wanted).catch(() => []) : [],
+      wanted > 0 && status.state
+        ? await taskHistory(run, contextIdOf(status), wanted, status.state).catch(() => [])
+        : [],
     );
   }
 
@@ -165,7 +168,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const query = `WorkflowType = 'agentRun'${scoped ? ` AND CairnTenant = '${caller.tenant}'` : ''}`;
     // No status, UNSPECIFIED, or the SDK client's UNRECOGNIZED (what its listTasks() sends with none): no filter.
     const filtered = isTaskStateFilter(params.status);
-    for await (const info of this.settings.client.temporal.workflow.list({ query })) {
+    for await (const info of listRuns(this.settings.client.temporal, { query })) {
       if (++scanned > MAX_SCAN) break;
       if (!info.workflowId.startsWith(prefix) || seen.has(info.workflowId)) continue;
       seen.add(info.workflowId);
@@ -175,8 +178,9 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
         more = true;
         break;
       }
-      const status = await runStatus(this.settings.client.run(info.workflowId), caller.tenant).catch(() => undefined);
-      if (!status) continue;
+      // From the listing alone (memo and search attributes): never a Query per listed run.
+      const status = listedStatus(info);
+      if (status.state?.agent && status.state.agent !== this.agent) continue;
       if (filtered && taskState(status.status) !== params.status) continue;
       if (matched++ < offset) continue;
       tasks.push(toTask(status));

@@ -62,7 +62,13 @@ export function toTask(run: RunStatus, history: Message[] = []): Task {
     contextId: contextIdOf(run),
     timestamp: (run.closeTime ?? new Date()).toISOString(),
     messageId: randomUUID(),
-    metadata: { agent: run.state?.agent ?? null, phase: run.state?.phase ?? null, turn: run.state?.turn ?? null },
+    metadata: {
+      agent: run.state?.agent ?? null,
+      phase: run.state?.phase ?? null,
+      turn: run.state?.turn ?? null,
+      // Read from what Temporal keeps (no worker answered in time, or a list): it may be behind.
+      ...(run.state?.stale && { stale: true }),
+    },
   });
   return Task.fromJSON({ ...json, history: history.map((m) => MessageJson.toJSON(m)) });
 }

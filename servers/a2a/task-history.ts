@@ -2,21 +2,34 @@
  * A task's history as the A2A exchange happened: the caller's request, what the agent said, each
  * time it asked for input (its question, the calls it held for review, as the data part the
  * status message carried), each reply (an answer, a decision, a message) and the final answer.
- * Read from the run's own event log (one Query per page), not from the model's transcript, which
- * holds neither the input-required turns nor the caller's decisions. Node-only (client side).
+ * Read from the run's own event log (one Query per page, each within the client's read deadline),
+ * not from the model's transcript, which holds neither the input-required turns nor the caller's
+ * decisions. Without the worker's answer (a state read `stale`, or a page not answered in time), the
+ * history is what Temporal keeps: the request that started the run and, once it completed, its
+ * answer. Node-only (client side).
  */
 import { Role, type Message, type Part } from '@a2a-js/sdk';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
 import type { JsonObject, JsonValue } from '../../shared/json/json.js';
 import { visibleText } from '../../shared/model/think-block.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
-import { streamReadQuery, type RunEvent } from '../../workflows/contract/index.js';
+import type { RunEvent, RunState } from '../../workflows/contract/index.js';
 import { agentMessage, dataPart, INPUT_REQUIRED_MEDIA_TYPE, textPart } from './a2a-task.js';
 
 const TOPICS = ['run_started', 'model_turn', 'question', 'review', 'human', 'finish'] as const;
+/** A page's deadline, in read deadlines, once the worker answered for the run's state. */
+const PAGE_DEADLINES = 5;
 
-/** The newest `length` messages of the run's A2A exchange. */
-export async function taskHistory(run: AgentRunHandle, contextId: string, length: number): Promise<Message[]> {
+/** The newest `length` messages of the run's A2A exchange; `state`: the run's, as just read. */
+export async function taskHistory(
+  run: AgentRunHandle,
+  contextId: string,
+  length: number,
+  state?: RunState,
+): Promise<Message[]> {
+  if (state?.stale) return (await keptHistory(run, contextId)).slice(-length);
+  // The worker just answered for the state: it is there, if busy; a page has longer than a first read.
+  const deadlineMs = state ? run.readDeadlineMs * PAGE_DEADLINES : run.readDeadlineMs;
   const messages: Message[] = [];
   let lastAgentText: string | undefined;
   const say = (offset: number, role: Role, parts: Part[]) =>
@@ -26,7 +39,8 @@ export async function taskHistory(run: AgentRunHandle, contextId: string, length
       role,
     });
   for (let from = 0; ; ) {
-    const page = await run.workflow.query(streamReadQuery, { topics: [...TOPICS], from_offset: from });
+    const page = await run.readStream({ topics: [...TOPICS], from_offset: from }, { deadlineMs });
+    if (page.stale) return (await keptHistory(run, contextId)).slice(-length);
     for (const item of page.items) {
       const event = decodeJsonItem(item.data) as RunEvent | undefined;
       if (!event || typeof event !== 'object') continue;
@@ -71,6 +85,22 @@ export async function taskHistory(run: AgentRunHandle, contextId: string, length
     from = page.next_offset;
   }
   return messages.slice(-length);
+}
+
+/** The exchange as far as Temporal keeps it without the run's worker: the request, then the answer once completed. */
+async function keptHistory(run: AgentRunHandle, contextId: string): Promise<Message[]> {
+  const record = await run.record();
+  const message = (id: string, role: Role, text: string): Message => ({
+    ...agentMessage(run.workflowId, contextId, [textPart(text)]),
+    messageId: `${run.workflowId}/${id}`,
+    role,
+  });
+  const messages: Message[] = [];
+  const prompt = record.input?.prompt;
+  if (prompt !== undefined) messages.push(message('0', Role.ROLE_USER, prompt));
+  const answer = record.result?.answer;
+  if (answer) messages.push(message('answer', Role.ROLE_AGENT, answer));
+  return messages;
 }
 
 /** A person's reply as the caller sent it: a message as text, an answer or a decision as data. */

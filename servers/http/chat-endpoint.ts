@@ -30,7 +30,6 @@ import {
   type Seen,
   type WindowStart,
 } from './thread.js';
-import { streamReadQuery } from '../../workflows/contract/index.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 import { flushUi, toUiMessageChunks, uiWindowContext } from './ui-message-chunks.js';
 
@@ -116,11 +115,15 @@ export async function resumeChat(ctx: HttpContext, request: Request, chatId: str
   );
 }
 
-/** The offset of the run's latest `human` message or answer still in its log; 0 when there is none. */
-async function lastWordsOffset(run: AgentRunHandle): Promise<number> {
+/**
+ * The offset of the run's latest `human` message or answer still in its log; 0 when there is none;
+ * undefined when the run's worker did not answer in time (a stream to resume would wait for it).
+ */
+async function lastWordsOffset(run: AgentRunHandle): Promise<number | undefined> {
   let last = 0;
   for (let from = 0; ; ) {
-    const page = await run.workflow.query(streamReadQuery, { topics: ['human'], from_offset: from });
+    const page = await run.readStream({ topics: ['human'], from_offset: from });
+    if (page.stale) return undefined;
     for (const item of page.items) {
       const kind = (decodeJsonItem(item.data) as { kind?: unknown } | undefined)?.kind;
       if (kind === 'message' || kind === 'answer') last = item.offset;

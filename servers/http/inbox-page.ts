@@ -287,7 +287,10 @@ function render(items) {
     order.push(cards.get(key));
   }); });
   cards.forEach(function (node, key) { if (!seen.has(key)) { node.remove(); cards.delete(key); } });
-  order.forEach(function (node) { itemsEl.appendChild(node); });
+  // Only a card out of place is moved: moving a node blurs the field a person is typing in (every
+  // poll did, and keystrokes between a poll and a click went nowhere).
+  var at = itemsEl.firstChild;
+  order.forEach(function (node) { if (node === at) at = at.nextSibling; else itemsEl.insertBefore(node, at); });
   var empty = document.getElementById("empty");
   if (order.length === 0 && !empty) itemsEl.appendChild(el("div", { id: "empty", class: "empty", text: "Nobody is waiting on a person." }));
   if (order.length > 0 && empty) empty.remove();

@@ -5,25 +5,22 @@
  * hash, allowed decisions, reviewer description and the tool's JSON Schema for editing — and
  * what a person needs to judge it: the request that started the run, the latest exchange (both
  * cut short), and when the run began to wait (its latest `question` or `review` event).
- * Node-only (client side).
+ * An item built from the memo is marked `stale` (what the run published as it began to wait; never
+ * asked of the run); the few runs that are asked (below) are asked within the client's read
+ * deadline, so no worker never holds the inbox up. Node-only (client side).
  */
 import type { Agent } from '../../shared/agent/define-agent.js';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
 import { searchAttributesHint, type CairnClient } from '../../client/cairn-client.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
-import {
-  streamReadQuery,
-  TENANT_ID,
-  WAITING_MEMO,
-  type RunState,
-  type WaitingSummary,
-} from '../../workflows/contract/index.js';
+import { TENANT_ID, WAITING_MEMO, type RunState, type WaitingSummary } from '../../workflows/contract/index.js';
 import { HttpError } from './http-error.js';
 import type { InboxListings } from './inbox-listings.js';
 import { answerSchema } from './agui-events.js';
 import { budgetDecisionSchema } from '../../workflows/contract/pending-input.js';
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
 import { runScope } from './run-scope.js';
+import { listRuns } from '../../client/list-runs.js';
 
 export interface InboxItem {
   readonly runId: string;
@@ -39,6 +36,8 @@ export interface InboxItem {
   readonly waiting: readonly (PendingInterrupt & { readonly schema?: Record<string, unknown> })[];
   /** The run in the Temporal UI, when the handler knows where it is. */
   readonly temporalUrl?: string;
+  /** Read from what the run published in its memo (or Temporal kept), not asked of the run: it may be behind. */
+  readonly stale?: true;
 }
 
 const REQUEST_CHARS = 1_000;
@@ -81,7 +80,7 @@ export interface WaitingRun {
  */
 export async function listWaiting(client: CairnClient, tenant?: string): Promise<readonly WaitingRun[]> {
   const found: WaitingRun[] = [];
-  for await (const info of client.temporal.workflow.list({
+  for await (const info of listRuns(client.temporal, {
     query: inboxQuery(client.taskQueue, tenant),
     pageSize: 1_000,
   })) {
@@ -105,7 +104,8 @@ export async function listWaiting(client: CairnClient, tenant?: string): Promise
  * The runs waiting on a person (`tenant`'s only, when given), oldest-waiting first, a page of
  * `limit` after `cursor`. Answered from visibility alone: each run publishes what it waits for in
  * its memo (workflows/inbox-memo.ts). Only a run from before that (no memo) or whose summary had to
- * leave the arguments out is asked by Query. With `listings`, concurrent and closely following
+ * leave the arguments out is asked by Query, within the client's read deadline (no answer: the memo's
+ * summary, or no item). With `listings`, concurrent and closely following
  * reads of a tenant share one listing (servers/http/inbox-listings.ts).
  */
 export async function readInbox(
@@ -144,12 +144,9 @@ export async function readInbox(
       if (!summary || (summary.phase === 'awaiting_budget' && !summary.budget))
         return legacyItem(client, agents, workflowId, startTime, scope, link(workflowId));
       // A summary without the arguments (they were too large for the memo): the run's own state has them.
-      const state = summary.truncated
-        ? await client
-            .run(workflowId)
-            .state()
-            .catch(() => undefined)
-        : undefined;
+      const read = summary.truncated ? client.run(workflowId) : undefined;
+      const asked = await read?.state({ deadlineMs: read.readDeadlineMs }).catch(() => undefined);
+      const state = asked?.stale ? undefined : asked;
       const waiting = withSchemas(
         agents,
         summary.agent,
@@ -171,6 +168,7 @@ export async function readInbox(
         exchange: summary.exchange,
         waiting,
         ...link(workflowId),
+        ...(!state && { stale: true as const }),
       };
     }),
   );
@@ -235,15 +233,13 @@ async function legacyItem(
   scope: string | undefined,
   link: { temporalUrl?: string },
 ): Promise<InboxItem | undefined> {
-  const state = await client
-    .run(workflowId)
-    .state()
-    .catch(() => undefined);
+  const run = client.run(workflowId);
+  const state = await run.state({ deadlineMs: run.readDeadlineMs }).catch(() => undefined);
   // Visibility lags the run a little: one decided a moment ago is left out.
   if (!state) return undefined;
   const waiting = withSchemas(agents, state.agent, state, scope);
   if (waiting.length === 0) return undefined;
-  const told = await conversationOf(client.run(workflowId)).catch(() => undefined);
+  const told = state.stale ? undefined : await conversationOf(run).catch(() => undefined);
   return {
     runId: workflowId,
     agent: state.agent,
@@ -254,6 +250,7 @@ async function legacyItem(
     exchange: told?.exchange ?? [],
     waiting,
     ...link,
+    ...(state.stale && { stale: true as const }),
   };
 }
 
@@ -272,7 +269,7 @@ async function conversationOf(
   let waitingSince: number | undefined;
   const said: { offset: number; role: 'user' | 'assistant'; text: string }[] = [];
   for (let from = 0, pages = 0; pages < MAX_PAGES; pages++) {
-    const page = await run.workflow.query(streamReadQuery, {
+    const page = await run.readStream({
       topics: ['run_started', 'question', 'review', 'human', 'model_turn'],
       from_offset: from,
     });

@@ -29,10 +29,14 @@ export async function startRun(ctx: HttpContext, request: Request): Promise<Resp
   return Response.json({ runId: workflowId, threadId, agent }, { status: 201 });
 }
 
+/**
+ * The run's Temporal status and its state: the run's own answer within the client's read deadline,
+ * else what Temporal keeps of it (`state.stale`). A state that cannot be read at all is null.
+ */
 export async function readRun(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
   await authorized(ctx, request, 'read', run.workflowId);
   const { status } = await ctx.gate.run(undefined, () => run.workflow.describe());
-  const state = await run.state().catch(() => null);
+  const state = await run.state({ deadlineMs: run.readDeadlineMs }).catch(() => null);
   return Response.json({ runId: run.workflowId, status: status.name, state });
 }
 

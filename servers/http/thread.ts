@@ -12,7 +12,7 @@ import { HttpError } from './http-error.js';
 import { runError } from './run-errors.js';
 import { liveFromNow, type LiveFeed } from './run-window.js';
 import { deliverMessage } from './user-message.js';
-import { answerClarificationUpdate, streamReadQuery } from '../../workflows/contract/index.js';
+import { answerClarificationUpdate } from '../../workflows/contract/index.js';
 import { decodeJsonItem } from '../../shared/stream-wire.js';
 
 /** Temporal's execution status name (`RUNNING`, `COMPLETED`, `FAILED`...), or `NONE` for a thread with no run yet. */
@@ -155,7 +155,7 @@ export function toThread(ctx: HttpContext, run: AgentRunHandle, text: string, up
  */
 export async function closedOutcome(thread: Thread, had: Seen): Promise<WindowStart> {
   if (thread.status === 'COMPLETED') {
-    const answer = (await thread.run.state().catch(() => undefined))?.answer;
+    const answer = (await thread.run.state({ deadlineMs: thread.run.readDeadlineMs }).catch(() => undefined))?.answer;
     if (answer && ![...had.texts].some((t) => t.includes(answer)))
       return {
         run: thread.run,
@@ -184,9 +184,7 @@ export async function startedWith(thread: Thread, prompt: string): Promise<boole
 /** True when a person cancelled the run (its events hold a `human` cancel). */
 async function cancelledByPerson(run: AgentRunHandle): Promise<boolean> {
   for (let from = 0, pages = 0; pages < 8; pages++) {
-    const page = await run.workflow
-      .query(streamReadQuery, { topics: ['human'], from_offset: from })
-      .catch(() => undefined);
+    const page = await run.readStream({ topics: ['human'], from_offset: from }).catch(() => undefined);
     if (!page) return false;
     if (page.items.some((item) => (decodeJsonItem(item.data) as { kind?: unknown } | undefined)?.kind === 'cancel'))
       return true;
@@ -206,7 +204,7 @@ export async function windowFailure(ctx: HttpContext, workflowId: string, error:
       thread.status === 'TIMED_OUT' ||
       thread.status === 'CANCELED')
   ) {
-    const failure = (await thread.run.state().catch(() => undefined))?.failure;
+    const failure = (await thread.run.state({ deadlineMs: thread.run.readDeadlineMs }).catch(() => undefined))?.failure;
     return new HttpError(
       500,
       'run_failed',

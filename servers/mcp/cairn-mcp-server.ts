@@ -50,7 +50,7 @@ import {
   type PendingQuestion,
   type RunReply,
 } from '../a2a/run-input.js';
-import { isTerminal } from '../a2a/run-status.js';
+import { isTerminal, type RunStatus } from '../a2a/run-status.js';
 import { result, statusOf } from './run-result.js';
 import { RunTaskStore, TASK_POLL_MS } from './run-task-store.js';
 
@@ -137,6 +137,8 @@ const outputShape = {
   reviews: z.array(z.record(z.string(), z.unknown())).optional(),
   budget: z.record(z.string(), z.unknown()).nullable().optional(),
   howToAnswer: z.string().optional(),
+  /** Read without the run's worker (none answered in time): what Temporal keeps, which may be behind. */
+  stale: z.boolean().optional(),
 };
 
 /**
@@ -297,7 +299,9 @@ async function callAgent(
   extra: Extra,
 ): Promise<CallToolResult> {
   try {
-    const { run, caller } = await begin(options, agent, args, extra);
+    const { run, caller, read } = await begin(options, agent, args, extra);
+    // No worker answered for the run: following it would wait for one. Say where it stands, now.
+    if (read?.state?.stale) return result(read);
     return await follow(server, options, agent, run, caller, extra, args.runId === undefined);
   } catch (error) {
     const refused = runInputError(error, args.runId ?? '');
@@ -313,7 +317,7 @@ async function begin(
   agent: string,
   args: CallArgs,
   extra: Extra,
-): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller }> {
+): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller; readonly read?: RunStatus }> {
   if (args.runId === undefined) {
     if (args.prompt === undefined)
       throw new RunInputError('invalid_input', 'Give a prompt to start a run, or the runId of a run to continue.');
@@ -357,7 +361,7 @@ async function begin(
         false,
       ),
     );
-  if (replies.length === 0) return { run, caller };
+  if (replies.length === 0) return { run, caller, read: status };
   if (isTerminal(status.status))
     throw new RunInputError('closed', `Run "${run.workflowId}" is ${status.status}; it takes no more answers.`);
   if (status.status !== 'input_required')

@@ -17,8 +17,25 @@ export async function statusOf(run: AgentRunHandle, agent: string | undefined, c
   return status;
 }
 
-/** The tool result for where the run stands: text for people and models, structured content for programs. */
+/**
+ * The tool result for where the run stands: text for people and models, structured content for
+ * programs. Read without the run's worker (`state.stale`), it says so: `stale: true`, and a text part.
+ */
 export function result(status: RunStatus): CallToolResult {
+  const told = resultOf(status);
+  if (!status.state?.stale) return told;
+  return {
+    ...told,
+    content: [...told.content, { type: 'text', text: STALE_NOTE }],
+    structuredContent: { ...told.structuredContent, stale: true },
+  };
+}
+
+/** What a result read without the run's worker adds to its text. */
+export const STALE_NOTE =
+  '(No worker answered for this run in time: this is what Temporal keeps of it, and may be behind.)';
+
+function resultOf(status: RunStatus): CallToolResult {
   const runId = status.workflowId;
   switch (status.status) {
     case 'completed':

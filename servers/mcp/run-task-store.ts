@@ -5,15 +5,18 @@
  * given. Nothing is kept here, so a task outlives the session and the server that created it: a
  * new session of the same tenant (or, with no `authorize`, any session) reads it on. A run of
  * another tenant, or not started by this server's tools, is not found. Cancelling a task cancels
- * the run gracefully. Node-only (client side).
+ * the run gracefully. A task is read within the client's read deadline (without the worker's answer,
+ * from what Temporal keeps, its status message saying so); a list is read from visibility alone,
+ * never a Query per listed run. Node-only (client side).
  */
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { CairnClient } from '../../client/cairn-client.js';
-import { isTerminal, type RunStatus, type RunStatusName } from '../a2a/run-status.js';
+import { isTerminal, listedStatus, type RunStatus, type RunStatusName } from '../a2a/run-status.js';
 import { describePending, RunInputError } from '../a2a/run-input.js';
 import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
-import { result, statusOf } from './run-result.js';
+import { result, STALE_NOTE, statusOf } from './run-result.js';
+import { listRuns } from '../../client/list-runs.js';
 
 /** How often a client is told to ask again, in ms. */
 export const TASK_POLL_MS = 1_000;
@@ -78,13 +81,15 @@ export class RunTaskStore implements TaskStore {
     const tasks: Task[] = [];
     let seen = 0;
     let scanned = 0;
-    for await (const info of this.options.client.temporal.workflow.list({ query: `WorkflowType = 'agentRun'` })) {
+    // Newest first: a chain's latest run comes before the runs it continued (listed once).
+    const listed = new Set<string>();
+    for await (const info of listRuns(this.options.client.temporal, { query: `WorkflowType = 'agentRun'` })) {
       if (++scanned > MAX_SCAN) break;
-      if (!this.#mine(info.workflowId, info.memo?.[TENANT_MEMO])) continue;
+      if (!this.#mine(info.workflowId, info.memo?.[TENANT_MEMO]) || listed.has(info.workflowId)) continue;
+      listed.add(info.workflowId);
       if (seen++ < offset) continue;
       if (tasks.length === PAGE) return { tasks, nextCursor: String(offset + PAGE) };
-      const status = await this.#status(info.workflowId);
-      if (status) tasks.push(taskOf(status));
+      tasks.push(taskOf(listedStatus(info), false));
     }
     return { tasks };
   }
@@ -110,8 +115,15 @@ export class RunTaskStore implements TaskStore {
   }
 }
 
-function taskOf(status: RunStatus): Task {
+/** The run as a task; a single read made without the run's worker says so in its status message. */
+function taskOf(status: RunStatus, single = true): Task {
   const created = status.startTime ?? new Date();
+  const task = taskOfStatus(status, created);
+  if (!single || !status.state?.stale) return task;
+  return { ...task, statusMessage: task.statusMessage ? `${task.statusMessage}\n${STALE_NOTE}` : STALE_NOTE };
+}
+
+function taskOfStatus(status: RunStatus, created: Date): Task {
   return {
     taskId: status.workflowId,
     status: STATUS[status.status],

@@ -31,6 +31,21 @@ describe('defineAgent', () => {
       expect.objectContaining({ code: 'invalid_agent' }),
     );
   });
+
+  it('keeps a versioning choice, and refuses one that is neither pinned nor auto-upgrade', () => {
+    expect(defineAgent({ name: 'a', instructions: 'x', tools: [], versioning: 'pinned' }).versioning).toBe('pinned');
+    expect(defineAgent({ name: 'a', instructions: 'x', tools: [], versioning: 'auto-upgrade' }).versioning).toBe(
+      'auto-upgrade',
+    );
+    expect(defineAgent({ name: 'a', instructions: 'x', tools: [] }).versioning).toBeUndefined();
+    const wrong = { name: 'a', instructions: 'x', tools: [], versioning: 'PINNED' } as never;
+    expect(() => defineAgent(wrong)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_agent',
+        message: 'Agent a has versioning "PINNED": it is "pinned" or "auto-upgrade".',
+      }),
+    );
+  });
 });
 
 describe('defineAgent: what a worker and the workflow read', () => {

@@ -7,6 +7,7 @@ import { summariseIssues, toFieldIssues } from '../guards/zod-issues.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { DefinitionError } from '../failures/definition-error.js';
 import type { McpServer } from '../mcp/mcp-server.js';
+import { AGENT_VERSIONINGS, isAgentVersioning, type AgentVersioning } from './versioning.js';
 
 export interface AgentConfig {
   readonly name: string;
@@ -19,6 +20,12 @@ export interface AgentConfig {
   readonly model?: string;
   /** Overrides of the planner's default policy (budgets, caps, back-off); a run may override again. */
   readonly policy?: PolicyOverrides;
+  /**
+   * Under Worker Deployment Versioning (docs/upgrades.md): `pinned` runs stay on the build they
+   * started on; `auto-upgrade` runs move to the current build at their next workflow task. Default:
+   * the worker's (`cairn worker --versioning`). Ignored by a worker that is not versioned.
+   */
+  readonly versioning?: AgentVersioning;
 }
 
 const AGENT = Symbol.for('cairn.Agent');
@@ -49,6 +56,11 @@ export function defineAgent(config: AgentConfig): Agent {
       `Agent ${config.name} has an invalid policy: ${summariseIssues(toFieldIssues(policy.error.issues, config.policy))}.`,
     );
   }
+  if (config.versioning !== undefined && !isAgentVersioning(config.versioning))
+    throw new DefinitionError(
+      'invalid_agent',
+      `Agent ${config.name} has versioning ${JSON.stringify(config.versioning)}: it is ${AGENT_VERSIONINGS.map((v) => `"${v}"`).join(' or ')}.`,
+    );
   const seen = new Set<string>();
   for (const tool of config.tools) {
     if (seen.has(tool.name))

@@ -117,6 +117,8 @@ export interface ModelRequest {
    * old turns): a reader may keep what it read of this run while the epoch is the same.
    */
   readonly transcriptEpoch?: number;
+  /** The digest of those messages (transcript-digest.ts): what is read is checked against it. Absent in older runs. */
+  readonly transcriptDigest?: string;
   /** The tools the model may see this turn, by name: the worker has their specs, so history need not. */
   readonly toolNames: readonly string[];
   readonly toolChoice: ToolChoice;

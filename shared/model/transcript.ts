@@ -29,6 +29,12 @@ export interface TranscriptSlice {
   readonly maxChars?: number;
 }
 
+/**
+ * The model activity's failure type when the transcript it was handed is not in the run store,
+ * or is not what the run sent (its digest differs): the run hands it over again and asks again.
+ */
+export const TRANSCRIPT_UNAVAILABLE = 'TranscriptUnavailable';
+
 /** The name of the run's transcript Query, for worker-side code that must not import workflows/. */
 export const TRANSCRIPT_QUERY = 'transcript';
 

@@ -27,3 +27,12 @@ export interface PayloadStore {
   /** Characters `[offset, offset + length)` of the text under `ref`; undefined when there is none. */
   read(ref: string, offset: number, length: number): Promise<PayloadSlice | undefined>;
 }
+
+/** What stores' refs look like: a random UUID (nothing that could name a path). */
+export const PAYLOAD_REF = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Characters `[offset, offset + length)` of a stored text, as `PayloadStore.read` answers them. */
+export function payloadSlice(text: string, offset: number, length: number): PayloadSlice {
+  const start = Math.max(0, Math.floor(offset));
+  return { text: text.slice(start, start + Math.max(0, Math.floor(length))), total: text.length };
+}

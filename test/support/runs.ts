@@ -51,7 +51,8 @@ export function awaiting(handle: WorkflowHandle, phase: RunState['phase']): Prom
 export async function answerIfAsked(handle: WorkflowHandle, questions: Set<string>): Promise<void> {
   const state = await handle.query(stateQuery).catch(() => undefined);
   if (state?.phase !== 'awaiting_clarification' || !state.clarification) return;
-  questions.add(`${handle.workflowId}/${state.clarification.id}`);
+  // With the question: a test that expects none shows why a run asked.
+  questions.add(`${handle.workflowId}/${state.clarification.id}: ${state.clarification.question}`);
   await handle
     .executeUpdate(answerClarificationUpdate, { args: [{ id: state.clarification.id, answer: 'No, it did not.' }] })
     .catch(() => {});

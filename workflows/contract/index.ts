@@ -84,9 +84,18 @@ export {
   CairnUser,
   TENANT_ID,
   TENANT_MEMO,
+  AGENT_MEMO,
   USER_MEMO,
   ownerMemo,
   ownerSearchAttributes,
   searchPhase,
 } from './search-attributes.js';
 export { WAITING_MEMO, type WaitingSummary } from './waiting-memo.js';
+export {
+  ENDED_ANSWER_CHARS,
+  ENDED_MEMO,
+  ENDED_MEMO_PATCH,
+  endedSummary,
+  endedSummaryOf,
+  type EndedSummary,
+} from './ended-memo.js';

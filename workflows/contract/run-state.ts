@@ -81,6 +81,14 @@ export interface RunState {
   /** The tenant the run belongs to, and the user who started it, when given at start. */
   readonly tenant?: string;
   readonly user?: string;
+  /**
+   * Never set by the run. Set by a client that read this state without the run's worker — none
+   * answered the `state` Query within the read's deadline (`run.state({ deadlineMs })`), or the
+   * state is an entry of a list, which never asks runs: it is what Temporal keeps of the run (its
+   * status, search attributes and memo, its start input and its result), and may be behind the run.
+   * What Temporal does not keep is empty (docs/run-api.md, "Reads without a worker").
+   */
+  readonly stale?: true;
 }
 
 /**

@@ -24,6 +24,13 @@ export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/;
 export const TENANT_MEMO = 'cairnTenant';
 export const USER_MEMO = 'cairnUser';
 
+/**
+ * The memo key a run's agent is named under at start, before the run reads its input: how an
+ * agent's `versioning` reaches Temporal (shared/agent/versioning.ts). CairnClient writes it on every
+ * start, a parent on a child run whose agent chooses its versioning.
+ */
+export const AGENT_MEMO = 'cairnAgent';
+
 /** The `CairnPhase` a phase is listed under: `model` and `tools` are both `running`. */
 export function searchPhase(phase: string): string {
   return phase === 'model' || phase === 'tools' ? 'running' : phase;

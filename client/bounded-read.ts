@@ -1,0 +1,69 @@
+/**
+ * A read that never waits on a worker for longer than its deadline: the run's own answer (a Query)
+ * when it comes in time, else a fallback read from what Temporal keeps. The fallback starts after a
+ * short head start, so a worker that answers at once costs no extra call, and is ready by the
+ * deadline. Node-only (client side).
+ */
+
+/** How long the Query has alone before the fallback read starts beside it, in ms. */
+const HEAD_START_MS = 250;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface BoundedOutcome<T> {
+  readonly value: T;
+  /** The run's worker answered (the Query's own answer). */
+  readonly answered: boolean;
+  /** No answer came by the deadline (a fallback after an error the Query gave is not a miss). */
+  readonly missed: boolean;
+}
+
+/**
+ * `ask` (given its deadline, as epoch ms) within `deadlineMs`, else `fallback()` (at once for a
+ * deadline of 0: `ask` is not called). A Query refused
+ * because the run does not exist throws; any other failure of the Query falls back too (a closed
+ * run with no worker to replay it, a run that failed before it could answer). When the fallback
+ * fails as well, the Query's error is thrown (or the fallback's, after a miss).
+ */
+export async function boundedRead<T>(
+  ask: (deadline: number) => Promise<T>,
+  fallback: () => Promise<T>,
+  deadlineMs: number,
+): Promise<BoundedOutcome<T>> {
+  if (deadlineMs <= 0) return { value: await fallback(), answered: false, missed: false };
+  const deadline = Date.now() + deadlineMs;
+  const asked = ask(deadline).then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  let spare: Promise<T> | undefined;
+  const startFallback = () => {
+    spare ??= fallback();
+    return spare;
+  };
+  const early = await raceTimer(asked, Math.min(HEAD_START_MS, deadlineMs));
+  if (early === undefined) startFallback().catch(() => undefined);
+  const got = early ?? (await raceTimer(asked, deadline - Date.now()));
+  if (got?.ok) return { value: got.value, answered: true, missed: false };
+  if (got && (got.error as Error | undefined)?.name === 'WorkflowNotFoundError') throw got.error;
+  try {
+    return { value: await startFallback(), answered: false, missed: got === undefined };
+  } catch (error) {
+    throw got ? got.error : error;
+  }
+}
+
+/** What `promise` gives within `ms`, or undefined (the timer is cleared either way). */
+async function raceTimer<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  if (ms <= 0) return undefined;
+  // Node runs a timer past its longest delay (about 24.8 days, or Infinity) at once: no bound at all.
+  if (ms > MAX_TIMER_MS) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
