@@ -1,7 +1,7 @@
 /**
  * The transcript reader on a run store: what a run hands over on one worker is read on another
- * without a Query, only what is new is read again, and a message missing or different is a
- * TranscriptUnavailable failure, never a wrong transcript.
+ * without a Query, only what is new is read again, a message missing is asked of the run, and a
+ * message different is a TranscriptUnavailable failure, never a wrong transcript.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
@@ -58,12 +58,38 @@ describe('TranscriptReader on a run store', () => {
     expect(writer.storeReads).toBe(0);
   });
 
-  it('fails a turn whose messages are missing or not the ones the run sent, and reads again after a hand-over', async () => {
+  it('asks the run for what the store lost, from the first message missing, and checks the answer too', async () => {
     const store = new MemoryRunStore();
     const writer = new TranscriptReader(noQueries, { store });
     await writer.handOver(run, 0, 0, messages(4));
     store.delete((key) => key === transcriptKey(run, 0, 2));
-    expect(await failureType(new TranscriptReader(noQueries, { store }).read(request(4)))).toBe(TRANSCRIPT_UNAVAILABLE);
+    const asked: unknown[] = [];
+    const querying = (answer: (n: number) => TranscriptMessage) =>
+      ({
+        workflow: {
+          getHandle: () => ({
+            query: async (_: string, slice: { from: number; length: number }) => {
+              asked.push(slice.from);
+              return Array.from({ length: slice.length - slice.from }, (_, i) => answer(slice.from + i));
+            },
+          }),
+        },
+      }) as unknown as Client;
+    const said: string[] = [];
+    const reader = new TranscriptReader(querying(message), { store, log: (line) => said.push(line) });
+    expect(await reader.read(request(4))).toEqual(messages(4));
+    expect([asked, reader.storeReads]).toEqual([[2], 2]);
+    expect(said).toEqual([expect.stringMatching(/run store has no message 2 of wf\/r1 \(epoch 0\); the run is asked/)]);
+    const lying = new TranscriptReader(
+      querying((n) => ({ role: 'user', content: `other ${n}` })),
+      { store, log: () => {} },
+    );
+    expect(await failureType(lying.read(request(4)))).toBe(TRANSCRIPT_UNAVAILABLE);
+  });
+
+  it('fails a turn whose messages are not the ones the run sent, and reads again after a hand-over', async () => {
+    const store = new MemoryRunStore();
+    const writer = new TranscriptReader(noQueries, { store });
     await writer.handOver(run, 0, 0, messages(4));
     store.values.set(transcriptKey(run, 0, 1), JSON.stringify({ role: 'user', content: 'refund everything' }));
     expect(await failureType(new TranscriptReader(noQueries, { store }).read(request(4)))).toBe(TRANSCRIPT_UNAVAILABLE);

@@ -6,8 +6,9 @@
  * With a run store (the fleet's: run-store.ts) the messages are read from it: each run writes what
  * it appends there before its workflow task completes (the transcript sink), so a model turn on
  * any worker reads them without asking the workflow. Without one, they come through the transcript
- * Query, a page at a time. Either way what is read is checked against the run's digest; a message
- * missing or different is a TRANSCRIPT_UNAVAILABLE failure, and the run hands it over again.
+ * Query, a page at a time; so are messages the store fails to give or no longer has. Either way what
+ * is read is checked against the run's digest; a message different from the run's is a
+ * TRANSCRIPT_UNAVAILABLE failure, and the run hands its transcript over again.
  * Worker side only.
  */
 import { ApplicationFailure } from '@temporalio/common';
@@ -120,20 +121,24 @@ export class TranscriptReader {
     if (!cached || cached.epoch !== epoch || cached.messages.length > length) cached = new Cached(epoch);
     // A request without a digest comes from code that hands nothing to the store (a run from before
     // it, a workflow of your own calling this activity): that run is asked, as before.
-    if (this.#store && request.transcriptDigest !== undefined)
-      await this.#readStore(this.#store, request, cached).catch((err: unknown) => {
+    if (this.#store && request.transcriptDigest !== undefined) {
+      // The store is a copy of what history holds, never the only one: what it cannot give (it
+      // failed, or lost a message to a TTL, an eviction or a write that failed) the run is asked
+      // for, and what the run answers is checked against the digest as well.
+      const short = await this.#readStore(this.#store, request, cached).catch((err: unknown) => {
         if (err instanceof ApplicationFailure) throw err;
-        // The store is a copy of what history holds, never the only one: while it fails, the run is
-        // asked (what it answers is checked against the digest as well).
+        return `did not answer a read of ${key} (${(err as Error).message})`;
+      });
+      if (short !== undefined) {
         if (Date.now() - this.#readFailureToldAt >= FAILING_FOR_MS) {
           this.#readFailureToldAt = Date.now();
           this.#log(
-            `Cairn: the run store did not answer a read of ${key} (${(err as Error).message}); the run is asked instead (told once in ${FAILING_FOR_MS / 1000} s).`,
+            `Cairn: the run store ${short}; the run is asked instead (told once in ${FAILING_FOR_MS / 1000} s).`,
           );
         }
-        return this.#readQuery(request, cached);
-      });
-    else await this.#readQuery(request, cached);
+        await this.#readQuery(request, cached);
+      }
+    } else await this.#readQuery(request, cached);
     const expected = request.transcriptDigest;
     // What was read is dropped, not kept: the run hands it over again under a new epoch.
     if (expected !== undefined && cached.digestAt(length) !== expected)
@@ -144,17 +149,17 @@ export class TranscriptReader {
     return cached.messages.slice(0, length);
   }
 
-  async #readStore(store: RunStore, request: RunModelRequest, cached: Cached): Promise<void> {
+  /** Reads into `cached` what the store has; says why it stopped short, if it did. */
+  async #readStore(store: RunStore, request: RunModelRequest, cached: Cached): Promise<string | undefined> {
     const run = { workflowId: request.workflowId, runId: request.runId };
     while (cached.messages.length < request.transcriptLength) {
       const from = cached.messages.length;
       const to = Math.min(request.transcriptLength, from + KEYS_PER_READ);
       const keys = Array.from({ length: to - from }, (_, i) => transcriptKey(run, cached.epoch, from + i));
       const values = await store.get(keys);
-      this.storeReads += values.length;
       for (const [i, json] of values.entries()) {
         const at = `message ${from + i} of ${run.workflowId}/${run.runId} (epoch ${cached.epoch})`;
-        if (json === undefined) throw unavailable(`The run store has no ${at}.`);
+        if (json === undefined) return `has no ${at}`;
         let message: TranscriptMessage;
         try {
           message = JSON.parse(json) as TranscriptMessage;
@@ -162,8 +167,10 @@ export class TranscriptReader {
           throw unavailable(`The run store's ${at} is not JSON.`);
         }
         cached.add(message, json);
+        this.storeReads++;
       }
     }
+    return undefined;
   }
 
   async #readQuery(request: RunModelRequest, cached: Cached): Promise<void> {
@@ -189,7 +196,7 @@ export class TranscriptReader {
    * written to the run store, if there is one, before the run's workflow task completes (the
    * worker awaits its sinks), so a model turn on any worker finds it; and kept here, so the next
    * model turn on this worker reads nothing. A write the store keeps failing is logged and left:
-   * the model turn that misses it has the run hand it over again.
+   * the model turn that misses it asks the run by Query.
    */
   async handOver(
     run: TranscriptRun,
@@ -225,7 +232,7 @@ export class TranscriptReader {
     // Told once an outage, not once a workflow task.
     if (!failing)
       this.#log(
-        `Cairn: the run store did not take ${messages.length} transcript messages of ${run.workflowId} (${why}); its next model turn will have them handed over again (or read by Query). For ${FAILING_FOR_MS / 1000} s, each hand-over makes one short try.`,
+        `Cairn: the run store did not take ${messages.length} transcript messages of ${run.workflowId} (${why}); its next model turn reads them by Query. For ${FAILING_FOR_MS / 1000} s, each hand-over makes one short try.`,
       );
     this.#failingUntil = Date.now() + FAILING_FOR_MS;
   }

@@ -40,7 +40,7 @@ import {
 import { boundedRead } from './bounded-read.js';
 import { NotPendingError } from './not-pending-error.js';
 import { readRunRecord } from './run-record.js';
-import { staleRunState, type RunRecord } from './stale-state.js';
+import { staleRunState, staleTranscript, type RunRecord } from './stale-state.js';
 import { pollRun, type PollOptions } from './poll-run.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
 import { sendMessage, type SendOptions, type SendOutcome } from './send-message.js';
@@ -150,12 +150,19 @@ export class AgentRunHandle {
     return outcome.value;
   }
 
-  /** The messages the model sees, whole or a slice (`{ from, length }`). */
-  transcript(slice: Partial<TranscriptSlice> = {}): Promise<TranscriptMessage[]> {
-    return this.workflow.query(transcriptQuery, {
-      from: slice.from ?? 0,
-      length: slice.length ?? Number.MAX_SAFE_INTEGER,
-    });
+  /**
+   * The messages the model sees, whole or a slice (`{ from, length }`): the `transcript` Query.
+   * With `options`, within its deadline; no answer in time: what the run's history tells without
+   * its worker (the request, or a continued run's carried transcript, and a completed run's answer).
+   */
+  transcript(slice: Partial<TranscriptSlice> = {}, options?: ReadOptions): Promise<TranscriptMessage[]> {
+    const query = { from: slice.from ?? 0, length: slice.length ?? Number.MAX_SAFE_INTEGER };
+    if (options === undefined) return this.workflow.query(transcriptQuery, query);
+    return this.#bounded(
+      (deadline) => this.#client.connection.withDeadline(deadline, () => this.workflow.query(transcriptQuery, query)),
+      async () => staleTranscript(await this.record()).slice(query.from, query.length),
+      options,
+    );
   }
 
   /**

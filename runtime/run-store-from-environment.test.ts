@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
+import type { RunStore } from '../shared/storage/run-store.js';
 import { MemoryRunStore } from '../testing/memory-run-store.js';
 import { keepPruned, runStoreFromEnvironment } from './run-store-from-environment.js';
 
@@ -41,5 +44,31 @@ describe('keepPruned', () => {
     expect(() => keepPruned(store, { CAIRN_RUN_STORE_MAX_AGE_DAYS: 'soon' })).toThrow(/number of days above 0/);
     // A store that cannot be pruned (Redis: values expire on their own) is left alone.
     expect(() => keepPruned(new MemoryRunStore(), { CAIRN_RUN_STORE_MAX_AGE_DAYS: 'soon' })).not.toThrow();
+  });
+});
+
+describe.skipIf(process.env.CAIRN_NO_REDIS === '1')('a run store on Redis', () => {
+  it('keeps a value for the age CAIRN_RUN_STORE_MAX_AGE_DAYS says, as the other stores do', async () => {
+    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const key = `test:${randomUUID()}`;
+    const ttl = async (store: RunStore) => {
+      await store.put([[key, 'v']]);
+      const client = createClient({ url });
+      await client.connect();
+      try {
+        return Number(await client.sendCommand(['PTTL', key]));
+      } finally {
+        await client.sendCommand(['DEL', key]);
+        await client.close();
+        await store.close!();
+      }
+    };
+    const DAY = 86_400_000;
+    const byDefault = await ttl(runStoreFromEnvironment({ CAIRN_RUN_STORE: url })!);
+    expect(byDefault).toBeGreaterThan(29 * DAY);
+    expect(byDefault).toBeLessThanOrEqual(30 * DAY);
+    const twoDays = await ttl(runStoreFromEnvironment({ CAIRN_RUN_STORE: url, CAIRN_RUN_STORE_MAX_AGE_DAYS: '2' })!);
+    expect(twoDays).toBeGreaterThan(DAY);
+    expect(twoDays).toBeLessThanOrEqual(2 * DAY);
   });
 });

@@ -4,7 +4,7 @@
  * path). Unset: none (a model turn on a worker that did not run the run's last task Queries it).
  * A PostgreSQL or directory store is pruned by the worker that made it (`keepPruned`): values older
  * than CAIRN_RUN_STORE_MAX_AGE_DAYS (default 30) go; a run still open that needs one hands it over
- * again. Redis values expire on their own. Node-only.
+ * again. Redis values expire on their own after as long. Node-only.
  */
 import { fileURLToPath } from 'node:url';
 import { fileRunStore } from '../activities/storage/file-run-store.js';
@@ -25,11 +25,19 @@ export function runStoreFromEnvironment(env: NodeJS.ProcessEnv = process.env): R
   const value = env[RUN_STORE_ENV]?.trim();
   if (!value) return undefined;
   if (/^postgres(ql)?:\/\//.test(value)) return postgresRunStore({ connectionString: value });
-  if (/^rediss?:\/\//.test(value)) return redisRunStore({ url: value });
+  if (/^rediss?:\/\//.test(value)) return redisRunStore({ url: value, ttlMs: maxAgeMs(env) });
   if (value.startsWith('file://')) return fileRunStore({ directory: fileURLToPath(value) });
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
     throw new Error(`${RUN_STORE_ENV}=${shownUrl(value)}: use postgres://, redis:// or file:// (or a directory path).`);
   return fileRunStore({ directory: value });
+}
+
+/** How long the store keeps a value: CAIRN_RUN_STORE_MAX_AGE_DAYS days, default 30. */
+function maxAgeMs(env: NodeJS.ProcessEnv): number {
+  const days = Number(env[RUN_STORE_MAX_AGE_ENV]?.trim() || 30);
+  if (!Number.isFinite(days) || days <= 0)
+    throw new Error(`${RUN_STORE_MAX_AGE_ENV}=${env[RUN_STORE_MAX_AGE_ENV]}: give a number of days above 0.`);
+  return days * DAY_MS;
 }
 
 /**
@@ -42,11 +50,9 @@ export function keepPruned(
   log: (message: string) => void = (message) => console.warn(message),
 ): () => void {
   if (typeof store.prune !== 'function') return () => {};
-  const days = Number(env[RUN_STORE_MAX_AGE_ENV]?.trim() || 30);
-  if (!Number.isFinite(days) || days <= 0)
-    throw new Error(`${RUN_STORE_MAX_AGE_ENV}=${env[RUN_STORE_MAX_AGE_ENV]}: give a number of days above 0.`);
+  const age = maxAgeMs(env);
   const prune = () =>
-    store.prune!(days * DAY_MS).catch((err: unknown) =>
+    store.prune!(age).catch((err: unknown) =>
       log(`Cairn: pruning the run store failed (${(err as Error).message}); it is tried again in an hour.`),
     );
   void prune();

@@ -4,8 +4,8 @@
  * 2-core machine) with the right status and phase, marked stale — A2A GetTask and ListTasks through
  * the real `@a2a-js/sdk` JSON-RPC client, the MCP `{ runId }` call and tasks/list through the MCP
  * SDK Client, the HTTP run state and the inbox, `cairn show` as a subprocess (the command timed
- * without Node's start, which alone takes seconds on a loaded machine), and the typed
- * client's `state({ deadlineMs })`. Lists are read from visibility alone (no Query per run): they
+ * without Node's start, which alone takes seconds on a loaded machine), a finished run's events
+ * and A2A push configs, and the typed client's `state({ deadlineMs })` and `transcript({}, {})`. Lists are read from visibility alone (no Query per run): they
  * answer in a fraction of the deadline. Each time is printed. Waits on conditions, never on sleeps.
  */
 import { execFile } from 'node:child_process';
@@ -238,6 +238,11 @@ describe('reads with every worker stopped', () => {
       }),
     );
     expect(filtered.tasks.map((t) => t.id)).toEqual([a2aWaiting.id]);
+    // Only the run keeps its push targets: none are shown, in time.
+    const pushConfigs = await timed('A2A ListTaskPushNotificationConfig', () =>
+      reader.listTaskPushNotificationConfig({ tenant: '', taskId: a2aDone.id, pageSize: 0, pageToken: '' }),
+    );
+    expect(pushConfigs.configs).toEqual([]);
 
     // MCP, through the SDK Client: the { runId } call, and tasks/list.
     const after = await mcpClient();
@@ -282,6 +287,12 @@ describe('reads with every worker stopped', () => {
     for (const id of [a2aWaiting.id, mcpWaiting.runId, httpWaiting])
       expect(items.get(id), id).toMatchObject({ phase: 'awaiting_review', stale: true, waiting: [{ kind: 'review' }] });
 
+    // A finished run's events: nothing can be read without a worker, and the client is told so in time.
+    const events = await timed('HTTP GET /runs/:id/events, completed', () =>
+      fetch(`${http.url}/runs/${typed.workflowId}/events`),
+    );
+    expect(events.status).toBe(204);
+
     // The typed client.
     const state: RunState = await timed('typed client state(), waiting', () =>
       client.run(httpWaiting).state({ deadlineMs: 2_000 }),
@@ -290,6 +301,11 @@ describe('reads with every worker stopped', () => {
     expect(state.reviews[0]).toMatchObject({ name: 'issue_refund', args: { orderId: 'H-1', amount: 80 } });
     const typedDone = await timed('typed client state(), completed', () => typed.state({ deadlineMs: 2_000 }));
     expect(typedDone).toMatchObject({ phase: 'done', answer: 'Typed answer.', stale: true });
+    const transcript = await timed('typed client transcript({}, {}), completed', () => typed.transcript({}, {}));
+    expect(transcript).toMatchObject([
+      { role: 'user', content: 'Anything typed?' },
+      { role: 'assistant', content: 'Typed answer.' },
+    ]);
 
     // cairn show, as a subprocess: the command's own time (connecting included), not Node's start.
     const shown = await cairn(['show', httpWaiting]);

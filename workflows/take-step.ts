@@ -172,8 +172,8 @@ export async function takeStep(
       };
       try {
         // Checked again here: a model client is a public extension point, and nothing it returns may break the run.
-        // What the run handed its workers went missing or wrong (a store that lost it, a worker killed
-        // while writing): handed over again, once, and the turn asked again; never a wrong transcript.
+        // What the run handed its workers came back wrong (a store holding another value, a cut
+        // one): handed over again, once, and the turn asked again; never a wrong transcript.
         const call = () =>
           callModel.executeWithOptions(options, [request()]).catch((err: unknown) => {
             if (!isTranscriptUnavailable(err)) throw err;

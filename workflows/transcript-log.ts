@@ -82,7 +82,7 @@ export class TranscriptLog {
 
   /**
    * Hands the whole transcript over again under a new epoch: a model turn found what it was
-   * handed missing or wrong (a store that lost it, a worker killed while it wrote).
+   * handed wrong (a store holding another value under its key, a value cut short).
    */
   handOverAgain(): void {
     this.#restart(this.#messages);

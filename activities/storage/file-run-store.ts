@@ -37,7 +37,11 @@ export function fileRunStore(options: FileRunStoreOptions): FileRunStore {
   return {
     directory,
     async put(entries) {
-      await (made ??= mkdir(directory, { recursive: true }));
+      // Made once; a failure (a volume not mounted yet) is tried again by the next write.
+      await (made ??= mkdir(directory, { recursive: true }).catch((err: unknown) => {
+        made = undefined;
+        throw err;
+      }));
       await inBatches(entries, async ([key, value]) => {
         const file = join(directory, name(key));
         const staging = `${file}.${randomUUID()}.tmp`;

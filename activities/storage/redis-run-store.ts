@@ -1,6 +1,6 @@
 /**
- * A run store on Redis: one string per key, each with a time to live (a transcript a run still
- * needs after it expired is handed over again by the run). Commands sent together are pipelined
+ * A run store on Redis: one string per key, each with a time to live (a transcript message a run
+ * still needs after it expired is read from the run by Query). Commands sent together are pipelined
  * by the client. Needs the optional `redis` package. Worker side only.
  */
 import type { RunStore } from '../../shared/storage/run-store.js';
@@ -10,7 +10,7 @@ import { shownUrl } from './shown-url.js';
 export interface RedisRunStoreOptions {
   /** Default `redis://127.0.0.1:6379`. */
   readonly url?: string;
-  /** How long a value is kept. Default 7 days. */
+  /** How long a value is kept. Default 30 days (the other stores' default age). */
   readonly ttlMs?: number;
   /** Each command's bound. Default 5,000 ms. */
   readonly timeoutMs?: number;
@@ -25,7 +25,7 @@ interface RedisClient extends OwnedRedisClient {
 export function redisRunStore(options: RedisRunStoreOptions = {}): RunStore {
   const url = options.url ?? 'redis://127.0.0.1:6379';
   const shown = shownUrl(url);
-  const ttl = String(Math.max(1, Math.round(options.ttlMs ?? 7 * 24 * 3_600_000)));
+  const ttl = String(Math.max(1, Math.round(options.ttlMs ?? 30 * 24 * 3_600_000)));
   const redis = redisConnection<RedisClient>({
     url,
     timeoutMs: Math.max(1, options.timeoutMs ?? 5_000),

@@ -88,6 +88,17 @@ describe('a run store in a directory', () => {
     expect(await store.prune(60_000, Date.now() + 120_000)).toBe(2);
     expect(await store.get(['k'])).toEqual([undefined]);
   });
+
+  it('makes its directory on a later write when the first could not (a volume not mounted yet)', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'cairn-run-store-'));
+    cleanups.push(() => rm(parent, { recursive: true, force: true }));
+    await writeFile(join(parent, 'volume'), 'not a directory yet');
+    const store = fileRunStore({ directory: join(parent, 'volume', 'runs') });
+    await expect(store.put([['k', 'v']])).rejects.toThrow(/ENOTDIR|EEXIST/);
+    await rm(join(parent, 'volume'));
+    await store.put([['k', 'v']]);
+    expect(await store.get(['k'])).toEqual(['v']);
+  });
 });
 
 describe.skipIf(process.env.CAIRN_NO_POSTGRES === '1')('a run store on PostgreSQL', () => {

@@ -246,8 +246,14 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
   ): Promise<{ configs: TaskPushNotificationConfig[]; nextPageToken: string }> {
     const caller = await this.#authorize(context, 'read', params.taskId);
     const run = this.settings.client.run(requireId(params.taskId));
-    await this.#status(run, caller);
-    const targets = await run.pushTargets().catch(() => []);
+    const status = await this.#status(run, caller);
+    // Only the run keeps its targets: with no worker to answer (its state just now was stale, or
+    // none answers within the read deadline), none are shown.
+    const targets = status.state?.stale
+      ? []
+      : await run.workflow.client
+          .withDeadline(Date.now() + run.readDeadlineMs, () => run.pushTargets())
+          .catch(() => []);
     return { configs: targets.map((t) => pushConfig(run.workflowId, t)), nextPageToken: '' };
   }
 

@@ -50,7 +50,7 @@ export async function streamEvents(
   const from = startOffset(request, url);
   const { status } = await ctx.gate.run(undefined, () => run.workflow.describe());
   // A finished run with nothing after `from`: 204 tells an EventSource not to reconnect.
-  if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW' && from >= (await run.offset().catch(() => 0)))
+  if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW' && from >= (await closedOffset(run)))
     return new Response(null, { status: 204 });
   return sseResponse(
     async function* (signal) {
@@ -161,4 +161,12 @@ function startOffset(request: Request, url: URL): number {
 
 export function errorBody(error: HttpError): { code: string; message: string } {
   return { code: error.code, message: error.message };
+}
+
+/**
+ * Where a closed run's event log ends, as its worker says within the read deadline; 0 when it says
+ * nothing (no worker to replay the run): there is nothing a client could read now either.
+ */
+function closedOffset(run: AgentRunHandle): Promise<number> {
+  return run.workflow.client.withDeadline(Date.now() + run.readDeadlineMs, () => run.offset()).catch(() => 0);
 }

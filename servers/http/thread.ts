@@ -177,7 +177,8 @@ export async function closedOutcome(thread: Thread, had: Seen): Promise<WindowSt
  */
 export async function startedWith(thread: Thread, prompt: string): Promise<boolean> {
   if (thread.status === 'NONE' || isOpen(thread.status)) return false;
-  const head = await thread.run.transcript({ from: 0, length: 2 }).catch(() => []);
+  // Within the read deadline: with no worker, the run's history still tells what started it.
+  const head = await thread.run.transcript({ from: 0, length: 2 }, {}).catch(() => []);
   return head.find((m) => m.role === 'user')?.content === prompt;
 }
 

@@ -30,8 +30,8 @@ export interface TranscriptSlice {
 }
 
 /**
- * The model activity's failure type when the transcript it was handed is not in the run store,
- * or is not what the run sent (its digest differs): the run hands it over again and asks again.
+ * The model activity's failure type when the transcript it read is not what the run sent (its
+ * digest differs): the run hands it over again and asks again.
  */
 export const TRANSCRIPT_UNAVAILABLE = 'TranscriptUnavailable';
 

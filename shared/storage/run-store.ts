@@ -6,8 +6,8 @@
  *
  * Values are written whole under their key and read back whole; writing a key again replaces
  * its value (every writer of a key writes the same value: a run's transcript is deterministic).
- * A value may go missing (a TTL, a lost cache): readers detect it and the run hands its
- * messages over again, so a store is a cache of history, never the only copy.
+ * A value may go missing (a TTL, a lost cache): a reader asks the run for the messages instead,
+ * so a store is a cache of history, never the only copy.
  * Workflow-safe to import (types and pure key helpers only).
  */
 
