@@ -15,6 +15,7 @@ import { TranscriptReader } from './transcript-reader.js';
 
 /** A client whose every Query fails the test. */
 const noQueries = {
+  withDeadline: (_: number, fn: () => Promise<unknown>) => fn(),
   workflow: {
     getHandle: () => ({
       query: () => {
@@ -66,6 +67,7 @@ describe('TranscriptReader on a run store', () => {
     const asked: unknown[] = [];
     const querying = (answer: (n: number) => TranscriptMessage) =>
       ({
+        withDeadline: (_: number, fn: () => Promise<unknown>) => fn(),
         workflow: {
           getHandle: () => ({
             query: async (_: string, slice: { from: number; length: number }) => {
@@ -103,6 +105,7 @@ describe('TranscriptReader on a run store', () => {
   it('asks the run by Query when the request has no digest (a run from before the store, a workflow of your own)', async () => {
     const answered: unknown[] = [];
     const querying = {
+      withDeadline: (_: number, fn: () => Promise<unknown>) => fn(),
       workflow: {
         getHandle: () => ({
           query: async (_: string, slice: { from: number; length: number }) => {
@@ -116,6 +119,28 @@ describe('TranscriptReader on a run store', () => {
     const { transcriptDigest: _, ...old } = request(3);
     expect(await reader.read(old)).toEqual(messages(3));
     expect([reader.queries, reader.storeReads]).toEqual([1, 0]);
+  });
+
+  it('bounds a transcript Query by its deadline: a run whose worker does not answer fails the attempt, which is retried', async () => {
+    const deadlines: number[] = [];
+    const silent = {
+      // As the SDK's: the call fails once its deadline passes.
+      withDeadline: (deadline: number, fn: () => Promise<unknown>) => {
+        deadlines.push(deadline - Date.now());
+        return Promise.race([
+          fn(),
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error('4 DEADLINE_EXCEEDED')), Math.max(0, deadline - Date.now())),
+          ),
+        ]);
+      },
+      workflow: { getHandle: () => ({ query: () => new Promise(() => {}) }) },
+    } as unknown as Client;
+    const reader = new TranscriptReader(silent, { store: new MemoryRunStore(), log: () => {}, queryMs: 50 });
+    expect(await failureType(reader.read(request(2)))).toBe('Error: 4 DEADLINE_EXCEEDED');
+    expect(deadlines).toHaveLength(1);
+    expect(deadlines[0]).toBeGreaterThan(40);
+    expect(deadlines[0]).toBeLessThanOrEqual(50);
   });
 
   it('keeps trying a write the store fails, and tells when it gives up', async () => {
@@ -156,6 +181,7 @@ describe('TranscriptReader on a run store', () => {
   it('asks the run while the store fails a read, and still checks what it answers against the digest', async () => {
     const querying = (answer: (n: number) => TranscriptMessage) =>
       ({
+        withDeadline: (_: number, fn: () => Promise<unknown>) => fn(),
         workflow: {
           getHandle: () => ({
             query: async (_: string, slice: { from: number; length: number }) =>

@@ -26,6 +26,8 @@ import { withTimeout } from './with-timeout.js';
 
 /** Characters of JSON asked per Query answer: far below the payload limit. */
 const PAGE_CHARS = 500_000;
+/** How long a transcript Query may wait for the run's worker. */
+const QUERY_MS = 10_000;
 
 /** Keys asked of the store at once. */
 const KEYS_PER_READ = 1_000;
@@ -81,6 +83,8 @@ export interface TranscriptReaderOptions {
   readonly maxChars?: number;
   /** How long a hand-over may wait on the store over all its tries, in ms. Default 4,000. */
   readonly handOverMs?: number;
+  /** How long a transcript Query may wait for the run's worker, in ms. Default 10,000. */
+  readonly queryMs?: number;
 }
 
 export class TranscriptReader {
@@ -92,6 +96,7 @@ export class TranscriptReader {
   readonly #store: RunStore | undefined;
   readonly #log: (message: string) => void;
   readonly #handOverMs: number;
+  readonly #queryMs: number;
   /** Until when the store is taken to be failing (a hand-over gave up): one short try a hand-over. */
   #failingUntil = 0;
   /** When a read the store failed was last told (told at most once per FAILING_FOR_MS). */
@@ -106,6 +111,7 @@ export class TranscriptReader {
     this.#store = options.store;
     this.#log = options.log ?? ((message) => console.warn(message));
     this.#handOverMs = options.handOverMs ?? HAND_OVER_MS;
+    this.#queryMs = options.queryMs ?? QUERY_MS;
   }
 
   /** Queries made so far (for tests and benches). */
@@ -182,7 +188,11 @@ export class TranscriptReader {
         maxChars: PAGE_CHARS,
       };
       this.queries++;
-      const page = await handle.query<TranscriptMessage[], [TranscriptSlice]>(TRANSCRIPT_QUERY, slice);
+      // Bounded: a run whose worker does not answer fails this attempt (retried), not the whole
+      // model turn's time.
+      const page = await this.client.withDeadline(Date.now() + this.#queryMs, () =>
+        handle.query<TranscriptMessage[], [TranscriptSlice]>(TRANSCRIPT_QUERY, slice),
+      );
       if (page.length === 0)
         throw new Error(
           `The transcript of ${request.workflowId}/${request.runId} has fewer than ${request.transcriptLength} messages (epoch ${cached.epoch}).`,
