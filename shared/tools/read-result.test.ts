@@ -57,11 +57,12 @@ describe('read_result', () => {
     expect(readResult.input.safeParse({ ref: 'x'.repeat(200), length: MAX_READ_RESULT_CHARS }).success).toBe(true);
   });
 
-  it("an unknown ref is the model's mistake, with how to fix it", async () => {
+  it("an unknown ref is the model's mistake, with how to fix it (or the result's time in the store is up)", async () => {
     const failure = await read({ ref: 'r-2' }).catch((e: unknown) => e);
     expect(ToolFailure.isInstance(failure) && failure.code).toBe('invalid_arguments');
     expect((failure as Error).message).toBe(
-      'No stored result has ref "r-2"; use the ref from the message of the cut result.',
+      'No stored result has ref "r-2"; use the ref from the message of the cut result. ' +
+        'A result stored longer ago than the store keeps results is gone: call its tool again.',
     );
   });
 

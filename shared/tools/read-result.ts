@@ -31,7 +31,8 @@ export const readResult = defineTool({
     const slice = await payloads.read(ref, offset, length);
     if (!slice)
       throw ToolFailure.invalidArguments(
-        `No stored result has ref "${ref}"; use the ref from the message of the cut result.`,
+        `No stored result has ref "${ref}"; use the ref from the message of the cut result. ` +
+          'A result stored longer ago than the store keeps results is gone: call its tool again.',
       );
     const end = offset + slice.text.length;
     return {
