@@ -57,7 +57,10 @@ describe('versioning flags of cairn worker', () => {
 
   it('refuse, naming the flag or variable, what Temporal or Cairn cannot use', () => {
     expect(() => versioningFlags({ 'deployment-name': 'a.b' }, {})).toThrow(
-      '--deployment-name must be a name without "." (Temporal\'s rule), not "a.b"',
+      '--deployment-name must be a name without "." or ":" (Temporal\'s rule), not "a.b"',
+    );
+    expect(() => versioningFlags({}, { CAIRN_DEPLOYMENT_NAME: 'team:support' })).toThrow(
+      'CAIRN_DEPLOYMENT_NAME must be a name without "." or ":" (Temporal\'s rule), not "team:support"',
     );
     expect(() => versioningFlags({}, { CAIRN_VERSIONING: 'PINNED' })).toThrow(
       'CAIRN_VERSIONING must be "pinned", "auto-upgrade", "off", not "PINNED"',

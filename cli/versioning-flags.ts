@@ -53,8 +53,8 @@ export function versioningFlags(
     return set ? { value: set, from: variable } : undefined;
   };
   const name = read('deployment-name', VERSIONING_ENV.deploymentName);
-  if (name && (!name.value || name.value.includes('.')))
-    throw new UsageError(`${name.from} must be a name without "." (Temporal's rule), not "${name.value}"`);
+  if (name && (!name.value || /[.:]/.test(name.value)))
+    throw new UsageError(`${name.from} must be a name without "." or ":" (Temporal's rule), not "${name.value}"`);
   const build = read('build-id', VERSIONING_ENV.buildId);
   if (build && !build.value) throw new UsageError(`${build.from} is empty`);
   const choice = read('versioning', VERSIONING_ENV.versioning);

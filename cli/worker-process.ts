@@ -122,7 +122,7 @@ export async function runProjectWorker(
           io.line(
             `Build "${buildId}" of Worker Deployment "${deploymentName}" (runs of agents that do not choose: ${defaultBehavior}).`,
           );
-          void promotionHint(connected, ready.deployment).then((hint) => hint && io.line(hint));
+          void promotionHint(connected, ready.deployment, taskQueue).then((hint) => hint && io.line(hint));
         }
         io.line(`  try: ${runHint(connected, taskQueue, ready.agents[0] ?? 'agent')}`);
         io.document(ready);
@@ -165,12 +165,14 @@ async function serverUiUrl(
 async function promotionHint(
   connected: Connected,
   deployment: { readonly deploymentName: string; readonly buildId: string },
+  taskQueue: string,
 ): Promise<string | undefined> {
   // The server registers a build when its first poll arrives: give it a moment.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const found = await describeDeployment(connected.client, deployment.deploymentName).catch(() => undefined);
   if (found?.current === deployment.buildId) return `  This build is the current one: new runs start here.`;
-  const promote = `${CAIRN} deploy set-current --deployment-name ${deployment.deploymentName} --build-id ${deployment.buildId}`;
+  // The gate replays the open unversioned runs of this worker's task queue: it must name it.
+  const promote = `${CAIRN} deploy set-current --deployment-name ${deployment.deploymentName} --build-id ${deployment.buildId} --task-queue ${taskQueue}`;
   return found?.current
     ? `  New runs go to build "${found.current}" until you promote this one: ${promote}`
     : `  The deployment has no current build, so no run is sent here yet: ${promote}`;

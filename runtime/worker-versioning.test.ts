@@ -46,7 +46,10 @@ describe('versioningOptions: the Worker options of createCairnWorker({ versionin
       /`versioning` sets the worker's deployment and build id/,
     );
     await expect(versioningOptions({ deploymentName: 'v1.2' }, bundle, {}, [])).rejects.toThrow(
-      'createCairnWorker: deployment name "v1.2" cannot contain "." (Temporal\'s rule).',
+      'createCairnWorker: deployment name "v1.2" cannot contain "." or ":" (Temporal\'s rule).',
+    );
+    await expect(versioningOptions({ deploymentName: 'team:support' }, bundle, {}, [])).rejects.toThrow(
+      /deployment name "team:support" cannot contain/,
     );
     await expect(versioningOptions({ deploymentName: ' ' }, bundle, {}, [])).rejects.toThrow(/cannot be empty/);
     await expect(versioningOptions({ deploymentName: 'd', buildId: '' }, bundle, {}, [])).rejects.toThrow(

@@ -39,7 +39,7 @@ export async function bundleBuildId(bundle: WorkflowBundleOption): Promise<strin
 /** Why a deployment name cannot be used (the server refuses a `.`), or undefined. */
 export function deploymentNameProblem(name: string): string | undefined {
   if (!name.trim()) return 'a deployment name cannot be empty';
-  if (name.includes('.')) return `deployment name "${name}" cannot contain "." (Temporal's rule)`;
+  if (/[.:]/.test(name)) return `deployment name "${name}" cannot contain "." or ":" (Temporal's rule)`;
   return undefined;
 }
 

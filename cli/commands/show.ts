@@ -50,7 +50,14 @@ Options:
         io.line(`The run ${ended.status}: ${ended.failure}`);
         code = 1;
       } else if (state.phase === 'done') {
-        const ending = endingOf(await run.result());
+        // Its state says how it ended. A run still open after its end (it lingers for stream
+        // readers and push receivers) read without a worker does not: its result, within the deadline.
+        const result = state.outcome
+          ? { outcome: state.outcome }
+          : await run.workflow.client
+              .withDeadline(Date.now() + run.readDeadlineMs, () => run.result())
+              .catch(() => undefined);
+        const ending = result === undefined ? { answered: true as const } : endingOf(result);
         if (!ending.answered) {
           io.line(endingLine(ending));
           code = 1;
