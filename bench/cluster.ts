@@ -88,7 +88,7 @@ const SIZING = {
 };
 if (
   ![RUNS, WORKERS, NEW_WORKERS, TURNS, IN_FLIGHT, CACHE, DEADLINE_MS].every((n) => Number.isInteger(n) && n > 0) ||
-  !(Number.isInteger(BASELINE_LANES) && BASELINE_LANES >= 0) ||
+  !(Number.isInteger(BASELINE_LANES) && BASELINE_LANES >= 1) ||
   !['query', 'input'].includes(BASELINE) ||
   !(KILL_AT > 0 && KILL_AT < DEPLOY_AT && DEPLOY_AT < 1) ||
   WORKERS < 2
@@ -342,6 +342,7 @@ interface Moments {
   began: number;
   cairnEnd: number;
   deployedAt?: number;
+  deployError?: string;
   loads: number[];
 }
 
@@ -418,7 +419,12 @@ async function main(): Promise<void> {
           `SIGKILLed ${victim.identity} (pid ${victim.child.pid}) after ${completed} completed runs; nothing restarted.`,
         );
       }
-      if (!deploying && completed >= DEPLOY_AT * RUNS) deploying = deploy();
+      // A deploy that fails is reported, not a crash that loses the run's report and leaves the fleet up.
+      if (!deploying && completed >= DEPLOY_AT * RUNS)
+        deploying = deploy().catch((error: unknown) => {
+          moments.deployError = (error as Error).message;
+          log(`The deploy failed: ${moments.deployError}`);
+        });
     };
 
     const cairnLane = async () => {
@@ -492,6 +498,22 @@ async function main(): Promise<void> {
     const histories = await mapLimited(done, 16, async (r) =>
       readHistory((await server.client.workflow.getHandle(r.workflowId).fetchHistory()).events ?? []),
     );
+    // The runs that did not complete: a run stuck on a nondeterminism error is exactly what the
+    // counts below exist to catch (a start that failed has no history).
+    const unfinished = (
+      await mapLimited(
+        records.filter((r) => r.doneAt === undefined),
+        16,
+        async (r) =>
+          server.client.workflow
+            .getHandle(r.workflowId)
+            .fetchHistory()
+            .then(
+              (history) => ({ r, h: readHistory(history.events ?? []) }),
+              () => undefined,
+            ),
+      )
+    ).filter((x) => x !== undefined);
     const sampled = done
       .filter((r) => r.kind === 'cairn')
       .filter((_, i) => i % Math.max(1, Math.floor(done.length / SIZE_SAMPLE)) === 0)
@@ -517,7 +539,7 @@ async function main(): Promise<void> {
     const chartPath = join(PACKAGE_ROOT, flags.chart!);
     await mkdir(dirname(chartPath), { recursive: true });
     await writeFile(chartPath, chart(records, moments, victim));
-    console.log(report({ server, workers, victim, records, done, histories, sizes, moments, chartPath }));
+    console.log(report({ server, workers, victim, records, done, histories, unfinished, sizes, moments, chartPath }));
   } finally {
     for (const worker of workers)
       if (worker.child.exitCode === null && worker.killedAt === undefined) worker.child.kill('SIGTERM');
@@ -562,12 +584,25 @@ interface Outcome {
   readonly records: readonly RunRecord[];
   readonly done: readonly RunRecord[];
   readonly histories: readonly RunHistory[];
+  /** The runs that started and did not complete, with their histories. */
+  readonly unfinished: readonly { readonly r: RunRecord; readonly h: RunHistory }[];
   readonly sizes: readonly { record: RunRecord; bytes: number }[];
   readonly moments: Moments;
   readonly chartPath: string;
 }
 
-function report({ server, workers, victim, records, done, histories, sizes, moments, chartPath }: Outcome): string {
+function report({
+  server,
+  workers,
+  victim,
+  records,
+  done,
+  histories,
+  unfinished,
+  sizes,
+  moments,
+  chartPath,
+}: Outcome): string {
   const { began, cairnEnd } = moments;
   const windowS = (cairnEnd - began) / 1000;
   const of = (kind: Kind) => done.map((r, i) => ({ r, h: histories[i]! })).filter(({ r }) => r.kind === kind);
@@ -583,7 +618,13 @@ function report({ server, workers, victim, records, done, histories, sizes, mome
   const asItsBuild = cairnRuns.filter(
     ({ r, h }) => r.asScripted && buildsOf(h).size === 1 && buildsOf(h).has(r.build),
   ).length;
-  const touched = (h: RunHistory) => h.takenBy.has(victim.identity) || h.activities.has(victim.identity);
+  // The runs the kill could cost something: open when the victim died, with a workflow task it had
+  // taken, or an activity retried (history names only an activity's last attempt's worker).
+  const killedAt = victim.killedAt ?? Number.POSITIVE_INFINITY;
+  const touched = ({ r, h }: { r: RunRecord; h: RunHistory }) =>
+    r.startedAt <= killedAt &&
+    (r.doneAt ?? Number.POSITIVE_INFINITY) >= killedAt &&
+    (h.takenBy.has(victim.identity) || h.activities.has(victim.identity) || h.activityRetries > 0);
   const sum = (runs: typeof cairnRuns, pick: (h: RunHistory) => number) => runs.reduce((t, { h }) => t + pick(h), 0);
   const timeoutsOf = (runs: typeof cairnRuns) =>
     `${figure(sum(runs, (h) => h.workflowTaskTimeouts))} (${figure(sum(runs, (h) => h.stickyTimeouts))} sticky) in ${figure(runs.filter(({ h }) => h.workflowTaskTimeouts > 0).length)} runs`;
@@ -626,12 +667,12 @@ function report({ server, workers, victim, records, done, histories, sizes, mome
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')}; run store: ${storeKind(server.storeUrl)}.`,
     `${RUNS} agentRun runs of ${TURNS} fetch_record turns (scripted model, 1 KB results), ${IN_FLIGHT} in flight, beside ${BASELINE_LANES} lanes of the plain Temporal loop (the same activities; ${BASELINE === 'query' ? 'the model activity Queries the run for the transcript, as a loop that keeps history linear must' : "the transcript as the model activity's input, history quadratic"}) on the same workers.`,
-    `${victim.identity} SIGKILLed ${at(victim.killedAt)} (at ${Math.round(KILL_AT * 100)} % of the agentRun runs), not restarted; ${NEW_WORKERS} workers of ${BUILDS[1]} (a changed prompt) started and made current ${at(moments.deployedAt)} (at ${Math.round(DEPLOY_AT * 100)} %).`,
+    `${victim.identity} SIGKILLed ${at(victim.killedAt)} (at ${Math.round(KILL_AT * 100)} % of the agentRun runs), not restarted; ${NEW_WORKERS} workers of ${BUILDS[1]} (a changed prompt) started and made current ${at(moments.deployedAt)} (at ${Math.round(DEPLOY_AT * 100)} %)${moments.deployError ? `; THE DEPLOY FAILED: ${moments.deployError}` : ''}.`,
     '',
     `agentRun runs completed: ${figure(cairnRuns.length)} of ${figure(RUNS)}; as their build scripts them: ${figure(asItsBuild)} (${figure(cairnRuns.filter(({ r }) => r.build === BUILDS[1]).length)} on ${BUILDS[1]}); runs that moved between builds: ${figure(moved)}`,
-    `nondeterminism errors: ${figure(sum([...cairnRuns, ...plainRuns], (h) => h.nondeterminism))}; workflow task failures: ${figure(sum([...cairnRuns, ...plainRuns], (h) => h.workflowTaskFailures))}`,
+    `nondeterminism errors: ${figure(sum([...cairnRuns, ...plainRuns, ...unfinished], (h) => h.nondeterminism))}; workflow task failures: ${figure(sum([...cairnRuns, ...plainRuns, ...unfinished], (h) => h.workflowTaskFailures))}${unfinished.length > 0 ? ` (${figure(unfinished.length)} runs that did not complete included)` : ''}`,
     `agentRun transcript Queries: ${figure(workers.reduce((t, w) => t + w.queries, 0))} (${figure(workers.reduce((t, w) => t + w.failedQueries, 0))} failed); the plain loop's: ${figure(workers.reduce((t, w) => t + w.baselineQueries, 0))}; model calls, both: ${figure(workers.reduce((t, w) => t + w.modelCalls, 0))}`,
-    `workflow task timeouts, agentRun: ${timeoutsOf(cairnRuns.filter(({ h }) => touched(h)))} touched by the killed worker, ${timeoutsOf(cairnRuns.filter(({ h }) => !touched(h)))} untouched; plain loop: ${timeoutsOf(plainRuns.filter(({ h }) => touched(h)))} touched, ${timeoutsOf(plainRuns.filter(({ h }) => !touched(h)))} untouched`,
+    `workflow task timeouts, agentRun: ${timeoutsOf(cairnRuns.filter(touched))} touched by the killed worker (open at the kill), ${timeoutsOf(cairnRuns.filter((x) => !touched(x)))} untouched; plain loop: ${timeoutsOf(plainRuns.filter(touched))} touched, ${timeoutsOf(plainRuns.filter((x) => !touched(x)))} untouched`,
     `throughput, first start to the last agentRun result (${seconds(cairnEnd - began)} s): agentRun ${figure(cairnRate, 2)} runs/s on ${IN_FLIGHT} lanes, plain loop ${figure(plainRate, 2)} runs/s on ${BASELINE_LANES}; per lane ${figure(ratio, 2)}×`,
     ...(missing.length > 0
       ? [
@@ -664,10 +705,7 @@ function report({ server, workers, victim, records, done, histories, sizes, mome
       ['runs', 'count', 'median s', 'p95 s', 'max s'],
       [
         latencyRow('agentRun, all', cairnRuns),
-        latencyRow(
-          `agentRun, touched by ${victim.identity}`,
-          cairnRuns.filter(({ h }) => touched(h)),
-        ),
+        latencyRow(`agentRun, touched by ${victim.identity}`, cairnRuns.filter(touched)),
         latencyRow(
           `agentRun on ${BUILDS[1]}`,
           cairnRuns.filter(({ r }) => r.build === BUILDS[1]),
