@@ -618,13 +618,15 @@ function report({
   const asItsBuild = cairnRuns.filter(
     ({ r, h }) => r.asScripted && buildsOf(h).size === 1 && buildsOf(h).has(r.build),
   ).length;
-  // The runs the kill could cost something: open when the victim died, with a workflow task it had
-  // taken, or an activity retried (history names only an activity's last attempt's worker).
+  // The runs the kill could cost something: not done before it, with a task the victim took (a
+  // run started just after the kill can be handed to its dead poll), or open at the kill with an
+  // activity retried (history names only an activity's last attempt's worker).
   const killedAt = victim.killedAt ?? Number.POSITIVE_INFINITY;
   const touched = ({ r, h }: { r: RunRecord; h: RunHistory }) =>
-    r.startedAt <= killedAt &&
     (r.doneAt ?? Number.POSITIVE_INFINITY) >= killedAt &&
-    (h.takenBy.has(victim.identity) || h.activities.has(victim.identity) || h.activityRetries > 0);
+    (h.takenBy.has(victim.identity) ||
+      h.activities.has(victim.identity) ||
+      (r.startedAt <= killedAt && h.activityRetries > 0));
   const sum = (runs: typeof cairnRuns, pick: (h: RunHistory) => number) => runs.reduce((t, { h }) => t + pick(h), 0);
   const timeoutsOf = (runs: typeof cairnRuns) =>
     `${figure(sum(runs, (h) => h.workflowTaskTimeouts))} (${figure(sum(runs, (h) => h.stickyTimeouts))} sticky) in ${figure(runs.filter(({ h }) => h.workflowTaskTimeouts > 0).length)} runs`;
@@ -672,7 +674,7 @@ function report({
     `agentRun runs completed: ${figure(cairnRuns.length)} of ${figure(RUNS)}; as their build scripts them: ${figure(asItsBuild)} (${figure(cairnRuns.filter(({ r }) => r.build === BUILDS[1]).length)} on ${BUILDS[1]}); runs that moved between builds: ${figure(moved)}`,
     `nondeterminism errors: ${figure(sum([...cairnRuns, ...plainRuns, ...unfinished], (h) => h.nondeterminism))}; workflow task failures: ${figure(sum([...cairnRuns, ...plainRuns, ...unfinished], (h) => h.workflowTaskFailures))}${unfinished.length > 0 ? ` (${figure(unfinished.length)} runs that did not complete included)` : ''}`,
     `agentRun transcript Queries: ${figure(workers.reduce((t, w) => t + w.queries, 0))} (${figure(workers.reduce((t, w) => t + w.failedQueries, 0))} failed); the plain loop's: ${figure(workers.reduce((t, w) => t + w.baselineQueries, 0))}; model calls, both: ${figure(workers.reduce((t, w) => t + w.modelCalls, 0))}`,
-    `workflow task timeouts, agentRun: ${timeoutsOf(cairnRuns.filter(touched))} touched by the killed worker (open at the kill), ${timeoutsOf(cairnRuns.filter((x) => !touched(x)))} untouched; plain loop: ${timeoutsOf(plainRuns.filter(touched))} touched, ${timeoutsOf(plainRuns.filter((x) => !touched(x)))} untouched`,
+    `workflow task timeouts, agentRun: ${timeoutsOf(cairnRuns.filter(touched))} touched by the killed worker (not done before the kill), ${timeoutsOf(cairnRuns.filter((x) => !touched(x)))} untouched; plain loop: ${timeoutsOf(plainRuns.filter(touched))} touched, ${timeoutsOf(plainRuns.filter((x) => !touched(x)))} untouched`,
     `throughput, first start to the last agentRun result (${seconds(cairnEnd - began)} s): agentRun ${figure(cairnRate, 2)} runs/s on ${IN_FLIGHT} lanes, plain loop ${figure(plainRate, 2)} runs/s on ${BASELINE_LANES}; per lane ${figure(ratio, 2)}×`,
     ...(missing.length > 0
       ? [
