@@ -5,7 +5,7 @@
  * worker loads. docs/upgrades.md. Node-only.
  */
 import { AGENT_VERSIONINGS, isAgentVersioning, type AgentVersioning } from '../shared/agent/versioning.js';
-import type { WorkerVersioning } from '../runtime/worker-versioning.js';
+import { deploymentNameProblem, type WorkerVersioning } from '../runtime/worker-versioning.js';
 import { UsageError } from './errors.js';
 
 /** The variables docker-compose (and any container) sets instead of the flags; empty is unset. */
@@ -53,7 +53,7 @@ export function versioningFlags(
     return set ? { value: set, from: variable } : undefined;
   };
   const name = read('deployment-name', VERSIONING_ENV.deploymentName);
-  if (name && (!name.value || /[.:]/.test(name.value)))
+  if (name && deploymentNameProblem(name.value))
     throw new UsageError(`${name.from} must be a name without "." or ":" (Temporal's rule), not "${name.value}"`);
   const build = read('build-id', VERSIONING_ENV.buildId);
   if (build && !build.value) throw new UsageError(`${build.from} is empty`);

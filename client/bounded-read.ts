@@ -67,3 +67,17 @@ async function raceTimer<T>(promise: Promise<T>, ms: number): Promise<T | undefi
     clearTimeout(timer);
   }
 }
+
+/**
+ * `read()` (a Query only the run can answer) within the run's read deadline: a worker that does
+ * not answer in time fails it, as a Query with no answer would.
+ */
+export function withinReadDeadline<T>(
+  run: {
+    readonly workflow: { readonly client: { withDeadline<R>(deadline: number, fn: () => Promise<R>): Promise<R> } };
+    readonly readDeadlineMs: number;
+  },
+  read: () => Promise<T>,
+): Promise<T> {
+  return run.workflow.client.withDeadline(Date.now() + run.readDeadlineMs, read);
+}

@@ -3,8 +3,8 @@
  * (or `postgresql://…`), `redis://…` (or `rediss://…`), or a directory (`file:///srv/cairn` or a
  * path). Unset: none (a model turn on a worker that did not run the run's last task Queries it).
  * A PostgreSQL or directory store is pruned by the worker that made it (`keepPruned`): values older
- * than CAIRN_RUN_STORE_MAX_AGE_DAYS (default 30) go; a run still open that needs one hands it over
- * again. Redis values expire on their own after as long. Node-only.
+ * than CAIRN_RUN_STORE_MAX_AGE_DAYS (default 30) go; a run still open that needs one has it read
+ * by Query. Redis values expire on their own after as long. Node-only.
  */
 import { fileURLToPath } from 'node:url';
 import { fileRunStore } from '../activities/storage/file-run-store.js';

@@ -36,7 +36,7 @@ export async function bundleBuildId(bundle: WorkflowBundleOption): Promise<strin
   return `cairn@${createHash('sha256').update(code).digest('hex').slice(0, 12)}`;
 }
 
-/** Why a deployment name cannot be used (the server refuses a `.`), or undefined. */
+/** Why a deployment name cannot be used (empty, or a `.` or `:`, which the server refuses), or undefined. */
 export function deploymentNameProblem(name: string): string | undefined {
   if (!name.trim()) return 'a deployment name cannot be empty';
   if (/[.:]/.test(name)) return `deployment name "${name}" cannot contain "." or ":" (Temporal's rule)`;

@@ -1,4 +1,5 @@
 /** `cairn show`: print a run's transcript readably. */
+import { withinReadDeadline } from '../../client/bounded-read.js';
 import { parseCommandLine, type Command } from '../command.js';
 import { CliError } from '../errors.js';
 import { callsMade, formatMessage, formatSummary } from '../format.js';
@@ -54,9 +55,7 @@ Options:
         // readers and push receivers) read without a worker does not: its result, within the deadline.
         const result = state.outcome
           ? { outcome: state.outcome }
-          : await run.workflow.client
-              .withDeadline(Date.now() + run.readDeadlineMs, () => run.result())
-              .catch(() => undefined);
+          : await withinReadDeadline(run, () => run.result()).catch(() => undefined);
         const ending = result === undefined ? { answered: true as const } : endingOf(result);
         if (!ending.answered) {
           io.line(endingLine(ending));

@@ -30,6 +30,7 @@ import {
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
+import { withinReadDeadline } from '../../client/bounded-read.js';
 import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../../client/cairn-client.js';
 import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
 import { TENANT_MEMO } from '../../workflows/contract/search-attributes.js';
@@ -249,11 +250,7 @@ export class CairnA2ARequestHandler implements A2ARequestHandler {
     const status = await this.#status(run, caller);
     // Only the run keeps its targets: with no worker to answer (its state just now was stale, or
     // none answers within the read deadline), none are shown.
-    const targets = status.state?.stale
-      ? []
-      : await run.workflow.client
-          .withDeadline(Date.now() + run.readDeadlineMs, () => run.pushTargets())
-          .catch(() => []);
+    const targets = status.state?.stale ? [] : await withinReadDeadline(run, () => run.pushTargets()).catch(() => []);
     return { configs: targets.map((t) => pushConfig(run.workflowId, t)), nextPageToken: '' };
   }
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
+import { withinReadDeadline } from '../../client/bounded-read.js';
 import { agentName, authorized, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
 import { answerOf } from './human-actions.js';
@@ -168,5 +169,5 @@ export function errorBody(error: HttpError): { code: string; message: string } {
  * nothing (no worker to replay the run): there is nothing a client could read now either.
  */
 function closedOffset(run: AgentRunHandle): Promise<number> {
-  return run.workflow.client.withDeadline(Date.now() + run.readDeadlineMs, () => run.offset()).catch(() => 0);
+  return withinReadDeadline(run, () => run.offset()).catch(() => 0);
 }
