@@ -7,17 +7,19 @@
  */
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
+import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
 
 /** gRPC status NOT_FOUND: the server knows no running attempt with this task token. */
 const NOT_FOUND = 5;
 
 /**
  * An AbortSignal that follows the activity's cancellation and also fires when `confirmAttempt`
- * finds the attempt gone, and the `confirmAttempt` that does so.
+ * finds the attempt gone, and the `confirmAttempt` that does so. `details` go with its heartbeat
+ * (encoded as the worker encodes any payload): once it resolves, the server holds them.
  */
 export function attemptFence(context: Context = Context.current()): {
   signal: AbortSignal;
-  confirmAttempt: () => Promise<void>;
+  confirmAttempt: (details?: unknown) => Promise<void>;
 } {
   const controller = new AbortController();
   const cancelled = context.cancellationSignal;
@@ -29,7 +31,7 @@ export function attemptFence(context: Context = Context.current()): {
     if (!controller.signal.aborted) controller.abort(failure);
     throw failure;
   };
-  const confirmAttempt = async (): Promise<void> => {
+  const confirmAttempt = async (details?: unknown): Promise<void> => {
     let client;
     try {
       client = context.client;
@@ -42,6 +44,8 @@ export function attemptFence(context: Context = Context.current()): {
     // timeout, the attempt is still its own and goes on; later, it answers NOT_FOUND. Past the
     // attempt's start-to-close timeout it cannot be current any more: give up, nothing ran.
     const giveUpAt = Date.now() + startToCloseTimeoutMs;
+    const payloads =
+      details === undefined ? undefined : await encodeToPayloads(client.options.loadedDataConverter, details);
     for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
       if (controller.signal.aborted) fail('the attempt was cancelled');
       try {
@@ -49,6 +53,7 @@ export function attemptFence(context: Context = Context.current()): {
           taskToken,
           namespace: activityNamespace,
           identity: 'cairn-attempt-fence',
+          ...(payloads && { details: { payloads } }),
         });
         if (answer.cancelRequested) fail('the attempt was cancelled');
         return;

@@ -15,17 +15,19 @@ import { Context } from '@temporalio/activity';
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /**
- * Runs `work` while heartbeating every `intervalMs`; resolves or rejects with it, or rejects with
- * a CancelledFailure as soon as Temporal cancels the activity (pass the activity's
- * `cancellationSignal` on to whatever `work` waits for, so it stops too).
+ * Runs `work` while heartbeating every `intervalMs` (with `details`, when given: the server keeps
+ * the last ones); resolves or rejects with it, or rejects with a CancelledFailure as soon as
+ * Temporal cancels the activity (pass the activity's `cancellationSignal` on to whatever `work`
+ * waits for, so it stops too).
  */
 export async function withHeartbeats<T>(
   work: () => Promise<T> | T,
   intervalMs: number = DEFAULT_HEARTBEAT_INTERVAL_MS,
+  details?: unknown,
 ): Promise<T> {
   const context = Context.current();
-  context.heartbeat();
-  const timer = setInterval(() => context.heartbeat(), Math.max(10, intervalMs));
+  context.heartbeat(details);
+  const timer = setInterval(() => context.heartbeat(details), Math.max(10, intervalMs));
   try {
     return await Promise.race([Promise.resolve().then(work), context.cancelled]);
   } finally {

@@ -32,9 +32,12 @@ import { runPostHooks } from '../shared/guards/validator.js';
 import { boundToolResult, isOversize, resultLimit, type StoredResult } from '../shared/tools/tool-result-size.js';
 import { cancellation, withHeartbeats } from './heartbeat.js';
 import { attemptFence } from './attempt-fence.js';
+import { ONCE_BEGAN, RUN_ONCE_TOOL } from '../shared/tools/once-fence.js';
 
 export interface ToolActivities {
   runTool(input: RunToolInput): Promise<ToolResult>;
+  /** A `once` call behind the fence (shared/tools/once-fence.ts): same input and result. */
+  [RUN_ONCE_TOOL](input: RunToolInput): Promise<ToolResult>;
 }
 
 /** How the worker bounds and offloads tool results, and how often tools heartbeat. */
@@ -52,7 +55,7 @@ export interface ToolActivityOptions {
   readonly findTool?: (name: string) => Promise<AnyTool | undefined>;
 }
 
-/** The tool activity for `tools`; `deps` reaches each `execute` as `context.deps`. */
+/** The tool activities for `tools`; `deps` reaches each `execute` as `context.deps`. */
 export function createToolActivities(
   tools: readonly AnyTool[],
   deps?: unknown,
@@ -60,59 +63,71 @@ export function createToolActivities(
 ): ToolActivities {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const store = options.payloadStore;
-  const untraced: ToolActivities = {
-    async runTool({ name, toolCallId, args, idempotencyKey }: RunToolInput): Promise<ToolResult> {
-      const started = Date.now();
-      const info = activityInfo();
-      const telemetry = (): ToolTelemetry => ({ durationMs: Date.now() - started, attempt: info.attempt });
-      const base = { name, toolCallId };
-      const failed = (error: ToolError, hint: Partial<RetryHint>, partialResult?: JsonValue): ToolResult =>
-        errorResult(base, error, hint, { partialResult, telemetry: telemetry() });
+  const run = async (
+    { name, toolCallId, args, idempotencyKey }: RunToolInput,
+    fenced: boolean,
+  ): Promise<ToolResult> => {
+    const started = Date.now();
+    const info = activityInfo();
+    const telemetry = (): ToolTelemetry => ({ durationMs: Date.now() - started, attempt: info.attempt });
+    const base = { name, toolCallId };
+    const failed = (error: ToolError, hint: Partial<RetryHint>, partialResult?: JsonValue): ToolResult =>
+      errorResult(base, error, hint, { partialResult, telemetry: telemetry() });
 
-      const tool = byName.get(name) ?? (await options.findTool?.(name));
-      if (!tool) {
-        const message = `This worker has no tool named "${name}".`;
-        return failed(toolError('unknown_tool', message), { availableTools: [...byName.keys()], message });
+    const tool = byName.get(name) ?? (await options.findTool?.(name));
+    if (!tool) {
+      const message = `This worker has no tool named "${name}".`;
+      return failed(toolError('unknown_tool', message), { availableTools: [...byName.keys()], message });
+    }
+    const workflowId = info.workflowExecution?.workflowId ?? info.activityId;
+    const fence = attemptFence();
+    const context: ToolContext = {
+      toolCallId,
+      // The workflow's key when it sent one; else the key runs in flight were started with.
+      // Outside a workflow (a standalone activity) the activity id stands in for the workflow id.
+      idempotencyKey:
+        typeof idempotencyKey === 'string' && idempotencyKey !== '' ? idempotencyKey : `${workflowId}/${toolCallId}`,
+      attempt: info.attempt,
+      deps,
+      signal: fence.signal,
+      // Inside a fenced call a tool's own confirm keeps the mark (a bare heartbeat would erase it).
+      confirmAttempt: () => fence.confirmAttempt(fenced ? ONCE_BEGAN : undefined),
+      ...(store ? { payloads: store } : {}),
+    };
+    let result: ToolResult;
+    try {
+      const guarded = () => runGuarded(tool, args, context, failed, telemetry);
+      if (fenced) {
+        // No heartbeat before the server has acknowledged ONCE_BEGAN: a late one without it
+        // would erase the mark. From here on every heartbeat carries it.
+        await fence.confirmAttempt(ONCE_BEGAN);
+        result = await withHeartbeats(guarded, options.heartbeatMs, ONCE_BEGAN);
+      } else if (tool.sideEffects === 'once') {
+        // A `once` call of a run recorded before the fence: its effect runs only while this
+        // attempt is still the server's current one (a worker that wakes late stops here).
+        result = await withHeartbeats(() => fence.confirmAttempt().then(guarded), options.heartbeatMs);
+      } else {
+        result = await withHeartbeats(guarded, options.heartbeatMs);
       }
-      const workflowId = info.workflowExecution?.workflowId ?? info.activityId;
-      const context: ToolContext = {
-        toolCallId,
-        // The workflow's key when it sent one; else the key runs in flight were started with.
-        // Outside a workflow (a standalone activity) the activity id stands in for the workflow id.
-        idempotencyKey:
-          typeof idempotencyKey === 'string' && idempotencyKey !== '' ? idempotencyKey : `${workflowId}/${toolCallId}`,
-        attempt: info.attempt,
-        deps,
-        ...attemptFence(),
-        ...(store ? { payloads: store } : {}),
-      };
-      let result: ToolResult;
-      try {
-        // A `once` tool's effect runs only while this attempt is still the server's current one:
-        // a worker that wakes after its attempt timed out (and the call was taken over) stops here.
-        const fenced =
-          tool.sideEffects === 'once'
-            ? () => context.confirmAttempt().then(() => runGuarded(tool, args, context, failed, telemetry))
-            : () => runGuarded(tool, args, context, failed, telemetry);
-        result = await withHeartbeats(fenced, options.heartbeatMs);
-      } catch (err) {
-        throw asActivityFailure(err, context.signal);
-      }
-      const limit = resultLimit(tool.maxResultBytes, options.maxResultBytes);
-      if (result.status !== 'ok' || !isOversize(result, limit)) return boundToolResult(result, limit);
-      const stored = store ? await offload(store, result.result, { workflowId, toolCallId, tool: name }) : undefined;
-      return boundToolResult(result, limit, stored);
-    },
+    } catch (err) {
+      throw asActivityFailure(err, context.signal);
+    }
+    const limit = resultLimit(tool.maxResultBytes, options.maxResultBytes);
+    if (result.status !== 'ok' || !isOversize(result, limit)) return boundToolResult(result, limit);
+    const stored = store ? await offload(store, result.result, { workflowId, toolCallId, tool: name }) : undefined;
+    return boundToolResult(result, limit, stored);
+  };
+  // The RunActivity span when the worker traces (docs/tracing.md); no-ops otherwise.
+  const traced = async (input: RunToolInput, fenced: boolean): Promise<ToolResult> => {
+    const span = trace.getActiveSpan();
+    span?.setAttributes({ 'cairn.tool': input.name, 'cairn.tool_call_id': input.toolCallId });
+    const result = await run(input, fenced);
+    span?.setAttributes(toolSpanAttributes(result));
+    return result;
   };
   return {
-    async runTool(input: RunToolInput): Promise<ToolResult> {
-      // The RunActivity:runTool span when the worker traces (docs/tracing.md); no-ops otherwise.
-      const span = trace.getActiveSpan();
-      span?.setAttributes({ 'cairn.tool': input.name, 'cairn.tool_call_id': input.toolCallId });
-      const result = await untraced.runTool(input);
-      span?.setAttributes(toolSpanAttributes(result));
-      return result;
-    },
+    runTool: (input) => traced(input, false),
+    [RUN_ONCE_TOOL]: (input) => traced(input, true),
   };
 }
 

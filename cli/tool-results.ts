@@ -7,6 +7,7 @@ import type { Payload } from '@temporalio/common';
 import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { ClientConnection } from './connect.js';
 import { CliError } from './errors.js';
+import { TOOL_ACTIVITY_TYPES } from '../shared/tools/once-fence.js';
 
 export interface RecordedToolResults {
   readonly results: ToolResult[];
@@ -41,7 +42,7 @@ export async function readToolResults(
       const attrs = event.activityTaskScheduledEventAttributes;
       if (attrs) scheduled.set(String(event.eventId), attrs.activityType?.name ?? '');
       const completed = event.activityTaskCompletedEventAttributes;
-      if (completed && scheduled.get(String(completed.scheduledEventId)) === 'runTool') {
+      if (completed && TOOL_ACTIVITY_TYPES.has(scheduled.get(String(completed.scheduledEventId)) ?? '')) {
         const payload = completed.result?.payloads?.[0];
         if (payload) found.push((await decode(connection, payload)) as ToolResult);
       }

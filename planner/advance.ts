@@ -80,7 +80,7 @@ export function advance(
       });
     case 'tool_results':
       expect(step, 'execute_tools', happening);
-      return planReconcile(state, happening.results) ?? planResume(state, happening.results, now);
+      return planReconcile(state, happening.results, now) ?? planResume(state, happening.results, now);
     case 'reconciled':
       expect(step, 'reconcile', happening);
       return planReconciled(state, happening.reports, now);

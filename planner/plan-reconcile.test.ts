@@ -13,6 +13,8 @@ import {
   turnWith,
 } from './testing.js';
 import { MAX_RECONCILES, planReconcile, planReconciled } from './plan-reconcile.js';
+import { resultAfterRetries } from '../shared/failures/after-retries.js';
+import { toolError } from '../shared/failures/tool-error.js';
 
 const refund = rawCall('refund', { orderId: 'A-1', amount: 20 });
 /** The model refunds once, then answers. */
@@ -141,12 +143,69 @@ describe('reconciling an unknown outcome', () => {
 
   it('results that answer no call in progress are not reconciled', () => {
     const lost = failed(toolCall('refund', {}, '1.1'), 'outcome_unknown');
-    expect(planReconcile(start().state, [lost])).toBeUndefined();
+    expect(planReconcile(start().state, [lost], 0)).toBeUndefined();
     const running = turnWith(start().state, [checked(toolCall('lookup', {}, '1.1'))]);
-    expect(planReconcile(running.state, [failed(toolCall('refund', {}, '9.9'), 'outcome_unknown')])).toBeUndefined();
+    expect(planReconcile(running.state, [failed(toolCall('refund', {}, '9.9'), 'outcome_unknown')], 0)).toBeUndefined();
   });
 
   it('reports without held results are a driver bug', () => {
     expect(() => planReconciled(start().state, [], 0)).toThrow('planReconciled: no results held for reconciling');
+  });
+});
+
+describe('a once call that never began (the fence, shared/tools/once-fence.ts)', () => {
+  const cause = toolError('timeout', 'activity Heartbeat timeout');
+  const neverBegan = (call: Parameters<typeof ok>[0]) => resultAfterRetries(call, cause, 'once', true);
+  /** The refund's first `lost` runs never begin; later runs succeed. */
+  const fenced = (lost: number, reconcile?: (call: ReconcileCall) => ReconcileReport) => ({
+    ...world(reconcile),
+    tool: (call: Parameters<typeof ok>[0], run: number) =>
+      call.name === 'refund' && run <= lost ? neverBegan(call) : ok(call, { reference: `RF-${run}` }),
+  });
+
+  it('runs again under the same key: nobody is asked, no reconcile, the model sees only the result', () => {
+    const trace = drive(fenced(1));
+    expect(trace.last.step).toMatchObject({ type: 'finish', answer: 'Refunded.' });
+    expect(trace.plans.some((p) => p.step.type === 'await_clarification')).toBe(false);
+    expect(trace.plans.some((p) => p.step.type === 'reconcile')).toBe(false);
+    expect(trace.executed.map((c) => c.toolCallId)).toEqual(['1.1', '1.1']);
+    const keys = trace.plans.flatMap((p) => (p.step.type === 'execute_tools' ? [p.state.batch!.onceKeys!['1.1']] : []));
+    expect(new Set(keys).size).toBe(1);
+    expect(trace.records).toEqual([expect.objectContaining({ status: 'ok', result: { reference: 'RF-2' } })]);
+  });
+
+  it('is not reconciled even when the tool has reconcile: the fence already knows', () => {
+    let asked = 0;
+    const trace = drive(fenced(1, (call) => (asked++, { toolCallId: call.call.toolCallId, happened: false })));
+    expect(asked).toBe(0);
+    expect(trace.records).toEqual([expect.objectContaining({ status: 'ok', result: { reference: 'RF-2' } })]);
+  });
+
+  it('beside an unknown outcome in the same batch: that one is reconciled, this one runs again', () => {
+    const other = rawCall('refund', { orderId: 'B-2', amount: 5 });
+    let asked = 0;
+    const trace = drive({
+      ...world((call) => (asked++, { toolCallId: call.call.toolCallId, happened: false })),
+      model: [toolCallsReply([refund, other]), textReply('Refunded both.')],
+      tool: (call: Parameters<typeof ok>[0], run: number) =>
+        run > 1
+          ? ok(call, { reference: `RF-${run}` })
+          : (call.args as { orderId: string }).orderId === 'A-1'
+            ? neverBegan(call)
+            : failed(call, 'outcome_unknown'),
+    });
+    expect(asked).toBe(1);
+    expect(trace.plans.some((p) => p.step.type === 'await_clarification')).toBe(false);
+    expect(trace.executed.map((c) => c.toolCallId)).toEqual(['1.1', '1.2', '1.1', '1.2']);
+    expect(trace.records.map((r) => r.status)).toEqual(['ok', 'ok']);
+  });
+
+  it('stops running it again after MAX_RECONCILES: the timeout goes on as any timeout', () => {
+    const trace = drive(fenced(100));
+    expect(trace.executed).toHaveLength(MAX_RECONCILES + 1);
+    expect(trace.plans.some((p) => p.step.type === 'await_clarification')).toBe(false);
+    expect(trace.records).toEqual([
+      expect.objectContaining({ status: 'error', error: expect.objectContaining({ code: 'timeout' }) }),
+    ]);
   });
 });

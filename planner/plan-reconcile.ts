@@ -4,12 +4,15 @@
  * batch's results are held and the workflow asks each such tool whether the effect under the
  * call's idempotency key happened: yes → its result is the call's result, marked `reconciled`;
  * no → the call runs again under the same key; unknown → the held result stands and
- * complete-batch.ts asks a person, as for a tool without `reconcile`. Workflow-safe, deterministic.
+ * complete-batch.ts asks a person, as for a tool without `reconcile`. A `once` call whose attempt
+ * provably never began (shared/tools/once-fence.ts) needs no one asked: it runs again under its key,
+ * as after a "no". Workflow-safe, deterministic.
  */
 import type { ReconcileCall, ReconcileReport } from '../shared/tools/reconcile.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { ToolResult } from '../shared/tools/tool-result.js';
 import { outcomeKnown } from '../shared/identity/once-key.js';
+import { notBegun } from '../shared/failures/after-retries.js';
 import { planResume } from './plan-resume.js';
 import type { Plan, PlannerState } from './plan.js';
 
@@ -17,31 +20,48 @@ import type { Plan, PlannerState } from './plan.js';
 export const MAX_RECONCILES = 3;
 
 /**
- * Tool results arrive: a plan that reconciles the unknown outcomes among them first, or undefined
- * when there is none to reconcile (then plan-resume.ts takes the results as they are).
+ * Tool results arrive: a plan that reconciles the unknown outcomes among them first, or runs again
+ * the `once` calls that never began; undefined when there is neither (then plan-resume.ts takes
+ * the results as they are).
  */
-export function planReconcile(state: PlannerState, results: readonly ToolResult[]): Plan | undefined {
+export function planReconcile(state: PlannerState, results: readonly ToolResult[], now: number): Plan | undefined {
   const batch = state.batch;
   if (!batch) return undefined;
+  const asked = (result: ToolResult) => batch.reconciles?.[result.toolCallId] ?? 0;
+  const entryOf = (result: ToolResult) => batch.entries.find((e) => e.call.toolCallId === result.toolCallId);
+  const keyOf = (result: ToolResult) => batch.onceKeys?.[result.toolCallId];
   const calls: ReconcileCall[] = results.flatMap((result) => {
-    const entry = batch.entries.find((e) => e.call.toolCallId === result.toolCallId);
-    const idempotencyKey = batch.onceKeys?.[result.toolCallId];
-    const asked = batch.reconciles?.[result.toolCallId] ?? 0;
-    return entry?.reconcile && idempotencyKey && !outcomeKnown(result) && asked < MAX_RECONCILES
+    const entry = entryOf(result);
+    const idempotencyKey = keyOf(result);
+    return entry?.reconcile && idempotencyKey && !outcomeKnown(result) && asked(result) < MAX_RECONCILES
       ? [{ call: entry.call, idempotencyKey }]
       : [];
   });
-  if (calls.length === 0) return undefined;
+  const again = results.filter((result) => isRerun(result, keyOf(result), asked(result)));
+  if (calls.length === 0 && again.length === 0) return undefined;
+  const counted = [...calls.map(({ call }) => call.toolCallId), ...again.map((result) => result.toolCallId)];
   const reconciles = {
     ...batch.reconciles,
-    ...Object.fromEntries(calls.map(({ call }) => [call.toolCallId, (batch.reconciles?.[call.toolCallId] ?? 0) + 1])),
+    ...Object.fromEntries(counted.map((id) => [id, (batch.reconciles?.[id] ?? 0) + 1])),
   };
+  if (calls.length === 0)
+    return planResume(
+      { ...state, batch: { ...batch, reconciles } },
+      results.filter((result) => !again.includes(result)),
+      now,
+      again.map((result) => entryOf(result)!.call),
+    );
   return {
     state: { ...state, phase: 'tools', batch: { ...batch, reconciling: results, reconciles } },
     step: { type: 'reconcile', calls },
     record: [],
     notes: [],
   };
+}
+
+/** A `once` call that never began, not yet run again `MAX_RECONCILES` times: it runs again. */
+function isRerun(result: ToolResult, key: string | undefined, asked: number): boolean {
+  return key !== undefined && notBegun(result) && asked < MAX_RECONCILES;
 }
 
 /**
@@ -54,6 +74,11 @@ export function planReconciled(state: PlannerState, reports: readonly ReconcileR
   const again: ToolCall[] = [];
   const results = batch.reconciling.flatMap((held): ToolResult[] => {
     const report = reports.find((r) => r.toolCallId === held.toolCallId);
+    // A call that never began was counted when the reconcile was planned: it runs again too.
+    const neverBegan =
+      !report && isRerun(held, batch.onceKeys?.[held.toolCallId], (batch.reconciles?.[held.toolCallId] ?? 1) - 1);
+    if (neverBegan) again.push(batch.entries.find((e) => e.call.toolCallId === held.toolCallId)!.call);
+    if (neverBegan) return [];
     if (!report || 'unknown' in report) return [held];
     if (report.happened) return [{ ...report.result, name: held.name, toolCallId: held.toolCallId, reconciled: true }];
     again.push(batch.entries.find((e) => e.call.toolCallId === held.toolCallId)!.call);

@@ -208,16 +208,79 @@ describe('a once tool with reconcile, one attempt crashed', () => {
       };
     };
     const after = await run('crash-after');
-    expect(after.activities).toEqual(['runTool', 'reconcileTool']);
+    expect(after.activities).toEqual(['runOnceTool', 'reconcileTool']);
     expect(after.files).toHaveLength(1);
     expect(after.state.steps.map((s) => s.action)).toContain('reconcile');
     expect(after.state.lastErrors).toEqual([]);
     const before = await run('crash-before');
-    expect(before.activities).toEqual(['runTool', 'reconcileTool', 'runTool']);
+    expect(before.activities).toEqual(['runOnceTool', 'reconcileTool', 'runOnceTool']);
     expect(before.files).toHaveLength(1);
     await recordHistory(after.handle, 'reconcile-happened');
     await recordHistory(before.handle, 'reconcile-not-happened');
   });
+});
+
+describe('a once call whose worker took it and never began it (a busy worker)', () => {
+  it.each([
+    ['without reconcile', 'ledgerPlainAgentRun', 'ledger_plain'],
+    ['with reconcile', 'ledgerAgentRun', 'ledger'],
+  ])(
+    '%s: its attempt times out, the call runs again under its key, nobody is asked, one effect',
+    {
+      timeout: 300_000,
+    },
+    async (_, workflow, agent) => {
+      const taskQueue = `stall-${randomUUID()}`;
+      const ledgerDir = await mkdtemp(join(dir, 'ledger-'));
+      const eventsPath = join(dir, `${taskQueue}.jsonl`);
+      await startWorkerProcess(
+        'ledger-worker.ts',
+        { TASK_QUEUE: taskQueue, LEDGER_DIR: ledgerDir, EVENTS: eventsPath, STALL_MS: '8000' },
+        workers,
+      );
+      const handle = await client.workflow.start(workflow, {
+        taskQueue,
+        workflowId: `stall-${agent}-${randomUUID()}`,
+        args: [{ agent, prompt: 'Append stall-1.', model: 'scripted:ledger' }],
+      });
+      const questions = new Set<string>();
+      let ended = false;
+      void handle.result().finally(() => (ended = true));
+      await waitFor(
+        async () => {
+          if (ended) return true;
+          await answerIfAsked(handle, questions);
+          return undefined;
+        },
+        'the run to end',
+        240_000,
+      );
+      expect(await handle.result()).toMatchObject({ answer: 'Appended.' });
+      const history = await historyEvents(handle);
+      const timedOut = history.filter((e) => e.activityTaskTimedOutEventAttributes).length;
+      // The stalled attempt timed out (the stall is longer than the 5 s heartbeat timeout) and ran
+      // again; nothing was reconciled or asked, and the late attempt, once awake, was fenced.
+      expect(timedOut).toBe(1);
+      expect(scheduled(history).filter((a) => a !== 'callModel')).toEqual(['runOnceTool', 'runOnceTool']);
+      expect([...questions]).toEqual([]);
+      const files = (await readdir(ledgerDir)).map(decodeURIComponent);
+      expect(files.filter((f) => f.startsWith(`${handle.workflowId}/`))).toHaveLength(1);
+      const events = await waitFor(
+        async () => {
+          const all = (await readFile(eventsPath, 'utf8').catch(() => ''))
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as { event: string });
+          return all.some((e) => e.event === 'refused') ? all : undefined;
+        },
+        'the stalled attempt to wake and be refused',
+        60_000,
+      );
+      // Only the attempt that ran again reached execute.
+      expect(events.filter((e) => e.event === 'start')).toHaveLength(1);
+      expect(events.filter((e) => e.event === 'effect')).toHaveLength(1);
+    },
+  );
 });
 
 describe('a once tool with reconcile, its worker struck while effects are in flight', () => {

@@ -3,7 +3,14 @@
  * timeouts and retry policy, and a one-line summary for the Temporal UI. A failure that outlives
  * Temporal's retries becomes a ToolResult here: one failed tool never fails the run.
  */
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  patched,
+  proxyActivities,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import { resultAfterRetries } from '../shared/failures/after-retries.js';
 import { fromError } from '../shared/failures/tool-error.js';
@@ -11,11 +18,15 @@ import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
 import { isJsonObject } from '../shared/json/json.js';
+import { ONCE_BEGAN, ONCE_FENCE_PATCH, RUN_ONCE_TOOL } from '../shared/tools/once-fence.js';
 import { MAX_SUMMARY_CHARS, oneLine, summaryLine } from './run-details.js';
 
-type ToolActivities = { runTool(input: RunToolInput): Promise<ToolResult> };
+type ToolActivities = {
+  runTool(input: RunToolInput): Promise<ToolResult>;
+  [RUN_ONCE_TOOL](input: RunToolInput): Promise<ToolResult>;
+};
 
-const { runTool } = proxyActivities<ToolActivities>({ startToCloseTimeout: '30s' });
+const { runTool, [RUN_ONCE_TOOL]: runOnceTool } = proxyActivities<ToolActivities>({ startToCloseTimeout: '30s' });
 
 /** How long one attempt of a tool may run, by default (`timeouts.startToCloseMs`); also all attempts' bound (`scheduleToCloseMs`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -66,7 +77,8 @@ export function callSummary(call: ToolCall, note = ''): string {
 
 /**
  * Runs one call; `activityId` names the activity (see take-step.ts, `scheduled`) and `note`
- * adds to its summary; a `once` call carries its idempotency key (planner/once-keys.ts).
+ * adds to its summary; a `once` call carries its idempotency key (planner/once-keys.ts) and runs
+ * fenced (shared/tools/once-fence.ts), except in runs recorded before the fence.
  */
 export async function dispatch(
   call: ToolCall,
@@ -74,11 +86,24 @@ export async function dispatch(
   { note, ...ids }: { activityId?: string; note?: string } = {},
   idempotencyKey?: string,
 ): Promise<ToolResult> {
+  const fenced = tool.sideEffects === 'once' && patched(ONCE_FENCE_PATCH);
+  const activity = fenced ? runOnceTool : runTool;
   try {
-    return await runTool.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call, note), ...ids }, [
+    return await activity.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call, note), ...ids }, [
       { name: call.name, toolCallId: call.toolCallId, args: call.args, ...(idempotencyKey && { idempotencyKey }) },
     ]);
   } catch (err) {
-    return resultAfterRetries(call, fromError(err), tool.sideEffects);
+    return resultAfterRetries(call, fromError(err), tool.sideEffects, fenced && neverBegan(err));
   }
+}
+
+/**
+ * A fenced attempt that ended before `execute` could begin: it timed out without the fence's
+ * heartbeat details, or a worker of an earlier release refused the activity type it lacks.
+ */
+function neverBegan(err: unknown): boolean {
+  if (!(err instanceof ActivityFailure)) return false;
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure) return cause.lastHeartbeatDetails !== ONCE_BEGAN;
+  return cause instanceof ApplicationFailure && cause.type === 'NotFoundError' && /not registered/.test(cause.message);
 }

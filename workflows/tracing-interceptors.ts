@@ -31,6 +31,7 @@ import type { ModelRequest } from '../shared/model/model-response.js';
 import type { RunToolInput } from '../shared/tools/run-tool-input.js';
 import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 import { modelTurnAction, type StepAction } from '../planner/index.js';
+import { TOOL_ACTIVITY_TYPES } from '../shared/tools/once-fence.js';
 
 /** A string a bundle made with these interceptors contains (runtime/tracing.ts checks prebuilt bundles for it). */
 export const TRACING_BUNDLE_MARKER = 'cairn-tracing-interceptors/1';
@@ -117,7 +118,7 @@ class CairnOutbound implements WorkflowOutboundCallsInterceptor {
           decision(span, 'disable', { 'cairn.tool': gone });
       if (typeof choice === 'object') decision(span, 'repair', { 'cairn.tool': choice.tool });
       if (!final) this.#offered = tools;
-    } else if (input.activityType === 'runTool') {
+    } else if (TOOL_ACTIVITY_TYPES.has(input.activityType)) {
       const call = input.args[0] as Partial<RunToolInput> | undefined;
       span?.setAttributes({
         'cairn.planner.action': 'run_tools' satisfies StepAction,

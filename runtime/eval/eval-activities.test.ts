@@ -62,7 +62,7 @@ describe('the evaluation activities', () => {
     const lane = new LaneRun('c', 'candidate', recording(), 'live', TOOLS);
     runs.set('run', lane);
     const ran: string[] = [];
-    const live: ToolActivities = {
+    const live: Pick<ToolActivities, 'runTool'> = {
       runTool: async (input) => (
         ran.push(input.name), { status: 'ok', name: input.name, toolCallId: input.toolCallId, result: 'live' } as never
       ),

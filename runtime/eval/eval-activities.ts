@@ -4,6 +4,7 @@
  * recorded model turns on the baseline lane; `reconcileTool` and `postRunStatus` touch nothing.
  * A run is found by its workflow id. Node-only.
  */
+import { RUN_ONCE_TOOL } from '../../shared/tools/once-fence.js';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toolError } from '../../shared/failures/tool-error.js';
@@ -25,8 +26,8 @@ function laneOf(runs: LaneRuns): LaneRun | undefined {
 }
 
 /** `runTool` over the recordings; `live` runs a read-only tool for real. */
-export function recordedToolActivity(runs: LaneRuns, live: ToolActivities): ToolActivities {
-  return {
+export function recordedToolActivity(runs: LaneRuns, live: Pick<ToolActivities, 'runTool'>): ToolActivities {
+  const served = {
     async runTool(input: RunToolInput): Promise<ToolResult> {
       const { name, toolCallId, args } = input;
       const refuse = (why: string): ToolResult => {
@@ -56,6 +57,8 @@ export function recordedToolActivity(runs: LaneRuns, live: ToolActivities): Tool
       );
     },
   };
+  // A fenced `once` call (shared/tools/once-fence.ts) is served the same way.
+  return { ...served, [RUN_ONCE_TOOL]: served.runTool };
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { argsHash } from '../identity/hash.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
+import { TOOL_ACTIVITY_TYPES } from '../tools/once-fence.js';
 
 /** A history event, reduced to what an evaluation reads, payloads decoded. */
 export type EvalEvent =
@@ -140,7 +141,7 @@ export function recordingOf(events: readonly EvalEvent[]): Recording {
               ? activity.input.toolNames.filter((name): name is string => typeof name === 'string')
               : [],
           });
-        } else if (activity.activityType === 'runTool') {
+        } else if (TOOL_ACTIVITY_TYPES.has(activity.activityType)) {
           const { name, toolCallId, args = null } = activity.input;
           if (typeof name === 'string' && typeof toolCallId === 'string')
             toolRuns.push({ name, toolCallId, args, argsHash: argsHash(args), result: event.result });

@@ -5,26 +5,39 @@
  * kept throwing is an `internal_error` carrying what it threw (the tool stays available: only
  * `ToolFailure.unavailable` disables a tool; docs/tools.md, "When execute throws") — except for a
  * `once` tool, whose attempt may have done its side effect before it timed out or crashed: that
- * outcome is unknown, and saying "transient, try again" would pay a refund twice.
+ * outcome is unknown, and saying "transient, try again" would pay a refund twice. A `once` attempt
+ * that provably never began (tools/once-fence.ts) is a timeout marked `NOT_BEGUN`: it runs again.
  * Workflow-safe, deterministic.
  */
 import type { SideEffects } from '../tools/define-tool.js';
 import type { ToolErrorCode } from './failure-taxonomy.js';
 import { errorChain, toolError, type ToolError } from './tool-error.js';
-import { errorResult, type ResultFor, type ToolFailureResult } from '../tools/tool-result.js';
+import { errorResult, type ResultFor, type ToolFailureResult, type ToolResult } from '../tools/tool-result.js';
+import { NOT_BEGUN } from '../tools/once-fence.js';
 
 /**
  * The result to record for `call` after its activity failed with `cause` (read with `fromError`).
  * Pass the tool's `sideEffects`: for `once` tools a timeout (other than one before the attempt
- * started) or a crash becomes `outcome_unknown`.
+ * started) or a crash becomes `outcome_unknown`. `notBegun`: the fence says `execute` never began
+ * (only a fenced `once` call can know; tool-dispatch.ts).
  */
 export function resultAfterRetries(
   call: ResultFor,
   cause: ToolError,
   sideEffects: SideEffects = 'none',
+  notBegun = false,
 ): ToolFailureResult {
+  if (notBegun && sideEffects === 'once') {
+    const message = `${call.name} did not begin before its attempt ended (a busy or stopped worker); nothing ran, so it runs again.`;
+    return errorResult(call, { ...toolError('timeout', message, cause), name: NOT_BEGUN }, { message });
+  }
   const { code, message } = classify(call.name, cause, sideEffects === 'once');
   return errorResult(call, toolError(code, message, cause), { message });
+}
+
+/** True for a `once` call's result whose `execute` provably never began: it may simply run again. */
+export function notBegun(result: ToolResult): boolean {
+  return result.status === 'error' && result.error.name === NOT_BEGUN && result.error.code === 'timeout';
 }
 
 function classify(name: string, cause: ToolError, once: boolean): { code: ToolErrorCode; message: string } {
