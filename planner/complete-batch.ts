@@ -8,6 +8,7 @@ import { failureCode, failureReason, type ToolFailureResult, type ToolResult } f
 import type { RetryHint } from '../shared/failures/retry-hint.js';
 import type { ToolChoice } from '../shared/model/model-response.js';
 import { assertNever } from '../shared/assert-never.js';
+import { humanize } from '../shared/guards/field-labels.js';
 import { HINT_ACTIONS } from './hint-actions.js';
 import { detectLoops } from './loop-detection.js';
 import { callModel, capReached, finalize } from './plan-common.js';
@@ -84,6 +85,27 @@ interface Acted {
   readonly escalation?: { readonly index: number; readonly text: string };
 }
 
+/**
+ * The default question for missing fields, to the end user: what is missing in their words (the
+ * fields' descriptions), never the tool's name, which means nothing to them.
+ */
+export function missingFieldsQuestion(hint: Partial<RetryHint>): string {
+  const fields = hint.missingFields ?? [];
+  const labels =
+    hint.missingFieldLabels?.length === fields.length
+      ? hint.missingFieldLabels
+      : fields.map((path) => `the ${humanize(path.split('.').at(-1) ?? path)}`);
+  const last = labels.at(-1) ?? 'something';
+  // Labels that hold commas themselves are listed with semicolons.
+  const list =
+    labels.length < 2
+      ? last
+      : labels.some((label) => label.includes(','))
+        ? `${labels.slice(0, -1).join('; ')}; and ${last}`
+        : `${labels.slice(0, -1).join(', ')} and ${last}`;
+  return `I need a bit more information: ${list}. Could you provide ${labels.length === 1 ? 'it' : 'them'}?`;
+}
+
 /** One rule per retry reason (HINT_ACTIONS), over the batch in call order. */
 function applyHintActions(state: PlannerState, batch: Batch, record: readonly ToolResult[]): Acted {
   const repairStreaks = { ...state.repairStreaks };
@@ -116,7 +138,7 @@ function applyHintActions(state: PlannerState, batch: Batch, record: readonly To
         const ask =
           asked ??
           (reason === 'missing_fields' && state.policy.missingFieldsFrom === 'user'
-            ? `To call ${call.name} I need: ${(hint.missingFields ?? []).join(', ')}. Please provide ${(hint.missingFields?.length ?? 0) === 1 ? 'it' : 'them'}.`
+            ? missingFieldsQuestion(hint)
             : undefined);
         if (ask && !question)
           question = stripUndefined({

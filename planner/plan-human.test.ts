@@ -252,7 +252,10 @@ describe('clarification', () => {
   ])('a %s answer goes to the model as a note, and the model is called', (_kind, answer, shown) => {
     const plan = planClarificationAnswer(asking().state, answer, 61_000);
     expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
-    expect(plan.notes).toEqual([`The user answered your question "Which email is on the order?": ${shown}`]);
+    // The person's question may name no tool or field: the model is told what it was for.
+    expect(plan.notes).toEqual([
+      `The user answered your question "Which email is on the order?" (asked for refund's missing email): ${shown}`,
+    ]);
     expect(plan.state).toMatchObject({ clarification: null, waitingSince: null, humanWaitMs: 60_000, phase: 'model' });
   });
 
@@ -269,7 +272,23 @@ describe('clarification', () => {
     const plan = planClarificationTimeout(asking({ onClarificationTimeout: 'continue' }).state, 61_000);
     expect(plan.step).toEqual({ type: 'call_model', toolChoice: 'auto', tools: [...TOOLS] });
     expect(plan.notes).toEqual([
-      'Nobody answered "Which email is on the order?" in time. Continue without it, or say what you cannot do.',
+      'Nobody answered "Which email is on the order?" (asked for refund\'s missing email) in time. Continue without it, or say what you cannot do.',
+    ]);
+  });
+
+  it("with missingFieldsFrom: 'user', asks the person in the field's words and tells the model the fields", () => {
+    const hint = { missingFields: ['order_id'], missingFieldLabels: ['your order number, like A-1001'] };
+    const asked = turnResulting(
+      start({ missingFieldsFrom: 'user' }).state,
+      [checked(refund)],
+      (c) => failed(c, 'missing_fields', hint),
+      1_000,
+    );
+    const question = asked.state.clarification!.question;
+    expect(question).toBe('I need a bit more information: your order number, like A-1001. Could you provide it?');
+    expect(question).not.toMatch(/refund|order_id/);
+    expect(planClarificationAnswer(asked.state, 'A-1001', 2_000).notes).toEqual([
+      `The user answered your question "${question}" (asked for refund's missing order_id): A-1001`,
     ]);
   });
 });
@@ -556,7 +575,8 @@ describe("checkReview: the run's gate for a review decision", () => {
     expect(
       refused(gate([pending], {}, refundTool(), sent({ type: 'edit', args: { order_id: 'A-17', amount: -1 } }))),
     ).toMatchObject({
-      message: expect.stringMatching(/^The edited arguments are invalid for refund: /),
+      message:
+        'The edited arguments are invalid for refund: `amount` must be > 0, not -1. Correct the edit and submit it again.',
       code: 'invalid_input',
     });
   });

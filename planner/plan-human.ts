@@ -22,7 +22,7 @@ import {
 } from '../shared/human-input/review-decision.js';
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import { argsHash } from '../shared/identity/hash.js';
-import { checkToolCall } from '../shared/guards/validate-arguments.js';
+import { checkToolCall, editRefusalMessage } from '../shared/guards/validate-arguments.js';
 import { MAX_HUMAN_INPUT_CHARS } from '../shared/size-limits.js';
 import type { PendingReview } from '../shared/human-input/pending-review.js';
 import { refuse, type Checked } from '../shared/human-input/refusal.js';
@@ -53,7 +53,18 @@ export function planClarificationAnswer(state: PlannerState, answer: JsonValue, 
   const question = state.clarification;
   const next = { ...endWait(state, now), clarification: null };
   const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
-  return callModel(next, 'auto', [`The user answered your question "${question?.question ?? ''}": ${text}`]);
+  return callModel(next, 'auto', [
+    `The user answered your question "${question?.question ?? ''}"${askedFor(question)}: ${text}`,
+  ]);
+}
+
+/**
+ * What the question was for, in the model's terms: the person's question names no tool and no
+ * field name (complete-batch.ts, `missingFieldsQuestion`), the model needs both to use the answer.
+ */
+function askedFor(question: PlannerState['clarification']): string {
+  const fields = question?.missingFields ?? [];
+  return question?.tool && fields.length > 0 ? ` (asked for ${question.tool}'s missing ${fields.join(', ')})` : '';
 }
 
 export function planClarificationTimeout(state: PlannerState, now: number): Plan {
@@ -62,7 +73,7 @@ export function planClarificationTimeout(state: PlannerState, now: number): Plan
   if (state.policy.onClarificationTimeout === 'finalize')
     return finalize(next, `no answer to "${question}" in time`, [], [], 'no_answer');
   return callModel(next, 'auto', [
-    `Nobody answered "${question}" in time. Continue without it, or say what you cannot do.`,
+    `Nobody answered "${question}"${askedFor(state.clarification)} in time. Continue without it, or say what you cannot do.`,
   ]);
 }
 
@@ -134,8 +145,7 @@ function toDecision(
         [...tools.values()],
         { toolCallId: review.toolCallId },
       );
-      if (checked.failure)
-        return refuse(`The edited arguments are invalid for ${review.name}: ${checked.failure.error.message}`);
+      if (checked.failure) return refuse(editRefusalMessage(checked.failure));
       return { ok: true, value: { type: 'edit', args: checked.call.args, argsHash: argsHash(checked.call.args) } };
     }
     default:

@@ -116,16 +116,37 @@ describe('missing fields only a human can supply → await_clarification', () =>
       { missingFieldsFrom: 'user' },
     );
     const { clarification } = stepOf(plan, 'await_clarification');
-    expect(clarification.question).toBe('To call lookup I need: order_id, email. Please provide them.');
-    expect(clarification.missingFields).toEqual(['order_id', 'email']);
+    // For the end user: what is missing in words, never the tool's name (the model gets both when answered).
+    expect(clarification.question).toBe(
+      'I need a bit more information: the order ID and the email. Could you provide them?',
+    );
+    expect(clarification).toMatchObject({ tool: 'lookup', missingFields: ['order_id', 'email'] });
     const one = afterOne(
       (c) => failed(c, 'missing_fields', { missingFields: ['email'], restrictToTool: true }),
       lookup,
       { missingFieldsFrom: 'user' },
     );
     expect(stepOf(one, 'await_clarification').clarification.question).toBe(
-      'To call lookup I need: email. Please provide it.',
+      'I need a bit more information: the email. Could you provide it?',
     );
+  });
+
+  it("with missingFieldsFrom: 'user', words the question with the fields' labels (their descriptions)", () => {
+    const plan = afterOne(
+      (c) =>
+        failed(c, 'missing_fields', {
+          missingFields: ['orderId', 'email'],
+          missingFieldLabels: ['your order number, like A-1001', 'the email on the order'],
+        }),
+      lookup,
+      { missingFieldsFrom: 'user' },
+    );
+    const { question } = stepOf(plan, 'await_clarification').clarification;
+    expect(question).toBe(
+      'I need a bit more information: your order number, like A-1001; and the email on the order. Could you provide them?',
+    );
+    expect(question).not.toContain('lookup');
+    expect(question).not.toContain('orderId');
   });
 
   it('numbers questions across the run', () => {

@@ -73,6 +73,27 @@ describe('clarification', () => {
     await recordHistory(handle, 'clarification-update');
   });
 
+  it("asks the end user for missing fields in the field's words, never the tool's name; the model gets both", async () => {
+    const { model, scripted } = w.script([scriptStep.call('ask_helper', {}), scriptStep.text('Handed over.')]);
+    const handle = await w.start({
+      agent: 'test',
+      prompt: 'find order A-1',
+      model,
+      policy: { missingFieldsFrom: 'user' },
+    });
+    const state = await awaiting(handle, 'awaiting_clarification');
+    // The field's .describe(...) text, read in the workflow sandbox.
+    expect(state.clarification!.question).toBe(
+      'I need a bit more information: what the other agent should do, with everything it needs to know. Could you provide it?',
+    );
+    expect(state.clarification).toMatchObject({ tool: 'ask_helper', missingFields: ['task'] });
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ id: 'q1', answer: 'Find order A-1.' }] });
+    expect((await handle.result()).answer).toBe('Handed over.');
+    expect(JSON.stringify(scripted.requests[1]!.messages.at(-1))).toContain(
+      "(asked for ask_helper's missing task): Find order A-1.",
+    );
+  });
+
   it('takes the answer by Signal too, ignoring an invalid one', async () => {
     const { model } = w.script(redelivery());
     const handle = await w.start({ agent: 'test', prompt: 'redeliver A-1', model });
@@ -306,7 +327,13 @@ describe('review of tool calls', () => {
           },
         ],
       }),
-    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/edited arguments are invalid/) } });
+    ).rejects.toMatchObject({
+      // Said to the reviewer, about their edit: not the model's "fix them and call it again".
+      cause: {
+        message:
+          'The edited arguments are invalid for issue_refund: `amount` must be > 0, not -5. Correct the edit and submit it again.',
+      },
+    });
     // Ids that are keys of every object: refused as unknown, structured, not a crash of the validator.
     for (const toolCallId of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
       await expect(

@@ -20,6 +20,19 @@ describe('defineAgent', () => {
     expect(findTool(agent, 'delete_everything')).toBeUndefined();
   });
 
+  it('refuses a tool that defineTool never checked, naming it', () => {
+    const plain = { name: 'find_order', description: 'Find.', input: { orderId: z.string() }, execute: () => null };
+    expect(() => defineAgent({ name: 'support', instructions: 'x', tools: [plain as never] })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_agent',
+        message: expect.stringMatching(/^Agent support's tool find_order was not made with defineTool: /),
+      }),
+    );
+    expect(() => defineAgent({ name: 'support', instructions: 'x', tools: [undefined as never] })).toThrow(
+      /tool #1 was not made with defineTool/,
+    );
+  });
+
   it('refuses two tools with one name, and an agent without a name or instructions', () => {
     expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [tool('t'), tool('t')] })).toThrow(
       expect.objectContaining({ code: 'duplicate_tool_name' }),

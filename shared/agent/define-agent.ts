@@ -62,7 +62,13 @@ export function defineAgent(config: AgentConfig): Agent {
       `Agent ${config.name} has versioning ${JSON.stringify(config.versioning)}: it is ${AGENT_VERSIONINGS.map((v) => `"${v}"`).join(' or ')}.`,
     );
   const seen = new Set<string>();
-  for (const tool of config.tools) {
+  for (const [index, tool] of config.tools.entries()) {
+    // A tool defineTool never checked (a plain object, an AI SDK tool) fails later, deep in a run.
+    if (typeof tool !== 'object' || tool === null || typeof (tool as Partial<AnyTool>).spec !== 'object')
+      throw new DefinitionError(
+        'invalid_agent',
+        `Agent ${config.name}'s tool ${typeof tool?.name === 'string' ? tool.name : `#${index + 1}`} was not made with defineTool: define it with defineTool({ name, description, input: z.object({...}), execute }) (an AI SDK tool: fromAiSdkTool(name, tool)).`,
+      );
     if (seen.has(tool.name))
       throw new DefinitionError('duplicate_tool_name', `Agent ${config.name} has two tools named ${tool.name}.`);
     seen.add(tool.name);

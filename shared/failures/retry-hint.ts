@@ -25,6 +25,11 @@ export interface RetryHint {
   /** When true, the next model call should be restricted to `tool`. */
   readonly restrictToTool?: boolean;
   readonly missingFields?: readonly string[];
+  /**
+   * `missingFields` in a person's words, in the same order (shared/guards/field-labels.ts), for a
+   * question to the end user. Not shown to the model.
+   */
+  readonly missingFieldLabels?: readonly string[];
   readonly issues?: readonly FieldIssue[];
   /** A valid input to imitate, from the tool's examples. */
   readonly exampleInput?: JsonObject;

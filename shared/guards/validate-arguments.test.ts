@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../tools/define-tool.js';
-import { checkToolCall } from './validate-arguments.js';
+import { checkToolCall, editRefusalMessage } from './validate-arguments.js';
+import { toModelView } from '../tools/model-view.js';
 import { argsHash } from '../identity/hash.js';
 import { NO_TELEMETRY } from '../tools/tool-result.js';
 import { MAX_ARGUMENT_BYTES, MAX_FIELD_ISSUES } from '../size-limits.js';
@@ -100,6 +101,7 @@ describe('checkToolCall', () => {
       exampleInput: { customer_id: 'C-9921', status: 'shipped' },
       priorInput: { status: 'placed' },
       missingFields: ['customer_id'],
+      missingFieldLabels: ['the customer ID'],
       issues: [
         {
           path: 'customer_id',
@@ -110,6 +112,40 @@ describe('checkToolCall', () => {
       ],
       message: 'search_orders is missing required field(s) customer_id; call it again with them filled in.',
     });
+  });
+
+  it('labels missing fields for a person by their descriptions; the model is not shown the labels', () => {
+    const findOrder = defineTool({
+      name: 'find_order',
+      description: 'Find an order.',
+      input: z.object({
+        orderId: z.string().describe('Your order number, like A-1001.'),
+        shipping: z.object({ postCode: z.string() }),
+      }),
+      execute: () => ({}),
+    });
+    const { failure } = checkToolCall({ name: 'find_order', arguments: '{"shipping":{}}' }, [findOrder], ids);
+    expect(failure!.retryHint).toMatchObject({
+      missingFields: ['orderId', 'shipping.postCode'],
+      missingFieldLabels: ['your order number, like A-1001', 'the shipping post code'],
+    });
+    expect(JSON.stringify(toModelView(failure!))).not.toContain('missingFieldLabels');
+  });
+
+  it('tells a reviewer what is wrong with an edit, field by field, with no words for the model', () => {
+    const { failure } = check('search_orders', '{"status":"shipping"}');
+    const message = editRefusalMessage(failure!);
+    expect(message).toBe(
+      'The edited arguments are invalid for search_orders: `customer_id` is required (a string) but is missing; `status` must be one of placed, shipped, delivered, cancelled, not "shipping". Correct the edit and submit it again.',
+    );
+    expect(editRefusalMessage(check('search_orders', '"C-1"').failure!)).toBe(
+      'The edited arguments are invalid for search_orders: the arguments must be an object, not a string. Correct the edit and submit it again.',
+    );
+    const deep = check('search_orders', `${'['.repeat(200)}${']'.repeat(200)}`).failure!;
+    expect(editRefusalMessage(deep)).toBe(
+      'The edited arguments for search_orders are nested too deep: more than 64 levels of objects and arrays. Correct the edit and submit it again.',
+    );
+    for (const refused of [message, editRefusalMessage(deep)]) expect(refused).not.toMatch(/call it again|send /);
   });
 
   it('reports a wrong enum value as invalid_arguments naming the allowed values', () => {

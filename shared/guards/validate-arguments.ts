@@ -16,6 +16,7 @@ import { describeJsonSyntaxError, parseJsonText } from '../json/json-text.js';
 import { toJsonValue } from '../json/json-safe.js';
 import { isJsonObject } from '../json/json.js';
 import { countFieldIssues, isMissingIssue, missingFieldPaths, summariseIssues, toFieldIssues } from './zod-issues.js';
+import { fieldLabel } from './field-labels.js';
 import { measureJson, utf8Bytes } from '../json/json-measure.js';
 import { renderValue, truncateText } from '../json/bounded-text.js';
 import { MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, MAX_FIELD_ISSUES } from '../size-limits.js';
@@ -129,7 +130,15 @@ export function checkToolCall(
     return refuse(
       code,
       message,
-      { ...repair, ...(missing.length > 0 ? { missingFields: missing } : {}), issues, message },
+      {
+        ...repair,
+        ...(missing.length > 0 && {
+          missingFields: missing,
+          missingFieldLabels: missing.map((path) => fieldLabel(tool.input, path)),
+        }),
+        issues,
+        message,
+      },
       tool,
     );
   }
@@ -144,6 +153,27 @@ export function checkToolCall(
   }
   return { call: makeCall(args.value), argsHash: argsHash(args.value), tool };
 }
+
+/**
+ * Why a reviewer's edited arguments were refused, said to the reviewer: what is wrong with the edit,
+ * field by field, and that they can correct it and submit it again. `failure` is `checkToolCall`'s
+ * for the edit; its own message is for the model ("call it again"), never shown to the reviewer.
+ */
+export function editRefusalMessage(failure: ToolFailureResult): string {
+  const again = 'Correct the edit and submit it again.';
+  const issues = failure.retryHint?.issues ?? [];
+  if (issues.length > 0)
+    return `The edited arguments are invalid for ${failure.name}: ${summariseIssues(issues, MAX_EDIT_ISSUES_SHOWN).replace(/\bthe input\b/, 'the arguments')}. ${again}`;
+  // A fault of the tool's definition, not of the edit: submitting again cannot help.
+  if (failure.error.code === 'internal_error')
+    return `The edit could not be checked: ${failure.error.message}. This is a fault in the tool, not in your edit.`;
+  // Too large or too deep: the model's message, up to its advice to the model.
+  const what = failure.error.message.split('; ')[0]!.replace(/^The arguments for /, 'The edited arguments for ');
+  return `${what.replace(/\.$/, '')}. ${again}`;
+}
+
+/** At most this many field problems are listed to a reviewer; the rest are counted. */
+const MAX_EDIT_ISSUES_SHOWN = 10;
 
 /** Characters of oversize argument text kept to show the model what it sent. */
 const EXCERPT_CHARS = 500;

@@ -96,6 +96,31 @@ describe('defineTool', () => {
       'The input schema of issue_refund must be a z.object(...): tool arguments are a JSON object.',
     ],
     [
+      'the fields without z.object',
+      { input: { orderId: z.string() } },
+      'The input schema of issue_refund must be a zod object schema, z.object({...}); got a plain object of fields (orderId): wrap it in z.object(...).',
+    ],
+    [
+      'a JSON Schema',
+      { input: { type: 'object', properties: { orderId: { type: 'string' } } } },
+      'The input schema of issue_refund must be a zod object schema, z.object({...}); got a JSON Schema: write it with zod, or convert it with z.fromJSONSchema(...).',
+    ],
+    [
+      'a zod 3 schema',
+      { input: { _def: { typeName: 'ZodObject' }, safeParse: () => ({ success: true }) } },
+      "The input schema of issue_refund must be a zod object schema, z.object({...}); got a zod 3 schema: define it with zod 4 (import { z } from 'zod', zod >= 4).",
+    ],
+    [
+      'no input',
+      { input: undefined },
+      'The input schema of issue_refund must be a zod object schema, z.object({...}); got undefined: give the tool an input.',
+    ],
+    [
+      'an array',
+      { input: [z.string()] },
+      'The input schema of issue_refund must be a zod object schema, z.object({...}); got an array.',
+    ],
+    [
       'an input with no JSON Schema form',
       { input: z.object({ at: z.date() }) },
       /^The input schema of issue_refund has no JSON Schema form: /,

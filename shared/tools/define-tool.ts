@@ -184,6 +184,7 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
       `Tool ${name} needs a description: it is what the model reads.`,
     );
   }
+  checkInputSchema(name, input);
   const spec: ToolSpec = { name, description: description.trim(), args_schema: argsSchema(name, input) };
   for (const [index, example] of (config.examples ?? []).entries()) checkExample(name, input, example, index);
   const review = checkReviewConfig(name, config.review);
@@ -234,6 +235,38 @@ export function needsApproval(tool: AnyTool, args: JsonValue): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * The input is a zod 4 schema at all: anything else (the fields without z.object, a JSON Schema, a
+ * zod 3 schema) would otherwise fail deep inside zod, naming neither the tool nor the fix.
+ */
+function checkInputSchema(name: string, input: unknown): void {
+  // zod 4 schemas (classic and mini) carry `_zod`.
+  if (
+    typeof input === 'object' &&
+    input !== null &&
+    '_zod' in input &&
+    typeof (input as z.ZodType).safeParse === 'function'
+  )
+    return;
+  throw new DefinitionError(
+    'invalid_input_schema',
+    `The input schema of ${name} must be a zod object schema, z.object({...}); got ${describeInput(input)}.`,
+  );
+}
+
+function describeInput(input: unknown): string {
+  if (input === undefined || input === null) return `${input}: give the tool an input`;
+  if (typeof input !== 'object') return `a ${typeof input}`;
+  if (Array.isArray(input)) return 'an array';
+  if ('_def' in input) return "a zod 3 schema: define it with zod 4 (import { z } from 'zod', zod >= 4)";
+  const values = Object.values(input);
+  if (values.length > 0 && values.every((v) => typeof v === 'object' && v !== null && ('_zod' in v || '_def' in v)))
+    return `a plain object of fields (${Object.keys(input).join(', ')}): wrap it in z.object(...)`;
+  if ('type' in input || 'properties' in input || '$schema' in input)
+    return 'a JSON Schema: write it with zod, or convert it with z.fromJSONSchema(...)';
+  return 'a plain object: wrap its fields in z.object(...)';
 }
 
 function argsSchema(name: string, input: z.ZodType): JsonObject {

@@ -42,7 +42,8 @@ it('asks for the order, refunds it after approval, once', async () => {
     },
     { model },
   );
-  expect(asked).toEqual(['To call find_order I need: orderId. Please provide it.']);
+  // In the customer's words (the field's description), never the tool's name.
+  expect(asked).toEqual(['I need a bit more information: the order id, like A-1001. Could you provide it?']);
   expect(approved).toEqual([{ orderId: 'A-1001', amount: 45, reason: '6 days late' }]);
   expect(shop.refunds).toEqual([{ orderId: 'A-1001', amount: 45, key: expect.any(String) }]);
   expect(answer).toBe('Order A-1001 was 6 days late, so I refunded its 45 in full.');
