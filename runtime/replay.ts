@@ -10,7 +10,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils.js';
+// Not @temporalio/common's: it mixes protobufjs copies in an installed project (eval/history-json.ts).
+import { historyFromJson as historyFromJSON, type History } from './eval/history-json.js';
 import { Worker, type ReplayWorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { reachableAgents } from '../shared/agent/define-agent.js';
 import { writeAgentsEntry } from './agents-entry.js';

@@ -103,6 +103,8 @@ const options = (exportName: string): RunEvalOptions => ({
   module: MODULE,
   exportName,
   cases: { histories: [dir] },
+  // The folder holds a corrupt file and another agent's run on purpose: reported, not stopping it.
+  allowErrors: true,
   client: w.client,
   connection,
   models: { scripts: { 'eval-same': new PromptScripts(RECORDED), 'eval-changed': new PromptScripts(CHANGED) } },
@@ -256,6 +258,7 @@ describe('cairn eval', () => {
       dir,
       '--config',
       join(import.meta.dirname, 'fixtures/eval.config.ts'),
+      '--allow-errors',
       '--junit',
       join(out, `${name}.xml`),
       '--html',
@@ -267,8 +270,10 @@ describe('cairn eval', () => {
     const [same, unreviewed, embedded] = await Promise.all([
       cairn(args('same')),
       cairn(args('noRefundReview')),
-      cairn([...args('same').slice(0, -6), '--json'], false),
+      // Every workflow task logs TMPRL1104 (a task over 0 s): the SDK's lines go to stderr, never into the JSON.
+      cairn([...args('same').slice(0, -6), '--json'], false, { TEMPORAL_WORKFLOW_TASK_DURATION_WARN_SECONDS: '0' }),
     ]);
+    expect(embedded.stderr).toMatch(/TMPRL1104/);
     expect(same.stdout).toMatch(/Evaluated 7 of 9 case\(s\)/);
     expect(same.code, same.stderr).toBe(0);
     expect(embedded.code, embedded.stderr).toBe(0);
@@ -285,13 +290,51 @@ describe('cairn eval', () => {
     expect(await readFile(join(out, 'same.html'), 'utf8')).toMatch(/<p id="verdict">Passed/);
     expect(JSON.parse(await readFile(join(out, 'same.json'), 'utf8')).passed).toBe(true);
   }, 300_000);
+
+  it('refuses input it cannot evaluate in one line naming the file, before any run starts', async () => {
+    const bad = await mkdtemp(join(tmpdir(), 'cairn-eval-bad-'));
+    await writeFile(join(bad, 'not-json.json'), '{"events": [\n  {"eventId": "1",\n  oops');
+    await writeFile(join(bad, 'syntax.ts'), "import { same } from './x.js';\nexport default same;\nconst x = ;\n");
+    const other = join(import.meta.dirname, 'histories/agent-tool-child.json');
+    const valid = join(dir, `${PROMPTS.small.replace(/\W+/g, '-')}.json`);
+    const run = (module: string, ...histories: string[]) =>
+      cairn(['eval', module, '--export-name', 'same', ...histories.flatMap((file) => ['--histories', file])]);
+    const results = {
+      missing: await run(MODULE, join(bad, 'missing.json')),
+      notJson: await run(MODULE, join(bad, 'not-json.json')),
+      otherAgent: await run(MODULE, other),
+      validAndOther: await run(MODULE, valid, other),
+      syntax: await run(join(bad, 'syntax.ts'), valid),
+    };
+    const expected = {
+      missing: /missing\.json does not exist/,
+      notJson: /not-json\.json as a history: .*line 3/,
+      otherAgent: /agent-tool-child\.json: This run is of agent "helper", not "test"/,
+      validAndOther: /agent-tool-child\.json: This run is of agent "helper"/,
+      syntax: /syntax\.ts:3: /,
+    };
+    for (const [name, result] of Object.entries(results)) {
+      expect(result.code, `${name}: ${result.stdout}`).toBe(1);
+      expect(result.stdout, name).toBe('');
+      expect(result.stderr.trim().split('\n'), name).toEqual([
+        expect.stringMatching(expected[name as keyof typeof expected]),
+      ]);
+    }
+  }, 180_000);
 });
 
 /** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
-function cairn(args: readonly string[], server = true): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')),
-  );
+function cairn(
+  args: readonly string[],
+  server = true,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')),
+    ),
+    ...extraEnv,
+  };
   return new Promise((resolve) => {
     execFile(
       process.execPath,

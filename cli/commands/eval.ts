@@ -16,7 +16,9 @@ as the candidate (its model, instructions, tools, policy). Tools are answered fr
 a tool with side effects never runs. People are answered with what they answered; a question or a
 review nobody recorded is reported as "would have asked a person". Prints each case that changed
 or failed, with its decisions, then the totals and the gates. Exit 1 when a gate is crossed (or
-no case could be evaluated).
+no case could be evaluated). A module that does not load, or a case that cannot be evaluated (a
+missing or unreadable file, another agent's run), stops it before any run starts, with one line
+naming the file; --allow-errors evaluates the other cases instead.
 
 Models, deps (for read-only tools run live) and Worker options come from the project's
 cairn.config.ts (the nearest one, or --config), when there is one. With TEMPORAL_ADDRESS (or a
@@ -29,6 +31,7 @@ Options:
   --histories <path>    Cases from these history files or folders instead of the module's (repeatable)
   --query <query>       Cases from the runs this visibility query finds instead (or, with --export, to export)
   --limit <n>           At most n runs from --query (default 100)
+  --allow-errors        Evaluate the cases that can be, and pass despite those that cannot
   --concurrency <n>     Cases evaluated at once (default: the module's, else 8)
   --report <file.json>  Write the whole report as JSON
   --junit <file.xml>    Write JUnit XML (a test per case, and the gates)
@@ -50,6 +53,7 @@ Examples:
         query: { type: 'string' },
         limit: { type: 'string' },
         concurrency: { type: 'string' },
+        'allow-errors': { type: 'boolean' },
         report: { type: 'string' },
         junit: { type: 'string' },
         html: { type: 'string' },
@@ -126,6 +130,17 @@ Examples:
           }
         : undefined;
     const progress = process.stderr.isTTY && !values.json;
+    // Ctrl-C stops at once: the lane runs are durable, and running the evaluation again picks them up where they are.
+    const interrupted = async () => {
+      process.stderr.write('\ncairn eval: interrupted; run it again to resume it.\n');
+      await Promise.race([
+        connected.close().catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+      ]);
+      process.exit(130);
+    };
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
     let report: Awaited<ReturnType<typeof runEval>>;
     try {
       report = await runEval({
@@ -141,6 +156,7 @@ Examples:
           worker: { ...project?.worker, ...(dataConverter && { dataConverter }) },
         }),
         ...(concurrency && { concurrency }),
+        ...(values['allow-errors'] && { allowErrors: true }),
         ...(progress && {
           onProgress: (p) =>
             process.stderr.write(
@@ -150,10 +166,17 @@ Examples:
       });
     } catch (error) {
       const { name, message } = error as Error;
-      if (name === 'WorkflowBundleError' || name === 'DefinitionError' || /defineEval/.test(message))
+      if (
+        name === 'EvalInputError' ||
+        name === 'WorkflowBundleError' ||
+        name === 'DefinitionError' ||
+        /defineEval/.test(message)
+      )
         throw new CliError(message);
       throw error;
     } finally {
+      process.off('SIGINT', interrupted);
+      process.off('SIGTERM', interrupted);
       await connected.close().catch(() => {});
     }
     if (values.report) await writeFile(values.report, `${JSON.stringify(report, null, 2)}\n`);

@@ -4,21 +4,25 @@
  * recorded model turns on the baseline lane; `reconcileTool` and `postRunStatus` touch nothing.
  * A run is found by its workflow id. Node-only.
  */
-import { RUN_ONCE_TOOL } from '../../shared/tools/once-fence.js';
+import { RUN_ONCE_TOOL, TOOL_ACTIVITY_TYPES } from '../../shared/tools/once-fence.js';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toolError } from '../../shared/failures/tool-error.js';
-import type { JsonValue } from '../../shared/json/json.js';
+import { argsHash } from '../../shared/identity/hash.js';
+import { isJsonObject, type JsonValue } from '../../shared/json/json.js';
 import type { ModelOutcome } from '../../shared/model/model-response.js';
 import type { ReconcileReport, ReconcileToolInput } from '../../shared/tools/reconcile.js';
 import type { RunToolInput } from '../../shared/tools/run-tool-input.js';
 import { errorResult, type ToolResult } from '../../shared/tools/tool-result.js';
 import type { ToolActivities } from '../../activities/tool-activity.js';
 import type { LaneRun } from './lane-run.js';
+import type { ScheduledActivity } from './lane-position.js';
 
 /** The lane runs of an evaluation, by workflow id (lane-run.ts: LaneRegistry). */
 export interface LaneRuns {
   get(workflowId: string): LaneRun | undefined;
+  /** How many activities `match` accepts the running one's run scheduled before it (lane-position.ts). */
+  readonly scheduledBefore?: (match: (activity: ScheduledActivity) => boolean) => Promise<number | undefined>;
 }
 
 function laneOf(runs: LaneRuns): LaneRun | undefined {
@@ -36,7 +40,16 @@ export function recordedToolActivity(runs: LaneRuns, live: Pick<ToolActivities, 
       };
       const lane = laneOf(runs);
       if (!lane) return refuse('This evaluation has no recording for this run (a child run of an agent tool?).');
-      const recorded = lane.recorded(name, args);
+      // The place among repeats of this call, from the run's history: a resumed evaluation finds it too.
+      const hash = argsHash(args);
+      const occurrence = await runs.scheduledBefore?.(
+        (activity) =>
+          TOOL_ACTIVITY_TYPES.has(activity.activityType) &&
+          isJsonObject(activity.input) &&
+          activity.input.name === name &&
+          argsHash(activity.input.args ?? null) === hash,
+      );
+      const recorded = lane.recorded(name, args, occurrence);
       if (recorded) {
         lane.served.push({ how: 'recorded', tool: name });
         return { ...(recorded.result as object), toolCallId } as ToolResult;
@@ -71,7 +84,8 @@ export function recordedModelActivity(runs: LaneRuns, live: (request: never) => 
     async callModel(request: never): Promise<ModelOutcome> {
       const lane = laneOf(runs);
       if (lane && !lane.recording) return live(request);
-      const outcome: JsonValue | undefined = lane?.nextModelTurn();
+      const turn = lane && (await runs.scheduledBefore?.((activity) => activity.activityType === 'callModel'));
+      const outcome: JsonValue | undefined = lane?.nextModelTurn(turn);
       if (outcome !== undefined) return outcome as unknown as ModelOutcome;
       const why = lane
         ? `The recording has ${lane.recording?.modelTurns.length ?? 0} model turn(s) and the run asked for one more: the baseline did not reproduce it.`

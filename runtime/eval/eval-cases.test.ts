@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../../shared/agent/define-agent.js';
 import { defineTool } from '../../shared/tools/define-tool.js';
 import { testAgent } from '../../test/fixtures/agents.js';
-import { loadCases } from './eval-cases.js';
+import { loadCases, schemaMisfits } from './eval-cases.js';
+import { caseErrors } from './eval-input-error.js';
 import { LaneRun } from './lane-run.js';
 
 const HISTORIES = join(import.meta.dirname, '../../test/histories');
@@ -99,6 +100,49 @@ describe('loadCases', () => {
       code: 'schema_changed',
       message: expect.stringMatching(/no longer fit its schema \(orderId: .*expected number/),
     });
+  });
+
+  it("names each recorded call that no longer fits a candidate's narrowed schema, by call and field", async () => {
+    const [kase] = await load(testAgent, ['review-accept.json']);
+    const narrowed = defineTool({
+      name: 'issue_refund',
+      description: 'Refund an order.',
+      input: z.object({ orderId: z.string().regex(/^B-/), amount: z.number().max(10) }),
+      sideEffects: 'once',
+      execute: () => ({}),
+    });
+    const misfits = schemaMisfits(kase!.recording, new Map([['issue_refund', narrowed]]));
+    const ids = kase!.recording!.toolRuns.filter((run) => run.name === 'issue_refund').map((run) => run.toolCallId);
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) {
+      expect(misfits).toContainEqual(
+        expect.stringMatching(new RegExp(`^call ${id.replace('.', '\\.')} of issue_refund: amount: .*10`)),
+      );
+      expect(misfits).toContainEqual(
+        expect.stringMatching(new RegExp(`^call ${id.replace('.', '\\.')} of issue_refund: orderId: `)),
+      );
+    }
+    // The agent's own tools accept what they recorded.
+    expect(schemaMisfits(kase!.recording, new Map(testAgent.tools.map((t) => [t.name, t])))).toEqual([]);
+  });
+
+  it('says in one line which files cannot be cases, naming each', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-cases-'));
+    await writeFile(join(dir, 'a-corrupt.json'), '{"events": [\n  {"eventId": "1",\n  oops');
+    const cases = await loadCases(
+      { histories: [join(dir, 'a-corrupt.json'), join(HISTORIES, 'agent-tool-child.json'), join(dir, 'missing.json')] },
+      testAgent,
+      { baseDir: dir },
+    );
+    const message = caseErrors(cases)!.message;
+    expect(message).not.toMatch(/\n/);
+    expect(message).toMatch(/^3 cases cannot be evaluated: /);
+    expect(message).toMatch(/a-corrupt\.json.*line 3/);
+    expect(message).toMatch(/agent-tool-child\.json: This run is of agent "helper"/);
+    expect(message).toMatch(/missing\.json does not exist/);
+    expect(message).toMatch(/--allow-errors/);
+    expect(caseErrors(cases.slice(1, 2))!.message).toMatch(/^\S*agent-tool-child\.json: This run is of agent/);
+    expect(caseErrors(await load(testAgent, ['review-accept.json']))).toBeUndefined();
   });
 
   it('takes dataset cases as they are, and keeps ids unique', async () => {

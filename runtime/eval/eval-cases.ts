@@ -8,13 +8,14 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
+import type { AnyTool } from '../../shared/tools/define-tool.js';
 import type { CaseSources, DatasetCase } from '../../shared/eval/define-eval.js';
 import { recordingOf, RecordingError, type Recording } from '../../shared/eval/recording.js';
 import { isJsonObject } from '../../shared/json/json.js';
 import { readHistoryFile, serverHistories, type ReplaySource } from '../replay.js';
 import { historyEvents, type PayloadDecoding } from './history-events.js';
+import { historyToJson, type History } from './history-json.js';
 
 /** Why a case cannot be evaluated. */
 export type CaseErrorCode =
@@ -144,11 +145,29 @@ export function caseProblem(recording: Recording, agent: Agent): EvalCase['error
         code: 'schema_changed',
         message: `The recorded arguments of ${run.name} (call ${run.toolCallId}) no longer fit its schema (${checked.error.issues
           .slice(0, 3)
-          .map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`)
+          .map(issueText)
           .join('; ')}): the tool changed after this run was recorded.`,
       };
   }
   return undefined;
+}
+
+/**
+ * The recorded tool calls whose arguments no longer fit the schema of `tools` (a candidate's
+ * changed tools), one line per field: `call <id> of <tool>: <field path>: <message>`. A tool
+ * `tools` lacks is not a misfit (the candidate removed it). Deterministic.
+ */
+export function schemaMisfits(recording: Recording | undefined, tools: ReadonlyMap<string, AnyTool>): string[] {
+  return (recording?.toolRuns ?? []).flatMap((run) => {
+    const checked = tools.get(run.name)?.input.safeParse(run.args);
+    return checked && !checked.success
+      ? checked.error.issues.map((issue) => `call ${run.toolCallId} of ${run.name}: ${issueText(issue)}`)
+      : [];
+  });
+}
+
+function issueText(issue: { readonly path: readonly PropertyKey[]; readonly message: string }): string {
+  return `${issue.path.map(String).join('.') || 'arguments'}: ${issue.message}`;
 }
 
 /** How deep agent tools' child runs are followed. */
@@ -195,7 +214,7 @@ export async function exportCases(
   const files: string[] = [];
   for await (const run of withChildren(client, options.query, options.limit ?? 100)) {
     const file = join(options.dir, `${run.workflowId.replace(/[^\w.-]+/g, '_')}.json`);
-    await writeFile(file, `${historyToJSON(run.history as Parameters<typeof historyToJSON>[0])}\n`);
+    await writeFile(file, `${historyToJson(run.history as History)}\n`);
     files.push(file);
   }
   return files;

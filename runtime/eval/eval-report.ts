@@ -26,10 +26,12 @@ export function summaryText(report: EvalReport): string {
     }
     const changes = item.changes ?? [];
     const failures = item.candidate?.failures ?? [];
-    if (item.pass && changes.length === 0 && item.harnessAgrees !== false) continue;
+    const misfits = item.candidate?.misfits ?? [];
+    if (item.pass && changes.length === 0 && misfits.length === 0 && item.harnessAgrees !== false) continue;
     lines.push(`${item.pass ? 'changed' : 'FAIL'} ${item.id} (${JSON.stringify(item.prompt.slice(0, 60))})`);
     for (const change of changes) lines.push(`  - ${change.text}`);
     for (const failure of failures) lines.push(`  ! ${failure}`);
+    for (const misfit of misfits) lines.push(`  ~ recorded ${misfit} (the candidate's schema refuses it)`);
     if (item.harnessAgrees === false)
       lines.push(
         `  ? the baseline lane did not reproduce the recording: ${(item.drift ?? []).map((d) => d.text).join('; ')}`,
@@ -136,6 +138,8 @@ function caseSection(item: CaseReport): string {
     );
   else if (!item.error) rows.push('<p>Same decisions as the baseline.</p>');
   for (const failure of item.candidate?.failures ?? []) rows.push(`<p class="failure">${xml(failure)}</p>`);
+  for (const misfit of item.candidate?.misfits ?? [])
+    rows.push(`<p class="failure">Recorded ${xml(misfit)} (the candidate's schema refuses it)</p>`);
   for (const score of item.candidate?.scores ?? [])
     rows.push(`<p>${xml(score.name)}: ${score.score}${score.reason ? ` (${xml(score.reason)})` : ''}</p>`);
   if (item.harnessAgrees === false)

@@ -27,6 +27,11 @@ export interface LaneReport {
   readonly served: Readonly<Record<Served['how'], number>>;
   /** Calls served by the nearest recorded call (lenient), or refused. */
   readonly mismatches: readonly string[];
+  /**
+   * Recorded calls whose arguments no longer fit this lane's tool schemas (a candidate that
+   * narrowed one): `call <id> of <tool>: <field path>: <message>`.
+   */
+  readonly misfits: readonly string[];
   /** Taken over from an earlier evaluation of the same code and case (not run again). */
   readonly reused: boolean;
 }
@@ -86,7 +91,7 @@ export interface EvalReport {
     readonly newHumanAsks: number;
   };
   readonly gates: readonly GateResult[];
-  /** No gate crossed, and at least one case evaluated. */
+  /** No gate crossed (a case that could not be evaluated crosses `caseErrors`, unless allowed), and at least one case evaluated. */
   readonly passed: boolean;
 }
 
@@ -112,6 +117,8 @@ export function summarised(
   mode: ToolMode,
   reports: CaseReport[],
   started: number,
+  /** Cases that could not be evaluated do not cross a gate (`--allow-errors`). */
+  allowErrors = false,
 ): EvalReport {
   const evaluated = reports.filter((report) => !report.error);
   const recorded = evaluated.filter((report) => report.harnessAgrees !== null);
@@ -144,6 +151,8 @@ export function summarised(
       crossed: rise > gates.maxCostIncrease,
     });
   }
+  const errors = reports.length - evaluated.length;
+  if (!allowErrors) results.push({ gate: 'caseErrors', limit: 0, actual: errors, crossed: errors > 0 });
   if (gates.failOnNewHumanAsk ?? true)
     results.push({ gate: 'failOnNewHumanAsk', limit: true, actual: newHumanAsks, crossed: newHumanAsks > 0 });
   return {
@@ -155,7 +164,7 @@ export function summarised(
     cases: reports,
     summary: {
       cases: reports.length,
-      errors: reports.length - evaluated.length,
+      errors,
       evaluated: evaluated.length,
       baseline,
       candidate,

@@ -5,7 +5,7 @@
  */
 import type { PayloadCodec, PayloadConverter } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils.js';
+import { historyFromJson, type History } from './history-json.js';
 import type { JsonValue } from '../../shared/json/json.js';
 import { RecordingError, type EvalEvent } from '../../shared/eval/recording.js';
 
@@ -35,7 +35,7 @@ function isHistory(value: unknown): value is History {
 export async function historyEvents(history: History | unknown, decoding: PayloadDecoding = {}): Promise<EvalEvent[]> {
   let decoded: History;
   try {
-    decoded = isHistory(history) ? history : historyFromJSON(history);
+    decoded = isHistory(history) ? history : historyFromJson(history);
   } catch (error) {
     throw new RecordingError('unreadable', `Not a workflow history: ${(error as Error).message}`);
   }

@@ -11,6 +11,7 @@ import { isJsonObject, type JsonValue } from '../../shared/json/json.js';
 import type { EvalLane, ToolMode } from '../../shared/eval/define-eval.js';
 import type { RecordedToolRun, Recording } from '../../shared/eval/recording.js';
 import type { AnyTool } from '../../shared/tools/define-tool.js';
+import type { ScheduledActivity } from './lane-position.js';
 
 /** How one tool call of an evaluated run was answered. */
 export type Served =
@@ -43,12 +44,16 @@ export class LaneRun {
     }
   }
 
-  /** The recorded result for this exact call (repeats of one call come back in recorded order, the last one again after). */
-  recorded(name: string, args: JsonValue): RecordedToolRun | undefined {
+  /**
+   * The recorded result for this exact call (repeats of one call come back in recorded order, the
+   * last one again after). `occurrence`: how many times the run made this call before (from its
+   * history, lane-position.ts); without it, how many times this object served it.
+   */
+  recorded(name: string, args: JsonValue, occurrence?: number): RecordedToolRun | undefined {
     const key = `${name}#${argsHash(args)}`;
     const runs = this.#byKey.get(key);
     if (!runs) return undefined;
-    const used = this.#used.get(key) ?? 0;
+    const used = occurrence ?? this.#used.get(key) ?? 0;
     this.#used.set(key, used + 1);
     return runs[Math.min(used, runs.length - 1)];
   }
@@ -74,8 +79,9 @@ export class LaneRun {
     return this.mode === 'live' && this.tools.get(name)?.sideEffects === 'none';
   }
 
-  /** The next recorded model outcome (baseline lane), or undefined when the recording has no more. */
-  nextModelTurn(): JsonValue | undefined {
+  /** The next recorded model outcome (baseline lane), or that of `turn` (from the run's history), or undefined when the recording has no more. */
+  nextModelTurn(turn?: number): JsonValue | undefined {
+    if (turn !== undefined) this.#modelTurn = turn;
     return this.recording?.modelTurns[this.#modelTurn++]?.outcome;
   }
 
@@ -102,6 +108,8 @@ export class LaneRegistry {
   constructor(
     /** Every recorded run the evaluation read, by workflow id (children included). */
     readonly recordings: ReadonlyMap<string, Recording>,
+    /** Reads the running activity's place from its run's history (lane-position.ts); without it, from memory. */
+    readonly scheduledBefore?: (match: (activity: ScheduledActivity) => boolean) => Promise<number | undefined>,
   ) {}
 
   set(workflowId: string, run: LaneRun): void {

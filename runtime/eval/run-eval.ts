@@ -26,13 +26,15 @@ import { recordingOf, type Recording } from '../../shared/eval/recording.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json/json.js';
 import type { AgentRunWorkflow } from '../../workflows/contract/index.js';
-import { loadCases, type EvalCase } from './eval-cases.js';
+import { loadCases, schemaMisfits, type EvalCase } from './eval-cases.js';
 import { historyEvents, type PayloadDecoding } from './history-events.js';
 import { LaneRegistry, LaneRun } from './lane-run.js';
+import { scheduledBefore } from './lane-position.js';
 import { scoreAll } from './scoring.js';
 import { summarised, type CaseReport, type EvalReport, type LaneReport } from './eval-results.js';
 import { startLane, type Lane, type LaneSetup } from './eval-lanes.js';
 import { answerPeople, asksInHistory, CaseAnswers } from './case-people.js';
+import { caseErrors, EvalInputError, moduleLoadError } from './eval-input-error.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
 
 export interface RunEvalOptions extends LaneSetup {
@@ -45,6 +47,12 @@ export interface RunEvalOptions extends LaneSetup {
   readonly concurrency?: number;
   /** The longest a lane run may take (its workflow execution timeout); default 15 minutes. */
   readonly caseTimeoutMs?: number;
+  /**
+   * Evaluate the cases that can be, and pass with cases that cannot (`cairn eval --allow-errors`).
+   * Without it a case that cannot be evaluated stops the evaluation before any lane starts, and a
+   * case that fails during it crosses the `caseErrors` gate.
+   */
+  readonly allowErrors?: boolean;
   /** Called after each case. */
   readonly onProgress?: (progress: EvalProgress) => void;
 }
@@ -62,10 +70,12 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const modulePath = resolvePath(options.module);
   const exportName = options.exportName ?? 'default';
-  const loaded = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+  const loaded = (await import(pathToFileURL(modulePath).href).catch((error: unknown) => {
+    throw moduleLoadError(error, modulePath);
+  })) as Record<string, unknown>;
   const definition = loaded[exportName];
   if (!isEvalDefinition(definition))
-    throw new Error(
+    throw new EvalInputError(
       `${options.module}: its \`${exportName}\` export is not a defineEval value (export default defineEval({ agent, candidate, cases })).`,
     );
   const loadedConverter = options.client.options.loadedDataConverter;
@@ -80,11 +90,14 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   });
   // Children of agent tools serve their parents' runs; they are not cases of their own.
   const cases = read.filter((kase) => kase.childOf === undefined);
+  const unusable = options.allowErrors ? undefined : caseErrors(cases);
+  if (unusable) throw unusable;
   const recordings = new Map(
     read.flatMap((kase) => (kase.workflowId && kase.recording ? [[kase.workflowId, kase.recording] as const] : [])),
   );
   const resolve = (spec: string): ModelClient => resolveModel(spec, options.models);
-  const runs = new LaneRegistry(recordings);
+  // The place in the recorded turns is read from each lane run's history, where a resumed evaluation finds it.
+  const runs = new LaneRegistry(recordings, (match) => scheduledBefore(options.client, decoding, match));
   const lanes: Lane[] = [];
   try {
     // Both lanes bundle and start at once; a worker that did start is still stopped below if the other fails.
@@ -127,7 +140,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     });
     const order = new Map(cases.map((kase, i) => [kase.id, i]));
     reports.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-    return summarised(definition, mode, reports, started);
+    return summarised(definition, mode, reports, started, options.allowErrors ?? false);
   } finally {
     for (const lane of lanes) lane.worker.shutdown();
     await Promise.allSettled(lanes.map((lane) => lane.running));
@@ -285,8 +298,8 @@ async function runLane(
           ? [`${item.tool}: ${item.why}`]
           : [],
     );
-    // Reused runs: what was refused is still in their history, as the results the tools gave.
-    const refused = reused ? refusedInHistory(recording) : serving.served.filter((item) => item.how === 'refused');
+    // From the run's history, as the results the tools gave: a reused run, or one an earlier (killed) evaluation began, has them too.
+    const refused = refusedInHistory(recording);
     const expectedOutcome = recorded?.outcome ?? 'answered';
     const failures = [
       ...refused.map((item) => `${item.tool}: ${'why' in item ? item.why : 'not in the recording'}`),
@@ -299,7 +312,20 @@ async function runLane(
         ? [`ended ${trace.outcome}, the recording ${expectedOutcome}`]
         : []),
     ];
-    return { workflowId, trace, scores, pass: failures.length === 0, failures, newAsks, served, mismatches, reused };
+    // Beside the effects a narrowed schema has (refused calls, new questions): which field of which call.
+    const misfits = lane.lane === 'candidate' ? schemaMisfits(kase.recording, lane.tools) : [];
+    return {
+      workflowId,
+      trace,
+      scores,
+      pass: failures.length === 0,
+      failures,
+      newAsks,
+      served,
+      mismatches,
+      misfits,
+      reused,
+    };
   } finally {
     runs.delete(workflowId);
   }
