@@ -184,15 +184,36 @@ describe('one script per run', () => {
     const model = new PerRunScriptedModel('shared', script);
     await askRun(model, 'run-a');
     await askRun(model, 'run-a', [user, answered]);
-    await expect(askRun(model, 'run-a', [user, answered, user])).rejects.toSatisfy(ScriptExhaustedError.isInstance);
+    await expect(askRun(model, 'run-a', [user, answered, answered, user])).rejects.toSatisfy(
+      ScriptExhaustedError.isInstance,
+    );
   });
 
-  it('fails loudly, instead of starting over, for a run in mid-conversation it does not know', async () => {
+  it('serves a run it has not seen from the step its transcript has reached, as another worker would', async () => {
     const model = new PerRunScriptedModel('shared', () => script);
-    await expect(askRun(model, 'restarted-run', [user, answered, user])).rejects.toThrow(
-      /lost its place in run restarted-run/,
-    );
+    // A restarted worker, another worker or a new build: one reply in the transcript, so step 1.
+    expect(await textOf(askRun(model, 'restarted-run', [user, answered, user]))).toBe('second');
     expect(await textOf(askRun(model, 'new-run', [user]))).toBe('first');
+    await expect(
+      askRun(new PerRunScriptedModel('shared', script), 'late-run', [user, answered, answered]),
+    ).rejects.toSatisfy(ScriptExhaustedError.isInstance);
+  });
+
+  it('goes past steps that leave no reply, and serves a reply again that the run did not record', async () => {
+    const steps = [scriptStep.rateLimited(10), scriptStep.text('first'), scriptStep.empty(), scriptStep.text('second')];
+    const model = new PerRunScriptedModel('shared', steps);
+    expect(await askRun(model, 'run-a')).toMatchObject({ status: 'error', error: { code: 'rate_limited' } });
+    expect(await textOf(askRun(model, 'run-a'))).toBe('first');
+    // The reply was lost (the activity ran again): the transcript says where the run stands, so
+    // the same steps come again, the rate limit first.
+    expect(await askRun(model, 'run-a')).toMatchObject({ status: 'error', error: { code: 'rate_limited' } });
+    expect(await textOf(askRun(model, 'run-a'))).toBe('first');
+    expect(await textOf(askRun(model, 'run-a', [user, answered]))).toBe('');
+    expect(await textOf(askRun(model, 'run-a', [user, answered, user]))).toBe('second');
+    // A fresh process, one reply in: the step after it (the empty one, served again), then on.
+    const fresh = new PerRunScriptedModel('shared', steps);
+    expect(await textOf(askRun(fresh, 'run-a', [user, answered]))).toBe('');
+    expect(await textOf(askRun(fresh, 'run-a', [user, answered, user]))).toBe('second');
   });
 
   it('remembers at most maxRuns runs, forgetting the least recently active', async () => {
@@ -207,7 +228,8 @@ describe('one script per run', () => {
       1,
     ]);
     expect(model.size).toBe(2);
-    await expect(askRun(model, 'run-b', [user, answered])).rejects.toSatisfy(ModelConfigError.isInstance);
+    // Forgotten, run-b is served from its transcript.
+    expect(await textOf(askRun(model, 'run-b', [user, answered]))).toBe('second');
   });
 
   it('refuses a call that names no run', async () => {

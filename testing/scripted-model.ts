@@ -43,10 +43,13 @@ export class ScriptedModel implements ModelClient {
       readonly record?: boolean;
       /** How replies stream when the run streams (`GenerateInput.onDelta`): pieces, timing, hooks. */
       readonly streaming?: ScriptedStreaming;
+      /** The step the first call answers (default 0): a run picked up where its transcript says it stands. */
+      readonly startAt?: number;
     } = {},
   ) {
     this.#record = options.record ?? true;
     this.#streaming = options.streaming;
+    this.#calls = options.startAt ?? 0;
   }
 
   /** Every request received so far, in order (none when created with `record: false`). */

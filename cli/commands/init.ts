@@ -6,8 +6,14 @@ import { INSTALLED, PACKAGE_ROOT, PACKAGE_VERSION } from '../../runtime/package-
 import { parseCommandLine, type Command } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 
-/** The peer dependencies a project installs beside cairn-agents, at the versions Cairn is tested with. */
+/**
+ * The peer dependencies a project installs beside cairn-agents, at the versions Cairn is tested
+ * with: the required ones, and HTTP's optional ones, for `npm start` (cairn dev) serves the inbox
+ * page and the HTTP API the starter's README shows.
+ */
 const PEERS = [
+  '@ag-ui/core',
+  '@ag-ui/encoder',
   '@temporalio/activity',
   '@temporalio/client',
   '@temporalio/common',
@@ -15,6 +21,7 @@ const PEERS = [
   '@temporalio/testing',
   '@temporalio/worker',
   '@temporalio/workflow',
+  'ai',
   'zod',
 ];
 const DEV = ['@types/node', 'typescript', 'vitest'];
