@@ -175,6 +175,8 @@ describe('startTestEnvironment', () => {
       expect(await run.result()).toMatchObject({ answer: 'Noted.', toolCalls: 1 });
       expect(ledger.entries).toEqual(['hello']);
       expect(scripted.requests).toHaveLength(2);
+      // A busy CI machine's activations stay within the sandbox's limit: 60 s, not the SDK's 5 s.
+      expect(env.worker.options.isolateExecutionTimeoutMs).toBe(60_000);
     } finally {
       await env.close();
     }

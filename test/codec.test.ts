@@ -347,7 +347,8 @@ async function cairnOutcome(
   return { code, stdout, stderr };
 }
 
-describe('a run with the codec on, on the real dev server', () => {
+// These start `cairn` and `temporal` processes (tsx, the CLI's modules): seconds apiece on a loaded 2-core machine.
+describe('a run with the codec on, on the real dev server', { timeout: 180_000 }, () => {
   const keys = `${generateCodecKey('k2')},${generateCodecKey('k1')}`;
   const codec = codecFromEnvironment({ [CODEC_KEYS_ENV]: keys })!;
   const marker = `secret-${randomUUID().slice(0, 8)}`;

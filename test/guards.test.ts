@@ -101,6 +101,10 @@ describe('guards on a real worker', () => {
     return { result, history: await events(handle) };
   };
 
+  it("the test worker's workflow sandbox gives an activation 60 s (the SDK's 5 s failed tasks here on a busy machine)", () => {
+    expect(w.worker.options.isolateExecutionTimeoutMs).toBe(60_000);
+  });
+
   it.each([3, 10])(
     'a %i MB tool output reaches the model as partial_data with a reference, and the run completes',
     async (megabytes) => {

@@ -19,7 +19,9 @@ export class PromptScripts implements ModelClient {
       const prompt = String(input.messages.find((m) => m.role === 'user')?.content ?? '');
       const script = this.scripts[prompt];
       if (!script) throw new Error(`no script for the prompt ${JSON.stringify(prompt)}`);
-      model = new ScriptedModel(prompt, script(), { record: false });
+      // A run this process did not start (an evaluation resumed after a crash) goes on where its transcript stands.
+      const startAt = input.messages.filter((m) => m.role === 'assistant').length;
+      model = new ScriptedModel(prompt, script(), { record: false, startAt });
       this.#runs.set(key, model);
     }
     return model.generate(input);

@@ -39,12 +39,26 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, what: stri
   }
 }
 
-/** The run's state once it reaches `phase` (by the `state` Query). */
+/**
+ * The run's state once it reaches `phase` (by the `state` Query). A Query no worker took in time
+ * (the server's "query timed out before a worker could process it", a busy machine) is asked again:
+ * it says nothing about the run.
+ */
 export function awaiting(handle: WorkflowHandle, phase: RunState['phase']): Promise<RunState> {
   return waitFor(async () => {
-    const s = await handle.query(stateQuery);
-    return s.phase === phase ? s : undefined;
+    const s = await handle.query(stateQuery).catch((error: unknown) => {
+      if (isUnansweredQuery(error)) return undefined;
+      throw error;
+    });
+    return s?.phase === phase ? s : undefined;
   }, phase);
+}
+
+/** gRPC DEADLINE_EXCEEDED, anywhere in the cause chain: the Query was not answered, not refused. */
+export function isUnansweredQuery(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (e.code === 4 || /query timed out before a worker could process it/i.test(String(e.message))) return true;
+  return false;
 }
 
 /** Counts (and answers "no") the run's question, if it asks one: a run that asks cannot complete unanswered, so none is missed. */

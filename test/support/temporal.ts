@@ -9,6 +9,7 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Runtime, DefaultLogger, type Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { resolveModel } from '../../activities/model/index.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
+import { withTestSandboxTimeLimit } from '../../testing/sandbox-time-limit.js';
 import type { Script } from '../../testing/script-steps.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
 import { createCairnWorker, type CairnWorkerOptions } from '../../runtime/worker.js';
@@ -81,7 +82,7 @@ export async function startTestWorker(
       agents: options.agents ?? [testAgent],
       resolveModel: (spec) => resolveModel(spec, { scripts, ...(options.modelEnv && { env: options.modelEnv }) }),
       ...options.activityOptions,
-      ...(options.dataConverter && { worker: { dataConverter: options.dataConverter } }),
+      worker: withTestSandboxTimeLimit(options.dataConverter && { dataConverter: options.dataConverter }),
       ...(options.tracing && { tracing: options.tracing }),
       workflowBundle: options.workflowBundle ?? { codePath: inject('workflowBundlePath') },
     });
