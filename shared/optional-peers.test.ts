@@ -3,6 +3,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   MissingPeerError,
+  NESTED_PEERS,
   OPTIONAL_PEERS,
   requirePeers,
   requirePeersSync,
@@ -31,6 +32,19 @@ describe('optional peers', () => {
       expect(manifest.peerDependenciesMeta[name]?.optional, name).toBe(true);
       expect(manifest.devDependencies[name]?.replace(/^\^/, ''), name).toBe(version);
       expect(manifest.dependencies?.[name], name).toBeUndefined();
+    }
+  });
+
+  it("that a peer needs (the A2A SDK's gRPC binding) are named at the version installed here, which the peer accepts", () => {
+    const installed = (name: string) =>
+      JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as {
+        version: string;
+        peerDependencies?: Record<string, string>;
+      };
+    const a2aPeers = installed('@a2a-js/sdk').peerDependencies ?? {};
+    for (const [name, version] of Object.entries(NESTED_PEERS)) {
+      expect(installed(name).version, name).toBe(version);
+      expect(a2aPeers[name]?.replace(/^\^(\d+)\..*$/, '$1'), name).toBe(version.split('.')[0]);
     }
   });
 

@@ -17,7 +17,18 @@ export const OPTIONAL_PEERS = {
   ai: '7.0.173',
 } as const;
 
-export type OptionalPeer = keyof typeof OPTIONAL_PEERS;
+/**
+ * Optional peers of an optional peer: `@a2a-js/sdk`'s gRPC binding needs these (and `@grpc/grpc-js`,
+ * which comes with `@temporalio/client`), nothing else of it does, so only `cairnA2AGrpcService`
+ * loads them. At the version Cairn is tested with (optional-peers.test.ts checks the installed one).
+ */
+export const NESTED_PEERS = {
+  '@bufbuild/protobuf': '2.17.0',
+} as const;
+
+export type OptionalPeer = keyof typeof OPTIONAL_PEERS | keyof typeof NESTED_PEERS;
+
+const VERSIONS: Record<OptionalPeer, string> = { ...OPTIONAL_PEERS, ...NESTED_PEERS };
 
 /** What each optional feature loads: the install line of its missing-peer message names them all. */
 export const FEATURE_PEERS = {
@@ -27,6 +38,8 @@ export const FEATURE_PEERS = {
   mcp: ['@modelcontextprotocol/sdk'],
   /** `cairn-agents/a2a`, and a2aAgent tools on a worker. */
   a2a: ['@a2a-js/sdk'],
+  /** `cairnA2AGrpcService` (`cairn-agents/a2a`): the SDK's gRPC binding, besides `@a2a-js/sdk` itself. */
+  a2aGrpc: ['@bufbuild/protobuf'],
 } as const satisfies Record<string, readonly OptionalPeer[]>;
 
 const MARKER = Symbol.for('cairn.MissingPeerError');
@@ -40,7 +53,7 @@ export class MissingPeerError extends Error {
 
   /** `needer`: what needs it, an entry point (`cairn-agents/http`) or a feature (`MCP tools`). */
   constructor(needer: string, peer: OptionalPeer, install: readonly OptionalPeer[] = [peer]) {
-    super(`${needer} needs ${peer}: npm install ${install.map((name) => `${name}@${OPTIONAL_PEERS[name]}`).join(' ')}`);
+    super(`${needer} needs ${peer}: npm install ${install.map((name) => `${name}@${VERSIONS[name]}`).join(' ')}`);
     // Not enumerable, so that Node prints an uncaught one as its one line; a stack would only show Cairn's loader.
     Object.defineProperties(this, {
       name: { value: 'MissingPeerError', configurable: true },

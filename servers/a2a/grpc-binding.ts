@@ -7,10 +7,15 @@
  * metadata are the headers `authorize` reads (`authorization: Bearer …`); a refusal is the gRPC
  * status that says so (UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED for a tenant at its
  * limit), not an A2A error. Stateless, like the other bindings. Node-only (client side).
+ *
+ * The SDK's gRPC binding needs its own optional peers (`@grpc/grpc-js`, `@bufbuild/protobuf`), so
+ * it is loaded on the first call, not with `cairn-agents/a2a`: the web bindings work without them.
  */
-import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { createRequire } from 'node:module';
+import type { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { ServerCallContext, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { FEATURE_PEERS, requirePeersSync } from '../../shared/optional-peers.js';
 import { HttpError } from '../http/http-error.js';
 import { AUTH_ERROR_KEY, CairnA2ARequestHandler, REQUEST_KEY, SIGNAL_KEY } from './a2a-request-handler.js';
 import { cardOf, errorReporter, guarded, handlerSettings, type CairnA2AHandlerOptions } from './cairn-a2a-handler.js';
@@ -41,8 +46,22 @@ interface GrpcCall {
   emit(event: string, ...args: unknown[]): boolean;
 }
 
+type GrpcBinding = typeof import('@a2a-js/sdk/server/grpc');
+let binding: GrpcBinding | undefined;
+
+/** The SDK's gRPC binding, or a one-line `MissingPeerError` naming what to install. Synchronous, as the function is. */
+function grpcBinding(): GrpcBinding {
+  binding ??= requirePeersSync(
+    'cairnA2AGrpcService (cairn-agents/a2a over gRPC)',
+    FEATURE_PEERS.a2aGrpc,
+    () => createRequire(import.meta.url)('@a2a-js/sdk/server/grpc') as GrpcBinding,
+  );
+  return binding;
+}
+
 export function cairnA2AGrpcService(options: CairnA2AGrpcOptions): CairnA2AGrpcService {
   if (options.agents.length === 0) throw new Error('cairnA2AGrpcService serves one or more agents.');
+  const { A2AService, grpcService } = grpcBinding();
   const settings = handlerSettings(options);
   const onError = errorReporter(options);
   // The cards name the web endpoint when it is known (publicUrl); the gRPC address always.
