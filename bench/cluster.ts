@@ -45,26 +45,65 @@ const { EventType, TimeoutType, WorkflowTaskFailedCause } = protos.temporal.api.
 type Event = temporal.api.history.v1.IHistoryEvent;
 const MiB = 1024 * 1024;
 
-const { values: flags } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '10000' },
-    workers: { type: 'string', default: '3' },
-    'new-workers': { type: 'string', default: '2' },
-    turns: { type: 'string', default: '3' },
-    'in-flight': { type: 'string', default: '48' },
-    'baseline-lanes': { type: 'string' },
-    baseline: { type: 'string', default: 'query' },
-    cache: { type: 'string' },
-    'kill-at': { type: 'string', default: '0.33' },
-    'deploy-at': { type: 'string', default: '0.67' },
-    'workflow-task-slots': { type: 'string', default: '10' },
-    'activity-slots': { type: 'string', default: '100' },
-    'workflow-pollers': { type: 'string', default: '4' },
-    'sticky-timeout': { type: 'string', default: '20s' },
-    chart: { type: 'string', default: '.cache/cluster/completions.svg' },
-    'deadline-minutes': { type: 'string', default: '150' },
-  },
-});
+const USAGE = `Usage: npm run bench:cluster -- [options]
+
+A fleet on a real cluster (docs/bench.md): WORKERS workers of build 1, one SIGKILLed at --kill-at,
+build 2 deployed at --deploy-at, against the plain Temporal loop on the same workers. Starts the
+server of docker-compose.yml unless TEMPORAL_ADDRESS names one; the run store is its PostgreSQL
+(or CAIRN_RUN_STORE).
+
+Options:
+  --runs <n>                 agentRun runs (default 10000)
+  --workers <n>              workers of build 1, at least 2: one is killed (default 3)
+  --new-workers <n>          workers of build 2 (default 2)
+  --turns <n>                tool turns per run (default 3)
+  --in-flight <n>            runs open at a time (default 48)
+  --baseline-lanes <n>       lanes of the plain loop (default: in-flight / 4)
+  --baseline query|input     how the plain loop's model gets the transcript (default query)
+  --kill-at <fraction>       completed share at which a worker is SIGKILLed (default 0.33)
+  --deploy-at <fraction>     completed share at which build 2 becomes current (default 0.67)
+  --cache <runs>             each worker's workflow cache (default: sized for the survivors)
+  --workflow-task-slots <n>  (default 10)
+  --activity-slots <n>       (default 100)
+  --workflow-pollers <n>     (default 4)
+  --sticky-timeout <d>       (default 20s)
+  --chart <file>             the completions chart (default .cache/cluster/completions.svg)
+  --deadline-minutes <n>     give up after (default 150)
+  -h, --help                 show this help`;
+
+// An unknown or malformed flag is one line, not a stack trace.
+const { values: flags } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        runs: { type: 'string', default: '10000' },
+        workers: { type: 'string', default: '3' },
+        'new-workers': { type: 'string', default: '2' },
+        turns: { type: 'string', default: '3' },
+        'in-flight': { type: 'string', default: '48' },
+        'baseline-lanes': { type: 'string' },
+        baseline: { type: 'string', default: 'query' },
+        cache: { type: 'string' },
+        'kill-at': { type: 'string', default: '0.33' },
+        'deploy-at': { type: 'string', default: '0.67' },
+        'workflow-task-slots': { type: 'string', default: '10' },
+        'activity-slots': { type: 'string', default: '100' },
+        'workflow-pollers': { type: 'string', default: '4' },
+        'sticky-timeout': { type: 'string', default: '20s' },
+        chart: { type: 'string', default: '.cache/cluster/completions.svg' },
+        'deadline-minutes': { type: 'string', default: '150' },
+      },
+    });
+  } catch (error) {
+    console.error(`bench/cluster.ts: ${(error as Error).message} (--help lists the options)`);
+    process.exit(2);
+  }
+})();
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const RUNS = Number(flags.runs);
 const WORKERS = Number(flags.workers);
 const NEW_WORKERS = Number(flags['new-workers']);

@@ -4,6 +4,7 @@
  * In a terminal it asks the clarification and the review; `--yes` (or no terminal) answers both.
  */
 import { createInterface } from 'node:readline/promises';
+import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
@@ -18,6 +19,7 @@ import { createCairnWorker } from '../runtime/worker.js';
 import { ordersAgent } from '../examples/orders/agent.js';
 import { DEMO_PROMPT, demoScripts } from '../examples/orders/demo-script.js';
 import { callsMade, formatMessage } from './format.js';
+import { CAIRN_HERE } from './invocation.js';
 import { installRuntime } from './worker-process.js';
 import type { StepAction } from '../workflows/contract/index.js';
 
@@ -153,11 +155,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       log(`\nSee the whole run in the Temporal UI: ${link}`);
     } else {
       log(`\nThe run, in the Temporal UI while a server serves it: ${link}`);
-      log(
-        target.persistent
-          ? `The demo's dev server stops now; its runs stay in ${target.persistent}. See this one again with \`cairn demo --keep\`, or \`cairn dev --port ${target.port} --ui-port ${target.uiPort}\` in ${process.cwd()} (it serves .temporal/cairn.db), then open the link.`
-          : "The demo's dev server stops now, and this run with it (it ran in memory). Run `cairn demo --keep` to keep the server and its UI up after the run.",
-      );
+      log(closingLine(target));
     }
     return 0;
   } finally {
@@ -166,6 +164,13 @@ export async function runDemo(argv: string[]): Promise<number> {
     await running;
     await target.close();
   }
+}
+
+/** What the demo says as its own dev server stops: how to see the run again, as a command that works where it runs. */
+export function closingLine(target: Pick<DemoTarget, 'persistent' | 'port' | 'uiPort'>, cairn = CAIRN_HERE): string {
+  return target.persistent
+    ? `The demo's dev server stops now; its runs stay in ${target.persistent}. To see this run again, serve them: ${cairn} dev --port ${target.port} --ui-port ${target.uiPort} --db-filename ${resolvePath(target.persistent)}, then open the link.`
+    : `The demo's dev server stops now, and this run with it (it ran in memory). \`${cairn} demo --keep\` runs the demo and keeps the server and its UI up after the run.`;
 }
 
 /** Where the demo ran: for its own dev server, the ports and the database its runs stay in (none: memory). */

@@ -4,7 +4,8 @@
  * the answer. Model turns, tool starts and successes are left to `--json`. Pure. Node-only.
  */
 import type { RunEventItem } from '../client/run-events.js';
-import { formatQuestion, formatReview, formatStep } from './format.js';
+import type { JsonValue } from '../shared/json/json.js';
+import { compact, formatQuestion, formatReview, formatStep } from './format.js';
 
 export function eventLines(workflowId: string, event: RunEventItem): string[] {
   const at = `[turn ${event.turn}]`;
@@ -31,7 +32,7 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
           `${at} said (${event.id}): ${typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail)}`,
         ];
       return [
-        `${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`,
+        `${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}: ${decisionText(event.detail)}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`,
       ];
     case 'hand_over':
       return [`${at} continued as new (generation ${event.generation})`];
@@ -39,6 +40,30 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
       return [`${at} done: ${event.answer || '(no answer)'}`];
     default:
       return [];
+  }
+}
+
+const DECIDED = { accept: 'accepted', edit: 'edited', respond: 'answered instead of running it', reject: 'rejected' };
+
+/** A review decision as a person reads it: what was decided, and what it carried (a long one's event keeps a preview). */
+export function decisionText(detail: JsonValue): string {
+  const decision = (detail ?? {}) as { type?: unknown; args?: unknown; content?: unknown; reason?: unknown };
+  switch (decision.type) {
+    case 'accept':
+      return DECIDED.accept;
+    case 'edit':
+      return `${DECIDED.edit}, run with ${compact(decision.args, 160)}`;
+    case 'respond':
+      return `${DECIDED.respond}: ${compact(decision.content, 160)}`;
+    case 'reject':
+      return typeof decision.reason === 'string' && decision.reason
+        ? `${DECIDED.reject}: ${compact(decision.reason, 160)}`
+        : DECIDED.reject;
+    default: {
+      // A long decision's preview (`{ preview, chars }`): its type is what it starts with.
+      const type = /^\{"type":"(\w+)"/.exec(String((detail as { preview?: unknown } | null)?.preview))?.[1];
+      return type && type in DECIDED ? DECIDED[type as keyof typeof DECIDED] : compact(detail, 160);
+    }
   }
 }
 

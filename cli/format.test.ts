@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callsMade, formatCallCount, formatSummary } from './format.js';
+import { callsMade, formatCallCount, formatSummary, formatToolContent } from './format.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from '../workflows/contract/index.js';
 
@@ -27,5 +27,29 @@ describe('tool call counts', () => {
     expect(formatSummary('wf', state, 4, 'failed')).toBe(
       'wf · agent a · status failed · turn 3 · 4 tool call(s), 2 refused before running',
     );
+  });
+});
+
+describe('a failed tool call, as show and the demo print it', () => {
+  it('says its hint in words, and never prints JSON cut mid-way', () => {
+    const content = {
+      error: { code: 'invalid_arguments', message: 'A delivery window is required.' },
+      hint: {
+        reason: 'invalid_arguments',
+        tool: 'schedule_redelivery',
+        missingFields: ['window'],
+        clarifyingQuestion: 'Which delivery window suits you?',
+        exampleInput: { orderId: 'A-1001', window: 'morning' },
+        priorInput: { orderId: 'A-1002' },
+        restrictToTool: true,
+        issues: Array.from({ length: 20 }, (_, i) => ({ path: `f${i}`, message: 'x'.repeat(40) })),
+      },
+      partial: { orders: Array.from({ length: 50 }, (_, i) => ({ id: `A-${i}` })) },
+    };
+    expect(formatToolContent('schedule_redelivery', '6.1', content).split('\n')).toEqual([
+      '✗ schedule_redelivery [6.1] invalid_arguments: A delivery window is required.',
+      '  hint: missing window; ask the user: Which delivery window suits you?; for example {"orderId":"A-1001","window":"morning"}; the next turn may call only schedule_redelivery',
+      `  partial: (${JSON.stringify(content.partial).length} characters; cairn show --json has it whole)`,
+    ]);
   });
 });

@@ -61,10 +61,36 @@ export function formatToolContent(name: string, toolCallId: string, content: unk
   ];
   if (Array.isArray(causes)) for (const cause of causes) lines.push(`  caused by: ${compact(cause)}`);
   if (Object.keys(details).length) lines.push(`  details: ${compact(details, 400)}`);
-  if (hint !== undefined) lines.push(`  hint: ${compact(hint, 400)}`);
-  if (partial !== undefined) lines.push(`  partial: ${compact(partial, 400)}`);
+  if (hint !== undefined) lines.push(`  hint: ${hintText(hint)}`);
+  if (partial !== undefined) lines.push(`  partial: ${whole(partial, 400)}`);
   if (Object.keys(rest).length) lines.push(`  ${compact(rest, 400)}`);
   return lines.join('\n');
+}
+
+/** A value as JSON when it fits in `max` characters; else its size, never JSON cut mid-way. */
+function whole(value: unknown, max: number): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length <= max ? text : `(${text.length} characters; cairn show --json has it whole)`;
+}
+
+/**
+ * A retry hint (shared/failures/retry-hint.ts) as a person reads it: what is missing, what the
+ * model is asked or told, what to try next. Its reason, tool and prior input are said above.
+ */
+export function hintText(hint: unknown): string {
+  const h = asObject(hint);
+  if (!h) return whole(hint, 400);
+  const parts: string[] = [];
+  const list = (value: unknown) => (Array.isArray(value) ? value.map(String).join(', ') : undefined);
+  if (list(h.missingFields)) parts.push(`missing ${list(h.missingFields)}`);
+  if (typeof h.clarifyingQuestion === 'string') parts.push(`ask the user: ${h.clarifyingQuestion}`);
+  if (typeof h.message === 'string') parts.push(h.message);
+  if (typeof h.retryAfterMs === 'number') parts.push(`retry in ${h.retryAfterMs} ms`);
+  if (h.nextInput !== undefined) parts.push(`next call with ${whole(h.nextInput, 160)}`);
+  if (h.exampleInput !== undefined) parts.push(`for example ${whole(h.exampleInput, 160)}`);
+  if (list(h.availableTools)) parts.push(`tools left: ${list(h.availableTools)}`);
+  if (h.restrictToTool === true && typeof h.tool === 'string') parts.push(`the next turn may call only ${h.tool}`);
+  return parts.length ? parts.join('; ') : `${typeof h.reason === 'string' ? h.reason : 'retry'} (nothing to add)`;
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {

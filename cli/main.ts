@@ -1,6 +1,7 @@
 /** The `cairn` executable's entry (`npm run cairn -- <args>`, bin/cairn.js). Node-only. */
 import { cairn } from './cairn.js';
 import { describeError } from './errors.js';
+import { stopWhenNpmParentIsGone } from './orphan-stop.js';
 
 // A reader that stopped reading (`cairn show x | head`) is not a failure: stop quietly, as cat does.
 for (const stream of [process.stdout, process.stderr])
@@ -17,6 +18,8 @@ process.on('uncaughtException', (error) => {
   process.stderr.write(`cairn: ${describeError(error)}\n`);
   process.exit(1);
 });
+
+stopWhenNpmParentIsGone();
 
 const code = await cairn(process.argv.slice(2));
 process.exitCode = code;

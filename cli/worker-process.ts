@@ -31,7 +31,8 @@ export function installRuntime(env: NodeJS.ProcessEnv = process.env): void {
   const level = (env.CAIRN_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
   if (!LEVELS.includes(level))
     throw new UsageError(`CAIRN_LOG_LEVEL must be one of ${LEVELS.join(', ')}, not "${env.CAIRN_LOG_LEVEL}"`);
-  Runtime.install({ logger: new DefaultLogger(level) });
+  // Core's own lines (TMPRL1104…) go through the logger too: its console output is stdout, where --json allows only JSON.
+  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { forward: {} } } });
 }
 
 /** The project of `--config`, or of the nearest cairn.config.ts; CliError (naming the fix) when there is none. */

@@ -153,6 +153,40 @@ export async function stopRamping(client: Client, deploymentName: string): Promi
   });
 }
 
+/** Where a task queue sends new runs, and whether a worker of that place polls it (DescribeTaskQueue). */
+export interface QueueRouting {
+  /** The deployment build new runs go to; absent: unversioned workers take them. */
+  readonly current?: { readonly deploymentName: string; readonly buildId: string };
+  /** A worker of `current` (or, with none, an unversioned worker) polled the queue within the last poll's span. */
+  readonly polled: boolean;
+}
+
+/** A poll lasts up to a minute; a worker that has not polled for longer is gone (the server lists pollers for minutes). */
+const LIVE_POLLER_MS = 90_000;
+
+/** Where the workflow task queue `taskQueue` sends new runs, and whether a worker there polls it. */
+export async function queueRouting(client: Client, taskQueue: string, now = Date.now()): Promise<QueueRouting> {
+  const answer = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue, kind: 1 /* NORMAL */ },
+    taskQueueType: 1 /* WORKFLOW */,
+  });
+  const version = answer.versioningInfo?.currentDeploymentVersion;
+  const current = version?.buildId
+    ? { deploymentName: version.deploymentName ?? '', buildId: version.buildId }
+    : undefined;
+  const polled = (answer.pollers ?? []).some((poller) => {
+    const seen = Number(poller.lastAccessTime?.seconds ?? 0) * 1000;
+    if (now - seen > LIVE_POLLER_MS) return false;
+    const options = poller.deploymentOptions;
+    const versioned = options?.workerVersioningMode === 2; /* VERSIONED */
+    return current
+      ? versioned && options?.deploymentName === current.deploymentName && options?.buildId === current.buildId
+      : !versioned;
+  });
+  return { ...(current && { current }), polled };
+}
+
 const NOT_FOUND = 5;
 const FAILED_PRECONDITION = 9;
 

@@ -157,7 +157,10 @@ describe('A2A server', () => {
     expect(root.name).toBe('test');
   });
 
-  it('a clarification and a review, answered in later messages of the task (one through a server in another process after the first stopped), complete the task; the once tool runs once', async () => {
+  it('a clarification and a review, answered in later messages of the task (one through a server in another process after the first stopped), complete the task; the once tool runs once', {
+    timeout: 180_000,
+  }, async () => {
+    // Minutes, not the default one: it starts a second A2A server as a process (tsx, the SDKs), seconds when idle.
     ({ model } = w.script([
       scriptStep.call('schedule_redelivery', { orderId: 'A-1001' }), // no window: a question
       scriptStep.call('schedule_redelivery', { orderId: 'A-1001', window: 'morning' }),

@@ -266,4 +266,48 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
       ),
     );
   });
+
+  // Runs after the rollout above: v2 is the queue's current build.
+  it('with v2 current and its workers stopped, cairn run says only a v2 worker takes a new run; set-current --unversioned sends it to the unversioned worker', async () => {
+    await Promise.all(builds.splice(0).map((build) => build.stop()));
+    const current = (await describeDeployment(client, deploymentName))!.current!;
+    const scripted = new ScriptedModel('back', [scriptStep.text('Answered by the unversioned worker.')]);
+    // An unversioned worker (as `cairn dev` runs) on the same queue: it does not get the run while v2 is current.
+    const worker = await createCairnWorker({
+      connection,
+      client,
+      taskQueue,
+      agents: rolloutAgents('v1'),
+      resolveModel: (spec) => resolveModel(spec, { scripts: { [`back-${id}`]: scripted } }),
+      workflowBundle: bundles.v1,
+    });
+    await worker.runUntil(async () => {
+      const workflowId = `back-${id}`;
+      const started = await cairn([
+        'run',
+        'rollout_auto',
+        'Hello.',
+        '--id',
+        workflowId,
+        '--task-queue',
+        taskQueue,
+        '--model',
+        `scripted:back-${id}`,
+      ]);
+      expect(started.code, started.stderr).toBe(0);
+      expect(started.stderr).toContain(
+        `cairn run: no worker has picked up ${workflowId} yet; task queue "${taskQueue}" sends new runs to build "${current}" of Worker Deployment "${deploymentName}" (its current build)`,
+      );
+      expect(started.stderr).toContain(`cairn worker --deployment-name ${deploymentName} --build-id ${current}`);
+      expect(started.stderr).toContain(`cairn deploy set-current --deployment-name ${deploymentName} --unversioned`);
+      expect(started.stderr).not.toContain('it starts once a worker polls');
+
+      const back = await cairn(['deploy', 'set-current', '--deployment-name', deploymentName, '--unversioned']);
+      expect(back.code, back.stderr).toBe(0);
+      expect(back.stdout).toContain(`Deployment "${deploymentName}" has no current build (it was "${current}")`);
+      expect(await client.workflow.getHandle(workflowId).result()).toMatchObject({
+        answer: 'Answered by the unversioned worker.',
+      });
+    });
+  });
 });

@@ -18,6 +18,7 @@ export const deployCommand: Command = {
   summary: 'Promote a build of your workers (Worker Deployment Versioning), after replaying the runs it takes over',
   help: `Usage: cairn deploy status [--deployment-name <name>]
        cairn deploy set-current --build-id <id> [gate options]
+       cairn deploy set-current --unversioned
        cairn deploy ramp --build-id <id> --percentage <p> [gate options]
        cairn deploy ramp --stop
 
@@ -29,6 +30,8 @@ the config's versioning; docs/upgrades.md):
                more can stop its workers.
   set-current  Make the build current: new runs start on it, auto-upgrade runs move to it at their
                next workflow task, pinned runs stay where they are. Its workers must be polling.
+               --unversioned: no build is current; new runs go to unversioned workers again
+               (cairn dev, cairn worker without versioning). No gate.
   ramp         Send --percentage of new runs (and of auto-upgrade runs) to the build, the rest to the
                current one; --stop sends all to the current one again.
 
@@ -43,6 +46,7 @@ Options:
   --build-id <id>           The build to promote (default: CAIRN_BUILD_ID)
   --percentage <p>          ramp: the share of runs for the build, above 0 and at most 100
   --stop                    ramp: stop ramping
+  --unversioned             set-current: send new runs to unversioned workers, not to a build
   --task-queue <queue>      The task queue of unversioned runs the gate replays (default: the
                             config's, else ${DEFAULT_TASK_QUEUE})
   --config <file>           The project (default: the nearest cairn.config.ts)
@@ -66,6 +70,7 @@ Examples:
         'build-id': { type: 'string' },
         percentage: { type: 'string' },
         stop: { type: 'boolean' },
+        unversioned: { type: 'boolean' },
         'task-queue': { type: 'string' },
         config: { type: 'string' },
         workflows: { type: 'string' },
@@ -81,7 +86,9 @@ Examples:
         `unknown subcommand "${positionals[0]}": ${SUBCOMMANDS.join(', ')} (see cairn deploy --help)`,
       );
     const flags = versioningFlags(values);
-    const promoting = subcommand !== 'status' && !values.stop;
+    if (values.unversioned && (subcommand !== 'set-current' || values['build-id'] !== undefined))
+      throw new UsageError('--unversioned is set-current --unversioned, without --build-id');
+    const promoting = subcommand !== 'status' && !values.stop && !values.unversioned;
     if (promoting && flags.buildId === undefined)
       throw new UsageError(`${subcommand} needs the build: --build-id <id> (or ${VERSIONING_ENV.buildId})`);
     if (values.stop && (subcommand !== 'ramp' || values.percentage !== undefined))
@@ -123,6 +130,16 @@ Examples:
     return withClient(async ({ client }) => {
       if (subcommand === 'status')
         return status(io, await deployments.describeDeployment(client, deploymentName), deploymentName);
+      if (values.unversioned) {
+        // Auto-upgrade runs and new runs go to unversioned workers; there is no build's code to gate.
+        const { previous } = await deployments.setCurrentBuild(client, { deploymentName, buildId: '' });
+        io.line(
+          `Deployment "${deploymentName}" has no current build${previous ? ` (it was "${previous}")` : ''}: new runs go to unversioned workers (cairn dev, cairn worker without versioning).` +
+            (previous ? ` Pinned runs of "${previous}" stay there until they end.` : ''),
+        );
+        io.document({ deploymentName, buildId: null, promoted: 'unversioned', previous: previous ?? null });
+        return 0;
+      }
       if (values.stop) {
         await deployments.stopRamping(client, deploymentName);
         io.line(`Deployment "${deploymentName}" ramps no build: every new run goes to its current build.`);

@@ -80,7 +80,7 @@ Example:
       if (url) io.line(`  ${url}`);
       if (!waiting)
         io.error(
-          `cairn run: no worker has picked up ${workflowId} yet; it starts once a worker polls task queue "${taskQueue}".`,
+          `cairn run: no worker has picked up ${workflowId} yet; ${await whyNotStarted(connection.client, taskQueue)}`,
         );
       if (!values.wait) {
         io.line(`  follow it: ${CAIRN} watch ${workflowId}`);
@@ -162,4 +162,22 @@ async function askHere(terminal: Interface, run: AgentRunHandle, state: RunState
     );
   }
   return true;
+}
+
+/**
+ * Why no worker took a new run, as the task queue tells: with a current deployment build, only a
+ * worker of that build takes it (an unversioned `cairn dev` polling the same queue never will).
+ */
+async function whyNotStarted(client: import('@temporalio/client').Client, taskQueue: string): Promise<string> {
+  const { queueRouting } = await import('../../runtime/deployments.js');
+  const routing = await queueRouting(client, taskQueue).catch(() => undefined);
+  const current = routing?.current;
+  if (!current) return `it starts once a worker polls task queue "${taskQueue}".`;
+  const { deploymentName, buildId } = current;
+  return (
+    `task queue "${taskQueue}" sends new runs to build "${buildId}" of Worker Deployment "${deploymentName}" (its current build), ` +
+    `${routing.polled ? 'and no worker of that build has taken it (one polled in the last 90 s: busy, or stopped since)' : 'and no worker of that build polls it'}; unversioned workers (cairn dev) do not take them. ` +
+    `Start a worker of that build (${CAIRN} worker --deployment-name ${deploymentName} --build-id ${buildId}), ` +
+    `or send new runs to unversioned workers again: ${CAIRN} deploy set-current --deployment-name ${deploymentName} --unversioned`
+  );
 }
