@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { decodeJsonItem } from '../shared/stream-wire.js';
+import { finalStreamOf, finalStreamPage } from './final-stream.js';
 import type { LiveEvent } from '../shared/live/model-delta.js';
 import {
   streamPollUpdate,
@@ -98,9 +99,10 @@ export async function* runEvents(
 }
 
 /**
- * The events of a closed run from `offset` on, read by Query (a closed run takes no Update); then,
- * for a run that did not complete, its failure. A run that failed before it answered Queries has
- * no events to read: only the failure.
+ * The events of a closed run from `offset` on: a completed run's from its result in history (no
+ * worker needed), else read by Query (a closed run takes no Update); then, for a run that did not
+ * complete, its failure. A run that failed before it answered Queries has no events to read: only
+ * the failure.
  */
 async function* readClosed(
   workflow: WorkflowHandle,
@@ -108,6 +110,11 @@ async function* readClosed(
   topics: string[],
   status: ClosedStatus,
 ): AsyncGenerator<RunEventItem, void> {
+  const final = status === 'completed' ? finalStreamOf(await workflow.result().catch(() => undefined)) : undefined;
+  if (final) {
+    yield* decoded(finalStreamPage(final, { topics, from_offset: offset }));
+    return;
+  }
   try {
     for (;;) {
       const result = await workflow.query(streamReadQuery, { topics, from_offset: offset });

@@ -182,7 +182,7 @@ describe('a thread of five runs', () => {
     for (const [i, part] of parts.entries()) expect(part.output?.result).toMatchObject(resultOf(withCalls[i]!));
     expect(texts()).toEqual(RUNS.map((r) => r.answer));
 
-    // Run 2's approval sent again while a later run waits on its own 1.1 (same number, other run): not taken.
+    // Run 2's approval sent again while a later run waits on its own 1.1 (same number, other run): refused.
     ({ model } = w.script([
       scriptStep.call('issue_refund', { orderId: 'A-71', amount: 80 }),
       scriptStep.text('Refunded 80 again.'),
@@ -206,8 +206,9 @@ describe('a thread of five runs', () => {
         ],
       }),
     );
-    expect(replayed.status).toBe(200);
-    await replayed.text();
+    // Refused as REST and AG-UI refuse it: the chat client is told.
+    expect(replayed.status).toBe(409);
+    expect(((await replayed.json()) as { error: { code: string } }).error.code).toBe('not_pending');
     const state = (await (await fetch(`${served.url}/runs/${encodeURIComponent(workflowId)}`)).json()) as {
       state: { phase: string; reviews: { toolCallId: string }[] };
     };

@@ -6,12 +6,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
+import {
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  readUIMessageStream,
+  type UIMessage,
+} from 'ai';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';
+import { TestChat } from './support/chat.js';
 import { serve, type Served } from './support/http.js';
 import { startTestWorker, type TestWorker } from './support/temporal.js';
 
@@ -113,6 +119,87 @@ describe('the AI SDK UI message stream over the HTTP handler', () => {
     expect(third.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text)).toContain(
       'Done: morning redelivery, 80 refunded.',
     );
+    expect(calls.issue_refund! - before).toBe(1);
+  });
+
+  it("refuses an earlier run's approval (409 not_pending) while a later run waits: useChat is told, nothing is decided", async () => {
+    const chatId = `stale-${randomUUID()}`;
+    const workflowId = `cairn-thread-${chatId}`;
+    const before = calls.issue_refund ?? 0;
+    // Tab A: run 1 holds a refund for review.
+    ({ model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-71', amount: 80 }),
+      scriptStep.text('Refunded 80 on A-71.'),
+    ]));
+    const statuses: number[] = [];
+    const tabA = new TestChat({
+      id: chatId,
+      transport: new DefaultChatTransport<UIMessage>({
+        api: `${served.url}/chat`,
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          statuses.push(response.status);
+          return response;
+        },
+      }),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
+    type ToolPart = { type: string; toolCallId: string; state: string; approval?: { id: string } };
+    const heldIn = (chat: TestChat) =>
+      chat.messages
+        .flatMap((m) => m.parts as unknown as ToolPart[])
+        .find((p) => p.type === 'dynamic-tool' && p.state === 'approval-requested');
+    await tabA.sendMessage({ text: 'Refund 80 on A-71.' });
+    await tabA.settled((c) => heldIn(c) !== undefined || c.status === 'error');
+    const stale = heldIn(tabA)!;
+
+    // Elsewhere (REST) run 1's call is accepted and run 1 finishes; tab B's message starts run 2, which waits on its own 1.1.
+    const json = (body: unknown) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const accepted = await fetch(
+      `${served.url}/runs/${encodeURIComponent(workflowId)}/reviews/${encodeURIComponent(stale.toolCallId)}`,
+      json({ decision: { type: 'accept' } }),
+    );
+    expect(accepted.status).toBe(200);
+    await w.client.workflow.getHandle(workflowId).result();
+    ({ model } = w.script([
+      scriptStep.call('issue_refund', { orderId: 'A-73', amount: 90 }),
+      scriptStep.text('Refunded 90 on A-73.'),
+    ]));
+    const tabB = new TestChat({
+      id: chatId,
+      transport: new DefaultChatTransport<UIMessage>({ api: `${served.url}/chat` }),
+    });
+    await tabB.sendMessage({ text: 'And 90 on A-73.' });
+    await tabB.settled((c) => heldIn(c) !== undefined || c.status === 'error');
+    expect(heldIn(tabB)?.approval?.id).not.toBe(stale.approval!.id);
+
+    // Tab A's person approves what tab A still shows: run 1's call. useChat sends it; the chat is told.
+    const sent = statuses.length;
+    await tabA.addToolApprovalResponse({ id: stale.approval!.id, approved: true });
+    await tabA.settled(() => statuses.length > sent);
+    expect(statuses.at(-1)).toBe(409);
+    expect(tabA.status).toBe('error');
+    expect(tabA.error?.message).toContain('not_pending');
+
+    // The same request by plain fetch: the error body the other surfaces give.
+    const refused = await fetch(`${served.url}/chat`, json({ id: chatId, messages: tabA.messages }));
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({
+      error: { code: 'not_pending', message: expect.stringContaining('earlier run of this thread') },
+    });
+
+    // Run 2 still waits on its own call; only run 1's refund ran.
+    const read = (await (await fetch(`${served.url}/runs/${encodeURIComponent(workflowId)}`)).json()) as {
+      state: { phase: string; reviews: { args: unknown }[] };
+    };
+    expect(read.state).toMatchObject({
+      phase: 'awaiting_review',
+      reviews: [{ args: { orderId: 'A-73', amount: 90 } }],
+    });
     expect(calls.issue_refund! - before).toBe(1);
   });
 });

@@ -10,6 +10,7 @@ import {
   patched,
   setCurrentDetails,
   upsertMemo,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { runOutcome } from '../planner/index.js';
 import type { LoopFinish } from '../planner/run-loop.js';
@@ -80,6 +81,8 @@ export class RunEnd {
       generation,
       errors: state.lastErrors,
       ...usage,
+      // Its events, for readers with no worker to replay the run; a child's would sit in its parent's history too.
+      ...(workflowInfo().parent === undefined && { stream: stream.final() }),
     };
   }
 

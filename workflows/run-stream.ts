@@ -24,6 +24,7 @@ import {
   streamPublishSignal,
   streamPublishUpdate,
   streamReadQuery,
+  type FinalStream,
   type StreamPollInput,
   type StreamPollResult,
   type StreamState,
@@ -152,6 +153,15 @@ export class RunStream {
   /** The hand-over did not happen after all. */
   reopen(): void {
     this.#closed = false;
+  }
+
+  /** The newest events that fit (live deltas too), as the run completes: its result keeps them. */
+  final(): FinalStream {
+    let chars = 0;
+    let first = this.#log.length;
+    while (first > 0 && chars + this.#log[first - 1]!.data.length <= MAX_CARRIED_CHARS)
+      chars += this.#log[--first]!.data.length;
+    return { log: this.#log.slice(first), next_offset: this.#next };
   }
 
   /** The newest events that fit, for the next run of the chain; offsets continue there. */

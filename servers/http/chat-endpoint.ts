@@ -11,6 +11,7 @@
 import { createUIMessageStreamResponse, type UIMessageChunk } from 'ai';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
 import { agentName, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
+import { HttpError } from './http-error.js';
 import { resolveInterrupt } from './human-actions.js';
 import { parseInterruptId, pendingInterrupts } from './interrupts.js';
 import { promptOf, textOf } from './prompt-of.js';
@@ -222,10 +223,29 @@ function uiStream(
 }
 
 /**
+ * An approval the person just gave (in the last message, the one the client sends it in) for a call
+ * of an earlier run of the thread: refused as REST and AG-UI refuse it (409 `not_pending`), so the
+ * client is told. Earlier messages' approvals are the conversation's past, decided long ago.
+ */
+function refuseStaleApprovals(last: ChatMessage, scope: string | undefined): void {
+  if (last.role !== 'assistant') return;
+  for (const part of last.parts) {
+    const id = (part.approval as { id?: unknown } | undefined)?.id;
+    if (part.state !== 'approval-responded' || typeof id !== 'string') continue;
+    if (parseInterruptId(id, scope) === 'stale')
+      throw new HttpError(
+        409,
+        'not_pending',
+        `Approval "${id.slice(0, 200)}" belongs to an earlier run of this thread; the run now open has its own.`,
+      );
+  }
+}
+
+/**
  * Hands the run what the messages answer, after noting where its stream stands (the window
  * starts there): approval responses for its pending reviews, then a new last user message (it
  * answers the open question, or waits for the next model turn). Approvals for reviews no longer
- * pending (already decided) are left out.
+ * pending (already decided) are left out; one of an earlier run in the last message is refused.
  */
 async function act(
   ctx: HttpContext,
@@ -235,6 +255,7 @@ async function act(
 ): Promise<WindowStart> {
   const last = messages.at(-1)!;
   const said = last.role === 'user' && messages.length > 1 ? textOf(last.parts) : '';
+  refuseStaleApprovals(last, scope);
   let delivery: WindowStart['delivery'];
   const start = await openWindow(ctx, run.workflowId, 'now', async () => {
     await actOn(ctx, run, async () => {

@@ -58,7 +58,8 @@ export async function* runWindow(
     yield { kind: 'event', event };
     if (!('offset' in event)) continue;
     if (event.type === 'finish') {
-      yield { kind: 'finished', state: await run.state() };
+      // Within the read deadline: a finished run with no worker to replay it reads from history.
+      yield { kind: 'finished', state: await run.state({}) };
       return;
     }
     // A budget request is told by its decision (action `budget`).
@@ -74,7 +75,9 @@ export async function* runWindow(
 /** The run's state when it waits for a person and nothing came after offset `last`. */
 async function waitingNow(run: AgentRunHandle, last: number): Promise<RunState | undefined> {
   // A run that has not taken its first workflow task cannot answer Queries yet: it is not waiting.
-  const state = await run.state().catch(() => undefined);
+  // A closed run with no worker answers from history (`done`); an open one's worker is waited for.
+  let state = await run.state({}).catch(() => undefined);
+  if (state?.stale && state.phase !== 'done') state = await run.state().catch(() => undefined);
   if (!state) return undefined;
   if (state.phase === 'done' || pendingInterrupts(state).length === 0) return undefined;
   return (await run.offset()) === last + 1 ? state : undefined;

@@ -12,7 +12,7 @@ import type { RunUsage } from '../../shared/model/model-usage.js';
 import type { DecidedReview } from '../../shared/human-input/review-decision.js';
 import type { ErrorSummary, PlannerState, PlanStep, PolicyOverrides, UserMessage } from '../../planner/index.js';
 import type { StepLogEntry } from './run-state.js';
-import type { StreamState } from './stream-protocol.js';
+import type { FinalStream, StreamState } from './stream-protocol.js';
 
 export interface AgentRunInput {
   /** The agent's registered name. */
@@ -82,6 +82,12 @@ export interface AgentRunResult {
   readonly generation: number;
   /** The latest tool errors, oldest first: a parent run chains them when this run was its tool. */
   readonly errors?: readonly ErrorSummary[];
+  /**
+   * The run's event stream as it completed (its newest events, up to 300,000 characters), so its
+   * events are read from history with no worker (`run.events()`, `GET /runs/:id/events`). Absent
+   * for a child run (its parent's history would hold it too) and for runs from before it.
+   */
+  readonly stream?: FinalStream;
 }
 
 /** What the next run of the chain keeps of people's messages: those not yet delivered, and the count ids continue from. */

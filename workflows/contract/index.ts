@@ -42,6 +42,7 @@ export {
   streamPublishSignal,
   streamPublishUpdate,
   streamReadQuery,
+  type FinalStream,
   type StreamPollInput,
   type StreamPollResult,
   type StreamState,

@@ -30,6 +30,15 @@ export interface StreamPollResult {
   readonly more_ready: boolean;
 }
 
+/**
+ * The stream as the run completed (its result's `stream`): the newest events that fit, offsets as
+ * given, and the offset after the last. History keeps it, so a reader needs no worker to replay the run.
+ */
+export interface FinalStream {
+  readonly log: readonly StreamWireItem[];
+  readonly next_offset: number;
+}
+
 /** What a run hands to its continuation, in the protocol's own state shape. */
 export interface StreamState {
   readonly log: readonly StreamWireItem[];
