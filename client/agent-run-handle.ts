@@ -4,9 +4,10 @@
  * what it accepts (a refused answer or decision fails the Update with a `HumanInputError` and
  * leaves no trace in history). Addressed by workflow id, so it follows continue-as-new.
  * Reads given a deadline (`state({ deadlineMs })`, `readStream`) never wait on a worker longer:
- * without its answer they read what Temporal keeps of the run, marked `stale`. Node-only (client side).
+ * without its answer they read what Temporal keeps of the run, marked `stale` — at once when no
+ * worker polls the run's task queue (worker-presence.ts). Node-only (client side).
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { JsonValue } from '../shared/json/json.js';
 import type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
 import type { PendingReview } from '../shared/human-input/pending-review.js';
@@ -38,10 +39,12 @@ import {
   type PushTarget,
 } from '../workflows/contract/status-push.js';
 import { boundedRead } from './bounded-read.js';
+import { finalStreamOf, finalStreamPage } from './final-stream.js';
 import { NotPendingError } from './not-pending-error.js';
 import { readRunRecord } from './run-record.js';
 import { staleRunState, staleTranscript, type RunRecord } from './stale-state.js';
 import { pollRun, type PollOptions } from './poll-run.js';
+import { presenceOf, queryAnswered, queryMissed, type Presence } from './worker-presence.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
 import { sendMessage, type SendOptions, type SendOutcome } from './send-message.js';
 
@@ -49,7 +52,7 @@ import { sendMessage, type SendOptions, type SendOutcome } from './send-message.
 export const DEFAULT_READ_DEADLINE_MS = 2_000;
 /** After a read got no answer in time, the handle's next reads within this long do not wait again. */
 const SILENT_MS = 10_000;
-/** How long one read of the run's record serves the reads that follow on the handle. */
+/** How long one read of the run's description or record serves the reads that follow on the handle. */
 const RECORD_REUSE_MS = 2_000;
 
 /** A read with a deadline. */
@@ -70,6 +73,7 @@ export class AgentRunHandle {
   /** Until when reads do not wait for the worker: a read just missed its deadline. */
   #silentUntil = 0;
   #record: { readonly at: number; readonly value: Promise<RunRecord> } | undefined;
+  #description: { readonly at: number; readonly value: Promise<WorkflowExecutionDescription> } | undefined;
 
   constructor(
     client: Client,
@@ -101,7 +105,7 @@ export class AgentRunHandle {
   state(options?: ReadOptions): Promise<RunState> {
     if (options === undefined) return this.workflow.query(stateQuery);
     return this.#bounded(
-      (deadline) => this.#client.connection.withDeadline(deadline, () => this.workflow.query(stateQuery)),
+      (deadline, signal) => this.#ask(deadline, signal, () => this.workflow.query(stateQuery)),
       async () => staleRunState(await this.record()),
       options,
     );
@@ -109,13 +113,18 @@ export class AgentRunHandle {
 
   /**
    * One page of the run's event log from `from_offset` (the `cairnStreamRead` Query), within the
-   * deadline (default the client's `readDeadlineMs`); without the worker's answer in time, an empty
-   * last page marked `stale`.
+   * deadline (default the client's `readDeadlineMs`); without the worker's answer in time, a
+   * completed run's page from its result in history, else an empty last page marked `stale`.
    */
   readStream(input: StreamPollInput, options: ReadOptions = {}): Promise<StreamPage> {
     return this.#bounded<StreamPage>(
-      (deadline) => this.#client.connection.withDeadline(deadline, () => this.workflow.query(streamReadQuery, input)),
-      async () => ({ items: [], next_offset: input.from_offset, more_ready: false, stale: true }),
+      (deadline, signal) => this.#ask(deadline, signal, () => this.workflow.query(streamReadQuery, input)),
+      async () => {
+        const final = finalStreamOf((await this.record().catch(() => undefined))?.result);
+        return final
+          ? finalStreamPage(final, input)
+          : { items: [], next_offset: input.from_offset, more_ready: false, stale: true };
+      },
       options,
     );
   }
@@ -128,7 +137,7 @@ export class AgentRunHandle {
   record(): Promise<RunRecord> {
     const now = Date.now();
     if (this.#record && now - this.#record.at <= RECORD_REUSE_MS) return this.#record.value;
-    const value = readRunRecord(this.#client, this.workflowId);
+    const value = readRunRecord(this.#client, this.workflowId, this.describe());
     const entry = { at: now, value };
     this.#record = entry;
     value.catch(() => {
@@ -137,17 +146,63 @@ export class AgentRunHandle {
     return value;
   }
 
-  /** A read that waits for the worker at most the deadline (not at all just after one went unanswered). */
+  /**
+   * The run's Temporal description (`workflow.describe()`: status, task queue, memo, search
+   * attributes); one read serves the handle's reads for a moment after it. Throws
+   * WorkflowNotFoundError for no run.
+   */
+  describe(): Promise<WorkflowExecutionDescription> {
+    const now = Date.now();
+    if (this.#description && now - this.#description.at <= RECORD_REUSE_MS) return this.#description.value;
+    const value = this.workflow.describe();
+    const entry = { at: now, value };
+    this.#description = entry;
+    value.catch(() => {
+      if (this.#description === entry) this.#description = undefined;
+    });
+    return value;
+  }
+
+  /** A Query with its deadline, cancelled by `signal`. */
+  #ask<T>(deadline: number, signal: AbortSignal, query: () => Promise<T>): Promise<T> {
+    const connection = this.#client.connection;
+    return connection.withAbortSignal(signal, () => connection.withDeadline(deadline, query));
+  }
+
+  /**
+   * A read that waits for the worker at most the deadline, and not at all when no worker polls the
+   * run's task queue (or just after one went unanswered on this handle).
+   */
   async #bounded<T>(
-    ask: (deadline: number) => Promise<T>,
+    ask: (deadline: number, signal: AbortSignal) => Promise<T>,
     fallback: () => Promise<T>,
     options: ReadOptions,
   ): Promise<T> {
     const deadlineMs = Date.now() < this.#silentUntil ? 0 : (options.deadlineMs ?? this.readDeadlineMs);
-    const outcome = await boundedRead(ask, fallback, deadlineMs);
+    // Asked beside the Query, so a worker that answers waits on nothing more.
+    const look = deadlineMs > 0 ? this.#presence() : undefined;
+    const outcome = await boundedRead(
+      ask,
+      fallback,
+      deadlineMs,
+      look?.then((presence) => presence !== undefined && !presence.polled),
+    );
     if (outcome.missed && deadlineMs > 0) this.#silentUntil = Date.now() + SILENT_MS;
     if (outcome.answered) this.#silentUntil = 0;
+    void look?.then((presence) => {
+      if (!presence) return;
+      if (outcome.answered) queryAnswered(this.#client, presence.taskQueue);
+      else if (outcome.missed) queryMissed(this.#client, presence.taskQueue, presence);
+    });
     return outcome.value;
+  }
+
+  /** Whether a worker polls the run's task queue; undefined when that cannot be told. */
+  #presence(): Promise<(Presence & { readonly taskQueue: string }) | undefined> {
+    return this.describe().then(
+      async ({ taskQueue }) => ({ ...(await presenceOf(this.#client, taskQueue)), taskQueue }),
+      () => undefined,
+    );
   }
 
   /**
@@ -159,7 +214,7 @@ export class AgentRunHandle {
     const query = { from: slice.from ?? 0, length: slice.length ?? Number.MAX_SAFE_INTEGER };
     if (options === undefined) return this.workflow.query(transcriptQuery, query);
     return this.#bounded(
-      (deadline) => this.#client.connection.withDeadline(deadline, () => this.workflow.query(transcriptQuery, query)),
+      (deadline, signal) => this.#ask(deadline, signal, () => this.workflow.query(transcriptQuery, query)),
       async () => staleTranscript(await this.record()).slice(query.from, query.length),
       options,
     );

@@ -5,14 +5,18 @@
  * data converter (codecs included). What a read falls back to when the run's worker does not answer
  * (stale-state.ts). Node-only (client side).
  */
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import type { AgentRunInput, AgentRunResult } from '../workflows/contract/index.js';
 import { isOpen, recordOf, type RunRecord } from './stale-state.js';
 
-/** The run's record; throws Temporal's WorkflowNotFoundError for no run. */
-export async function readRunRecord(client: Client, workflowId: string): Promise<RunRecord> {
-  const description = await client.workflow.getHandle(workflowId).describe();
+/** The run's record (from `described`, its description when already asked); throws Temporal's WorkflowNotFoundError for no run. */
+export async function readRunRecord(
+  client: Client,
+  workflowId: string,
+  described?: Promise<WorkflowExecutionDescription>,
+): Promise<RunRecord> {
+  const description = await (described ?? client.workflow.getHandle(workflowId).describe());
   const record = recordOf(description);
   const closed = !isOpen(record.status);
   const [input, end] = await Promise.all([

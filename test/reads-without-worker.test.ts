@@ -1,10 +1,12 @@
 /**
  * Reads need no worker: runs wait on a person or have finished, then EVERY worker stops, and each
- * read path answers within the read deadline (2 s by default; asserted under 3 s for a loaded
- * 2-core machine) with the right status and phase, marked stale — A2A GetTask and ListTasks through
+ * read path answers at once with the right status and phase, marked stale, without waiting on a
+ * Query: the servers' read deadline is ten minutes, so a read that asked the run would run past the
+ * test's timeout. The server still lists the stopped worker's last poll for a minute or more, so one
+ * read first finds that nobody answers (worker-presence.ts); every read after it knows. A2A GetTask and ListTasks through
  * the real `@a2a-js/sdk` JSON-RPC client, the MCP `{ runId }` call and tasks/list through the MCP
  * SDK Client, the HTTP run state and the inbox, `cairn show` as a subprocess (the command timed
- * without Node's start, which alone takes seconds on a loaded machine), a finished run's events
+ * without Node's start, which alone takes seconds on a loaded machine), a finished run's events (whole)
  * and A2A push configs, and the typed client's `state({ deadlineMs })` and `transcript({}, {})`. Lists are read from visibility alone (no Query per run): they
  * answer in a fraction of the deadline. Each time is printed. Waits on conditions, never on sleeps.
  */
@@ -32,8 +34,8 @@ import { serve, type Served } from './support/http.js';
 import { waitFor } from './support/runs.js';
 import { connectClient, serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
-/** The design target is the 2 s deadline; a loaded 2-core machine gets a little slack. */
-const WITHIN_MS = 3_000;
+/** The servers' read deadline: a read that waited on a Query would not answer within the test's timeout. */
+const LONG_DEADLINE_MS = 10 * 60_000;
 
 let w: TestWorker;
 let stopped = false;
@@ -55,7 +57,7 @@ const answer = (text: string) => w.script([scriptStep.text(text)]).model;
 
 beforeAll(async () => {
   [w, own] = await Promise.all([startTestWorker(), connectClient()]);
-  client = new CairnClient({ client: own, taskQueue: w.taskQueue });
+  client = new CairnClient({ client: own, taskQueue: w.taskQueue, readDeadlineMs: LONG_DEADLINE_MS });
   const startOptions = () => ({ model, temporal: { workflowExecutionTimeout: '3m' } });
   http = await serve(createCairnHttpHandler({ client, agents: [testAgent], startOptions }));
   a2a = await serve(createCairnA2AHandler({ client, agents: [testAgent], startOptions, onError: () => undefined }));
@@ -73,13 +75,11 @@ afterAll(async () => {
     );
 });
 
-/** `read()`, timed: it must answer within WITHIN_MS. */
+/** `read()`, timed (printed, not asserted: answering at all before the long deadline is the point). */
 async function timed<T>(what: string, read: () => Promise<T>): Promise<T> {
   const started = Date.now();
   const value = await read();
-  const ms = Date.now() - started;
-  timings.push([what, ms]);
-  expect(ms, `${what} took ${ms} ms`).toBeLessThan(WITHIN_MS);
+  timings.push([what, Date.now() - started]);
   return value;
 }
 
@@ -153,7 +153,9 @@ const waitingListed = (id: string) =>
 const endedListed = (id: string) => listed(id, (memo) => Boolean(memo[ENDED_MEMO]), 'ended, in visibility');
 
 describe('reads with every worker stopped', () => {
-  it('every read path answers within the deadline, with the right status and phase, marked stale', async () => {
+  it('every read path answers at once, with the right status and phase, marked stale, asking no worker', {
+    timeout: 120_000,
+  }, async () => {
     const contextId = `ctx-${randomUUID()}`;
     const agentClient = await a2aClient();
 
@@ -195,6 +197,11 @@ describe('reads with every worker stopped', () => {
     stopped = true;
     for (const id of [a2aWaiting.id, mcpWaiting.runId, httpWaiting]) await waitingListed(id);
     for (const id of [a2aDone.id, mcpDone.runId, typed.workflowId]) await endedListed(id);
+    // The worker's last poll is still listed: the first read asks, and finds nobody answers in its deadline.
+    const first = await timed('first read after the stop (a 1 s deadline, waited out)', () =>
+      client.run(httpWaiting).state({ deadlineMs: 1_000 }),
+    );
+    expect(first).toMatchObject({ phase: 'awaiting_review', stale: true });
 
     // A2A, through the real JSON-RPC client: GetTask of a waiting task and of a finished one.
     const reader = await a2aClient();
@@ -287,19 +294,19 @@ describe('reads with every worker stopped', () => {
     for (const id of [a2aWaiting.id, mcpWaiting.runId, httpWaiting])
       expect(items.get(id), id).toMatchObject({ phase: 'awaiting_review', stale: true, waiting: [{ kind: 'review' }] });
 
-    // A finished run's events: nothing can be read without a worker, and the client is told so in time.
-    const events = await timed('HTTP GET /runs/:id/events, completed', () =>
-      fetch(`${http.url}/runs/${typed.workflowId}/events`),
-    );
-    expect(events.status).toBe(204);
+    // A finished run's events: whole, from its result in history (test/closed-run-events.test.ts).
+    const events = await timed('HTTP GET /runs/:id/events, completed', async () => {
+      const response = await fetch(`${http.url}/runs/${typed.workflowId}/events`);
+      return { status: response.status, body: await response.text() };
+    });
+    expect(events.status).toBe(200);
+    expect(events.body).toContain('"answer":"Typed answer."');
 
     // The typed client.
-    const state: RunState = await timed('typed client state(), waiting', () =>
-      client.run(httpWaiting).state({ deadlineMs: 2_000 }),
-    );
+    const state: RunState = await timed('typed client state(), waiting', () => client.run(httpWaiting).state({}));
     expect(state).toMatchObject({ phase: 'awaiting_review', agent: 'test', stale: true });
     expect(state.reviews[0]).toMatchObject({ name: 'issue_refund', args: { orderId: 'H-1', amount: 80 } });
-    const typedDone = await timed('typed client state(), completed', () => typed.state({ deadlineMs: 2_000 }));
+    const typedDone = await timed('typed client state(), completed', () => typed.state({}));
     expect(typedDone).toMatchObject({ phase: 'done', answer: 'Typed answer.', stale: true });
     const transcript = await timed('typed client transcript({}, {}), completed', () => typed.transcript({}, {}));
     expect(transcript).toMatchObject([
@@ -314,7 +321,6 @@ describe('reads with every worker stopped', () => {
     expect(shown.stdout).toMatch(new RegExp(`^${httpWaiting} · agent test · phase awaiting_review`));
     expect(shown.stdout).toContain('No worker answered for this run within 2 s');
     expect(shown.stdout).toContain('Refund H-1: 80.');
-    expect(shown.ms).toBeLessThan(WITHIN_MS);
     const shownDone = await cairn(['show', typed.workflowId, '--json']);
     timings.push([`cairn show --json, completed (subprocess; ${shownDone.wallMs} ms with its start)`, shownDone.ms]);
     expect(shownDone.code, shownDone.stderr).toBe(0);
@@ -325,6 +331,13 @@ describe('reads with every worker stopped', () => {
         { role: 'assistant', content: 'Typed answer.' },
       ],
     });
-    expect(shownDone.ms).toBeLessThan(WITHIN_MS);
+
+    // cairn watch needs the run's worker for its events: it gives up once, within 10 s as docs/cli.md
+    // says (it asked a second time, for 30 s more), naming the queue the stopped worker polled.
+    const watched = await cairn(['watch', httpWaiting]);
+    timings.push([`cairn watch, waiting (subprocess; ${watched.wallMs} ms with its start)`, watched.ms]);
+    expect(watched.code, watched.stderr).toBe(1);
+    expect(watched.stderr).toContain(`No worker answered run "${httpWaiting}" within 10 s`);
+    expect(watched.stderr).toContain(`task queue "${w.taskQueue}"`);
   });
 });

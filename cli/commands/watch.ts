@@ -4,6 +4,9 @@ import { CliError, UsageError } from '../errors.js';
 import { eventLines } from '../event-lines.js';
 import { answerCommandLine, reviewCommandLine } from '../format.js';
 
+/** How long watch waits for the run's worker to answer its first read before it gives up (docs/cli.md). */
+const GIVE_UP_MS = 10_000;
+
 export const watchCommand: Command = {
   name: 'watch',
   summary: "Follow a run's live events until it finishes or waits for a person",
@@ -37,21 +40,24 @@ Options:
     if (!Number.isSafeInteger(from) || from < 0)
       throw new UsageError(`--from must be an offset (a whole number >= 0), not "${values.from}"`);
 
-    const { cairnClient, closedOutcome, readState, stopped, withClient } = await import('../run-client.js');
+    const { cairnClient, closedOutcome, stopped, withClient, withDeadline } = await import('../run-client.js');
     const { EXIT_WAITING_ON_PERSON, endingLine, endingOf } = await import('../run-outcome.js');
     return withClient(async (connection) => {
       const run = cairnClient(connection).run(workflowId);
       // A run that failed before it had a state says how below; no worker to answer says so now
-      // (the event stream would wait for one in silence), with how the run ended if it did.
-      const first = await readState(connection, run).catch(async (error: unknown) => {
-        if (!(error instanceof CliError)) return undefined;
-        const ended = await closedOutcome(run).catch(() => undefined);
-        throw ended
-          ? new CliError(
-              `Run "${workflowId}" ${ended.status}: ${ended.failure}. Its events need a worker to be read: ${error.message}`,
-            )
-          : error;
-      });
+      // (the event stream would wait for one in silence), with how the run ended if it did. Once,
+      // within GIVE_UP_MS, not asked again: a busy worker is told apart from none by the message.
+      const first = await withDeadline(connection, workflowId, () => run.state(), GIVE_UP_MS).catch(
+        async (error: unknown) => {
+          if (!(error instanceof CliError)) return undefined;
+          const ended = await closedOutcome(run).catch(() => undefined);
+          throw ended
+            ? new CliError(
+                `Run "${workflowId}" ${ended.status}: ${ended.failure}. Its events need a worker to be read: ${error.message}`,
+              )
+            : error;
+        },
+      );
       // A closed run waits on nobody: its questions and reviews are history, never "answer with".
       const status = (await run.workflow.describe()).status.name;
       const closedAtStart = status !== 'RUNNING';

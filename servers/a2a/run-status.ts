@@ -41,7 +41,7 @@ export async function runStatus(run: AgentRunHandle, tenant?: string): Promise<R
   const unknown = () => new RunInputError('unknown_run', `No task or run with id "${run.workflowId}".`);
   let description;
   try {
-    description = await run.workflow.describe();
+    description = await run.describe();
   } catch (error) {
     if ((error as Error).name === 'WorkflowNotFoundError') throw unknown();
     throw error;

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
 import { withinReadDeadline } from '../../client/bounded-read.js';
+import { finalStreamOf } from '../../client/final-stream.js';
 import { agentName, authorized, authorizedThread, body, startThread, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
 import { answerOf } from './human-actions.js';
@@ -36,7 +37,7 @@ export async function startRun(ctx: HttpContext, request: Request): Promise<Resp
  */
 export async function readRun(ctx: HttpContext, request: Request, run: AgentRunHandle): Promise<Response> {
   await authorized(ctx, request, 'read', run.workflowId);
-  const { status } = await ctx.gate.run(undefined, () => run.workflow.describe());
+  const { status } = await ctx.gate.run(undefined, () => run.describe());
   const state = await run.state({ deadlineMs: run.readDeadlineMs }).catch(() => null);
   return Response.json({ runId: run.workflowId, status: status.name, state });
 }
@@ -50,9 +51,12 @@ export async function streamEvents(
   await authorized(ctx, request, 'events', run.workflowId);
   const from = startOffset(request, url);
   const { status } = await ctx.gate.run(undefined, () => run.workflow.describe());
-  // A finished run with nothing after `from`: 204 tells an EventSource not to reconnect.
-  if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW' && from >= (await closedOffset(run)))
-    return new Response(null, { status: 204 });
+  // A finished run read past its end: 204 tells an EventSource not to reconnect. Only then: an end
+  // not known (no worker answered) streams what there is, never a 204 that would lose the rest.
+  if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW') {
+    const end = await closedEnd(run, status.name === 'COMPLETED');
+    if (end !== undefined && from >= end) return new Response(null, { status: 204 });
+  }
   return sseResponse(
     async function* (signal) {
       for await (const event of ctx.feeds.events(run, from, signal))
@@ -165,9 +169,11 @@ export function errorBody(error: HttpError): { code: string; message: string } {
 }
 
 /**
- * Where a closed run's event log ends, as its worker says within the read deadline; 0 when it says
- * nothing (no worker to replay the run): there is nothing a client could read now either.
+ * Where a closed run's event log ends: a completed run's result in history says it (no worker
+ * needed); else its worker, within the read deadline; undefined when neither tells.
  */
-function closedOffset(run: AgentRunHandle): Promise<number> {
-  return withinReadDeadline(run, () => run.offset()).catch(() => 0);
+async function closedEnd(run: AgentRunHandle, completed: boolean): Promise<number | undefined> {
+  const final = completed ? finalStreamOf(await run.workflow.result().catch(() => undefined)) : undefined;
+  if (final) return final.next_offset;
+  return withinReadDeadline(run, () => run.offset()).catch(() => undefined);
 }
