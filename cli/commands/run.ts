@@ -131,7 +131,9 @@ Example:
       io.line(
         `  ${result.turns} turn(s), ${formatCallCount(result.toolCalls, made)}${result.reason ? `; ended early: ${result.reason}` : ''}`,
       );
-      io.document({ ...started, result });
+      // The result's stream is for readers with no worker (GET /runs/:id/events), not for this document.
+      const { stream: _stream, ...shown } = result;
+      io.document({ ...started, result: shown });
       return ending.answered ? 0 : 1;
     });
   },
