@@ -324,7 +324,7 @@ describe('the demo run in the Temporal UI', () => {
       'callModel • model turn 7 — after schedule_redelivery ✗ invalid_arguments, carrier_status ✗ tool_unavailable → disabled',
       'answerClarification',
       'reviewToolCall',
-      'runTool • issue_refund orderId=A-1002 amount=12 reason=delivered 4 days late — accepted by a reviewer',
+      'runOnceTool • issue_refund orderId=A-1002 amount=12 reason=delivered 4 days late — accepted by a reviewer',
     ])
       expect(timeline, `${row}\n--- screenshots in ${shots}`).toContain(row);
 
