@@ -5,8 +5,9 @@
  * deadline; told that no worker polls the run's queue, the read takes the fallback at once and
  * cancels the Query. Node-only (client side).
  */
-import { isGrpcDeadlineError } from '@temporalio/client';
 
+/** gRPC's DEADLINE_EXCEEDED status code. */
+const DEADLINE_EXCEEDED = 4;
 /** How long the Query has alone before the fallback read starts beside it, in ms. */
 const HEAD_START_MS = 250;
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -91,7 +92,7 @@ export async function boundedRead<T>(
  * took just before it ("query timed out before a worker could process it").
  */
 function timedOut(error: unknown, deadline: number): boolean {
-  if (isGrpcDeadlineError(error)) return true;
+  if (isDeadlineError(error)) return true;
   return (error as Error | undefined)?.name === 'ServiceError' && Date.now() >= deadline - NEAR_DEADLINE_MS;
 }
 
@@ -123,4 +124,17 @@ export function withinReadDeadline<T>(
   read: () => Promise<T>,
 ): Promise<T> {
   return run.workflow.client.withDeadline(Date.now() + run.readDeadlineMs, read);
+}
+
+/**
+ * A gRPC DEADLINE_EXCEEDED anywhere in the cause chain, as the SDK's `isGrpcDeadlineError` reads it.
+ * Not imported from `@temporalio/client`: `cairn init` loads this module from an unpacked tarball,
+ * before the project has installed its peers.
+ */
+function isDeadlineError(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 10; at = at.cause, depth++) {
+    const grpc = at as Error & { code?: unknown; details?: unknown; metadata?: unknown };
+    if (typeof grpc.details === 'string' && grpc.metadata !== undefined && grpc.code === DEADLINE_EXCEEDED) return true;
+  }
+  return false;
 }
