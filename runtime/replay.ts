@@ -68,6 +68,10 @@ export async function* replayHistories(
 ): AsyncGenerator<ReplayOutcome, void, undefined> {
   if (!options.workflowsPath === !options.workflowBundle)
     throw new Error('replayHistories needs exactly one of `workflowsPath` or `workflowBundle`.');
+  // Nothing to replay (a gate with no run to move) costs no bundle: webpack is most of the time.
+  const items = Symbol.asyncIterator in histories ? histories[Symbol.asyncIterator]() : toAsync(histories);
+  const first = await items.next();
+  if (first.done) return;
   const { dataConverter, interceptors } = options.worker ?? {};
   const workflowBundle =
     options.workflowBundle ??
@@ -79,7 +83,8 @@ export async function* replayHistories(
   // runReplayHistories replays one history at a time, so each result belongs to the last one handed over.
   let current: ReplaySource | undefined;
   async function* feed() {
-    for await (const item of histories) {
+    for (let next = first; !next.done; next = await items.next()) {
+      const item = next.value;
       current = item;
       yield {
         workflowId: item.workflowId,
@@ -278,4 +283,8 @@ export async function projectWorkflows(configFile: string): Promise<ProjectWorkf
     servedAgents: reachableAgents(project.agents).map((agent) => agent.name),
     ...(project.worker && { worker: project.worker }),
   };
+}
+
+async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T, void, undefined> {
+  yield* items;
 }
