@@ -1,11 +1,13 @@
 /**
  * `npm run bench:eval`: what `cairn eval` costs. N recorded cases (three tool calls that each take
- * TOOL_MS, four model turns that each take MODEL_MS) are evaluated — a baseline and a candidate
- * run per case, tools served from the recording — and the same N cases are re-run live with their
- * tools, on the same server and the same kind of worker, at the same concurrency: cases per
- * second, and their ratio. Then the memory of evaluating 1,000 cases: the process's heap and RSS
- * at their peak during the evaluation, against before it. Prints the machine's load with each
- * figure. Node-only. `--cases <n>` (default 200), `--memory-cases <n>` (default 1000), `--model-ms <n>` (default 800).
+ * --tool-ms, four model turns that each take --model-ms) are re-run live with their tools, then
+ * evaluated twice on the same server at the same concurrency: with nothing kept (bundles and
+ * baselines made), and as a second eval module of the same agent (bench/eval-candidate.ts: a new
+ * candidate; the baselines kept by the first). Against the floor, the candidate's own model turns
+ * (they must run: N / concurrency waves of four turns). Then the memory of evaluating
+ * --memory-cases cases. Prints the machine's load (os.loadavg) with each figure. Node-only.
+ * `--cases <n>` (default 20), `--tool-ms <n>` (default 1000), `--model-ms <n>` (default 300),
+ * `--memory-cases <n>` (default 1000; 0: none).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -26,13 +28,14 @@ import type { ModelOutcome } from '../shared/model/model-response.js';
 import { PerRunScriptedModel } from '../testing/per-run-scripted-model.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { figure, table } from './report.js';
-import { TOOL_MS } from './eval-module.js';
+import { toolTiming } from './eval-agents.js';
 
 const { values } = parseArgs({
   options: {
-    cases: { type: 'string', default: '200' },
+    cases: { type: 'string', default: '20' },
     'memory-cases': { type: 'string', default: '1000' },
-    'model-ms': { type: 'string', default: '800' },
+    'model-ms': { type: 'string', default: '300' },
+    'tool-ms': { type: 'string', default: '1000' },
   },
 });
 const CASES = Number(values.cases);
@@ -40,7 +43,9 @@ const MEMORY_CASES = Number(values['memory-cases']);
 const CONCURRENCY = 16;
 /** How long one model turn takes, for the live re-run and the candidate lane alike (a fast hosted model's tool-calling turn). */
 const MODEL_MS = Number(values['model-ms']);
+const TOOL_MS = Number(values['tool-ms']);
 const MODULE = fileURLToPath(new URL('./eval-module.ts', import.meta.url));
+const NEXT_MODULE = fileURLToPath(new URL('./eval-candidate.ts', import.meta.url));
 
 /** The case's script: three lookups (ids from its prompt), then done; each turn MODEL_MS long. */
 function benchModel(name: string, delayMs: number): ModelClient {
@@ -67,10 +72,11 @@ async function runLive(
   client: Client,
   connection: NativeConnection,
   prompts: readonly string[],
-  options: { modelMs: number; dir?: string },
+  options: { modelMs: number; toolMs: number; dir?: string },
 ): Promise<number> {
+  toolTiming.ms = options.toolMs;
   const taskQueue = `eval-bench-live-${randomUUID()}`;
-  const { evalBenchAgent } = await import('./eval-module.js');
+  const { evalBenchAgent } = await import('./eval-agents.js');
   const worker = await createCairnWorker({
     connection,
     client,
@@ -113,78 +119,93 @@ try {
   const { client, workerConnection: connection } = server;
   console.log(`cairn eval bench: Node ${process.version}, ${cpus().length} cores, ${server.address}`);
   console.log(
-    `Each case: 3 tool calls of ${TOOL_MS} ms, 4 model turns of ${MODEL_MS} ms; ${CONCURRENCY} cases at once.\n`,
+    `Each case: 3 tool calls of ${TOOL_MS} ms, 4 model turns of ${MODEL_MS} ms; ${CONCURRENCY} cases at once; load ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')}.\n`,
   );
 
-  // 1. Record the cases (live), then evaluate them, then re-run them live again: same prompts.
+  // 1. Record the cases (live, instantly), re-run them live at the setting, then evaluate them twice.
   const prompts = Array.from({ length: CASES }, (_, i) => `case-${i}`);
-  await runLive(client, connection, prompts, { modelMs: 0, dir });
-  const loadBefore = load();
-  const evalStarted = performance.now();
-  const report = await runEval({
-    module: MODULE,
-    cases: { histories: [dir] },
-    client,
-    connection,
-    models: { scripts: { 'eval-bench': benchModel('eval-bench', MODEL_MS) } },
-    concurrency: CONCURRENCY,
-  });
-  const evalMs = performance.now() - evalStarted;
-  const loadEval = load();
-  const liveMs = await runLive(client, connection, prompts, { modelMs: MODEL_MS });
+  await runLive(client, connection, prompts, { modelMs: 0, toolMs: 0, dir });
+  const cacheDir = await mkdtemp(join(tmpdir(), 'cairn-eval-bench-cache-'));
   const loadLive = load();
-  if (report.summary.changedCases !== 0 || report.summary.harnessAgreement !== 1)
-    throw new Error(`the bench's evaluation found changes: ${JSON.stringify(report.summary)}`);
-  const evalRate = (CASES / evalMs) * 1000;
-  const liveRate = (CASES / liveMs) * 1000;
+  const liveMs = await runLive(client, connection, prompts, { modelMs: MODEL_MS, toolMs: TOOL_MS });
+  const evaluate = async (module: string) => {
+    const loadBefore = load();
+    const evalStarted = performance.now();
+    const report = await runEval({
+      module,
+      cases: { histories: [dir] },
+      client,
+      connection,
+      models: { scripts: { 'eval-bench': benchModel('eval-bench', MODEL_MS) } },
+      concurrency: CONCURRENCY,
+      cacheDir,
+    });
+    const ms = performance.now() - evalStarted;
+    if (report.summary.changedCases !== 0 || report.summary.harnessAgreement !== 1)
+      throw new Error(`the bench's evaluation found changes: ${JSON.stringify(report.summary)}`);
+    const kept = report.cases.filter((item) => item.baseline?.reused).length;
+    return { ms, kept, load: `${loadBefore} → ${load()}` };
+  };
+  const cold = await evaluate(MODULE);
+  const next = await evaluate(NEXT_MODULE);
+  // The candidate's model turns at this concurrency: what an evaluation cannot skip.
+  const floorMs = Math.ceil(CASES / CONCURRENCY) * 4 * MODEL_MS;
+  const row = (name: string, ms: number, load: string) => [
+    name,
+    String(CASES),
+    figure(ms / 1000),
+    `${figure(ms / floorMs, 2)}×`,
+    `${figure(liveMs / ms, 2)}×`,
+    load,
+  ];
   console.log(
     table(
-      ['', 'cases', 'seconds', 'cases/s', 'load (1 min)'],
+      ['', 'cases', 'seconds', '÷ floor', 'live ÷ it', 'load (1 min)'],
       [
-        [
-          'cairn eval (baseline + candidate lane)',
-          String(CASES),
-          figure(evalMs / 1000),
-          figure(evalRate, 2),
-          `${loadBefore} → ${loadEval}`,
-        ],
-        ['re-run live with the tools', String(CASES), figure(liveMs / 1000), figure(liveRate, 2), loadLive],
-        ['ratio (eval ÷ live)', '', '', `${figure(evalRate / liveRate, 2)}×`, ''],
+        row('re-run live with the tools', liveMs, `${loadLive} → ${load()}`),
+        row(`cairn eval, nothing kept (${cold.kept} baselines kept)`, cold.ms, cold.load),
+        row(`cairn eval, a new eval module (${next.kept} baselines kept)`, next.ms, next.load),
+        row("floor: the candidate's model turns", floorMs, ''),
       ],
     ),
   );
+  await rm(cacheDir, { recursive: true, force: true });
 
   // 2. Memory of a 1,000-case evaluation (model and tools instant: only the evaluation's own cost).
-  await rm(dir, { recursive: true, force: true });
-  const memoryDir = await mkdtemp(join(tmpdir(), 'cairn-eval-bench-'));
-  const many = Array.from({ length: MEMORY_CASES }, (_, i) => `mem-${i}`);
-  await runLive(client, connection, many, { modelMs: 0, dir: memoryDir });
-  global.gc?.();
-  const before = process.memoryUsage();
-  let peak = { rss: before.rss, heapUsed: before.heapUsed };
-  const sampler = setInterval(() => {
-    const now = process.memoryUsage();
-    peak = { rss: Math.max(peak.rss, now.rss), heapUsed: Math.max(peak.heapUsed, now.heapUsed) };
-  }, 100);
-  const memStarted = performance.now();
-  const big = await runEval({
-    module: MODULE,
-    cases: { histories: [memoryDir] },
-    client,
-    connection,
-    models: { scripts: { 'eval-bench': benchModel('eval-bench', 0) } },
-    concurrency: CONCURRENCY,
-  });
-  clearInterval(sampler);
-  const memMs = performance.now() - memStarted;
-  const mb = (bytes: number) => figure(bytes / 2 ** 20);
-  const reportBytes = JSON.stringify(big).length;
-  console.log(
-    `\n${MEMORY_CASES} cases evaluated in ${figure(memMs / 1000)} s (${figure((MEMORY_CASES / memMs) * 1000, 1)} cases/s, load ${load()}): ` +
-      `heap ${mb(before.heapUsed)} → peak ${mb(peak.heapUsed)} MiB (+${figure((peak.heapUsed - before.heapUsed) / 1024 / MEMORY_CASES)} KiB a case), ` +
-      `RSS ${mb(before.rss)} → peak ${mb(peak.rss)} MiB; the report (JSON) is ${mb(reportBytes)} MiB; ${big.summary.changedCases} case(s) changed.`,
-  );
-  await rm(memoryDir, { recursive: true, force: true });
+  if (MEMORY_CASES > 0) {
+    const memoryDir = await mkdtemp(join(tmpdir(), 'cairn-eval-bench-'));
+    const many = Array.from({ length: MEMORY_CASES }, (_, i) => `mem-${i}`);
+    await runLive(client, connection, many, { modelMs: 0, toolMs: 0, dir: memoryDir });
+    global.gc?.();
+    const before = process.memoryUsage();
+    let peak = { rss: before.rss, heapUsed: before.heapUsed };
+    const sampler = setInterval(() => {
+      const now = process.memoryUsage();
+      peak = { rss: Math.max(peak.rss, now.rss), heapUsed: Math.max(peak.heapUsed, now.heapUsed) };
+    }, 100);
+    const memStarted = performance.now();
+    const big = await runEval({
+      module: MODULE,
+      cases: { histories: [memoryDir] },
+      client,
+      connection,
+      models: { scripts: { 'eval-bench': benchModel('eval-bench', 0) } },
+      concurrency: CONCURRENCY,
+      cacheDir: false,
+    });
+    clearInterval(sampler);
+    const memMs = performance.now() - memStarted;
+    const mb = (bytes: number) => figure(bytes / 2 ** 20);
+    const reportBytes = JSON.stringify(big).length;
+    console.log(
+      `\n${MEMORY_CASES} cases evaluated in ${figure(memMs / 1000)} s (${figure((MEMORY_CASES / memMs) * 1000, 1)} cases/s, load ${load()}): ` +
+        `heap ${mb(before.heapUsed)} → peak ${mb(peak.heapUsed)} MiB (+${figure((peak.heapUsed - before.heapUsed) / 1024 / MEMORY_CASES)} KiB a case), ` +
+        `RSS ${mb(before.rss)} → peak ${mb(peak.rss)} MiB; the report (JSON) is ${mb(reportBytes)} MiB; ${big.summary.changedCases} case(s) changed.`,
+    );
+    await rm(memoryDir, { recursive: true, force: true });
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
   await server.close();

@@ -4,11 +4,13 @@
  * "'fs' is disallowed". Tests, benches, the CLI and createCairnWorker bundle through here.
  * Node-only.
  */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { PACKAGE_ROOT, RUNNING_FROM_SOURCE } from './package-root.js';
+import { PACKAGE_ROOT, PACKAGE_VERSION, RUNNING_FROM_SOURCE } from './package-root.js';
 
 /** Webpack's chatter dropped; its errors held back until it is known whether Cairn can say it better. */
 function quietLogger(errors: string[]) {
@@ -38,7 +40,13 @@ export class WorkflowBundleError extends Error {
 export type BundleWorkflowsOptions = Pick<
   BundleOptions,
   'payloadConverterPath' | 'failureConverterPath' | 'ignoreModules' | 'workflowInterceptorModules'
->;
+> & {
+  /**
+   * Keep the bundle in this folder and reuse it while the entry's text, these options and every
+   * file the bundle includes (by size and modification time) are unchanged (`cairn eval`).
+   */
+  readonly cacheDir?: string;
+};
 
 /**
  * What the sandbox cannot have: Node built-ins but the three Temporal replaces (assert, url, util),
@@ -59,16 +67,40 @@ const SDK_NODE_MODULES = (() => {
   return parts.slice(0, parts.lastIndexOf('node_modules') + 1).join(sep);
 })();
 
+/** What of webpack's compiler the bundle cache uses. */
+interface WebpackCompiler {
+  hooks: { afterCompile: { tap(name: string, f: (c: { modules: Iterable<{ resource?: string }> }) => void): void } };
+  close(callback: (error?: unknown) => void): void;
+}
+
 type Config = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
 type ExternalsData = { request?: string; contextInfo?: { issuer?: string } };
 
-/** Bundles `workflowsPath` (a file exporting your workflows, e.g. `agentRun`). Throws WorkflowBundleError for a forbidden import. */
+/**
+ * Bundles `workflowsPath` (a file exporting your workflows, e.g. `agentRun`). Throws WorkflowBundleError
+ * for a forbidden import. With `cacheDir`, also says which files the bundle includes.
+ */
 export async function bundleWorkflows(
   workflowsPath: string,
   options: BundleWorkflowsOptions = {},
-): Promise<WorkflowBundleWithSourceMap> {
+): Promise<WorkflowBundleWithSourceMap & { readonly files?: readonly string[] }> {
+  const { cacheDir, ...bundleOptions } = options;
+  const cached = cacheDir ? await cachedBundle(cacheDir, workflowsPath, bundleOptions) : undefined;
+  if (cached?.bundle) return cached.bundle;
   const importers = new Map<string, Set<string>>();
   const ignored = options.ignoreModules ?? [];
+  let files: readonly string[] = [];
+  let compiler: WebpackCompiler | undefined;
+  // The files the bundle's modules come from: what a cached bundle is checked against.
+  const recordFiles = {
+    apply(used: WebpackCompiler) {
+      compiler = used;
+      // The modules' own files: the loaders webpack ran are listed only when it did not take a module from its cache.
+      used.hooks.afterCompile.tap('cairn-bundle-cache', (compilation) => {
+        files = [...compilation.modules].flatMap((module) => (module.resource ? [module.resource] : []));
+      });
+    },
+  };
   const webpackConfigHook = (config: Config): Config => {
     const original = config.externals as ((data: ExternalsData, callback: unknown) => Promise<unknown>) | undefined;
     const externals = async (data: ExternalsData, callback: unknown) => {
@@ -93,15 +125,90 @@ export async function bundleWorkflows(
       entry,
       externals,
       resolve: { ...config.resolve, modules, alias: { ...sourceAliases(), ...(config.resolve?.alias as object) } },
+      // Webpack's own cache too: a changed eval module rebuilds only what changed.
+      ...(cacheDir && {
+        plugins: [...(config.plugins ?? []), recordFiles as never],
+        cache: { type: 'filesystem', cacheDirectory: join(cacheDir, 'webpack') },
+      }),
     };
   };
   const errors: string[] = [];
   try {
-    return await bundleWorkflowCode({ workflowsPath, logger: quietLogger(errors), webpackConfigHook, ...options });
+    const bundle = await bundleWorkflowCode({
+      workflowsPath,
+      logger: quietLogger(errors),
+      webpackConfigHook,
+      ...bundleOptions,
+    });
+    // The SDK leaves its compiler open; closed, it writes webpack's cache.
+    await new Promise((resolve) => (compiler ? compiler.close(resolve) : resolve(undefined)));
+    // A cache that cannot be written only costs time.
+    const included = cached ? await cached.keep(bundle, files).catch(() => undefined) : undefined;
+    return included ? { ...bundle, files: included } : bundle;
   } catch (error) {
     const explained = explain(error, importers);
     if (explained === error) for (const message of errors) console.error(message);
     throw explained;
+  }
+}
+
+interface CachedBundle {
+  readonly files: readonly (readonly [path: string, size: number, mtimeMs: number])[];
+  readonly code: string;
+  readonly sourceMap: WorkflowBundleWithSourceMap['sourceMap'];
+}
+
+/** The bundle cached for this entry's text and options if no file it includes changed since, and how to keep a new one. */
+async function cachedBundle(
+  dir: string,
+  workflowsPath: string,
+  options: Omit<BundleWorkflowsOptions, 'cacheDir'>,
+): Promise<{
+  bundle?: WorkflowBundleWithSourceMap & { readonly files: readonly string[] };
+  /** Keeps `bundle`, and says which of `files` (webpack's) it depends on. */
+  keep(bundle: WorkflowBundleWithSourceMap, files: readonly string[]): Promise<readonly string[]>;
+}> {
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify([
+        PACKAGE_VERSION,
+        RUNNING_FROM_SOURCE,
+        await readFile(workflowsPath, 'utf8'),
+        workflowsPath,
+        options,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 32);
+  const file = join(dir, `bundle-${key}.json`);
+  const now = async (path: string) => {
+    const info = await stat(path);
+    return [path, info.size, info.mtimeMs, info.isFile()] as const;
+  };
+  const keep = async (bundle: WorkflowBundleWithSourceMap, files: readonly string[]) => {
+    // The entry itself is rewritten on every start: its text is in the key instead. Folders (webpack lists some) change with any file written in them.
+    // The SDK's own entry is generated in memory: only what is on disk is checked.
+    const onDisk = await Promise.all(
+      files.filter((path) => path !== workflowsPath).map((path) => now(path).catch(() => undefined)),
+    );
+    const included = onDisk.flatMap((item) => (item?.[3] ? [[item[0], item[1], item[2]] as const] : []));
+    const entry: CachedBundle = { files: included, code: bundle.code, sourceMap: bundle.sourceMap };
+    await mkdir(dir, { recursive: true });
+    const partial = `${file}.${process.pid}-${randomUUID()}`;
+    await writeFile(partial, JSON.stringify(entry));
+    await rename(partial, file);
+    return included.map(([path]) => path);
+  };
+  try {
+    const entry = JSON.parse(await readFile(file, 'utf8')) as CachedBundle;
+    const current = await Promise.all(entry.files.map(([path]) => now(path)));
+    const unchanged = current.every(
+      ([, size, mtimeMs], i) => size === entry.files[i]![1] && mtimeMs === entry.files[i]![2],
+    );
+    const files = entry.files.map(([path]) => path);
+    return unchanged ? { bundle: { code: entry.code, sourceMap: entry.sourceMap, files }, keep } : { keep };
+  } catch {
+    return { keep }; // none yet, unreadable, or a file it included is gone
   }
 }
 

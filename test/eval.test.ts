@@ -5,7 +5,7 @@
  * that changed, the baseline lane must reproduce every recording, and no tool with side effects
  * may run.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +105,8 @@ const options = (exportName: string): RunEvalOptions => ({
   cases: { histories: [dir] },
   // The folder holds a corrupt file and another agent's run on purpose: reported, not stopping it.
   allowErrors: true,
+  // Each evaluation runs its baselines (the cache has a test of its own).
+  cacheDir: false,
   client: w.client,
   connection,
   models: { scripts: { 'eval-same': new PromptScripts(RECORDED), 'eval-changed': new PromptScripts(CHANGED) } },
@@ -229,6 +231,22 @@ describe('cairn eval', () => {
     expect(changed.passed).toBe(false);
   }, 180_000);
 
+  it('reuses a kept baseline for another evaluation of the same agent, with the report a run gives', async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), 'cairn-eval-cache-'));
+    // Lane runs of their own (the export is in the lanes' code): the baselines run, and are kept.
+    const miss = await runEval({ ...options('kept'), cacheDir });
+    // Another export: lane runs of its own, but the same agent on the same cases.
+    const hit = await runEval({ ...options('cached'), cacheDir });
+    expect(outcomes(hit)).toEqual(outcomes(miss));
+    for (const item of hit.cases.filter((c) => !c.error)) {
+      const before = miss.cases.find((c) => c.id === item.id)!;
+      // Not run again: the kept baseline is the run the first evaluation made.
+      expect(item.baseline!).toMatchObject({ reused: true, workflowId: before.baseline!.workflowId });
+      expect(item.candidate!.workflowId).not.toBe(before.candidate!.workflowId);
+    }
+    expect(hit.summary).toMatchObject({ evaluated: 7, changedCases: 0, harnessAgreement: 1 });
+  }, 180_000);
+
   it('takes its cases from a visibility query, and exports them as files', async () => {
     const query = `TaskQueue = '${w.taskQueue}' AND ExecutionStatus = 'Completed'`;
     // Only the top-level runs: the helper's child run comes with its parent.
@@ -321,7 +339,113 @@ describe('cairn eval', () => {
       ]);
     }
   }, 180_000);
+
+  it('gives the report of an uncrashed evaluation when it is killed mid-way and run again', async () => {
+    const since = new Date(Date.now() - 1_000).toISOString();
+    const out = await mkdtemp(join(tmpdir(), 'cairn-eval-resume-'));
+    const args = [
+      ...['eval', MODULE, '--export-name', 'resumed', '--histories', dir, '--allow-errors', '--concurrency', '1'],
+      ...['--config', join(import.meta.dirname, 'fixtures/eval.config.ts')],
+    ];
+    const killed = spawnCairn(args);
+    // Once three cases' lane runs have closed (those of the helper's case with its children's), amid the next one's.
+    await waitFor(
+      async () => {
+        killed.running();
+        return (await laneRuns(`StartTime > '${since}' AND ExecutionStatus = 'Completed'`)) >= 8 ? true : undefined;
+      },
+      'lane runs of the evaluation to be killed',
+      120_000,
+    );
+    process.kill(-killed.child.pid!, 'SIGKILL');
+    await killed.exited;
+    const again = await cairn([...args, '--report', join(out, 'resumed.json')]);
+    expect(again.code, again.stderr).toBe(0);
+    const resumed: EvalReport = JSON.parse(await readFile(join(out, 'resumed.json'), 'utf8'));
+    const uncrashed = await evaluate('same');
+    expect(resumed.summary).toMatchObject({ changedCases: 0, harnessAgreement: 1, newHumanAsks: 0 });
+    expect(outcomes(resumed)).toEqual(outcomes(uncrashed));
+  }, 300_000);
+
+  it('stops at once on Ctrl-C (SIGINT), with exit code 130', async () => {
+    const since = new Date(Date.now() - 1_000).toISOString();
+    const running = spawnCairn([
+      ...['eval', MODULE, '--export-name', 'interrupted', '--histories', dir, '--allow-errors', '--concurrency', '1'],
+      ...['--config', join(import.meta.dirname, 'fixtures/eval.config.ts')],
+    ]);
+    await waitFor(
+      async () => {
+        running.running();
+        return (await laneRuns(`StartTime > '${since}'`)) > 0 ? true : undefined;
+      },
+      'the evaluation to start its lane runs',
+      120_000,
+    );
+    running.child.kill('SIGINT');
+    const { code, stderr } = await running.exited;
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted; run it again to resume it/);
+  }, 300_000);
 });
+
+/** How many lane runs of evaluations the server lists with `where` too. */
+async function laneRuns(where: string): Promise<number> {
+  return (await w.client.workflow.count(`WorkflowId STARTS_WITH 'cairn-eval-' AND ${where}`)).count;
+}
+
+/** What a report says of each case and in total, without timings or whether a lane run was reused. */
+function outcomes(report: EvalReport) {
+  const lane = (item: CaseReport['candidate']) =>
+    item && {
+      trace: { ...item.trace, latencyMs: undefined, durationMs: undefined },
+      pass: item.pass,
+      failures: item.failures,
+      newAsks: item.newAsks,
+      served: item.served,
+      mismatches: item.mismatches,
+    };
+  return {
+    passed: report.passed,
+    cases: report.cases.map((item) => ({
+      id: item.id,
+      error: item.error?.code,
+      harnessAgrees: item.harnessAgrees,
+      changes: item.changes,
+      drift: item.drift,
+      pass: item.pass,
+      baseline: lane(item.baseline),
+      candidate: lane(item.candidate),
+    })),
+  };
+}
+
+/** `cairn ...args` as a process group of its own (tsx as a loader, not a parent process): killed, it leaves nothing behind. */
+function spawnCairn(args: readonly string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+    cwd: PACKAGE_ROOT,
+    env: { ...cleanEnv(), TEMPORAL_ADDRESS: serverAddress() },
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr })),
+  );
+  /** Fails a wait at once when the command has already ended (with what it said). */
+  const running = () => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`cairn ${args.join(' ')} ended (${child.exitCode ?? child.signalCode}): ${stderr}`);
+  };
+  return { child, exited, running };
+}
+
+/** This process's environment without Temporal or Cairn settings. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_') && !key.startsWith('CAIRN_')),
+  );
+}
 
 /** Runs `cairn ...args` on this Node, against the test server, without other Temporal or Cairn settings. */
 function cairn(

@@ -32,6 +32,9 @@ Options:
   --query <query>       Cases from the runs this visibility query finds instead (or, with --export, to export)
   --limit <n>           At most n runs from --query (default 100)
   --allow-errors        Evaluate the cases that can be, and pass despite those that cannot
+  --no-cache            Run every baseline lane and bundle anew (default: reuse the baselines of the same
+                        agent on the same cases, and the bundles, kept in node_modules/.cache/cairn-eval,
+                        or $XDG_CACHE_HOME/cairn-eval when set)
   --concurrency <n>     Cases evaluated at once (default: the module's, else 8)
   --report <file.json>  Write the whole report as JSON
   --junit <file.xml>    Write JUnit XML (a test per case, and the gates)
@@ -54,6 +57,7 @@ Examples:
         limit: { type: 'string' },
         concurrency: { type: 'string' },
         'allow-errors': { type: 'boolean' },
+        'no-cache': { type: 'boolean' },
         report: { type: 'string' },
         junit: { type: 'string' },
         html: { type: 'string' },
@@ -157,6 +161,7 @@ Examples:
         }),
         ...(concurrency && { concurrency }),
         ...(values['allow-errors'] && { allowErrors: true }),
+        ...(values['no-cache'] && { cacheDir: false }),
         ...(progress && {
           onProgress: (p) =>
             process.stderr.write(

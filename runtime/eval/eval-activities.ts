@@ -29,45 +29,42 @@ function laneOf(runs: LaneRuns): LaneRun | undefined {
   return runs.get(activityInfo().workflowExecution?.workflowId ?? '');
 }
 
+/**
+ * How to read the running activity's place from its run's history, when this process cannot know
+ * it: a run an earlier evaluation began, or an attempt after one that failed (it counted). Else
+ * undefined: the place kept in memory is the history's, without reading the history each call.
+ */
+function fromHistory(lane: LaneRun, runs: LaneRuns): LaneRuns['scheduledBefore'] {
+  return lane.fromHistory || activityInfo().attempt > 1 ? runs.scheduledBefore : undefined;
+}
+
 /** `runTool` over the recordings; `live` runs a read-only tool for real. */
 export function recordedToolActivity(runs: LaneRuns, live: Pick<ToolActivities, 'runTool'>): ToolActivities {
   const served = {
     async runTool(input: RunToolInput): Promise<ToolResult> {
       const { name, toolCallId, args } = input;
-      const refuse = (why: string): ToolResult => {
-        lane?.served.push({ how: 'refused', tool: name, why });
-        return errorResult({ name, toolCallId }, toolError('tool_unavailable', why), { message: why });
-      };
+      const refuse = (why: string): ToolResult =>
+        errorResult({ name, toolCallId }, toolError('tool_unavailable', why), { message: why });
       const lane = laneOf(runs);
       if (!lane) return refuse('This evaluation has no recording for this run (a child run of an agent tool?).');
-      // The place among repeats of this call, from the run's history: a resumed evaluation finds it too.
+      // The place among repeats of this call, from the run's history when this process may not know it.
       const hash = argsHash(args);
-      const occurrence = await runs.scheduledBefore?.(
+      const occurrence = await fromHistory(
+        lane,
+        runs,
+      )?.(
         (activity) =>
           TOOL_ACTIVITY_TYPES.has(activity.activityType) &&
           isJsonObject(activity.input) &&
           activity.input.name === name &&
           argsHash(activity.input.args ?? null) === hash,
       );
-      const recorded = lane.recorded(name, args, occurrence);
-      if (recorded) {
-        lane.served.push({ how: 'recorded', tool: name });
-        return { ...(recorded.result as object), toolCallId } as ToolResult;
-      }
-      if (lane.mayRunLive(name)) {
-        lane.served.push({ how: 'live', tool: name });
-        return live.runTool(input);
-      }
-      const nearest = lane.mode === 'strict' ? undefined : lane.nearest(name, args);
-      if (nearest) {
-        lane.served.push({ how: 'nearest', tool: name, mismatch: nearest.mismatch });
-        return { ...(nearest.run.result as object), toolCallId } as ToolResult;
-      }
-      return refuse(
-        lane.tools.get(name)?.sideEffects === 'none' || !lane.tools.has(name)
-          ? `The recording has no call of ${name} with these arguments (tools: ${lane.mode}).`
-          : `The recording has no call of ${name} with these arguments, and ${name} has side effects: an evaluation never runs it.`,
-      );
+      // Without a place from the history (no server to ask), this object's own count.
+      const { served, run } = lane.serve(name, args, occurrence ?? lane.occurrence(name, args));
+      lane.served.push(served);
+      if (served.how === 'refused') return refuse(served.why);
+      if (served.how === 'live') return live.runTool(input);
+      return { ...(run!.result as object), toolCallId } as ToolResult;
     },
   };
   // A fenced `once` call (shared/tools/once-fence.ts) is served the same way.
@@ -84,7 +81,7 @@ export function recordedModelActivity(runs: LaneRuns, live: (request: never) => 
     async callModel(request: never): Promise<ModelOutcome> {
       const lane = laneOf(runs);
       if (lane && !lane.recording) return live(request);
-      const turn = lane && (await runs.scheduledBefore?.((activity) => activity.activityType === 'callModel'));
+      const turn = lane && (await fromHistory(lane, runs)?.((activity) => activity.activityType === 'callModel'));
       const outcome: JsonValue | undefined = lane?.nextModelTurn(turn);
       if (outcome !== undefined) return outcome as unknown as ModelOutcome;
       const why = lane

@@ -5,6 +5,7 @@
  * recordings (eval-activities.ts). Node-only.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
@@ -32,12 +33,17 @@ export interface LaneSetup {
   readonly models?: ResolveModelOptions;
   /** Worker options for the lanes' workers (the data converter must match the client's). */
   readonly worker?: WorkerTuning;
+  /** Where bundles and baselines are kept between evaluations (baseline-cache.ts); false: nowhere. */
+  readonly cacheDir?: string | false;
 }
 
 export interface Lane {
   readonly lane: EvalLane;
   readonly taskQueue: string;
   readonly codeHash: string;
+  /** The generated entry, and the files the bundle includes (known when bundles are cached). */
+  readonly entry: string;
+  readonly files?: readonly string[];
   readonly tools: ReadonlyMap<string, AnyTool>;
   readonly worker: Worker;
   readonly running: Promise<void>;
@@ -53,9 +59,10 @@ export async function startLane(
   options: LaneSetup,
 ): Promise<Lane> {
   const entry = await writeEvalEntry(modulePath, lane, exportName);
-  const { code } = await bundleWorkflows(entry, {
+  const { code, files } = await bundleWorkflows(entry, {
     payloadConverterPath: options.worker?.dataConverter?.payloadConverterPath,
     failureConverterPath: options.worker?.dataConverter?.failureConverterPath,
+    ...(options.cacheDir && { cacheDir: join(options.cacheDir, 'bundles') }),
   });
   const codeHash = createHash('sha256').update(code).digest('hex');
   const taskQueue = `cairn-eval-${lane}-${codeHash.slice(0, 12)}`;
@@ -82,9 +89,12 @@ export async function startLane(
     }),
   );
   const running = worker.run();
-  // The tools of the agents it reaches too: its agent tools' child runs are served by this lane.
-  const tools = new Map(workerTools(reachableAgents([agent])).map((tool) => [tool.name, tool]));
-  return { lane, taskQueue, codeHash, tools, worker, running };
+  return { lane, taskQueue, codeHash, entry, ...(files && { files }), tools: laneTools(agent), worker, running };
+}
+
+/** The tools of the lane's agent and of the agents it reaches: its agent tools' child runs are served by this lane. */
+export function laneTools(agent: Parameters<typeof reachableAgents>[0][number]): ReadonlyMap<string, AnyTool> {
+  return new Map(workerTools(reachableAgents([agent])).map((tool) => [tool.name, tool]));
 }
 
 /** The lane's generated bundle entry: the eval module's agent (baseline) or candidate, behind defineAgentRun. */

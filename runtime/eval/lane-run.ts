@@ -24,6 +24,11 @@ export class LaneRun {
   readonly served: Served[] = [];
   /** Things the harness could not reproduce (a baseline model turn the recording lacks). */
   readonly drift: string[] = [];
+  /**
+   * The run was begun by an earlier (killed) evaluation: its place in the recording is read from
+   * its history. A run this process started and served from its first activity keeps it here.
+   */
+  fromHistory = false;
   readonly #byKey = new Map<string, RecordedToolRun[]>();
   readonly #used = new Map<string, number>();
   #modelTurn = 0;
@@ -44,18 +49,52 @@ export class LaneRun {
     }
   }
 
-  /**
-   * The recorded result for this exact call (repeats of one call come back in recorded order, the
-   * last one again after). `occurrence`: how many times the run made this call before (from its
-   * history, lane-position.ts); without it, how many times this object served it.
-   */
-  recorded(name: string, args: JsonValue, occurrence?: number): RecordedToolRun | undefined {
+  /** The recorded result for this exact call (repeats of one call come back in recorded order, the last one again after). */
+  recorded(name: string, args: JsonValue): RecordedToolRun | undefined {
+    const runs = this.#byKey.get(`${name}#${argsHash(args)}`);
+    const used = this.occurrence(name, args);
+    return runs?.[Math.min(used, runs.length - 1)];
+  }
+
+  /** How many times this object was asked for this exact call before (when the run's history cannot say). */
+  occurrence(name: string, args: JsonValue): number {
     const key = `${name}#${argsHash(args)}`;
-    const runs = this.#byKey.get(key);
-    if (!runs) return undefined;
-    const used = occurrence ?? this.#used.get(key) ?? 0;
+    const used = this.#used.get(key) ?? 0;
     this.#used.set(key, used + 1);
-    return runs[Math.min(used, runs.length - 1)];
+    return used;
+  }
+
+  /**
+   * How the call is answered, the `occurrence`-th (from 0) of this exact call in its run: a pure
+   * function of the recording, the mode and the tools, so that the report derives what was served
+   * from the run's history alone (the same for a run served by a killed evaluation and resumed).
+   */
+  serve(
+    name: string,
+    args: JsonValue,
+    occurrence: number,
+  ): { readonly served: Served; readonly run?: RecordedToolRun } {
+    const runs = this.#byKey.get(`${name}#${argsHash(args)}`);
+    if (runs) return { served: { how: 'recorded', tool: name }, run: runs[Math.min(occurrence, runs.length - 1)] };
+    if (this.mayRunLive(name)) return { served: { how: 'live', tool: name } };
+    const nearest = this.mode === 'strict' ? undefined : this.nearest(name, args);
+    if (nearest) return { served: { how: 'nearest', tool: name, mismatch: nearest.mismatch }, run: nearest.run };
+    const why =
+      this.tools.get(name)?.sideEffects === 'none' || !this.tools.has(name)
+        ? `The recording has no call of ${name} with these arguments (tools: ${this.mode}).`
+        : `The recording has no call of ${name} with these arguments, and ${name} has side effects: an evaluation never runs it.`;
+    return { served: { how: 'refused', tool: name, why } };
+  }
+
+  /** What each tool call of the run (in history order) was served, derived as `serve` decided it. */
+  servedIn(toolRuns: readonly { readonly name: string; readonly args: JsonValue }[]): Served[] {
+    const seen = new Map<string, number>();
+    return toolRuns.map(({ name, args }) => {
+      const key = `${name}#${argsHash(args)}`;
+      const occurrence = seen.get(key) ?? 0;
+      seen.set(key, occurrence + 1);
+      return this.serve(name, args, occurrence).served;
+    });
   }
 
   /** The recorded call of `name` whose arguments differ in the fewest fields, with those fields. */
@@ -135,6 +174,7 @@ export class LaneRegistry {
           run.tools,
           recordedId,
         );
+        child.fromHistory = run.fromHistory;
         this.#runs.set(id, child);
         run = child;
       }

@@ -6,7 +6,8 @@
  * people from what they answered: a question or review the recording lacks is "would have asked
  * a person", and the run is stopped there. Each lane run is a workflow with an id derived from the
  * lane's code, input and case: run the evaluation again after a crash and it picks up the runs in
- * flight and reuses the finished ones. Node-only.
+ * flight and reuses the finished ones. A recorded case's baseline is kept between evaluations
+ * (baseline-cache.ts): the baseline lane starts only for a case whose baseline is not kept. Node-only.
  */
 import { createHash } from 'node:crypto';
 import { dirname, resolve as resolvePath } from 'node:path';
@@ -15,6 +16,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { resolveModel } from '../../activities/model/resolve-model.js';
 import type { PolicyOverrides } from '../../shared/agent/agent-policy.js';
 import {
+  candidateAgent,
   type CaseSources,
   isEvalDefinition,
   type EvalDefinition,
@@ -22,7 +24,7 @@ import {
   type ToolMode,
 } from '../../shared/eval/define-eval.js';
 import { diffDecisions, traceOf, type DecisionTrace } from '../../shared/eval/decision-trace.js';
-import { recordingOf, type Recording } from '../../shared/eval/recording.js';
+import { recordingOf, type EvalEvent, type Recording } from '../../shared/eval/recording.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json/json.js';
 import type { AgentRunWorkflow } from '../../workflows/contract/index.js';
@@ -31,11 +33,13 @@ import { historyEvents, type PayloadDecoding } from './history-events.js';
 import { LaneRegistry, LaneRun } from './lane-run.js';
 import { scheduledBefore } from './lane-position.js';
 import { scoreAll } from './scoring.js';
-import { summarised, type CaseReport, type EvalReport, type LaneReport } from './eval-results.js';
-import { startLane, type Lane, type LaneSetup } from './eval-lanes.js';
+import { summarised, type CaseReport, type EvalReport, type LaneReport, type NewAsk } from './eval-results.js';
+import { laneTools, startLane, type Lane, type LaneSetup } from './eval-lanes.js';
 import { answerPeople, asksInHistory, CaseAnswers } from './case-people.js';
 import { caseErrors, EvalInputError, moduleLoadError } from './eval-input-error.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
+import { agentDigest, BaselineCache, evalCacheDir } from './baseline-cache.js';
+import type { AnyTool } from '../../shared/tools/define-tool.js';
 
 export interface RunEvalOptions extends LaneSetup {
   /** The eval module: its default export (or `exportName`) is a `defineEval` value. */
@@ -98,18 +102,40 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const resolve = (spec: string): ModelClient => resolveModel(spec, options.models);
   // The place in the recorded turns is read from each lane run's history, where a resumed evaluation finds it.
   const runs = new LaneRegistry(recordings, (match) => scheduledBefore(options.client, decoding, match));
-  const lanes: Lane[] = [];
+  const cacheDir = options.cacheDir === undefined ? evalCacheDir() : options.cacheDir;
+  // Each lane bundles and starts once, when first needed; a worker that did start is stopped below whatever fails.
+  const starting: Promise<Lane>[] = [];
+  const lanes = Object.fromEntries(
+    (['baseline', 'candidate'] as const).map((name) => {
+      let lane: Promise<Lane> | undefined;
+      const handle: LaneHandle = {
+        lane: name,
+        tools: laneTools(
+          name === 'baseline' ? definition.agent : candidateAgent(definition.agent, definition.candidate),
+        ),
+        started: () => {
+          lane ??= startLane(name, modulePath, exportName, definition, runs, { ...options, cacheDir });
+          if (!starting.includes(lane)) starting.push(lane);
+          return lane;
+        },
+      };
+      return [name, handle];
+    }),
+  ) as Record<EvalLane, LaneHandle>;
   try {
-    // Both lanes bundle and start at once; a worker that did start is still stopped below if the other fails.
-    const starting = await Promise.allSettled(
-      (['baseline', 'candidate'] as const).map((lane) =>
-        startLane(lane, modulePath, exportName, definition, runs, options),
-      ),
-    );
-    for (const lane of starting) if (lane.status === 'fulfilled') lanes.push(lane.value);
-    const failed = starting.find((lane) => lane.status === 'rejected');
-    if (failed) throw failed.reason;
     const mode = definition.tools ?? 'strict';
+    let cache: BaselineCache | undefined;
+    if (cacheDir) {
+      // The baseline's digest from the candidate's bundle (both bundle the same module); its lane starts only for a baseline not kept.
+      const candidate = await lanes.candidate.started();
+      if (candidate.files)
+        cache = new BaselineCache(
+          cacheDir,
+          await agentDigest(candidate.files, [candidate.entry, modulePath], definition.agent),
+        );
+      if (!cache || cases.some((kase) => !kase.error && !cache!.has(baselineKey(cache!, kase, definition, recordings))))
+        await lanes.baseline.started();
+    } else await Promise.all([lanes.baseline.started(), lanes.candidate.started()]);
     const reports: CaseReport[] = [];
     const progress = { done: 0, total: cases.length, passed: 0, failed: 0, errors: 0 };
     const harness = {
@@ -119,6 +145,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       decoding,
       resolve,
       timeoutMs: options.caseTimeoutMs ?? 15 * 60_000,
+      ...(cache && { cache }),
     };
     await pool(cases, options.concurrency ?? definition.concurrency ?? 8, async (kase) => {
       // Whatever goes wrong with one case (the server refuses a start, a history cannot be read) is that case's error.
@@ -142,8 +169,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     reports.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
     return summarised(definition, mode, reports, started, options.allowErrors ?? false);
   } finally {
-    for (const lane of lanes) lane.worker.shutdown();
-    await Promise.allSettled(lanes.map((lane) => lane.running));
+    const started = (await Promise.allSettled(starting)).flatMap((lane) =>
+      lane.status === 'fulfilled' ? [lane.value] : [],
+    );
+    for (const lane of started) lane.worker.shutdown();
+    await Promise.allSettled(started.map((lane) => lane.running));
   }
 }
 
@@ -155,6 +185,31 @@ async function pool<T>(items: readonly T[], size: number, work: (item: T) => Pro
   await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
 }
 
+/** A lane as the cases use it: its tools at once, its worker once a case needs it. */
+interface LaneHandle {
+  readonly lane: EvalLane;
+  readonly tools: ReadonlyMap<string, AnyTool>;
+  started(): Promise<Lane>;
+}
+
+/** The key of a recorded case's baseline: its run input and every recording it is served from (its children's too). */
+function baselineKey(
+  cache: BaselineCache,
+  kase: EvalCase,
+  definition: EvalDefinition,
+  recordings: ReadonlyMap<string, Recording>,
+): string | undefined {
+  if (!kase.recording || !kase.workflowId) return undefined;
+  const children = [...recordings]
+    .filter(([id]) => id.startsWith(`${kase.workflowId}/`))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return cache.key([
+    canonicalJson(laneInput(kase, definition, 'baseline')),
+    canonicalJson(kase.recording as unknown as JsonValue),
+    ...children.map((child) => canonicalJson(child as unknown as JsonValue)),
+  ]);
+}
+
 /** What every case's lane runs share. */
 interface Harness {
   readonly runs: LaneRegistry;
@@ -163,12 +218,14 @@ interface Harness {
   readonly decoding: PayloadDecoding;
   readonly resolve: (spec: string) => ModelClient;
   readonly timeoutMs: number;
+  /** Baselines kept between evaluations (baseline-cache.ts). */
+  readonly cache?: BaselineCache;
 }
 
 async function evaluateCase(
   kase: EvalCase,
   definition: EvalDefinition,
-  lanes: readonly Lane[],
+  lanes: Readonly<Record<EvalLane, LaneHandle>>,
   harness: Harness,
 ): Promise<CaseReport> {
   const prompt = kase.recording?.prompt ?? kase.dataset?.prompt ?? '';
@@ -180,10 +237,9 @@ async function evaluateCase(
     new Promise((resolve) => (baselineDone = resolve)),
     kase.dataset?.answers,
   );
-  const lane = (name: EvalLane) => lanes.find((item) => item.lane === name)!;
   const [baseline, candidate] = await Promise.all([
-    runLane(lane('baseline'), kase, recorded, definition, answers, harness).finally(baselineDone),
-    runLane(lane('candidate'), kase, recorded, definition, answers, harness),
+    runLane(lanes.baseline, kase, recorded, definition, answers, harness).finally(baselineDone),
+    runLane(lanes.candidate, kase, recorded, definition, answers, harness),
   ]);
   const drift = recorded ? diffDecisions(recorded, baseline.trace) : undefined;
   return {
@@ -229,15 +285,113 @@ function mergedPolicy(base: JsonObject, over: PolicyOverrides): JsonObject {
 }
 
 async function runLane(
-  lane: Lane,
+  lane: LaneHandle,
   kase: EvalCase,
   /** The recorded run's decisions (none for a dataset case). */
   recorded: DecisionTrace | undefined,
   definition: EvalDefinition,
   answers: CaseAnswers,
-  { runs, mode, client, decoding, resolve, timeoutMs }: Harness,
+  { runs, mode, client, decoding, resolve, timeoutMs, cache }: Harness,
 ): Promise<LaneReport> {
   const input = laneInput(kase, definition, lane.lane);
+  const serving = new LaneRun(kase.id, lane.lane, kase.recording, mode, lane.tools, kase.workflowId);
+  const cacheKey =
+    cache && lane.lane === 'baseline' ? baselineKey(cache, kase, definition, runs.recordings) : undefined;
+  const cached = cacheKey ? await cache!.get(cacheKey) : undefined;
+  for (const [question, answer] of cached?.answers ?? []) answers.took(lane.lane, question, answer);
+  const ran = cached
+    ? { ...cached, reused: true }
+    : await runOnServer(await lane.started(), kase, input, serving, answers, { runs, client, decoding, timeoutMs });
+  const { workflowId, events, newAsks, reused } = ran;
+  const recording = recordingOf(events);
+  const unanswered = {
+    clarifications: newAsks.filter((ask) => ask.kind === 'clarification').length,
+    reviews: newAsks.filter((ask) => ask.kind === 'review').length,
+    budgets: newAsks.filter((ask) => ask.kind === 'budget').length,
+  };
+  const trace = traceOf(recording, unanswered);
+  const expected = kase.dataset ? (kase.dataset.expected ?? null) : (recorded?.answer ?? null);
+  const scores = await scoreAll(
+    definition.scorers ?? [],
+    {
+      caseId: kase.id,
+      prompt: recording.prompt,
+      answer: trace.answer,
+      expected,
+      outcome: trace.outcome,
+      toolCalls: trace.calls.map(({ name, args }) => ({ name, args })),
+    },
+    resolve,
+  );
+  // From the run's history, not from what this process served: a run an earlier (killed) evaluation began, or reused, counts the same.
+  const servedCalls = serving.servedIn(recording.toolRuns);
+  const served = { recorded: 0, nearest: 0, live: 0, refused: 0 };
+  for (const item of servedCalls) served[item.how]++;
+  const mismatches = servedCalls.flatMap((item) =>
+    item.how === 'nearest'
+      ? [`${item.tool}: ${item.mismatch}`]
+      : item.how === 'refused'
+        ? [`${item.tool}: ${item.why}`]
+        : [],
+  );
+  // Only what the recording alone decided is kept: no tool ran live, and the run closed by itself;
+  // and only a run served here from its start, whose people's answers this process saw.
+  const closed = events.at(-1);
+  if (
+    cacheKey &&
+    !cached &&
+    !reused &&
+    !serving.fromHistory &&
+    served.live === 0 &&
+    closed?.type === 'closed' &&
+    !['terminated', 'timed_out'].includes(closed.status)
+  )
+    await cache!.put(cacheKey, {
+      workflowId,
+      events,
+      newAsks,
+      drift: ran.drift,
+      answers: [...answers.byQuestion],
+    });
+  // From the run's history, as the results the tools gave: a reused run, or one an earlier (killed) evaluation began, has them too.
+  const refused = refusedInHistory(recording);
+  const expectedOutcome = recorded?.outcome ?? 'answered';
+  const failures = [
+    ...refused.map((item) => `${item.tool}: ${'why' in item ? item.why : 'not in the recording'}`),
+    ...ran.drift,
+    ...newAsks.map((ask) => `would have asked a person (${ask.kind}): ${ask.text}`),
+    ...scores
+      .filter((score) => !score.pass)
+      .map((score) => `${score.name}: ${score.reason ?? `scored ${score.score}`}`),
+    ...((definition.scorers ?? []).length === 0 && trace.outcome !== expectedOutcome
+      ? [`ended ${trace.outcome}, the recording ${expectedOutcome}`]
+      : []),
+  ];
+  // Beside the effects a narrowed schema has (refused calls, new questions): which field of which call.
+  const misfits = lane.lane === 'candidate' ? schemaMisfits(kase.recording, lane.tools) : [];
+  return {
+    workflowId,
+    trace,
+    scores,
+    pass: failures.length === 0,
+    failures,
+    newAsks: [...newAsks],
+    served,
+    mismatches,
+    misfits,
+    reused,
+  };
+}
+
+/** Runs (or picks up, or reuses) a lane run of the case on the server, and reads its history once it has closed. */
+async function runOnServer(
+  lane: Lane,
+  kase: EvalCase,
+  input: JsonObject,
+  serving: LaneRun,
+  answers: CaseAnswers,
+  { runs, client, decoding, timeoutMs }: Pick<Harness, 'runs' | 'client' | 'decoding' | 'timeoutMs'>,
+): Promise<{ workflowId: string; events: EvalEvent[]; newAsks: NewAsk[]; reused: boolean; drift: string[] }> {
   const key = createHash('sha256')
     .update(
       `${lane.codeHash}\0${canonicalJson(input)}\0${kase.id}\0${kase.recording ? canonicalJson(kase.recording as unknown as JsonValue) : ''}`,
@@ -245,87 +399,33 @@ async function runLane(
     .digest('hex')
     .slice(0, 20);
   const workflowId = `cairn-eval-${lane.lane}-${key}`;
-  const serving = new LaneRun(kase.id, lane.lane, kase.recording, mode, lane.tools, kase.workflowId);
   runs.set(workflowId, serving);
   try {
     let reused = false;
+    const handle = client.workflow.getHandle<AgentRunWorkflow>(workflowId);
     try {
       await client.workflow.start('agentRun', {
         taskQueue: lane.taskQueue,
         workflowId,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdConflictPolicy: 'FAIL',
         // A run that cannot finish (a workflow task that keeps failing, a wait nobody ends) closes, and says so.
         workflowExecutionTimeout: timeoutMs,
         memo: { cairnEval: { case: kase.id, lane: lane.lane } },
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      reused = true; // closed in an earlier evaluation of this very code and case
+      // Begun by an earlier evaluation of this very code and case: in flight (a crash), picked up from its history; or closed, reused.
+      if ((await handle.describe()).status.name === 'RUNNING') serving.fromHistory = true;
+      else reused = true;
     }
-    const handle = client.workflow.getHandle<AgentRunWorkflow>(workflowId);
     const asked = reused ? undefined : await answerPeople(handle, lane.lane, answers);
     await handle.result().catch(() => undefined);
     const events = await historyEvents(await handle.fetchHistory(), decoding);
-    const recording = recordingOf(events);
-    const newAsks = asked ?? asksInHistory(events);
-    const unanswered = {
-      clarifications: newAsks.filter((ask) => ask.kind === 'clarification').length,
-      reviews: newAsks.filter((ask) => ask.kind === 'review').length,
-      budgets: newAsks.filter((ask) => ask.kind === 'budget').length,
-    };
-    const trace = traceOf(recording, unanswered);
-    const expected = kase.dataset ? (kase.dataset.expected ?? null) : (recorded?.answer ?? null);
-    const scores = await scoreAll(
-      definition.scorers ?? [],
-      {
-        caseId: kase.id,
-        prompt: recording.prompt,
-        answer: trace.answer,
-        expected,
-        outcome: trace.outcome,
-        toolCalls: trace.calls.map(({ name, args }) => ({ name, args })),
-      },
-      resolve,
-    );
-    const served = { recorded: 0, nearest: 0, live: 0, refused: 0 };
-    for (const item of serving.served) served[item.how]++;
-    const mismatches = serving.served.flatMap((item) =>
-      item.how === 'nearest'
-        ? [`${item.tool}: ${item.mismatch}`]
-        : item.how === 'refused'
-          ? [`${item.tool}: ${item.why}`]
-          : [],
-    );
-    // From the run's history, as the results the tools gave: a reused run, or one an earlier (killed) evaluation began, has them too.
-    const refused = refusedInHistory(recording);
-    const expectedOutcome = recorded?.outcome ?? 'answered';
-    const failures = [
-      ...refused.map((item) => `${item.tool}: ${'why' in item ? item.why : 'not in the recording'}`),
-      ...serving.drift,
-      ...newAsks.map((ask) => `would have asked a person (${ask.kind}): ${ask.text}`),
-      ...scores
-        .filter((score) => !score.pass)
-        .map((score) => `${score.name}: ${score.reason ?? `scored ${score.score}`}`),
-      ...((definition.scorers ?? []).length === 0 && trace.outcome !== expectedOutcome
-        ? [`ended ${trace.outcome}, the recording ${expectedOutcome}`]
-        : []),
-    ];
-    // Beside the effects a narrowed schema has (refused calls, new questions): which field of which call.
-    const misfits = lane.lane === 'candidate' ? schemaMisfits(kase.recording, lane.tools) : [];
-    return {
-      workflowId,
-      trace,
-      scores,
-      pass: failures.length === 0,
-      failures,
-      newAsks,
-      served,
-      mismatches,
-      misfits,
-      reused,
-    };
+    // Whom it would have asked: this process's asks, else the cancel an earlier evaluation sent (in the history).
+    const newAsks = asked?.length ? asked : asksInHistory(events);
+    return { workflowId, events, newAsks, reused, drift: [...serving.drift] };
   } finally {
     runs.delete(workflowId);
   }
