@@ -30,14 +30,37 @@ import { scriptStep } from '../testing/script-steps.js';
 import { figure, table } from './report.js';
 import { toolTiming } from './eval-agents.js';
 
-const { values } = parseArgs({
-  options: {
-    cases: { type: 'string', default: '20' },
-    'memory-cases': { type: 'string', default: '1000' },
-    'model-ms': { type: 'string', default: '300' },
-    'tool-ms': { type: 'string', default: '1000' },
-  },
-});
+const USAGE = `npm run bench:eval [-- options]
+
+Times cairn eval against a live re-run of the same cases and against its floor (the candidate's own
+model turns), in one run on one server, and prints the ratios with the machine's load (docs/bench.md).
+
+  --cases <n>          cases per evaluation (default 20)
+  --memory-cases <n>   cases of the memory figure (default 1000)
+  --model-ms <ms>      one model turn's time (default 300)
+  --tool-ms <ms>       one tool call's time in the live re-run (default 1000)
+  -h, --help           show this help`;
+
+const values = (() => {
+  try {
+    return parseArgs({
+      options: {
+        cases: { type: 'string', default: '20' },
+        'memory-cases': { type: 'string', default: '1000' },
+        'model-ms': { type: 'string', default: '300' },
+        'tool-ms': { type: 'string', default: '1000' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`bench/eval.ts: ${(error as Error).message} (--help lists the options)`);
+    process.exit(2);
+  }
+})();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const CASES = Number(values.cases);
 const MEMORY_CASES = Number(values['memory-cases']);
 const CONCURRENCY = 16;
