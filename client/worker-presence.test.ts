@@ -37,6 +37,15 @@ describe('presenceOf', () => {
     expect((await presenceOf(old.client, 'q')).polled).toBe(false);
   });
 
+  it("cannot judge a poll's age when this clock is a day or more off the server's: counts the queue as polled", async () => {
+    const day = 24 * 3_600_000;
+    // The server's clock, seen from a client 400 days ahead (faketime) or 2 days behind.
+    for (const skew of [-400 * day, 2 * day]) {
+      const { client } = fakeClient(() => [Date.now() + skew - 5_000]);
+      expect((await presenceOf(client, `q${skew}`)).polled).toBe(true);
+    }
+  });
+
   it('after an unanswered Query, the queue is not polled until a newer poll shows; an answer clears it too', async () => {
     let newest = Date.now() - 10_000;
     const { client } = fakeClient(() => [newest]);

@@ -12,6 +12,8 @@ import type { Client } from '@temporalio/client';
 
 /** Longer than the server's long poll (a minute): a live idle worker polls again within it. */
 export const POLLED_WITHIN_MS = 75_000;
+/** A poll's age past which the client's clock, not the poll, is off. */
+const SKEWED_MS = 24 * 3_600_000;
 /** How long one look at a queue's pollers serves the reads that follow. */
 const REUSE_MS = 1_500;
 /** temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW (@temporalio/proto is not Cairn's to import). */
@@ -50,7 +52,12 @@ export async function presenceOf(client: Client, taskQueue: string): Promise<Pre
   const newest = await state.look.value;
   if (newest === undefined) return { polled: true, newestPoll: 0 };
   if (state.missedAfter !== undefined && newest > state.missedAfter) state.missedAfter = undefined;
-  const polled = newest > 0 && Date.now() - newest <= POLLED_WITHIN_MS && state.missedAfter === undefined;
+  const age = Date.now() - newest;
+  // The server drops a poller within minutes: an age past a day, or far in the future, is this
+  // client's clock disagreeing with the server's (a fake clock, a bad NTP). It cannot judge
+  // ages then: the queue counts as polled, and the deadline bounds the read.
+  const skewed = age > SKEWED_MS || age < -SKEWED_MS;
+  const polled = newest > 0 && (skewed || age <= POLLED_WITHIN_MS) && state.missedAfter === undefined;
   return { polled, newestPoll: newest };
 }
 
