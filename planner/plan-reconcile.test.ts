@@ -200,6 +200,23 @@ describe('a once call that never began (the fence, shared/tools/once-fence.ts)',
     expect(trace.records.map((r) => r.status)).toEqual(['ok', 'ok']);
   });
 
+  it("misses that never began do not use up a later reconcile: a busy worker's misses, then a lost run", () => {
+    let asked = 0;
+    const trace = drive({
+      ...world((call) => (asked++, { toolCallId: call.call.toolCallId, happened: false })),
+      tool: (call: Parameters<typeof ok>[0], run: number) =>
+        run <= MAX_RECONCILES
+          ? neverBegan(call)
+          : run === MAX_RECONCILES + 1
+            ? failed(call, 'outcome_unknown')
+            : ok(call, { reference: `RF-${run}` }),
+    });
+    expect(asked).toBe(1);
+    expect(trace.plans.some((p) => p.step.type === 'await_clarification')).toBe(false);
+    expect(trace.executed).toHaveLength(MAX_RECONCILES + 2);
+    expect(trace.records).toEqual([expect.objectContaining({ status: 'ok' })]);
+  });
+
   it('stops running it again after MAX_RECONCILES: the timeout goes on as any timeout', () => {
     const trace = drive(fenced(100));
     expect(trace.executed).toHaveLength(MAX_RECONCILES + 1);

@@ -37,22 +37,29 @@ export function planReconcile(state: PlannerState, results: readonly ToolResult[
       ? [{ call: entry.call, idempotencyKey }]
       : [];
   });
-  const again = results.filter((result) => isRerun(result, keyOf(result), asked(result)));
+  const again = results.filter((result) => isRerun(result, keyOf(result), batch.notBegun?.[result.toolCallId] ?? 0));
   if (calls.length === 0 && again.length === 0) return undefined;
-  const counted = [...calls.map(({ call }) => call.toolCallId), ...again.map((result) => result.toolCallId)];
-  const reconciles = {
-    ...batch.reconciles,
-    ...Object.fromEntries(counted.map((id) => [id, (batch.reconciles?.[id] ?? 0) + 1])),
-  };
+  const reconciles = counted(
+    batch.reconciles,
+    calls.map(({ call }) => call.toolCallId),
+  );
+  const notBegun = counted(
+    batch.notBegun,
+    again.map((result) => result.toolCallId),
+  );
   if (calls.length === 0)
     return planResume(
-      { ...state, batch: { ...batch, reconciles } },
+      { ...state, batch: { ...batch, ...(notBegun && { notBegun }) } },
       results.filter((result) => !again.includes(result)),
       now,
       again.map((result) => entryOf(result)!.call),
     );
   return {
-    state: { ...state, phase: 'tools', batch: { ...batch, reconciling: results, reconciles } },
+    state: {
+      ...state,
+      phase: 'tools',
+      batch: { ...batch, reconciling: results, ...(reconciles && { reconciles }), ...(notBegun && { notBegun }) },
+    },
     step: { type: 'reconcile', calls },
     record: [],
     notes: [],
@@ -60,8 +67,17 @@ export function planReconcile(state: PlannerState, results: readonly ToolResult[
 }
 
 /** A `once` call that never began, not yet run again `MAX_RECONCILES` times: it runs again. */
-function isRerun(result: ToolResult, key: string | undefined, asked: number): boolean {
-  return key !== undefined && notBegun(result) && asked < MAX_RECONCILES;
+function isRerun(result: ToolResult, key: string | undefined, rerun: number): boolean {
+  return key !== undefined && notBegun(result) && rerun < MAX_RECONCILES;
+}
+
+/** `counts` with one more for each of `ids`. */
+function counted(
+  counts: Readonly<Record<string, number>> | undefined,
+  ids: readonly string[],
+): Readonly<Record<string, number>> | undefined {
+  if (ids.length === 0) return counts;
+  return { ...counts, ...Object.fromEntries(ids.map((id) => [id, (counts?.[id] ?? 0) + 1])) };
 }
 
 /**
@@ -76,7 +92,7 @@ export function planReconciled(state: PlannerState, reports: readonly ReconcileR
     const report = reports.find((r) => r.toolCallId === held.toolCallId);
     // A call that never began was counted when the reconcile was planned: it runs again too.
     const neverBegan =
-      !report && isRerun(held, batch.onceKeys?.[held.toolCallId], (batch.reconciles?.[held.toolCallId] ?? 1) - 1);
+      !report && isRerun(held, batch.onceKeys?.[held.toolCallId], (batch.notBegun?.[held.toolCallId] ?? 1) - 1);
     if (neverBegan) again.push(batch.entries.find((e) => e.call.toolCallId === held.toolCallId)!.call);
     if (neverBegan) return [];
     if (!report || 'unknown' in report) return [held];

@@ -70,6 +70,11 @@ export interface Batch {
   readonly reconciling?: readonly ToolResult[];
   /** Reconciles asked per tool call id: bounded, so a call never loops between reconcile and re-run. */
   readonly reconciles?: Readonly<Record<string, number>>;
+  /**
+   * Runs again per tool call id of `once` calls that never began (plan-reconcile.ts): bounded too,
+   * and apart from `reconciles`, so a busy worker's misses do not use up a later reconcile.
+   */
+  readonly notBegun?: Readonly<Record<string, number>>;
 }
 
 export interface ErrorSummary {

@@ -4,7 +4,7 @@
  * and resumed after its attempts timed out — while effects are in flight. Every run completes,
  * no effect happens twice, nobody is asked, and a stopped worker that resumes carries out no
  * effect its attempt no longer owned (the fence, activities/attempt-fence.ts). The stop lasts
- * CAIRN_STOP_MS (default 20 s: four times the tool's 5 s heartbeat timeout; the issue's 90 s with
+ * CAIRN_STOP_MS (default 24 s: three times the tool's 8 s heartbeat timeout; the issue's 90 s with
  * CAIRN_STOP_MS=90000). Prints recovery times and counts.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -22,7 +22,7 @@ import { recordHistory } from './support/histories.js';
 
 // CAIRN_TRIAL_RUNS for a larger trial (the issue measured 300 runs at load 17–31).
 const RUNS = Number(process.env.CAIRN_TRIAL_RUNS ?? 30);
-const STOP_MS = Number(process.env.CAIRN_STOP_MS ?? 20_000);
+const STOP_MS = Number(process.env.CAIRN_STOP_MS ?? 24_000);
 
 let client: Client;
 let dir: string;
@@ -175,9 +175,35 @@ async function trial(kind: 'SIGKILL' | 'SIGSTOP') {
       `confirm-to-effect window max ${Math.max(0, ...windows)} ms over ${windows.length} effects`,
   );
   expect(perRun).toEqual(handles.map(() => 1));
-  expect([...questions]).toEqual([]);
+  // A run that asked: what it scheduled and how each activity ended, to tell why.
+  const why = await Promise.all(
+    handles
+      .filter((h) => [...questions].some((q) => q.startsWith(`${h.workflowId}/`)))
+      .map(async (h) => `${h.workflowId}: ${activityStory(await historyEvents(h)).join(', ')}`),
+  );
+  expect([...questions], why.join('\n')).toEqual([]);
   expect(reconciled).toBeGreaterThan(0);
   return { late: late.length, reached, fenced, unfenced };
+}
+
+/** Each activity of a history and how it ended: `runOnceTool:timed_out`, `reconcileTool:completed`… */
+function activityStory(history: Awaited<ReturnType<typeof historyEvents>>): string[] {
+  const types = new Map<string, string>();
+  const story: string[] = [];
+  for (const e of history) {
+    const id = String(e.eventId);
+    if (e.activityTaskScheduledEventAttributes)
+      types.set(id, e.activityTaskScheduledEventAttributes.activityType!.name!);
+    const ended = [
+      ['completed', e.activityTaskCompletedEventAttributes],
+      ['failed', e.activityTaskFailedEventAttributes],
+      ['timed_out', e.activityTaskTimedOutEventAttributes],
+      ['canceled', e.activityTaskCanceledEventAttributes],
+    ] as const;
+    for (const [how, attrs] of ended)
+      if (attrs) story.push(`${types.get(String(attrs.scheduledEventId)) ?? '?'}:${how}`);
+  }
+  return story;
 }
 
 describe('a once tool with reconcile, one attempt crashed', () => {
@@ -236,7 +262,7 @@ describe('a once call whose worker took it and never began it (a busy worker)', 
       const eventsPath = join(dir, `${taskQueue}.jsonl`);
       await startWorkerProcess(
         'ledger-worker.ts',
-        { TASK_QUEUE: taskQueue, LEDGER_DIR: ledgerDir, EVENTS: eventsPath, STALL_MS: '8000' },
+        { TASK_QUEUE: taskQueue, LEDGER_DIR: ledgerDir, EVENTS: eventsPath, STALL_MS: '14000' },
         workers,
       );
       const handle = await client.workflow.start(workflow, {
@@ -259,7 +285,7 @@ describe('a once call whose worker took it and never began it (a busy worker)', 
       expect(await handle.result()).toMatchObject({ answer: 'Appended.' });
       const history = await historyEvents(handle);
       const timedOut = history.filter((e) => e.activityTaskTimedOutEventAttributes).length;
-      // The stalled attempt timed out (the stall is longer than the 5 s heartbeat timeout) and ran
+      // The stalled attempt timed out (the stall is longer than the 8 s heartbeat timeout) and ran
       // again; nothing was reconciled or asked, and the late attempt, once awake, was fenced.
       expect(timedOut).toBe(1);
       expect(scheduled(history).filter((a) => a !== 'callModel')).toEqual(['runOnceTool', 'runOnceTool']);
