@@ -33,11 +33,14 @@ import { boundToolResult, isOversize, resultLimit, type StoredResult } from '../
 import { cancellation, withHeartbeats } from './heartbeat.js';
 import { attemptFence } from './attempt-fence.js';
 import { ONCE_BEGAN, RUN_ONCE_TOOL } from '../shared/tools/once-fence.js';
+import type { RunToolResult } from '../shared/tools/run-tool-input.js';
+import { closeWorkspace, workspaceOf, type WorkspaceRuntime } from './workspace/workspace-runtime.js';
+import type { Checkout } from './workspace/workspace-checkouts.js';
 
 export interface ToolActivities {
-  runTool(input: RunToolInput): Promise<ToolResult>;
+  runTool(input: RunToolInput): Promise<RunToolResult>;
   /** A `once` call behind the fence (shared/tools/once-fence.ts): same input and result. */
-  [RUN_ONCE_TOOL](input: RunToolInput): Promise<ToolResult>;
+  [RUN_ONCE_TOOL](input: RunToolInput): Promise<RunToolResult>;
 }
 
 /** How the worker bounds and offloads tool results, and how often tools heartbeat. */
@@ -53,6 +56,8 @@ export interface ToolActivityOptions {
   readonly heartbeatMs?: number;
   /** Tools that are not in `tools`, by name: the worker's MCP tools (activities/mcp-connections.ts). */
   readonly findTool?: (name: string) => Promise<AnyTool | undefined>;
+  /** Working copies and the sandbox for workspace tools (activities/workspace/); without it they fail `tool_unavailable`. */
+  readonly workspaces?: WorkspaceRuntime;
 }
 
 /** The tool activities for `tools`; `deps` reaches each `execute` as `context.deps`. */
@@ -64,9 +69,9 @@ export function createToolActivities(
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const store = options.payloadStore;
   const run = async (
-    { name, toolCallId, args, idempotencyKey }: RunToolInput,
+    { name, toolCallId, args, idempotencyKey, workspace }: RunToolInput,
     fenced: boolean,
-  ): Promise<ToolResult> => {
+  ): Promise<RunToolResult> => {
     const started = Date.now();
     const info = activityInfo();
     const telemetry = (): ToolTelemetry => ({ durationMs: Date.now() - started, attempt: info.attempt });
@@ -81,6 +86,19 @@ export function createToolActivities(
     }
     const workflowId = info.workflowExecution?.workflowId ?? info.activityId;
     const fence = attemptFence();
+    let checkout: Checkout | undefined;
+    if (tool.workspace && workspace) {
+      if (!options.workspaces) {
+        const message = `This worker serves no workspaces, so ${name} cannot run here.`;
+        return failed(toolError('tool_unavailable', message), { message });
+      }
+      try {
+        // A store that lost a snapshot's files, a full disk: a crash Temporal retries, never a wrong workspace.
+        checkout = await options.workspaces.checkouts.checkout(workspace);
+      } catch (err) {
+        throw asActivityFailure(err, fence.signal);
+      }
+    }
     const context: ToolContext = {
       toolCallId,
       // The workflow's key when it sent one; else the key runs in flight were started with.
@@ -93,6 +111,9 @@ export function createToolActivities(
       // Inside a fenced call a tool's own confirm keeps the mark (a bare heartbeat would erase it).
       confirmAttempt: () => fence.confirmAttempt(fenced ? ONCE_BEGAN : undefined),
       ...(store ? { payloads: store } : {}),
+      ...(checkout && {
+        workspace: workspaceOf(checkout, workspace!, options.workspaces!.driver, fence.signal),
+      }),
     };
     let result: ToolResult;
     try {
@@ -110,15 +131,26 @@ export function createToolActivities(
         result = await withHeartbeats(guarded, options.heartbeatMs);
       }
     } catch (err) {
+      await checkout?.discard().catch(() => {});
       throw asActivityFailure(err, context.signal);
     }
+    let after: { workspace: string } | undefined;
+    if (checkout) {
+      try {
+        after = { workspace: await closeWorkspace(checkout, result.status === 'ok') };
+      } catch (err) {
+        if (!ToolFailure.isInstance(err)) throw asActivityFailure(err, context.signal);
+        result = failed(toolError(err.code, err.message), { message: err.message, ...err.hint });
+        after = { workspace: checkout.digest };
+      }
+    }
     const limit = resultLimit(tool.maxResultBytes, options.maxResultBytes);
-    if (result.status !== 'ok' || !isOversize(result, limit)) return boundToolResult(result, limit);
+    if (result.status !== 'ok' || !isOversize(result, limit)) return { ...boundToolResult(result, limit), ...after };
     const stored = store ? await offload(store, result.result, { workflowId, toolCallId, tool: name }) : undefined;
-    return boundToolResult(result, limit, stored);
+    return { ...boundToolResult(result, limit, stored), ...after };
   };
   // The RunActivity span when the worker traces (docs/tracing.md); no-ops otherwise.
-  const traced = async (input: RunToolInput, fenced: boolean): Promise<ToolResult> => {
+  const traced = async (input: RunToolInput, fenced: boolean): Promise<RunToolResult> => {
     const span = trace.getActiveSpan();
     span?.setAttributes({ 'cairn.tool': input.name, 'cairn.tool_call_id': input.toolCallId });
     const result = await run(input, fenced);

@@ -22,6 +22,25 @@ export type { ReconcileInput, ReconcileOutcome } from '../shared/tools/reconcile
 export { defineAgent, agentsOf, type Agent, type AgentConfig } from '../shared/agent/define-agent.js';
 export type { AgentVersioning } from '../shared/agent/versioning.js';
 export {
+  workspaceTools,
+  type RunCommandArgs,
+  type WorkspaceToolsOptions,
+} from '../shared/workspace/workspace-tools.js';
+export {
+  DEFAULT_WORKSPACE_LIMITS,
+  type CheckedWorkspaceConfig,
+  type WorkspaceConfig,
+  type WorkspaceLimits,
+  type WorkspaceSource,
+} from '../shared/workspace/workspace-config.js';
+export type {
+  CommandResult,
+  ReadFileResult,
+  Workspace,
+  WorkspaceCommand,
+  WorkspaceEntry,
+} from '../shared/workspace/workspace.js';
+export {
   mcpServer,
   type McpServer,
   type McpServerConfig,

@@ -36,6 +36,9 @@ export { redisRunStore, type RedisRunStoreOptions } from '../activities/storage/
 export { fileRunStore, type FileRunStore, type FileRunStoreOptions } from '../activities/storage/file-run-store.js';
 export { runStoreFromEnvironment, RUN_STORE_ENV } from '../runtime/run-store-from-environment.js';
 export type { ToolActivityOptions } from '../activities/tool-activity.js';
+export type { WorkspaceRuntimeOptions } from '../activities/workspace/workspace-runtime.js';
+export { bubblewrapDriver } from '../activities/workspace/bubblewrap-driver.js';
+export type { SandboxDriver, SandboxRunInput } from '../activities/workspace/sandbox-driver.js';
 export type { DeltaTransport, LiveCall, LivePublisher } from '../activities/live/delta-transport.js';
 export {
   redisTransport,

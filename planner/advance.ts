@@ -37,8 +37,8 @@ export type Happening =
       /** A number in [0, 1) for a provider wait's jitter (the workflow's seeded Math.random); absent: derived from the run key. */
       readonly random?: number;
     }
-  /** `execute_tools`: one result per call, in the step's order. */
-  | { readonly type: 'tool_results'; readonly results: readonly ToolResult[] }
+  /** `execute_tools`: one result per call, in the step's order; `workspace`: the run's snapshot after them, when a workspace call ran. */
+  | { readonly type: 'tool_results'; readonly results: readonly ToolResult[]; readonly workspace?: string }
   /** `reconcile`: what each call's tool found out (one report per call). */
   | { readonly type: 'reconciled'; readonly reports: readonly ReconcileReport[] }
   /** `back_off`: the timer fired. */
@@ -80,7 +80,10 @@ export function advance(
       });
     case 'tool_results':
       expect(step, 'execute_tools', happening);
-      return planReconcile(state, happening.results, now) ?? planResume(state, happening.results, now);
+      return withWorkspace(
+        planReconcile(state, happening.results, now) ?? planResume(state, happening.results, now),
+        happening.workspace,
+      );
     case 'reconciled':
       expect(step, 'reconcile', happening);
       return planReconciled(state, happening.reports, now);
@@ -101,6 +104,12 @@ export function advance(
     default:
       return assertNever(happening, 'happening');
   }
+}
+
+/** The plan with the run's workspace at `digest`, when a workspace call moved it. */
+function withWorkspace(plan: Plan, digest: string | undefined): Plan {
+  if (digest === undefined || plan.state.workspace === digest) return plan;
+  return { ...plan, state: { ...plan.state, workspace: digest } };
 }
 
 function expect<T extends PlanStep['type']>(

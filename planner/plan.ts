@@ -140,6 +140,11 @@ export interface PlannerState {
    * What a person allowed the run past its tenant's spent window (a budget request of the tenant's
    * window they extended), counted from the run's usage when they did; absent: nothing.
    */
+  /**
+   * The run's workspace snapshot (docs/workspaces.md): its digest in the run store, after the
+   * last workspace call; absent before the first. Carried when the run continues as new.
+   */
+  readonly workspace?: string;
   /** Why the run wraps up: its tenant's budget window was near when it last called the model; absent: it was not. */
   readonly tenantNear?: string;
   readonly tenantAllowance?: {

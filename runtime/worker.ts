@@ -23,6 +23,11 @@ import { createModelActivities, type ModelActivityOptions } from '../activities/
 import { TranscriptReader } from '../activities/transcript-reader.js';
 import { runStorePayloads } from '../activities/storage/run-store-payloads.js';
 import type { RunStore } from '../shared/storage/run-store.js';
+import {
+  workspaceRuntime,
+  type WorkspaceRuntime,
+  type WorkspaceRuntimeOptions,
+} from '../activities/workspace/workspace-runtime.js';
 import { TRANSCRIPT_SINK, type TranscriptMessage, type TranscriptSinkCalls } from '../shared/model/transcript.js';
 import { loadMcpSdk, McpConnections } from '../activities/mcp-connections.js';
 import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
@@ -85,6 +90,12 @@ export interface CairnWorkerOptions {
    * says. Off unless given: the worker is then unversioned, as before.
    */
   readonly versioning?: WorkerVersioning;
+  /**
+   * Workspace tools' snapshots and sandbox (docs/workspaces.md): by default snapshots go to `store`
+   * (else a directory of this machine) and commands run in bubblewrap. Used only when an agent has
+   * a workspace.
+   */
+  readonly workspaces?: Omit<WorkspaceRuntimeOptions, 'store'>;
 }
 
 /** The longest gap between two heartbeats a Cairn worker sends for a running activity. */
@@ -99,7 +110,7 @@ export function workerTools(agents: readonly Agent[]): AnyTool[] {
   for (const agent of agents)
     for (const tool of agent.tools) {
       const seen = byName.get(tool.name);
-      if (seen && seen.tool !== tool)
+      if (seen && seen.tool !== tool && !sameOnWorker(seen.tool, tool))
         throw new Error(
           `Agents "${seen.agent}" and "${agent.name}" each have a tool named "${tool.name}", and they are different tools. ` +
             'A worker runs tools by name: rename one, or give both agents the same tool object.',
@@ -107,6 +118,23 @@ export function workerTools(agents: readonly Agent[]): AnyTool[] {
       if (!seen) byName.set(tool.name, { tool, agent: agent.name });
     }
   return [...byName.values()].map((entry) => entry.tool);
+}
+
+/**
+ * Two tools the worker runs alike: the same body, guards and limits (they may differ in what the
+ * workflow decides: approval, reviews, timeouts), as `workspaceTools()` called for two agents.
+ */
+function sameOnWorker(a: AnyTool, b: AnyTool): boolean {
+  return (
+    a.execute === b.execute &&
+    a.output === b.output &&
+    a.check === b.check &&
+    a.reconcile === b.reconcile &&
+    a.maxResultBytes === b.maxResultBytes &&
+    a.workspace === b.workspace &&
+    a.postHooks.length === b.postHooks.length &&
+    a.postHooks.every((hook, i) => hook === b.postHooks[i])
+  );
 }
 
 /**
@@ -183,6 +211,25 @@ export function checkAgentModels(
   return lines;
 }
 
+/**
+ * The worker's workspaces: the sandbox is checked once (a machine without bubblewrap gets one
+ * line naming the package; its commands then fail `tool_unavailable`), and a worker with no run
+ * store says its snapshots stay on this machine.
+ */
+async function startWorkspaces(
+  options: CairnWorkerOptions,
+  warn: (line: string) => void = (line) => console.warn(line),
+): Promise<WorkspaceRuntime> {
+  const runtime = workspaceRuntime({ ...options.workspaces, store: options.store });
+  const problem = await runtime.driver.check();
+  if (problem) warn(`cairn: ${problem}`);
+  if (!options.store)
+    warn(
+      'cairn: workspace snapshots are kept in a directory of this machine (no run store): give the worker `store` so runs can move to other machines.',
+    );
+  return runtime;
+}
+
 /** Creates (does not run) a Cairn worker; call `run()` on it. Bundles `workflowsPath` first when given. */
 export function createCairnWorker(options: CairnWorkerOptions): Promise<Worker> {
   return buildCairnWorker(options);
@@ -256,8 +303,10 @@ export async function buildCairnWorker(
       workflowInterceptorModules: workflowInterceptorModules.length > 0 ? workflowInterceptorModules : undefined,
     }).then((bundle) => ({ code: bundle.code })));
   await checkWorkflowBundle(workflowBundle!);
+  const workspaces = agents.some((agent) => agent.workspace) ? await startWorkspaces(options) : undefined;
   const toolActivity = {
     ...(options.store && { payloadStore: runStorePayloads(options.store) }),
+    ...(workspaces && { workspaces }),
     ...options.toolActivity,
     ...(mcp.size > 0 && { findTool: (name: string) => mcp.tool(name) }),
   };
@@ -308,7 +357,7 @@ export async function buildCairnWorker(
   });
   // A delta transport's broker connection (redisTransport) is let go of when the worker stops.
   const transport = typeof options.modelActivity?.streaming === 'object' ? options.modelActivity.streaming : undefined;
-  if (mcp.size === 0 && !tracing && !transport?.close && !flowControl && !tenantBudgets) return worker;
+  if (mcp.size === 0 && !tracing && !transport?.close && !flowControl && !tenantBudgets && !workspaces) return worker;
   // No MCP server process outlives its worker, however `run` ends; spans buffered are flushed.
   const run = worker.run.bind(worker);
   return Object.assign(worker, {
@@ -320,6 +369,7 @@ export async function buildCairnWorker(
           transport?.close?.().catch(() => {}),
           flowControl?.close().catch(() => {}),
           tenantBudgets?.close().catch(() => {}),
+          workspaces?.checkouts.close().catch(() => {}),
         ]),
       ),
   });

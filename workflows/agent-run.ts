@@ -240,6 +240,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           transcript,
           handOverDue,
           budget,
+          workspace: agent.workspace,
         });
         working.done();
         narrator.took(happened);

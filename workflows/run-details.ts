@@ -121,6 +121,7 @@ export function runState(input: {
     lastErrors: state.lastErrors,
     finalizing: state.finalizing,
     answer: input.finalAnswer,
+    ...(state.workspace !== undefined && { workspace: state.workspace }),
     transcriptLength: input.transcriptLength,
     generation: input.generation,
     continuingAsNew: input.continuingAsNew,

@@ -81,6 +81,7 @@ export class RunEnd {
       generation,
       errors: state.lastErrors,
       ...usage,
+      ...(state.workspace !== undefined && { workspace: state.workspace }),
       // Its events, for readers with no worker to replay the run; a child's would sit in its parent's history too.
       ...(workflowInfo().parent === undefined && { stream: stream.final() }),
     };

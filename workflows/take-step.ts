@@ -36,6 +36,8 @@ import type { BudgetRequests } from './budget-requests.js';
 import { dispatch } from './tool-dispatch.js';
 import { reconcileCalls } from './reconcile-dispatch.js';
 import { modelTurnSummary, summaryLine, toolCallNote } from './run-details.js';
+import type { CheckedWorkspaceConfig } from '../shared/workspace/workspace-config.js';
+import type { RunToolResult } from '../shared/tools/run-tool-input.js';
 
 /** The model activity's options: 5xx and network errors throw and are retried; classified failures come back as values. */
 export const MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
@@ -109,6 +111,8 @@ export interface StepContext {
   readonly interrupted?: Promise<void>;
   /** Where a person's decision on a budget request waits (budget-requests.ts). */
   readonly budget?: BudgetRequests;
+  /** The agent's workspace, when it has one: its calls carry the run's snapshot. */
+  readonly workspace?: CheckedWorkspaceConfig | undefined;
 }
 
 /**
@@ -133,7 +137,19 @@ function inScope<T>(cancel: Promise<unknown>, fn: () => Promise<T>): Promise<T> 
 
 export async function takeStep(
   step: PlanStep,
-  { state, scheduled, inbox, tools, children, model, transcript, handOverDue, interrupted, budget }: StepContext,
+  {
+    state,
+    scheduled,
+    inbox,
+    tools,
+    children,
+    model,
+    transcript,
+    handOverDue,
+    interrupted,
+    budget,
+    workspace,
+  }: StepContext,
 ): Promise<Happening | undefined> {
   const activityId = (stem: string): { activityId: string } => {
     const n = (scheduled.get(stem) ?? 0) + 1;
@@ -212,23 +228,47 @@ export async function takeStep(
       }
     }
     case 'execute_tools': {
-      // In waves: one workflow task never schedules more activities than the server takes at once.
+      const ids = (call: ToolCall) => ({
+        ...activityId(`tool:${call.toolCallId}:${call.name}`),
+        note: toolCallNote(call, state, inbox.decisions[call.toolCallId]?.decision),
+      });
       const run = (call: ToolCall): Promise<ToolResult> => {
         const tool = tools.get(call.name)!;
         const agent = agentOf(tool);
         if (agent) return children.runs.run(call, agent, children, inbox.cancelled);
-        const ids = {
-          ...activityId(`tool:${call.toolCallId}:${call.name}`),
-          note: toolCallNote(call, state, inbox.decisions[call.toolCallId]?.decision),
-        };
         // A 'once' call runs to its end: cut short, nobody could tell whether it happened.
-        if (tool.sideEffects === 'once') return dispatch(call, tool, ids, state.batch?.onceKeys?.[call.toolCallId]);
-        return cancellable(() => dispatch(call, tool, ids));
+        if (tool.sideEffects === 'once')
+          return dispatch(call, tool, ids(call), state.batch?.onceKeys?.[call.toolCallId]);
+        return cancellable(() => dispatch(call, tool, ids(call)));
       };
-      const results: ToolResult[] = [];
-      for (let i = 0; i < step.calls.length; i += MAX_ACTIVITIES_PER_WAVE)
-        results.push(...(await Promise.all(step.calls.slice(i, i + MAX_ACTIVITIES_PER_WAVE).map(run))));
-      return { type: 'tool_results', results };
+      // Workspace calls run one after another, each on the snapshot the one before left (docs/workspaces.md).
+      const done = new Map<ToolCall, ToolResult>();
+      let digest = state.workspace;
+      const inWorkspace = (call: ToolCall) => workspace !== undefined && tools.get(call.name)?.workspace === true;
+      const chain = step.calls.filter(inWorkspace).reduce(async (before: Promise<void>, call) => {
+        await before;
+        const workspaceCall = { ...workspace!, ...(digest !== undefined && { digest }) };
+        const { workspace: after, ...result }: RunToolResult = await cancellable(() =>
+          dispatch(call, tools.get(call.name)!, ids(call), undefined, workspaceCall),
+        );
+        if (after !== undefined) digest = after;
+        done.set(call, result as ToolResult);
+      }, Promise.resolve());
+      // The others in waves: one workflow task never schedules more activities than the server takes at once.
+      const others = step.calls.filter((call) => !inWorkspace(call));
+      const waves = async () => {
+        for (let i = 0; i < others.length; i += MAX_ACTIVITIES_PER_WAVE) {
+          const wave = others.slice(i, i + MAX_ACTIVITIES_PER_WAVE);
+          for (const [j, result] of (await Promise.all(wave.map(run))).entries()) done.set(wave[j]!, result);
+        }
+      };
+      await Promise.all([waves(), chain]);
+      const results = step.calls.map((call) => done.get(call)!);
+      return {
+        type: 'tool_results',
+        results,
+        ...(digest !== undefined && digest !== state.workspace && { workspace: digest }),
+      };
     }
     case 'reconcile':
       // Not cut short by a cancel: what it finds settles calls that may have taken effect.

@@ -14,16 +14,16 @@ import {
 import type { AnyTool } from '../shared/tools/define-tool.js';
 import { resultAfterRetries } from '../shared/failures/after-retries.js';
 import { fromError } from '../shared/failures/tool-error.js';
-import type { ToolResult } from '../shared/tools/tool-result.js';
 import type { ToolCall } from '../shared/tools/tool-call.js';
-import type { RunToolInput } from '../shared/tools/run-tool-input.js';
+import type { RunToolInput, RunToolResult } from '../shared/tools/run-tool-input.js';
+import type { WorkspaceCallInput } from '../shared/workspace/workspace-call.js';
 import { isJsonObject } from '../shared/json/json.js';
 import { ONCE_BEGAN, ONCE_FENCE_PATCH, RUN_ONCE_TOOL } from '../shared/tools/once-fence.js';
 import { MAX_SUMMARY_CHARS, oneLine, summaryLine } from './run-details.js';
 
 type ToolActivities = {
-  runTool(input: RunToolInput): Promise<ToolResult>;
-  [RUN_ONCE_TOOL](input: RunToolInput): Promise<ToolResult>;
+  runTool(input: RunToolInput): Promise<RunToolResult>;
+  [RUN_ONCE_TOOL](input: RunToolInput): Promise<RunToolResult>;
 };
 
 const { runTool, [RUN_ONCE_TOOL]: runOnceTool } = proxyActivities<ToolActivities>({ startToCloseTimeout: '30s' });
@@ -78,19 +78,27 @@ export function callSummary(call: ToolCall, note = ''): string {
 /**
  * Runs one call; `activityId` names the activity (see take-step.ts, `scheduled`) and `note`
  * adds to its summary; a `once` call carries its idempotency key (planner/once-keys.ts) and runs
- * fenced (shared/tools/once-fence.ts), except in runs recorded before the fence.
+ * fenced (shared/tools/once-fence.ts), except in runs recorded before the fence; a workspace call
+ * carries its snapshot and gets the next one back (`workspace`).
  */
 export async function dispatch(
   call: ToolCall,
   tool: AnyTool,
   { note, ...ids }: { activityId?: string; note?: string } = {},
   idempotencyKey?: string,
-): Promise<ToolResult> {
+  workspace?: WorkspaceCallInput,
+): Promise<RunToolResult> {
   const fenced = tool.sideEffects === 'once' && patched(ONCE_FENCE_PATCH);
   const activity = fenced ? runOnceTool : runTool;
   try {
     return await activity.executeWithOptions({ ...activityOptions(tool), summary: callSummary(call, note), ...ids }, [
-      { name: call.name, toolCallId: call.toolCallId, args: call.args, ...(idempotencyKey && { idempotencyKey }) },
+      {
+        name: call.name,
+        toolCallId: call.toolCallId,
+        args: call.args,
+        ...(idempotencyKey && { idempotencyKey }),
+        ...(workspace && { workspace }),
+      },
     ]);
   } catch (err) {
     return resultAfterRetries(call, fromError(err), tool.sideEffects, fenced && neverBegan(err));

@@ -8,6 +8,11 @@ import type { AnyTool } from '../tools/define-tool.js';
 import { DefinitionError } from '../failures/definition-error.js';
 import type { McpServer } from '../mcp/mcp-server.js';
 import { AGENT_VERSIONINGS, isAgentVersioning, type AgentVersioning } from './versioning.js';
+import {
+  checkWorkspaceConfig,
+  type CheckedWorkspaceConfig,
+  type WorkspaceConfig,
+} from '../workspace/workspace-config.js';
 
 export interface AgentConfig {
   readonly name: string;
@@ -26,15 +31,22 @@ export interface AgentConfig {
    * the worker's (`cairn worker --versioning`). Ignored by a worker that is not versioned.
    */
   readonly versioning?: AgentVersioning;
+  /**
+   * The run's workspace (docs/workspaces.md): files and a sandbox for its workspace tools, kept
+   * as snapshots in the run store. An agent with a workspace tool and no `workspace` starts empty.
+   */
+  readonly workspace?: WorkspaceConfig;
 }
 
 const AGENT = Symbol.for('cairn.Agent');
 /** Where an agent tool (shared/tools/agent-tool.ts) keeps the agent it runs; here, so agents are found without importing tools back. */
 export const AGENT_TOOL = Symbol.for('cairn.AgentTool');
 
-export interface Agent extends AgentConfig {
+export interface Agent extends Omit<AgentConfig, 'workspace'> {
   readonly policy: PolicyOverrides;
   readonly mcpServers: readonly McpServer[];
+  /** With its defaults; absent when the agent has no workspace tool and declared none. */
+  readonly workspace?: CheckedWorkspaceConfig;
 }
 
 /** True for a value `defineAgent` returned, from any copy of this module. */
@@ -82,8 +94,14 @@ export function defineAgent(config: AgentConfig): Agent {
       );
     servers.add(server.name);
   }
+  const workspace =
+    config.workspace !== undefined || config.tools.some((tool) => tool.workspace === true)
+      ? checkWorkspaceConfig(config.name, config.workspace ?? {})
+      : undefined;
+  const { workspace: _declared, ...rest } = config;
   return Object.freeze({
-    ...config,
+    ...rest,
+    ...(workspace && { workspace }),
     tools: Object.freeze([...config.tools]),
     mcpServers: Object.freeze([...(config.mcpServers ?? [])]),
     policy: config.policy ?? {},

@@ -22,6 +22,8 @@ export const DefinitionErrorCode = {
   DuplicateMcpServer: 'duplicate_mcp_server',
   InvalidA2AAgent: 'invalid_a2a_agent',
   InvalidNeeds: 'invalid_needs',
+  /** A tool's `workspace` is not a boolean, or a workspace tool is `once`. */
+  InvalidToolWorkspace: 'invalid_tool_workspace',
   /** A tool's `needs` names a key of deps the worker was not given. */
   MissingDeps: 'missing_deps',
   /** A `defineEval` value (shared/eval/define-eval.ts) is wrong. */

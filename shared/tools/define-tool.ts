@@ -21,6 +21,7 @@ import { toJsonValue } from '../json/json-safe.js';
 import { isJsonObject } from '../json/json.js';
 import { summariseIssues, toFieldIssues } from '../guards/zod-issues.js';
 import type { ReconcileInput, ReconcileOutcome } from './reconcile.js';
+import type { Workspace } from '../workspace/workspace.js';
 
 /** What running the tool does to the world; decides retries and budgets. */
 export type SideEffects = 'none' | 'idempotent' | 'once';
@@ -80,6 +81,11 @@ export interface ToolContext<Deps = unknown> {
   readonly confirmAttempt: () => Promise<void>;
   /** The worker's store of offloaded results, if it has one (the `read_result` tool reads it). */
   readonly payloads?: PayloadStore;
+  /**
+   * The run's workspace at the snapshot this call starts from, for tools with `workspace: true`
+   * (docs/workspaces.md). What the call changes becomes the run's next snapshot when it ends `ok`.
+   */
+  readonly workspace?: Workspace;
 }
 
 export interface ToolConfig<Input extends z.ZodType, Output, Deps> {
@@ -118,6 +124,13 @@ export interface ToolConfig<Input extends z.ZodType, Output, Deps> {
    * 1.5 MiB). Above it the result keeps what fits, as `partial_data` (docs/size-limits.md).
    */
   readonly maxResultBytes?: number;
+  /**
+   * The tool works in the run's workspace (`context.workspace`; docs/workspaces.md): its calls run
+   * one at a time, each on the snapshot the one before left, and a failed call changes nothing.
+   * Its effects stay in the workspace, so it is never `once`: a crashed call runs again on the
+   * snapshot it started from.
+   */
+  readonly workspace?: boolean;
   /**
    * For `once` tools: after an attempt whose outcome is unknown (timed out, its worker died), the
    * run asks this, as an activity, whether the effect with `idempotencyKey` happened — instead of
@@ -199,6 +212,14 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
     (!Array.isArray(config.needs) || config.needs.some((key) => typeof key !== 'string' || key === ''))
   )
     throw new DefinitionError('invalid_needs', `Tool ${name}'s needs is a list of the keys of deps it reads.`);
+  if (
+    config.workspace !== undefined &&
+    (typeof config.workspace !== 'boolean' || (config.workspace && config.sideEffects === 'once'))
+  )
+    throw new DefinitionError(
+      'invalid_tool_workspace',
+      `Tool ${name}'s workspace is true or false, and a workspace tool is not sideEffects: 'once' (a crashed call runs again on the snapshot it started from).`,
+    );
   const hooks =
     config.postHook === undefined
       ? []

@@ -3,6 +3,8 @@
  * reads it. Workflow-safe, deterministic.
  */
 import type { JsonValue } from '../json/json.js';
+import type { ToolResult } from './tool-result.js';
+import type { WorkspaceCallInput } from '../workspace/workspace-call.js';
 
 export interface RunToolInput {
   /** The tool's name, as in its spec. */
@@ -17,4 +19,13 @@ export interface RunToolInput {
    * the activity then uses `<workflowId>/<toolCallId>`, as it always did.
    */
   readonly idempotencyKey?: string;
+  /** A workspace tool's call: the snapshot it starts from (shared/workspace/workspace-call.ts). */
+  readonly workspace?: WorkspaceCallInput;
 }
+
+/**
+ * What the tool activity returns: the call's result and, for a workspace call, the run's snapshot
+ * after it (the new one when it ended `ok`, else the one it started from). The workflow takes
+ * `workspace` off before the result goes anywhere else.
+ */
+export type RunToolResult = ToolResult & { readonly workspace?: string };

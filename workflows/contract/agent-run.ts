@@ -82,6 +82,8 @@ export interface AgentRunResult {
   readonly generation: number;
   /** The latest tool errors, oldest first: a parent run chains them when this run was its tool. */
   readonly errors?: readonly ErrorSummary[];
+  /** The digest of the run's workspace as it finished (docs/workspaces.md); absent without one. */
+  readonly workspace?: string;
   /**
    * The run's event stream as it completed (its newest events, up to 300,000 characters), so its
    * events are read from history with no worker (`run.events()`, `GET /runs/:id/events`). Absent

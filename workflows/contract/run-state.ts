@@ -78,6 +78,11 @@ export interface RunState {
   readonly budget?: RunBudget;
   /** Set once the run has finished: answered, or ended with a code. */
   readonly outcome?: RunOutcome;
+  /**
+   * The run's workspace snapshot (docs/workspaces.md): the digest of its files after its last
+   * workspace call; absent before the first, and for agents without a workspace.
+   */
+  readonly workspace?: string;
   /** The tenant the run belongs to, and the user who started it, when given at start. */
   readonly tenant?: string;
   readonly user?: string;
