@@ -28,6 +28,41 @@ describe('advance', () => {
     expect(held).toEqual({ state: { ...plan.state, humanWaitMs: 5_000 }, step: plan.step, record: [], notes: [] });
   });
 
+  it("keeps the run's workspace snapshot a batch's workspace calls left, and carries it through later steps", () => {
+    const plan = start();
+    const call = { toolCallId: '1.1', name: 'lookup', args: {} };
+    const calling = advance(
+      plan.state,
+      plan.step,
+      { type: 'model_outcome', outcome: toolCallsReply([rawCall('lookup', {})]) },
+      { now: 0, toolbox: PLAIN_TOOLS },
+    );
+    expect(calling.step.type).toBe('execute_tools');
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const after = advance(
+      calling.state,
+      calling.step,
+      { type: 'tool_results', results: [ok(call)], workspace: digest },
+      { now: 1, toolbox: PLAIN_TOOLS },
+    );
+    expect(after.state.workspace).toBe(digest);
+    const next = advance(
+      after.state,
+      after.step,
+      { type: 'model_outcome', outcome: toolCallsReply([rawCall('lookup', { again: true })]) },
+      { now: 2, toolbox: PLAIN_TOOLS },
+    );
+    expect(next.state.workspace).toBe(digest);
+    // A batch with no workspace call leaves it as it was.
+    const unchanged = advance(
+      next.state,
+      next.step,
+      { type: 'tool_results', results: [ok({ ...call, toolCallId: '2.1' })] },
+      { now: 3, toolbox: PLAIN_TOOLS },
+    );
+    expect(unchanged.state.workspace).toBe(digest);
+  });
+
   it('a happening the step cannot have is a driver bug, not a decision', () => {
     const plan = start();
     const call = { toolCallId: '1.1', name: 'lookup', args: {} };

@@ -125,15 +125,17 @@ export function workerTools(agents: readonly Agent[]): AnyTool[] {
  * workflow decides: approval, reviews, timeouts), as `workspaceTools()` called for two agents.
  */
 function sameOnWorker(a: AnyTool, b: AnyTool): boolean {
+  const hooks = (tool: AnyTool) => tool.postHooks ?? [];
   return (
+    typeof a.execute === 'function' &&
     a.execute === b.execute &&
     a.output === b.output &&
     a.check === b.check &&
     a.reconcile === b.reconcile &&
     a.maxResultBytes === b.maxResultBytes &&
     a.workspace === b.workspace &&
-    a.postHooks.length === b.postHooks.length &&
-    a.postHooks.every((hook, i) => hook === b.postHooks[i])
+    hooks(a).length === hooks(b).length &&
+    hooks(a).every((hook, i) => hook === hooks(b)[i])
   );
 }
 

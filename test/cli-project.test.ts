@@ -14,6 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { findConfig, loadProject } from '../runtime/project-config.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { workerTools } from '../runtime/worker.js';
+import { defineAgent } from '../shared/agent/define-agent.js';
+import { workspaceTools } from '../shared/workspace/workspace-tools.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
 import { serverAddress } from './support/temporal.js';
 
@@ -114,6 +116,20 @@ describe('a project’s cairn.config.ts', () => {
     expect(() => workerTools([make('support'), make('billing')] as never)).toThrow(
       'Agents "support" and "billing" each have a tool named "lookup", and they are different tools. A worker runs tools by name: rename one, or give both agents the same tool object.',
     );
+  });
+
+  it("serves two agents' workspace tools, with their own review rules, as one set", () => {
+    const agents = [
+      defineAgent({ name: 'coder', instructions: 'Code.', tools: workspaceTools({ approveCommand: 'always' }) }),
+      defineAgent({ name: 'builder', instructions: 'Build.', tools: workspaceTools() }),
+    ];
+    expect(workerTools(agents).map((tool) => tool.name)).toEqual([
+      'read_file',
+      'write_file',
+      'apply_patch',
+      'list_files',
+      'run_command',
+    ]);
   });
 
   it('says which file pulls a Node built-in into the workflow bundle', async () => {

@@ -15,7 +15,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
-import { installChromiumIfMissing } from './support/chromium.js';
+import { installDebianPackagesIfMissing } from './support/debian-packages.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -37,7 +37,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const [server, bundle] = await Promise.all([
     startEmbeddedServer({ log }),
     bundleWorkflows(join(PACKAGE_ROOT, 'test/fixtures/workflows.ts')),
-    installChromiumIfMissing(log),
+    installDebianPackagesIfMissing(log),
   ]);
   const bundlePath = join(PACKAGE_ROOT, '.cache', 'test-workflow-bundle.js');
   await mkdir(join(PACKAGE_ROOT, '.cache'), { recursive: true });

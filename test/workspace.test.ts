@@ -2,7 +2,8 @@
  * Durable workspaces, from outside, on a real dev server with workers in their own processes,
  * snapshots in Redis and commands in the real bubblewrap sandbox (docs/workspaces.md):
  * - the coder example fixes its failing test, waits for a review of a command that deletes files
- *   holding no directory on any worker, and finishes on another worker after the first was
+ *   holding no directory on any worker, is reviewed over HTTP (`GET /runs/:id`, `POST
+ *   /runs/:id/reviews/:toolCallId`), and finishes on another worker after the first was
  *   SIGKILLed, with the workspace the model was told about;
  * - a worker SIGKILLed mid-command loses nothing reported: the command runs again on another
  *   worker from the snapshot it started from, and its half-done changes are gone;
@@ -15,17 +16,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import {
-  reviewToolCallUpdate,
-  transcriptQuery,
-  type AgentRunResult,
-  type RunState,
-} from '../workflows/contract/index.js';
+import { transcriptQuery, type AgentRunResult, type RunState } from '../workflows/contract/index.js';
 import { redisRunStore } from '../activities/storage/redis-run-store.js';
 import { workspaceCheckouts } from '../activities/workspace/workspace-checkouts.js';
 import { DEFAULT_WORKSPACE_LIMITS } from '../shared/workspace/workspace-config.js';
 import type { RunStore } from '../shared/storage/run-store.js';
 import { awaiting, waitFor } from './support/runs.js';
+import { serve, type Served } from './support/http.js';
+import { CairnClient } from '../client/cairn-client.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
+import { coderAgent } from '../examples/coder/agent.js';
 import { connectClient } from './support/temporal.js';
 import { startWorkerProcess } from './support/worker-process.js';
 
@@ -33,6 +33,7 @@ const SECRET = `canary-${randomUUID()}`;
 let client: Client;
 let dir: string;
 let store: RunStore;
+let http: Served;
 const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -41,9 +42,11 @@ beforeAll(async () => {
   // The sandbox runs as a user of its own: it must be able to pass through to the working copies.
   await chmod(dir, 0o711);
   store = redisRunStore();
+  http = await serve(createCairnHttpHandler({ client: new CairnClient({ client }), agents: [coderAgent] }));
 });
 afterAll(async () => {
   for (const w of workers) w.kill('SIGKILL');
+  await http?.close();
   await client?.connection.close();
   await store?.close?.();
   await rm(dir, { recursive: true, force: true });
@@ -109,7 +112,11 @@ describe('a run with a workspace', () => {
     const taskQueue = `workspace-${randomUUID()}`;
     const a = await worker(taskQueue, 'a', 300);
     const handle = await start(taskQueue, 'coder', 'The tests of this project fail. Fix them.');
-    const waiting: RunState = await awaiting(handle, 'awaiting_review');
+    // A reviewer's page reads the run over HTTP, as the inbox does.
+    const read = async (): Promise<RunState> =>
+      ((await (await fetch(`${http.url}/runs/${handle.workflowId}`)).json()) as { state: RunState }).state;
+    await awaiting(handle, 'awaiting_review');
+    const waiting = await read();
     expect(waiting.reviews).toEqual([
       expect.objectContaining({ name: 'run_command', args: { command: 'rm -f notes.tmp' } }),
     ]);
@@ -125,9 +132,12 @@ describe('a run with a workspace', () => {
     const b = await worker(taskQueue, 'b');
     expect(await copies(b.workDir)).toEqual([]);
     const review = waiting.reviews[0]!;
-    await handle.executeUpdate(reviewToolCallUpdate, {
-      args: [{ toolCallId: review.toolCallId, argsHash: review.argsHash, decision: { type: 'accept' } }],
+    const decided = await fetch(`${http.url}/runs/${handle.workflowId}/reviews/${review.toolCallId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ argsHash: review.argsHash, decision: { type: 'accept' } }),
     });
+    expect(decided.status).toBeLessThan(300);
     const result: AgentRunResult = await handle.result();
     expect(result.answer).toContain('Fixed total()');
     const after = await filesOf(result.workspace!);

@@ -4,6 +4,8 @@ import { agentsOf, defineAgent, findTool, isAgent, reachableAgents } from './def
 import { agentTool } from '../tools/agent-tool.js';
 import { mcpServer } from '../mcp/mcp-server.js';
 import { defineTool } from '../tools/define-tool.js';
+import { workspaceTools } from '../workspace/workspace-tools.js';
+import { DEFAULT_WORKSPACE_LIMITS } from '../workspace/workspace-config.js';
 
 const tool = (name: string) =>
   defineTool({ name, description: `The ${name} tool.`, input: z.object({}), execute: () => null });
@@ -121,6 +123,54 @@ describe('defineAgent: what a worker and the workflow read', () => {
     ).toThrow(
       expect.objectContaining({ code: 'duplicate_mcp_server', message: 'Agent a has two MCP servers named fs.' }),
     );
+  });
+});
+
+describe('defineAgent: a workspace', () => {
+  it('an agent with workspace tools and no workspace starts empty, with the default limits', () => {
+    const agent = defineAgent({ name: 'coder', instructions: 'Code.', tools: workspaceTools() });
+    expect(agent.workspace).toEqual({ from: { empty: true }, limits: DEFAULT_WORKSPACE_LIMITS, network: false });
+  });
+
+  it('an agent without workspace tools or a workspace has none', () => {
+    expect(defineAgent({ name: 'plain', instructions: 'Talk.', tools: [] }).workspace).toBeUndefined();
+  });
+
+  it('refuses a workspace it cannot use, naming the agent and the field', () => {
+    const bad = (workspace: unknown) => () =>
+      defineAgent({ name: 'coder', instructions: 'Code.', tools: [], workspace: workspace as never });
+    expect(bad({ from: { dir: '' } })).toThrow("Agent coder's workspace from.dir must be a path.");
+    expect(bad({ from: { snapshot: 'abc' } })).toThrow('from.snapshot must be a digest');
+    expect(bad({ from: { url: 'x' } })).toThrow('from must be { dir }, { archive }, { snapshot } or { empty: true }');
+    expect(bad({ limits: { commandMs: -1 } })).toThrow('limit commandMs must be a positive whole number (got -1)');
+    expect(bad({ network: 'yes' })).toThrow('network must be true or false');
+  });
+
+  it('keeps the limits given over the defaults', () => {
+    const agent = defineAgent({
+      name: 'coder',
+      instructions: 'Code.',
+      tools: [],
+      workspace: { from: { dir: 'project' }, limits: { commandMs: 5_000 }, network: true },
+    });
+    expect(agent.workspace).toEqual({
+      from: { dir: 'project' },
+      limits: { ...DEFAULT_WORKSPACE_LIMITS, commandMs: 5_000 },
+      network: true,
+    });
+  });
+
+  it("refuses a workspace tool that is 'once': a crashed call runs again on its snapshot", () => {
+    expect(() =>
+      defineTool({
+        name: 'deploy',
+        description: 'Deploy.',
+        input: z.object({}),
+        sideEffects: 'once',
+        workspace: true,
+        execute: () => 'ok',
+      }),
+    ).toThrow(expect.objectContaining({ code: 'invalid_tool_workspace' }));
   });
 });
 

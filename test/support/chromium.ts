@@ -4,10 +4,8 @@
  * the one shipped inside the @sparticuz/chromium npm package (a devDependency, extracted to the
  * temp folder on first use). Driven with playwright-core, which downloads nothing itself.
  */
-import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Flags that work on these machines (no GPU, no sandbox as root, nothing phoning home). */
@@ -56,30 +54,6 @@ export async function launchChromium(): Promise<Browser> {
         "Install Debian's (apt-get install -y chromium) or name another binary in CHROMIUM_PATH.",
       { cause: error },
     );
-  }
-}
-
-/**
- * On a machine with no browser, as root with apt-get (a fresh CI machine or container), installs
- * Debian's chromium once per test run, from globalSetup, before any browser test starts: the
- * @sparticuz/chromium fallback alone crashes at launch where the system libraries Chromium needs
- * are missing. Anywhere else it changes nothing and the browser tests say what to install.
- */
-export async function installChromiumIfMissing(log: (line: string) => void): Promise<void> {
-  if (process.env.CHROMIUM_PATH || (await isExecutable('/usr/bin/chromium'))) return;
-  if (process.getuid?.() !== 0 || !(await isExecutable('/usr/bin/apt-get'))) return;
-  log("No Chromium on this machine: installing Debian's (apt-get install -y chromium) for the browser tests");
-  const apt = (...args: string[]) =>
-    promisify(execFile)('apt-get', ['-q', ...args], {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      timeout: 15 * 60_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  try {
-    await apt('update');
-    await apt('install', '-y', 'chromium');
-  } catch (error) {
-    log(`Installing chromium failed, so the browser tests will fail: ${(error as Error).message.split('\n')[0]}`);
   }
 }
 
