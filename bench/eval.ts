@@ -6,8 +6,8 @@
  * candidate; the baselines kept by the first). Against the floor, the candidate's own model turns
  * (they must run: N / concurrency waves of four turns). Then the memory of evaluating
  * --memory-cases cases. Prints the machine's load (os.loadavg) with each figure. Node-only.
- * `--cases <n>` (default 20), `--tool-ms <n>` (default 1000), `--model-ms <n>` (default 300),
- * `--memory-cases <n>` (default 1000; 0: none).
+ * `--cases <n>` (default 20; 1000 takes ~10 min, most of it the live re-run), `--tool-ms <n>`
+ * (default 1000), `--model-ms <n>` (default 300), `--memory-cases <n>` (default 1000; 0: none).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -64,6 +64,8 @@ if (values.help) {
 const CASES = Number(values.cases);
 const MEMORY_CASES = Number(values['memory-cases']);
 const CONCURRENCY = 16;
+/** Recording the cases (instant model and tools, not timed) runs more at once. */
+const RECORD_CONCURRENCY = 48;
 /** How long one model turn takes, for the live re-run and the candidate lane alike (a fast hosted model's tool-calling turn). */
 const MODEL_MS = Number(values['model-ms']);
 const TOOL_MS = Number(values['tool-ms']);
@@ -89,13 +91,18 @@ function benchModel(name: string, delayMs: number): ModelClient {
 }
 
 const load = () => loadavg()[0]!.toFixed(1);
+/** CPU seconds (user + system) this process spent since `since`: its workers' threads included, the server's not. */
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since);
+  return figure((user + system) / 1e6, 1);
+};
 
 /** Runs `prompts` live on a plain Cairn worker (tools for real) and returns the wall time; writes histories into `dir` if given. */
 async function runLive(
   client: Client,
   connection: NativeConnection,
   prompts: readonly string[],
-  options: { modelMs: number; toolMs: number; dir?: string },
+  options: { modelMs: number; toolMs: number; dir?: string; concurrency?: number },
 ): Promise<number> {
   toolTiming.ms = options.toolMs;
   const taskQueue = `eval-bench-live-${randomUUID()}`;
@@ -114,7 +121,7 @@ async function runLive(
   try {
     let next = 0;
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
+      Array.from({ length: options.concurrency ?? CONCURRENCY }, async () => {
         while (next < prompts.length) {
           const prompt = prompts[next++]!;
           const handle = await client.workflow.start('agentRun', {
@@ -149,12 +156,15 @@ try {
 
   // 1. Record the cases (live, instantly), re-run them live at the setting, then evaluate them twice.
   const prompts = Array.from({ length: CASES }, (_, i) => `case-${i}`);
-  await runLive(client, connection, prompts, { modelMs: 0, toolMs: 0, dir });
+  await runLive(client, connection, prompts, { modelMs: 0, toolMs: 0, dir, concurrency: RECORD_CONCURRENCY });
   const cacheDir = await mkdtemp(join(tmpdir(), 'cairn-eval-bench-cache-'));
   const loadLive = load();
+  const cpuBefore = process.cpuUsage();
   const liveMs = await runLive(client, connection, prompts, { modelMs: MODEL_MS, toolMs: TOOL_MS });
+  const liveCpu = cpuSeconds(cpuBefore);
   const evaluate = async (module: string) => {
     const loadBefore = load();
+    const cpu = process.cpuUsage();
     const evalStarted = performance.now();
     const report = await runEval({
       module,
@@ -169,28 +179,30 @@ try {
     if (report.summary.changedCases !== 0 || report.summary.harnessAgreement !== 1)
       throw new Error(`the bench's evaluation found changes: ${JSON.stringify(report.summary)}`);
     const kept = report.cases.filter((item) => item.baseline?.reused).length;
-    return { ms, kept, load: `${loadBefore} → ${load()}` };
+    return { ms, kept, cpu: cpuSeconds(cpu), load: `${loadBefore} → ${load()}` };
   };
   const cold = await evaluate(MODULE);
   const next = await evaluate(NEXT_MODULE);
-  // The candidate's model turns at this concurrency: what an evaluation cannot skip.
+  // The candidate's model turns as the evaluation must run them: each case's four in turn, CONCURRENCY
+  // cases at once (the eval modules' `concurrency`, the live re-run's too), so ceil(N / CONCURRENCY) waves.
   const floorMs = Math.ceil(CASES / CONCURRENCY) * 4 * MODEL_MS;
-  const row = (name: string, ms: number, load: string) => [
+  const row = (name: string, ms: number, cpu: string, load: string) => [
     name,
     String(CASES),
     figure(ms / 1000),
     `${figure(ms / floorMs, 2)}×`,
     `${figure(liveMs / ms, 2)}×`,
+    cpu,
     load,
   ];
   console.log(
     table(
-      ['', 'cases', 'seconds', '÷ floor', 'live ÷ it', 'load (1 min)'],
+      ['', 'cases', 'seconds', '÷ floor', 'live ÷ it', 'CPU s (bench process)', 'load (1 min)'],
       [
-        row('re-run live with the tools', liveMs, `${loadLive} → ${load()}`),
-        row(`cairn eval, nothing kept (${cold.kept} baselines kept)`, cold.ms, cold.load),
-        row(`cairn eval, a new eval module (${next.kept} baselines kept)`, next.ms, next.load),
-        row("floor: the candidate's model turns", floorMs, ''),
+        row('re-run live with the tools', liveMs, liveCpu, `${loadLive} → ${load()}`),
+        row(`cairn eval, nothing kept (${cold.kept} baselines kept)`, cold.ms, cold.cpu, cold.load),
+        row(`cairn eval, a new eval module (${next.kept} baselines kept)`, next.ms, next.cpu, next.load),
+        row("floor: the candidate's model turns", floorMs, '', ''),
       ],
     ),
   );
@@ -200,7 +212,7 @@ try {
   if (MEMORY_CASES > 0) {
     const memoryDir = await mkdtemp(join(tmpdir(), 'cairn-eval-bench-'));
     const many = Array.from({ length: MEMORY_CASES }, (_, i) => `mem-${i}`);
-    await runLive(client, connection, many, { modelMs: 0, toolMs: 0, dir: memoryDir });
+    await runLive(client, connection, many, { modelMs: 0, toolMs: 0, dir: memoryDir, concurrency: RECORD_CONCURRENCY });
     global.gc?.();
     const before = process.memoryUsage();
     let peak = { rss: before.rss, heapUsed: before.heapUsed };

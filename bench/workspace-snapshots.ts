@@ -10,6 +10,8 @@
  * - commit 1 file: one file rewritten, then commit, on a just-restored copy and on a warm one
  *   (median of `rounds`), with the values it wrote to the store;
  * - commit none: nothing changed.
+ * Baseline, in the same run: `cp -RPp` of the same tree (what any restore must at least do), so the
+ * figures read as ratios on a loaded machine.
  * Targets: one changed file commits in ≤ 50 ms at 50 MB; a 50 MB restore takes ≤ 2 s.
  * Not part of `npm run bench`: `npx tsx bench/workspace-snapshots.ts [rounds]`.
  */
@@ -60,7 +62,8 @@ const time = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measure(storeName: string, store: RunStore, shape: (typeof shapes)[number], dir: string) {
-  const engine = (n: string) => workspaceCheckouts({ store, directory: join(temp, `${storeName}-${n}`), idleMs: 60_000 });
+  const engine = (n: string) =>
+    workspaceCheckouts({ store, directory: join(temp, `${storeName}-${n}`), idleMs: 60_000 });
   const a = engine('a');
   const [created, snapshot] = await time(() => a.checkout(input({ from: { dir } })));
   await created.discard();
@@ -89,8 +92,9 @@ async function measure(storeName: string, store: RunStore, shape: (typeof shapes
   }
   await a.close();
   await b.close();
+  const [, cp] = await time(async () => execSync(`cp -RPp ${dir} ${join(temp, `cp-${storeName}-${shape.files}`)}`));
   const ms = (n: number) => n.toFixed(n < 10 ? 1 : 0).padStart(8);
-  return `${storeName.padEnd(6)} ${shape.name.padEnd(21)}${ms(snapshot)}${ms(restoreCold)}${ms(restoreCached)}${ms(median(warmTimes))}${ms(commitAfterRestore)}${ms(median(commitTimes))}${ms(median(noneTimes))}${String(putsOne).padStart(6)}`;
+  return `${storeName.padEnd(6)} ${shape.name.padEnd(21)}${ms(snapshot)}${ms(restoreCold)}${ms(restoreCached)}${ms(median(warmTimes))}${ms(commitAfterRestore)}${ms(median(commitTimes))}${ms(median(noneTimes))}${String(putsOne).padStart(6)}${ms(cp)}   ${(restoreCached / cp).toFixed(1)}x`;
 }
 
 const stores: [string, () => Promise<RunStore | undefined>][] = [
@@ -112,8 +116,8 @@ const stores: [string, () => Promise<RunStore | undefined>][] = [
 
 const lines = [
   `workspace snapshots, ${rounds} rounds; ${load()}`,
-  'all times in ms                snapshot  cold    cached  warm    1 file  1 file  none    puts',
-  '                               (create)  restore restore checkout (fresh) (warm)  commit  (1 file)',
+  'all times in ms             snapshot    cold  cached    warm  1 file  1 file    none  puts   cp -R  cached',
+  '                              (create) restore restore checkout (fresh) (warm)  commit (1 f.)  (base)  /cp',
 ];
 const dirs = [];
 for (const shape of shapes) dirs.push(await source(shape));

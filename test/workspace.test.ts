@@ -90,11 +90,11 @@ async function filesOf(digest: string): Promise<Map<string, string>> {
   return files;
 }
 
-function start(taskQueue: string, agent: string, prompt: string): Promise<WorkflowHandle> {
+function start(taskQueue: string, agent: string, prompt: string, more: object = {}): Promise<WorkflowHandle> {
   return client.workflow.start('workspaceAgentRun', {
     taskQueue,
     workflowId: `workspace-${agent}-${randomUUID()}`,
-    args: [{ agent, prompt }],
+    args: [{ agent, prompt, ...more }],
   });
 }
 
@@ -149,10 +149,11 @@ describe('a run with a workspace', () => {
     expect(runs.map((r) => r.content.exitCode)).toEqual([1, 0, 0]);
   });
 
-  it('runs a command again from its starting snapshot on another worker when its worker is SIGKILLed mid-command', async () => {
+  it('runs a command again from its starting snapshot on another worker when its worker is SIGKILLed mid-command, and carries the snapshot across continue-as-new', async () => {
     const taskQueue = `workspace-${randomUUID()}`;
     const a = await worker(taskQueue, 'a');
-    const handle = await start(taskQueue, 'builder', 'Build it.');
+    // It continues as new after each turn: the next run reads the workspace by the digest it was handed.
+    const handle = await start(taskQueue, 'builder', 'Build it.', { continueAsNewAfterTurns: 1 });
     // The command has begun on worker a (its marker is in a's working copy): kill a there.
     await waitFor(async () => {
       for (const copy of await copies(a.workDir))
@@ -163,6 +164,7 @@ describe('a run with a workspace', () => {
     await worker(taskQueue, 'b');
     const result: AgentRunResult = await handle.result();
     expect(result.answer).toBe('Built.');
+    expect(result.generation).toBeGreaterThanOrEqual(1);
     // One start, one done: the killed attempt's "start" was never committed.
     const files = await filesOf(result.workspace!);
     expect(files.get('build.log')).toBe('start\ndone\n');

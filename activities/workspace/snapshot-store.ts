@@ -26,6 +26,8 @@ import { digestHex, type Manifest, parseManifest, sha256Hex } from './snapshot-m
 
 /** A file above this many bytes is stored in parts. */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Above this a restored file is copied with copyFile (a reflink where possible), else read and written. */
+const REFLINK_BYTES = 1024 * 1024;
 /** Raw bytes sent to or read from the store in one call. */
 const BATCH_BYTES = 32 * 1024 * 1024;
 /** Manifests kept parsed in memory. */
@@ -59,7 +61,7 @@ export interface SnapshotStore {
    * link: a command must not reach the cache), synchronously; false when the cache no longer has it
    * (it was emptied since `fetch`: fetch it again).
    */
-  copyOutSync(sha256: string, destination: string): boolean;
+  copyOutSync(file: BlobRef, destination: string): boolean;
   /** Store reads and writes so far (values), for tests and benches. */
   readonly counts: { puts: number; gets: number };
 }
@@ -215,13 +217,21 @@ export function snapshotStore(options: SnapshotStoreOptions): SnapshotStore {
       });
     },
 
-    copyOutSync(sha256, destination) {
+    copyOutSync(file, destination) {
+      const source = blobPath(file.sha256);
       try {
-        copyFileSync(blobPath(sha256), destination, constants.COPYFILE_FICLONE);
+        // Small files: a read and a write are 2-4x faster than copyFile (which tries a reflink,
+        // then fchmods); big ones: a reflink where the file system has them.
+        if (file.size > REFLINK_BYTES) copyFileSync(source, destination, constants.COPYFILE_FICLONE);
+        else {
+          const content = readFileSync(source);
+          writeFileSync(destination, content, { flag: 'wx' });
+        }
         return true;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        cached.delete(sha256);
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || (error as NodeJS.ErrnoException).path !== source)
+          throw error;
+        cached.delete(file.sha256);
         return false;
       }
     },

@@ -13,7 +13,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, symlinkSync } from 'node:fs';
-import { cp, mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -168,22 +168,24 @@ export function workspaceCheckouts(options: WorkspaceCheckoutsOptions): Workspac
         chmodSync(path, 0o755); // whatever the umask
       } else if (entry.type === 'symlink') symlinkSync(entry.target, path);
       else {
-        if (!snapshots.copyOutSync(entry.sha256, path)) {
+        if (!snapshots.copyOutSync(entry, path)) {
           // The blob cache was emptied since the fetch: this one file again.
           await snapshots.fetch(manifest.digest, [entry]);
-          if (!snapshots.copyOutSync(entry.sha256, path)) throw new Error(`Could not restore ${entry.path}.`);
+          if (!snapshots.copyOutSync(entry, path)) throw new Error(`Could not restore ${entry.path}.`);
         }
-        if (entry.mode !== 0o644) chmodSync(path, entry.mode); // cached blobs are 0o644
       }
     }
     const rememberedAt = Date.now();
     const known: KnownFiles = new Map();
     for (const file of files) {
       await pause();
-      known.set(file.path, {
-        sha256: file.sha256,
-        stat: trustedStatKey(lstatSync(join(root, file.path)), rememberedAt),
-      });
+      const path = join(root, file.path);
+      let stats = lstatSync(path);
+      if ((stats.mode & 0o7777) !== file.mode) {
+        chmodSync(path, file.mode); // the exec bit, or a umask other than 022
+        stats = lstatSync(path);
+      }
+      known.set(file.path, { sha256: file.sha256, stat: trustedStatKey(stats, rememberedAt) });
     }
     return known;
   };
@@ -209,7 +211,9 @@ export function workspaceCheckouts(options: WorkspaceCheckoutsOptions): Workspac
     const { from, limits } = input;
     const root = await freshRoot();
     try {
-      if ('dir' in from) await cp(from.dir, root, { recursive: true, verbatimSymlinks: true });
+      // The system's cp: many times faster than fs.cp on many small files; -p keeps modification
+      // times, so the copy's files are not "racily" new (snapshot-scan.ts) at the first commit.
+      if ('dir' in from) await run('cp', ['-RPp', '--', `${from.dir}/.`, root]);
       else {
         await mkdir(root, { mode: 0o755 });
         if ('archive' in from) await run('tar', ['-xf', from.archive, '-C', root, '--no-same-owner']);

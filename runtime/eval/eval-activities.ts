@@ -76,10 +76,16 @@ export function recordedToolActivity(runs: LaneRuns, live: Pick<ToolActivities, 
  * (a dataset case) calls the agent's own model (`live`). A run that asks for more turns than its
  * recording has fails at once, saying so: the harness did not reproduce the recording.
  */
-export function recordedModelActivity(runs: LaneRuns, live: (request: never) => Promise<ModelOutcome>) {
+export function recordedModelActivity(
+  runs: LaneRuns,
+  live: (request: never) => Promise<ModelOutcome>,
+  /** The worker serves the candidate lane too (its code is the agent's): a candidate run calls its model. */
+  { candidateToo = false }: { readonly candidateToo?: boolean } = {},
+) {
   return {
     async callModel(request: never): Promise<ModelOutcome> {
       const lane = laneOf(runs);
+      if (candidateToo && (lane ? lane.lane === 'candidate' : isCandidateRun())) return live(request);
       if (lane && !lane.recording) return live(request);
       const turn = lane && (await fromHistory(lane, runs)?.((activity) => activity.activityType === 'callModel'));
       const outcome: JsonValue | undefined = lane?.nextModelTurn(turn);
@@ -91,6 +97,11 @@ export function recordedModelActivity(runs: LaneRuns, live: (request: never) => 
       throw ApplicationFailure.nonRetryable(why, 'eval_recording_exhausted');
     },
   };
+}
+
+/** A candidate lane run (or a child of one) by its workflow id (run-eval.ts names them), for a run this process has not registered. */
+function isCandidateRun(): boolean {
+  return (activityInfo().workflowExecution?.workflowId ?? '').startsWith('cairn-eval-candidate-');
 }
 
 /** Nothing is reconciled or pushed from an evaluation. */

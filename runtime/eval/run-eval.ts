@@ -10,6 +10,7 @@
  * (baseline-cache.ts): the baseline lane starts only for a case whose baseline is not kept. Node-only.
  */
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
@@ -82,6 +83,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     throw new EvalInputError(
       `${options.module}: its \`${exportName}\` export is not a defineEval value (export default defineEval({ agent, candidate, cases })).`,
     );
+  // In every lane run's id: another eval (module text or export) starts runs of its own, whether or not its bundle changed.
+  const moduleDigest = createHash('sha256')
+    .update(await readFile(modulePath))
+    .update(`\0${exportName}`)
+    .digest('hex');
   const loadedConverter = options.client.options.loadedDataConverter;
   const decoding: PayloadDecoding = {
     payloadCodecs: loadedConverter.payloadCodecs,
@@ -104,18 +110,25 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const runs = new LaneRegistry(recordings, (match) => scheduledBefore(options.client, decoding, match));
   const cacheDir = options.cacheDir === undefined ? evalCacheDir() : options.cacheDir;
   // Each lane bundles and starts once, when first needed; a worker that did start is stopped below whatever fails.
+  // A candidate that changes no code (its model, policy or name) runs on the baseline's worker: one bundle, one worker.
+  const both = candidateAgent(definition.agent, definition.candidate) === definition.agent;
   const starting: Promise<Lane>[] = [];
+  const workers = new Map<EvalLane, Promise<Lane>>();
   const lanes = Object.fromEntries(
     (['baseline', 'candidate'] as const).map((name) => {
-      let lane: Promise<Lane> | undefined;
+      const code: EvalLane = both ? 'baseline' : name;
       const handle: LaneHandle = {
         lane: name,
         tools: laneTools(
           name === 'baseline' ? definition.agent : candidateAgent(definition.agent, definition.candidate),
         ),
         started: () => {
-          lane ??= startLane(name, modulePath, exportName, definition, runs, { ...options, cacheDir });
-          if (!starting.includes(lane)) starting.push(lane);
+          let lane = workers.get(code);
+          if (!lane) {
+            lane = startLane(code, modulePath, exportName, definition, runs, { ...options, cacheDir }, both);
+            workers.set(code, lane);
+            starting.push(lane);
+          }
           return lane;
         },
       };
@@ -145,6 +158,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       decoding,
       resolve,
       timeoutMs: options.caseTimeoutMs ?? 15 * 60_000,
+      moduleDigest,
       ...(cache && { cache }),
     };
     await pool(cases, options.concurrency ?? definition.concurrency ?? 8, async (kase) => {
@@ -218,6 +232,8 @@ interface Harness {
   readonly decoding: PayloadDecoding;
   readonly resolve: (spec: string) => ModelClient;
   readonly timeoutMs: number;
+  /** The eval module's text and the export evaluated, hashed: part of every lane run's id. */
+  readonly moduleDigest: string;
   /** Baselines kept between evaluations (baseline-cache.ts). */
   readonly cache?: BaselineCache;
 }
@@ -291,7 +307,7 @@ async function runLane(
   recorded: DecisionTrace | undefined,
   definition: EvalDefinition,
   answers: CaseAnswers,
-  { runs, mode, client, decoding, resolve, timeoutMs, cache }: Harness,
+  { runs, mode, client, decoding, resolve, timeoutMs, moduleDigest, cache }: Harness,
 ): Promise<LaneReport> {
   const input = laneInput(kase, definition, lane.lane);
   const serving = new LaneRun(kase.id, lane.lane, kase.recording, mode, lane.tools, kase.workflowId);
@@ -301,7 +317,13 @@ async function runLane(
   for (const [question, answer] of cached?.answers ?? []) answers.took(lane.lane, question, answer);
   const ran = cached
     ? { ...cached, reused: true }
-    : await runOnServer(await lane.started(), kase, input, serving, answers, { runs, client, decoding, timeoutMs });
+    : await runOnServer(await lane.started(), lane.lane, kase, input, serving, answers, {
+        runs,
+        client,
+        decoding,
+        timeoutMs,
+        moduleDigest,
+      });
   const { workflowId, events, newAsks, reused } = ran;
   const recording = recordingOf(events);
   const unanswered = {
@@ -386,19 +408,27 @@ async function runLane(
 /** Runs (or picks up, or reuses) a lane run of the case on the server, and reads its history once it has closed. */
 async function runOnServer(
   lane: Lane,
+  /** The lane the run is of (a baseline lane's worker may serve the candidate's runs too). */
+  laneName: EvalLane,
   kase: EvalCase,
   input: JsonObject,
   serving: LaneRun,
   answers: CaseAnswers,
-  { runs, client, decoding, timeoutMs }: Pick<Harness, 'runs' | 'client' | 'decoding' | 'timeoutMs'>,
+  {
+    runs,
+    client,
+    decoding,
+    timeoutMs,
+    moduleDigest,
+  }: Pick<Harness, 'runs' | 'client' | 'decoding' | 'timeoutMs' | 'moduleDigest'>,
 ): Promise<{ workflowId: string; events: EvalEvent[]; newAsks: NewAsk[]; reused: boolean; drift: string[] }> {
   const key = createHash('sha256')
     .update(
-      `${lane.codeHash}\0${canonicalJson(input)}\0${kase.id}\0${kase.recording ? canonicalJson(kase.recording as unknown as JsonValue) : ''}`,
+      `${lane.codeHash}\0${moduleDigest}\0${canonicalJson(input)}\0${kase.id}\0${kase.recording ? canonicalJson(kase.recording as unknown as JsonValue) : ''}`,
     )
     .digest('hex')
     .slice(0, 20);
-  const workflowId = `cairn-eval-${lane.lane}-${key}`;
+  const workflowId = `cairn-eval-${laneName}-${key}`;
   runs.set(workflowId, serving);
   try {
     let reused = false;
@@ -412,7 +442,7 @@ async function runOnServer(
         workflowIdConflictPolicy: 'FAIL',
         // A run that cannot finish (a workflow task that keeps failing, a wait nobody ends) closes, and says so.
         workflowExecutionTimeout: timeoutMs,
-        memo: { cairnEval: { case: kase.id, lane: lane.lane } },
+        memo: { cairnEval: { case: kase.id, lane: laneName } },
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -420,7 +450,7 @@ async function runOnServer(
       if ((await handle.describe()).status.name === 'RUNNING') serving.fromHistory = true;
       else reused = true;
     }
-    const asked = reused ? undefined : await answerPeople(handle, lane.lane, answers);
+    const asked = reused ? undefined : await answerPeople(handle, laneName, answers);
     await handle.result().catch(() => undefined);
     const events = await historyEvents(await handle.fetchHistory(), decoding);
     // Whom it would have asked: this process's asks, else the cancel an earlier evaluation sent (in the history).
