@@ -27,6 +27,10 @@ import type { RunStore } from '../shared/storage/run-store.js';
 import type { WorkspaceCallInput } from '../shared/workspace/workspace-call.js';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceSource } from '../shared/workspace/workspace-config.js';
 
+if (process.argv.includes('--help')) {
+  console.log('npx tsx bench/workspace-snapshots.ts [rounds]   (default 5; Redis at 127.0.0.1:6379 is used when it answers)');
+  process.exit(0);
+}
 const rounds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5);
 const temp = await mkdtemp(join(tmpdir(), 'cairn-bench-workspaces-'));
 const load = () => execSync('uptime').toString().trim();

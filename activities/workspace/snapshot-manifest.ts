@@ -37,9 +37,6 @@ export interface Manifest {
 const VERSION = 1;
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** The digest of the tree with nothing in it. */
-export const EMPTY_MANIFEST_TEXT = JSON.stringify({ cairnSnapshot: VERSION, entries: [] });
-
 /** The SHA-256 of `data`, hex. */
 export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
 

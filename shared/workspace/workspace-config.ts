@@ -53,7 +53,7 @@ export const DEFAULT_WORKSPACE_LIMITS: Required<WorkspaceLimits> = Object.freeze
   outputTailBytes: 16 * 1024,
 });
 
-/** A snapshot's digest: `sha256:` and 64 hex digits (shared/workspace/snapshot-manifest.ts). */
+/** A snapshot's digest: `sha256:` and 64 hex digits (activities/workspace/snapshot-manifest.ts). */
 export const SNAPSHOT_DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /** A workspace config with every default filled in. */
