@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callsMade, formatCallCount, formatSummary, formatToolContent } from './format.js';
+import { callsMade, formatCallCount, formatReview, formatSummary, formatToolContent } from './format.js';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from '../workflows/contract/index.js';
 
@@ -51,5 +51,26 @@ describe('a failed tool call, as show and the demo print it', () => {
       '  hint: missing window; ask the user: Which delivery window suits you?; for example {"orderId":"A-1001","window":"morning"}; the next turn may call only schedule_redelivery',
       `  partial: (${JSON.stringify(content.partial).length} characters; cairn show --json has it whole)`,
     ]);
+  });
+});
+
+describe('a held workspace write, as show prints it', () => {
+  it('prints the diff under the review, indented, before the command that decides it', () => {
+    const lines = formatReview('run-1', {
+      toolCallId: '2.1',
+      name: 'write_file',
+      args: { path: 'sum.js', content: 'x' },
+      argsHash: 'h1',
+      change: '--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-y\n+x\n',
+    });
+    expect(lines.slice(1, 7)).toEqual([
+      '  would change:',
+      '    --- a/sum.js',
+      '    +++ b/sum.js',
+      '    @@ -1 +1 @@',
+      '    -y',
+      '    +x',
+    ]);
+    expect(lines.at(-1)).toContain('cairn review run-1 2.1');
   });
 });

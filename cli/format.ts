@@ -122,6 +122,16 @@ export function formatReview(workflowId: string, review: PendingReview, commands
   return [
     `review ${review.toolCallId}: ${review.name} ${compact(review.args)}`,
     ...(review.description ? [`  ${review.description}`] : []),
+    // What a workspace write or patch would change (docs/workspaces.md): the diff, indented.
+    ...(review.change
+      ? [
+          '  would change:',
+          ...review.change
+            .trimEnd()
+            .split('\n')
+            .map((line) => `    ${line}`),
+        ]
+      : []),
     ...(commands ? [reviewCommandLine(workflowId, review)] : []),
   ];
 }

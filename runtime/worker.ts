@@ -23,6 +23,7 @@ import { createModelActivities, type ModelActivityOptions } from '../activities/
 import { TranscriptReader } from '../activities/transcript-reader.js';
 import { runStorePayloads } from '../activities/storage/run-store-payloads.js';
 import type { RunStore } from '../shared/storage/run-store.js';
+import { createWorkspacePreviewActivities } from '../activities/workspace/workspace-preview.js';
 import {
   workspaceRuntime,
   type WorkspaceRuntime,
@@ -355,6 +356,7 @@ export async function buildCairnWorker(
         ...(tenantBudgets && { tenantBudgets }),
       }),
       ...createMcpActivities(mcp),
+      ...(workspaces && createWorkspacePreviewActivities(workspaces)),
     }),
   });
   // A delta transport's broker connection (redisTransport) is let go of when the worker stops.

@@ -26,6 +26,7 @@ import { serve, type Served } from './support/http.js';
 import { CairnClient } from '../client/cairn-client.js';
 import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { coderAgent } from '../examples/coder/agent.js';
+import { FIXED_SUM } from './fixtures/workspace-agents.js';
 import { connectClient } from './support/temporal.js';
 import { startWorkerProcess } from './support/worker-process.js';
 
@@ -147,7 +148,7 @@ describe('a run with a workspace', () => {
     // The tests ran in the sandbox: failing first, passing after the patch.
     const runs = (await toolResults(handle)).filter((r) => r.name === 'run_command');
     expect(runs.map((r) => r.content.exitCode)).toEqual([1, 0, 0]);
-  });
+  }, 180_000);
 
   it('runs a command again from its starting snapshot on another worker when its worker is SIGKILLed mid-command, and carries the snapshot across continue-as-new', async () => {
     const taskQueue = `workspace-${randomUUID()}`;
@@ -170,7 +171,32 @@ describe('a run with a workspace', () => {
     expect(files.get('build.log')).toBe('start\ndone\n');
     const read = (await toolResults(handle)).find((r) => r.name === 'read_file');
     expect(read?.content).toMatchObject({ content: 'start\ndone' });
-  }, 120_000);
+  }, 180_000);
+
+  it("shows a held write's reviewer the diff against the run's snapshot, over HTTP", async () => {
+    const taskQueue = `workspace-${randomUUID()}`;
+    await worker(taskQueue, 'a');
+    const handle = await start(taskQueue, 'editor', 'Fix sum.js.');
+    await awaiting(handle, 'awaiting_review');
+    // The diff comes from an activity after the review is held: wait for it, as a page refreshing would.
+    const state = await waitFor(async () => {
+      const read = (await (await fetch(`${http.url}/runs/${handle.workflowId}`)).json()) as { state: RunState };
+      return read.state.reviews[0]?.change === undefined ? undefined : read.state;
+    }, 'the review to show its change');
+    const change = state.reviews[0]!.change!;
+    expect(change).toContain('--- a/sum.js');
+    expect(change).toContain('-  for (let i = 1; i < prices.length; i++) sum += prices[i];');
+    expect(change).toContain('+  for (let i = 0; i < prices.length; i++) sum += prices[i];');
+    expect(change).not.toContain('+  let sum = 0;'); // only what changes, with its context
+    const review = state.reviews[0]!;
+    await fetch(`${http.url}/runs/${handle.workflowId}/reviews/${review.toolCallId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ argsHash: review.argsHash, decision: { type: 'accept' } }),
+    });
+    const result: AgentRunResult = await handle.result();
+    expect((await filesOf(result.workspace!)).get('sum.js')).toBe(FIXED_SUM);
+  }, 180_000);
 
   it('contains every way out as a structured result, and the run and its worker carry on', async () => {
     const taskQueue = `workspace-${randomUUID()}`;
@@ -217,5 +243,5 @@ describe('a run with a workspace', () => {
     // Nothing escaped to the worker's /tmp.
     const { existsSync } = await import('node:fs');
     expect(existsSync('/tmp/escaped')).toBe(false);
-  }, 120_000);
+  }, 180_000);
 });

@@ -42,6 +42,7 @@ import { HandOver } from './hand-over.js';
 import { WaitingMemo } from './inbox-memo.js';
 import { mcpListings, runTools, unavailableNote } from './mcp-listing.js';
 import { takeStep } from './take-step.js';
+import { ReviewChanges } from './review-changes.js';
 import { StatusPush } from './status-push.js';
 import { reportAgentVersioning } from './run-versioning.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState } from './contract/run-state.js';
@@ -144,8 +145,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
       () => current.step,
       () => handOver.active,
     );
-    const snapshot = (): RunState =>
-      runState({
+    const changes = new ReviewChanges();
+    const snapshot = (): RunState => {
+      const state = runState({
         agent: agent.name,
         state: current.state,
         paused: inbox.paused,
@@ -159,6 +161,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
         step: current.step,
         owner: { tenant: input.tenant, user: input.user },
       });
+      return { ...state, reviews: changes.with(state.reviews) };
+    };
     const end = new RunEnd({ narrator, stream, push, snapshot, model, generation });
     setHandler(stateQuery, snapshot);
     push.install(snapshot);
@@ -220,6 +224,13 @@ export function defineAgentRun(agents: readonly Agent[]) {
       async take_step({ state, step, handOverDue }) {
         // Reviews are pending in an await_review step, or while the calls beside them run (`run_others`).
         await parent.notify(state, step.type === 'await_clarification' || state.reviews.length > 0);
+        // What a held workspace write would change, for its reviewer (review-changes.ts).
+        if (
+          agent.workspace &&
+          state.reviews.length > 0 &&
+          (await changes.prepare(state.reviews, tools, agent.workspace, state.workspace))
+        )
+          publish();
         narrator.taking(step);
         const working = messages.working(step);
         const happened = await takeStep(step, {

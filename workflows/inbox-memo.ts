@@ -78,7 +78,7 @@ export class WaitingMemo {
     if (JSON.stringify(full).length <= MAX_MEMO_CHARS) return full;
     const lean: WaitingSummary = {
       ...full,
-      reviews: state.reviews.slice(0, 20).map((r) => ({ ...r, args: {} })),
+      reviews: state.reviews.slice(0, 20).map(({ change: _change, ...r }) => ({ ...r, args: {} })),
       truncated: true,
     };
     return JSON.stringify(lean).length <= MAX_MEMO_CHARS ? lean : { ...lean, reviews: [], clarification: null };
@@ -95,7 +95,7 @@ function waitingKey(
   return JSON.stringify([
     phase,
     clarification?.id ?? null,
-    reviews.map((r) => [r.toolCallId, r.argsHash]),
+    reviews.map((r) => [r.toolCallId, r.argsHash, r.change !== undefined]),
     ...(budget ? [budget] : []),
   ]);
 }

@@ -176,7 +176,14 @@ export function toAgUiInterrupts(
       toolCallId: review.toolCallId,
       message: review.description ?? `Review the call to ${review.name}.`,
       responseSchema: decisionSchema(allowed, argsSchema),
-      metadata: { tool: review.name, args: review.args, argsHash: review.argsHash, allowed },
+      metadata: {
+        tool: review.name,
+        args: review.args,
+        argsHash: review.argsHash,
+        allowed,
+        // What a workspace write or patch would change: a unified diff (docs/workspaces.md).
+        ...(review.change !== undefined && { change: review.change }),
+      },
     };
   });
 }

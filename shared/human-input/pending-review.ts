@@ -13,4 +13,9 @@ export interface PendingReview {
   readonly allowed?: readonly ReviewDecisionType[];
   /** What the tool tells the reviewer to check. */
   readonly description?: string;
+  /**
+   * What the call would change, for the reviewer: a unified diff against the run's workspace for a
+   * workspace write or patch (docs/workspaces.md), cut at 16,000 characters. Absent otherwise.
+   */
+  readonly change?: string;
 }

@@ -14,3 +14,10 @@ export interface WorkspaceCallInput {
   readonly limits: Required<WorkspaceLimits>;
   readonly network: boolean;
 }
+
+/** What a reviewer's preview of a workspace write needs: the file, its new content, and the snapshot to diff against. */
+export interface WorkspacePreviewInput {
+  readonly path: string;
+  readonly content: string;
+  readonly workspace: WorkspaceCallInput;
+}
