@@ -71,6 +71,8 @@ export interface StartRunOptions {
   readonly searchAttributes?: boolean | 'auto';
   /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
   readonly continueAsNewAfterTurns?: number;
+  /** Start the run's workspace from a snapshot, e.g. another run's `result.workspace` (docs/workspaces.md). */
+  readonly workspace?: { readonly snapshot: string };
   /**
    * The tenant the run belongs to: kept in its memo (`cairnTenant`), its `CairnTenant` search
    * attribute (when registered) and its state; child runs inherit it. It is the fairness key of
@@ -180,6 +182,7 @@ export class CairnClient {
       }),
       ...(options.tenant !== undefined && { tenant: options.tenant }),
       ...(options.user !== undefined && { user: options.user }),
+      ...(options.workspace !== undefined && { workspace: options.workspace }),
       searchAttributes: wanted === 'auto' ? await this.hasSearchAttributes() : wanted,
     };
     if (options.tenant !== undefined && !TENANT_ID.test(options.tenant))

@@ -196,6 +196,15 @@ describe('a run with a workspace', () => {
     });
     const result: AgentRunResult = await handle.result();
     expect((await filesOf(result.workspace!)).get('sum.js')).toBe(FIXED_SUM);
+
+    // Another run starts from where this one finished: its write changes nothing, and says so.
+    const next = await start(taskQueue, 'editor', 'Fix sum.js again.', { workspace: { snapshot: result.workspace } });
+    await awaiting(next, 'awaiting_review');
+    const again = await waitFor(async () => {
+      const read = (await (await fetch(`${http.url}/runs/${next.workflowId}`)).json()) as { state: RunState };
+      return read.state.reviews[0]?.change;
+    }, 'the second review to show its change');
+    expect(again).toBe('sum.js would not change.');
   }, 180_000);
 
   it('contains every way out as a structured result, and the run and its worker carry on', async () => {

@@ -68,7 +68,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
   return agentRun;
 
   async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
-    const { agent, model } = runAgent(input, byName);
+    const { agent, model, workspace } = runAgent(input, byName);
     // Only runs that upsert search attributes publish what they wait for (the inbox lists only those).
     const publishWaiting = input.searchAttributes === true;
     const { carried } = input;
@@ -226,9 +226,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
         await parent.notify(state, step.type === 'await_clarification' || state.reviews.length > 0);
         // What a held workspace write would change, for its reviewer (review-changes.ts).
         if (
-          agent.workspace &&
+          workspace &&
           state.reviews.length > 0 &&
-          (await changes.prepare(state.reviews, tools, agent.workspace, state.workspace))
+          (await changes.prepare(state.reviews, tools, workspace, state.workspace))
         )
           publish();
         narrator.taking(step);
@@ -251,7 +251,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           transcript,
           handOverDue,
           budget,
-          workspace: agent.workspace,
+          workspace,
         });
         working.done();
         narrator.took(happened);

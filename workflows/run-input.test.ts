@@ -13,6 +13,7 @@ describe('runInputProblem', () => {
         policy: { maxTurns: 4, backoff: { maxMs: 1_000 } },
         searchAttributes: true,
         continueAsNewAfterTurns: 10,
+        workspace: { snapshot: `sha256:${'0'.repeat(64)}` },
       }),
     ).toBeUndefined();
   });
@@ -42,6 +43,11 @@ describe('runInputProblem', () => {
       '`policy.maxTurnz` is not an accepted field',
     ],
     ['not an object at all', 'orders', 'must be an object'],
+    [
+      'a workspace snapshot that is not a digest',
+      { agent: 'coder', prompt: 'x', workspace: { snapshot: '../../etc' } },
+      '`workspace.snapshot`',
+    ],
   ])('refuses %s, naming the field', (_name, input, expected) => {
     expect(runInputProblem(input)).toContain(expected);
   });

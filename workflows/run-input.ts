@@ -12,6 +12,7 @@ import type { AgentRunInput } from './contract/agent-run.js';
 import { policyOverridesSchema } from '../shared/agent/agent-policy.js';
 import { TENANT_ID } from './contract/search-attributes.js';
 import { summariseIssues, toFieldIssues } from '../shared/guards/zod-issues.js';
+import { SNAPSHOT_DIGEST, type CheckedWorkspaceConfig } from '../shared/workspace/workspace-config.js';
 
 /** The longest prompt a run accepts (characters); longer text belongs in a tool the agent can read. */
 export const MAX_PROMPT_CHARS = 200_000;
@@ -26,6 +27,7 @@ const runInputSchema = z.strictObject({
   tenant: z.string().regex(TENANT_ID).optional(),
   user: z.string().min(1).max(200).optional(),
   depth: z.number().int().min(0).max(64).optional(),
+  workspace: z.strictObject({ snapshot: z.string().regex(SNAPSHOT_DIGEST) }).optional(),
   // Written by the run itself when it continues as new; only its outline is checked here.
   carried: z
     .looseObject({
@@ -49,13 +51,14 @@ export function runInputProblem(input: unknown): string | undefined {
 }
 
 /**
- * The agent a run's input names and the model it runs with (the input's, else the agent's); a
- * non-retryable failure — `invalid_run_input`, `unknown_agent`, `no_model` — when there is none.
+ * The agent a run's input names, the model it runs with (the input's, else the agent's) and its
+ * workspace (started from the input's snapshot, else as the agent says); a non-retryable failure —
+ * `invalid_run_input`, `unknown_agent`, `no_model` — when there is none.
  */
 export function runAgent(
   input: AgentRunInput,
   agents: ReadonlyMap<string, Agent>,
-): { readonly agent: Agent; readonly model: string } {
+): { readonly agent: Agent; readonly model: string; readonly workspace?: CheckedWorkspaceConfig | undefined } {
   const problem = runInputProblem(input);
   if (problem) throw ApplicationFailure.nonRetryable(problem, 'invalid_run_input');
   const agent = agents.get(input.agent);
@@ -70,5 +73,14 @@ export function runAgent(
       `No model for agent "${agent.name}": name one in its definition (defineAgent({ model: 'openai:gpt-4.1-mini' })) or in the run's input (model).`,
       'no_model',
     );
-  return { agent, model };
+  if (input.workspace && !agent.workspace)
+    throw ApplicationFailure.nonRetryable(
+      `Invalid run input: workspace: agent "${agent.name}" has no workspace to start from a snapshot.`,
+      'invalid_run_input',
+    );
+  const workspace =
+    input.workspace && agent.workspace
+      ? { ...agent.workspace, from: { snapshot: input.workspace.snapshot } }
+      : agent.workspace;
+  return { agent, model, workspace };
 }

@@ -31,6 +31,11 @@ export interface AgentRunInput {
   readonly user?: string;
   /** How many agent tools deep this run is (set for child runs; at most MAX_AGENT_DEPTH). */
   readonly depth?: number;
+  /**
+   * Start the run's workspace from a snapshot (another run's `result.workspace`) instead of the
+   * agent's `workspace.from` (docs/workspaces.md). Only for agents with a workspace.
+   */
+  readonly workspace?: { readonly snapshot: string };
   /** Set by continue-as-new: where the previous run stopped. */
   readonly carried?: CarriedRun;
 }
