@@ -1,19 +1,28 @@
 /**
  * Issue 51's sandbox overhead: a command run through the bubblewrap driver (prlimit, bwrap's
- * namespaces, and as root the chown of the working copy to the sandbox uid and back) against the
- * same command run bare (spawned by Node in the same directory), medians over `runs` runs each,
- * interleaved, in one process; and the chown alone at 10,000 files. Target: ≤ 30 ms a command.
- * Not part of `npm run bench`: `npx tsx bench/workspace-sandbox.ts [runs]`.
+ * namespaces, and as root the walk that chowns to the copy's uid whatever is not yet its) against
+ * the same command run bare (spawned by Node in the same directory), medians over `runs` runs each,
+ * interleaved, in one process; one case has the worker write a file before every command (as
+ * write_file does), so that file is chowned each time; and `chown -R` alone at 10,000 files, the
+ * cost per direction of the former chown-there-and-back. Target: ≤ 30 ms a command.
+ * Not part of `npm run bench`: `npx tsx bench/workspace-sandbox.ts [runs]`; CAIRN_BENCH_DRIVER=<module
+ * exporting bubblewrapDriver> runs the same cases on another build of the driver (a before/after).
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { bubblewrapDriver } from '../activities/workspace/bubblewrap-driver.js';
+import { bubblewrapDriver as currentDriver } from '../activities/workspace/bubblewrap-driver.js';
 import type { WorkspaceCommand } from '../shared/workspace/workspace.js';
 import { DEFAULT_WORKSPACE_LIMITS } from '../shared/workspace/workspace-config.js';
 
+if (process.argv.includes('--help')) {
+  console.log(
+    'npx tsx bench/workspace-sandbox.ts [runs]   (default 30; CAIRN_BENCH_DRIVER=<module> measures another build of the driver)',
+  );
+  process.exit(0);
+}
 const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 30);
 const load = () =>
   loadavg()
@@ -47,6 +56,9 @@ function bare(root: string, command: WorkspaceCommand): Promise<number> {
   );
 }
 
+const other = process.env.CAIRN_BENCH_DRIVER;
+const bubblewrapDriver: typeof currentDriver =
+  other === undefined ? currentDriver : (await import(other)).bubblewrapDriver;
 const driver = bubblewrapDriver();
 const problem = await driver.check();
 if (problem !== undefined) {
@@ -73,19 +85,21 @@ const sandboxed = async (root: string, command: WorkspaceCommand) => {
 console.log(
   `workspace sandbox overhead, ${runs} runs each, medians; load before: ${load()} (uptime: ${spawnSync('uptime').stdout.toString().trim()})`,
 );
-const cases: [string, string, WorkspaceCommand][] = [
+const cases: [string, string, WorkspaceCommand, boolean?][] = [
   ['true (1 file)', small, { argv: ['true'] }],
   ["sh -c 'echo hi' (1 file)", small, { shell: 'echo hi' }],
   ['ls -R (1,000 files)', thousand, { argv: ['ls', '-R'] }],
   ['true (10,000 files)', tenThousand, { argv: ['true'] }],
+  ['true (10,000, 1 written)', tenThousand, { argv: ['true'] }, true],
 ];
 console.log('case                          bare ms   sandbox ms   difference ms   ratio');
-for (const [name, root, command] of cases) {
+for (const [name, root, command, write] of cases) {
   const bareMs: number[] = [];
   const sandboxMs: number[] = [];
   await sandboxed(root, command); // warm
   for (let i = 0; i < runs; i++) {
     bareMs.push(await bare(root, command));
+    if (write) await writeFile(join(root, 'written.txt'), `run ${i}\n`); // untimed, as write_file
     sandboxMs.push(await sandboxed(root, command));
   }
   const b = median(bareMs);

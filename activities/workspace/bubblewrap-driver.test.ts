@@ -153,7 +153,7 @@ describe.skipIf(!hasBwrap)(
       expect(process.env.CAIRN_SANDBOX_CANARY).toBe(CANARY); // it was there to leak
     });
 
-    it('sees neither the project, nor /root, nor the home; cannot write /usr or /; writes the workspace as the worker', async () => {
+    it('sees neither the project, nor /root, nor the home; cannot write /usr or /; writes the workspace as its uid', async () => {
       await freshRoot();
       const project = process.cwd();
       for (const path of [join(project, 'package.json'), '/root', homedir(), '/etc/shadow', '/work']) {
@@ -166,9 +166,30 @@ describe.skipIf(!hasBwrap)(
       expect(writes.exitCode).toBe(0);
       for (const made of ['made.txt', 'd/e/f', 'd']) {
         const info = await stat(join(root, made));
-        expect(info.uid).toBe(process.getuid?.());
+        expect(info.uid).toBe(asRoot ? UID : process.getuid?.());
       }
     });
+
+    it.skipIf(!asRoot)(
+      'as root: keeps the copy at its uid, chowns only what the worker wrote since, and still reads and removes mode-000 files',
+      async () => {
+        await freshRoot();
+        expect((await run({ shell: 'mkdir -p a/b && echo x > a/b/f && chmod 000 a/b/f a/b a' })).exitCode).toBe(0);
+        // No chown back: the command's files stay its uid's, and root reads and lists them anyway.
+        expect((await lstat(join(root, 'a'))).uid).toBe(UID);
+        expect(spawnSync('cat', [join(root, 'a/b/f')]).stdout.toString()).toBe('x\n');
+        const hello = await lstat(join(root, 'hello.txt'), { bigint: true });
+        expect(hello.uid).toBe(BigInt(UID));
+        await writeFile(join(root, 'worker.txt'), 'w\n'); // as write_file would, between commands
+        const next = await run({ shell: 'cat worker.txt && echo more >> worker.txt && echo $?' });
+        expect(next.stdout).toBe('w\n0\n');
+        expect((await lstat(join(root, 'worker.txt'))).uid).toBe(UID);
+        // Already the uid's: not chowned again (a chown always moves ctime).
+        expect((await lstat(join(root, 'hello.txt'), { bigint: true })).ctimeNs).toBe(hello.ctimeNs);
+        await rm(root, { recursive: true });
+        expect(spawnSync('ls', [root]).status).not.toBe(0);
+      },
+    );
 
     it('a symlink made inside to /etc/shadow shows the sandbox /etc, not the host secret', async () => {
       await freshRoot();

@@ -11,16 +11,21 @@
  * not reachable). rlimits: processes (NPROC), address space (AS), file size (FSIZE: EFBIG, or death
  * by SIGXFSZ), CPU seconds (the wall timeout, per process) and no core files.
  *
- * Identity: when the worker is root, each command runs as a uid of its own from a pool (by default
- * 64 uids from 2,000,000 + (pid % 4096) × 64; set `uids` when several workers share a machine and
- * you want them disjoint for sure), so NPROC bites (root is exempt from it) and two runs' commands
- * never share a process budget. The working copy is chowned to that uid before the command and back
- * to the worker's after (files the command made included; the kernel clears set-uid bits on chown);
- * measured ~40–60 ms each way at 10,000 files (bench/workspace-sandbox.ts). The working copy's
- * parent directories must be searchable by others (o+x, e.g. a 0711 parent): the sandbox uid opens
- * the bind mount's source. When the worker is not root, bwrap runs as the worker's own user and no
- * chown happens; NPROC then counts every process and thread of that user, so the limit is
- * `processes` + `nonRootProcessSlack` (default 1024) and guards less.
+ * Identity: when the worker is root, each command runs as a uid from a pool (by default 64 uids
+ * from 2,000,000 + (pid % 4096) × 64; set `uids` when several workers share a machine and you want
+ * them disjoint for sure), so NPROC bites (root is exempt from it) and two live commands never share
+ * a process budget. A working copy keeps the uid of its last command while no other live command
+ * holds it (a bounded map by path), and before a command everything in the copy not yet owned by
+ * that uid — what the worker wrote since (write_file, apply_patch, a restore), or all of it when the
+ * uid changed — is lchowned to it (the kernel clears set-uid bits on chown). There is no chown back:
+ * the worker, as root with CAP_DAC_OVERRIDE and CAP_FOWNER, reads, chmods and removes the command's
+ * files whatever their owner and mode (snapshot-scan.ts resets modes); only a root worker without
+ * those capabilities chowns back. Between commands nothing runs as that uid, and no other copy is
+ * mounted in a sandbox, so a copy owned by a uid another copy's command later gets is out of reach.
+ * The working copy's parent directories must be searchable by others (o+x, e.g. a 0711 parent): the
+ * sandbox uid opens the bind mount's source. When the worker is not root, bwrap runs as the worker's
+ * own user and no chown happens; NPROC then counts every process and thread of that user, so the
+ * limit is `processes` + `nonRootProcessSlack` (default 1024) and guards less.
  *
  * What it does not isolate: the kernel is shared (a kernel bug is an escape); CPU and memory are
  * bounded per process, not per sandbox (no cgroup); disk written to /workspace is bounded only by
@@ -28,8 +33,8 @@
  * whatever the worker's network reaches, 127.0.0.1 services included.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { constants as fsConstants, lstatSync, readlinkSync } from 'node:fs';
-import { access, lchown, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { existsSync, constants as fsConstants, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { access, lchown, lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -64,12 +69,22 @@ const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/e
 const USR_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 /** How long to wait for the sandbox to be gone after a kill before giving up on it. */
 const KILL_GRACE_MS = 5_000;
+/** How many working copies' last uids are remembered (oldest forgotten first). */
+const REMEMBERED_COPIES = 1_024;
+/** How long a command waits for its copy's uid to lose its last zombie before taking another uid. */
+const REAP_WAIT_MS = 5;
 
 /** The bubblewrap driver; `check()` says what is missing on this machine. */
 export function bubblewrapDriver(options: BubblewrapDriverOptions = {}): SandboxDriver {
   const asRoot = process.getuid?.() === 0;
   const uids = options.uids ?? { first: 2_000_000 + (process.pid % 4096) * 64, count: 64 };
   const free = Array.from({ length: uids.count }, (_, i) => uids.first + i);
+  const worker = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  const chownBack = asRoot && !rootBypassesPermissions();
+  /** Working copy (real path) → the uid its files were last chowned to; insertion order is recency. */
+  const copyUid = new Map<string, number>();
+  /** Uid → the pid of its last sandbox's PID 1, which may linger as a zombie (it counts toward NPROC). */
+  const lastInit = new Map<number, number>();
   let programs: { bwrap: string; prlimit: string } | undefined;
 
   async function resolvePrograms() {
@@ -112,9 +127,7 @@ export function bubblewrapDriver(options: BubblewrapDriverOptions = {}): Sandbox
       await checkCwd(root, checked.cwd, input.command.cwd);
       if (!asRoot) return execute(found, root, checked, input, undefined);
       await checkReachable(root);
-      // First in, first out: a uid rests before it is used again, so the host's init has reaped the
-      // last sandbox's exited PID 1 (a zombie still counts toward NPROC).
-      const uid = free.shift();
+      const uid = await takeUid(root);
       if (uid === undefined)
         throw new ToolFailure(
           'tool_unavailable',
@@ -123,16 +136,42 @@ export function bubblewrapDriver(options: BubblewrapDriverOptions = {}): Sandbox
             hint: { message: 'Wait for a running command to end, then try again.', retryAfterMs: 1_000 },
           },
         );
+      copyUid.delete(root);
       try {
         await chownTree(root, uid, uid);
+        copyUid.set(root, uid);
+        if (copyUid.size > REMEMBERED_COPIES) copyUid.delete(copyUid.keys().next().value as string);
         return await execute(found, root, checked, input, uid);
       } finally {
-        // Back to the worker, so the snapshot engine reads and removes what the command made.
-        await chownTree(root, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+        if (chownBack) {
+          copyUid.delete(root);
+          await chownTree(root, worker.uid, worker.gid);
+        }
         free.push(uid);
       }
     },
   };
+
+  /**
+   * The copy's own uid when no live command holds it, once its last sandbox's PID 1 is reaped (a
+   * zombie would eat one of `processes`; a prompt init (tini, systemd) reaps it within a few ms, so it is
+   * worth a short wait against a chown of the whole copy); else first in, first out: a uid rests
+   * before it is used again.
+   */
+  async function takeUid(root: string): Promise<number | undefined> {
+    const own = copyUid.get(root);
+    if (own !== undefined && free.includes(own)) {
+      const init = lastInit.get(own);
+      const deadline = performance.now() + REAP_WAIT_MS;
+      for (let delay = 1; init !== undefined && existsSync(`/proc/${init}`); delay *= 2) {
+        if (performance.now() >= deadline) return free.shift();
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+      const at = free.indexOf(own); // another command may have taken it while we waited
+      if (at >= 0) return free.splice(at, 1)[0];
+    }
+    return free.shift();
+  }
 
   function sandboxArgs(at: { network: boolean; tmpBytes: number; extra: readonly string[] }): string[] {
     const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session'];
@@ -235,6 +274,7 @@ export function bubblewrapDriver(options: BubblewrapDriverOptions = {}): Sandbox
       const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
       if (pid !== undefined && sandboxPid === undefined) {
         sandboxPid = Number(pid);
+        if (uid !== undefined) lastInit.set(uid, sandboxPid);
         if (stopped !== undefined) signalPid(sandboxPid);
       }
     });
@@ -379,7 +419,7 @@ async function namespaceGone(pid: number): Promise<void> {
   }
 }
 
-/** Waits (bounded) until no process of `uid` is left, so the chown back races nothing. */
+/** Waits (bounded) until no process of `uid` is left, so nothing races the next chown or outlives the uid's turn. */
 async function processesGone(uid: number): Promise<void> {
   const deadline = performance.now() + KILL_GRACE_MS;
   while (performance.now() < deadline) {
@@ -403,17 +443,22 @@ export async function processesOf(uid: number): Promise<number> {
   return count;
 }
 
-/** Past this many entries, one `chown -R` process beats lchown calls from Node (~2× at 10,000 files). */
+/** Past this many entries one `find` process beats lstat calls from Node (~3× at 10,000 entries). */
 const IN_PROCESS_CHOWN_ENTRIES = 256;
 
 /**
- * lchown of the root and everything under it. Small trees in process (spawning `chown -R` costs a
- * process start, ~25 ms on a loaded machine, even for one file); bigger ones with `chown -R -P`.
- * Neither follows a symlink the command left, nor descends into one (readdir's own `recursive`
- * does follow links to directories: a link to /etc would chown /etc).
+ * Makes the root and everything under it owned by `uid`:`gid`, lchowning only what is not already
+ * (a chown also bumps ctime). Small trees in process (spawning a program costs ~25 ms on a loaded
+ * machine even for one file), bigger ones with `find -P … -exec chown -h`. Neither follows a symlink
+ * the command left nor descends into one (readdir's own `recursive` follows links to directories: a
+ * link to /etc would chown /etc). Nothing of the sandbox runs meanwhile to swap a directory for a link.
  */
 async function chownTree(root: string, uid: number, gid: number): Promise<void> {
-  await lchown(root, uid, gid);
+  const own = async (path: string) => {
+    const info = await lstat(path);
+    if (info.uid !== uid || info.gid !== gid) await lchown(path, uid, gid);
+  };
+  await own(root);
   let seen = 0;
   let dirs = [root];
   while (dirs.length > 0) {
@@ -422,10 +467,11 @@ async function chownTree(root: string, uid: number, gid: number): Promise<void> 
       const entries = await readdir(dir, { withFileTypes: true });
       seen += entries.length;
       if (seen > IN_PROCESS_CHOWN_ENTRIES) {
-        const chown = await findProgram('chown');
-        if (chown !== undefined) {
-          // -R without -H/-L is -P: links are changed themselves, never followed.
-          const result = await collect(chown, ['-R', '-P', `${uid}:${gid}`, '--', root], undefined);
+        const find = await findProgram('find');
+        if (find !== undefined) {
+          const owner = `${uid}:${gid}`;
+          const args = ['-P', root, '(', '!', '-uid', String(uid), '-o', '!', '-gid', String(gid), ')'];
+          const result = await collect(find, [...args, '-exec', 'chown', '-h', owner, '{}', '+'], undefined);
           if (result.code !== 0) throw new Error(`chown of the working copy failed: ${result.stderr.trim()}`);
           return;
         }
@@ -435,11 +481,28 @@ async function chownTree(root: string, uid: number, gid: number): Promise<void> 
           entries.slice(i, i + 64).map((entry) => {
             const path = join(dir, entry.name);
             if (entry.isDirectory()) next.push(path);
-            return lchown(path, uid, gid);
+            return own(path);
           }),
         );
     }
     dirs = next;
+  }
+}
+
+/**
+ * Whether this process may read, search, chmod and remove files it does not own whatever their
+ * mode (CAP_DAC_OVERRIDE and CAP_FOWNER effective), so a root worker needs no chown back.
+ */
+function rootBypassesPermissions(): boolean {
+  try {
+    const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    if (hex === undefined) return false;
+    const caps = BigInt(`0x${hex}`);
+    const DAC_OVERRIDE = 1n << 1n;
+    const FOWNER = 1n << 3n;
+    return (caps & DAC_OVERRIDE) !== 0n && (caps & FOWNER) !== 0n;
+  } catch {
+    return false;
   }
 }
 
