@@ -6,15 +6,26 @@
  * completed → the answer; input-required → a clarification of the calling run (`'person'`) or a
  * result telling the model how to answer (`'model'`); and failures in the taxonomy: the remote
  * cannot be reached → `tool_unavailable`; no end in time → `timeout`; the remote rejected, failed or
- * refused the message → `semantic_error`; it answered something that is not A2A → `output_schema_violation`.
+ * refused the message → `semantic_error`; it answered something that is not A2A → `output_schema_violation`;
+ * a tool with `trust` and a card not signed by a trusted key (unsigned, another key, altered) →
+ * `tool_unavailable` before anything is sent (a2a-activity-card-trust.ts).
  * Worker side only; loads `@a2a-js/sdk` (an optional peer), only when an agent has such a tool.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SendMessageRequest, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
+import {
+  canonicalizeAgentCard,
+  SendMessageRequest,
+  TaskState,
+  type AgentCard,
+  type Message,
+  type Part,
+  type Task,
+} from '@a2a-js/sdk';
 import {
   ClientFactory,
   ClientFactoryOptions,
+  DefaultAgentCardResolver,
   JsonRpcTransportFactory,
   RestTransportFactory,
   type Client,
@@ -23,6 +34,7 @@ import { ToolFailure } from '../shared/failures/tool-failure.js';
 import type { JsonObject, JsonValue } from '../shared/json/json.js';
 import { a2aAgentOf, type A2ACall, type A2AAgentSettings } from '../shared/tools/a2a-agent.js';
 import type { AnyTool, ToolContext } from '../shared/tools/define-tool.js';
+import { cardRefusal, trustedKeys, verifyCard } from './a2a-activity-card-trust.js';
 
 /** The data part a Cairn A2A server puts in an input-required status (servers/a2a/a2a-task.ts). */
 const INPUT_REQUIRED_MEDIA_TYPE = 'application/vnd.cairn.input-required+json';
@@ -34,13 +46,15 @@ export function withA2AAgents(tools: readonly AnyTool[]): AnyTool[] {
   return tools.map((tool) => {
     const settings = a2aAgentOf(tool);
     if (!settings) return tool;
+    // Two tools at one URL share a client only when they trust the same keys (or none).
+    const key = settings.trust ? `${settings.url}\n${JSON.stringify(settings.trust)}` : settings.url;
     const client = () => {
-      let found = clients.get(settings.url);
+      let found = clients.get(key);
       if (!found) {
         found = connect(settings);
-        clients.set(settings.url, found);
-        // A card that could not be read is asked for again next time.
-        found.catch(() => clients.delete(settings.url));
+        clients.set(key, found);
+        // A card that could not be read (or was refused) is asked for again next time.
+        found.catch(() => clients.delete(key));
       }
       return found;
     };
@@ -61,9 +75,22 @@ function connect(settings: A2AAgentSettings): Promise<Client> {
     }),
   );
   // The card path resolves against the URL: with a trailing slash it is read below the agent's path, not beside it.
-  return factory
-    .createFromUrl(settings.url.endsWith('/') ? settings.url : `${settings.url}/`)
+  const base = settings.url.endsWith('/') ? settings.url : `${settings.url}/`;
+  const card = new DefaultAgentCardResolver({ fetchImpl })
+    .resolve(base)
     .catch((error: unknown) => Promise.reject(unreachable(settings, error)));
+  return card.then((found) => {
+    // A signed card is checked before any client exists, so a refused card sends nothing.
+    if (settings.trust) checkedCard(settings, found);
+    return factory.createFromAgentCard(found).catch((error: unknown) => Promise.reject(unreachable(settings, error)));
+  });
+}
+
+/** Throws the one `tool_unavailable` refusal when the card is not signed by a key the tool trusts. */
+function checkedCard(settings: A2AAgentSettings, card: AgentCard): void {
+  const keys = trustedKeys(settings.name, settings.trust!);
+  const verdict = verifyCard(canonicalizeAgentCard(card), card.signatures, keys);
+  if (verdict.verdict !== 'trusted') throw cardRefusal(settings.name, settings.url, verdict);
 }
 
 async function callRemote(

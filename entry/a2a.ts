@@ -21,6 +21,12 @@ export const CairnA2ARequestHandler: typeof a2a.CairnA2ARequestHandler = a2a.Cai
 export type CairnA2ARequestHandler = InstanceType<typeof a2a.CairnA2ARequestHandler>;
 /** An agent's A2A card, as the handler serves it. */
 export const agentCard: typeof a2a.agentCard = a2a.agentCard;
+/**
+ * The operator's card-signing key from the environment (`CAIRN_A2A_SIGNING_KEY`: PEM text or a PEM
+ * file's path; `CAIRN_A2A_SIGNING_KEY_ID`, `CAIRN_A2A_SIGNING_JKU` optional), for
+ * `createCairnA2AHandler({ cardSigning })`; undefined when unset (docs/a2a.md, "Signed agent cards").
+ */
+export const cardSigningFromEnv: typeof a2a.cardSigningFromEnv = a2a.cardSigningFromEnv;
 /** The media type of the data part a task's input-required status carries for programs (docs/a2a.md). */
 export const INPUT_REQUIRED_MEDIA_TYPE: typeof a2a.INPUT_REQUIRED_MEDIA_TYPE = a2a.INPUT_REQUIRED_MEDIA_TYPE;
 export type {
@@ -30,6 +36,7 @@ export type {
   CairnA2AGrpcService,
   A2AHandlerSettings,
   A2AAgentDescription,
+  A2ACardSigning,
 } from '../servers/a2a/index.js';
 export type { PendingInput, PendingQuestion, HeldCall, RunReply, RunInputCode } from '../servers/a2a/run-input.js';
 export type { RunStatus, RunStatusName } from '../servers/a2a/run-status.js';

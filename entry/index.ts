@@ -49,7 +49,13 @@ export {
   type McpToolInfo,
 } from '../shared/mcp/mcp-server.js';
 export { agentTool, type AgentTask, type AgentToolOptions } from '../shared/tools/agent-tool.js';
-export { a2aAgent, type A2AAgentConfig, type A2ACall } from '../shared/tools/a2a-agent.js';
+export {
+  a2aAgent,
+  type A2AAgentConfig,
+  type A2ACall,
+  type A2ACardTrust,
+  type A2APublicJwk,
+} from '../shared/tools/a2a-agent.js';
 export {
   fromAiSdkTool,
   type AiSdkToolCallOptions,

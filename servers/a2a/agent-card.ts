@@ -4,8 +4,9 @@
  * and capabilities stated as they are — streaming yes (streaming send and subscribe follow the
  * run), push notifications yes (the run posts them: workflows/status-push.ts), no extended card. Node-only.
  */
-import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import { A2A_PROTOCOL_VERSION, canonicalizeAgentCard, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
 import type { Agent } from '../../shared/agent/define-agent.js';
+import type { CardSigner } from './card-signing.js';
 
 /** What a server may say about an agent beyond what its definition holds. */
 export interface A2AAgentDescription {
@@ -60,6 +61,17 @@ export function agentCard(agent: Agent, url: string, about: A2AAgentDescription 
     skills: [skill],
     signatures: [],
     ...about.card,
+  };
+}
+
+/**
+ * `card` with the signer's signature added (after any it had): a JWS over the SDK's canonical form
+ * of the card, so the SDK's `verifyAgentCardSignature` and Cairn's `a2aAgent` both check it.
+ */
+export function signedCard(card: AgentCard, signer: CardSigner): AgentCard {
+  return {
+    ...card,
+    signatures: [...(card.signatures ?? []), { ...signer.sign(canonicalizeAgentCard(card)), header: undefined }],
   };
 }
 

@@ -31,7 +31,8 @@ import {
   SIGNAL_KEY,
   type A2AHandlerSettings,
 } from './a2a-request-handler.js';
-import { agentCard, type A2AAgentDescription } from './agent-card.js';
+import { agentCard, signedCard, type A2AAgentDescription } from './agent-card.js';
+import { createCardSigner, type A2ACardSigning, type CardSigner } from './card-signing.js';
 import { isRestPath, JSON_HEADERS, restCall, SSE_HEADERS } from './rest-binding.js';
 
 export interface CairnA2AHandlerOptions {
@@ -64,6 +65,12 @@ export interface CairnA2AHandlerOptions {
   readonly grpcUrl?: string;
   /** Told of unexpected errors; the caller only gets an internal error without details. Default: console.error. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * The operator's key (Ed25519 or P-256): every card served (HTTP, gRPC) carries a JWS signature
+   * by it, which callers check against the public key (`a2aAgent({ trust })`, the SDK's
+   * `verifyAgentCardSignature`). From the environment: `cardSigningFromEnv()`. Default: unsigned cards.
+   */
+  readonly cardSigning?: A2ACardSigning;
 }
 
 export type CairnA2AHandler = (request: Request) => Promise<Response>;
@@ -72,6 +79,8 @@ const KEEP_ALIVE_MS = 15_000;
 
 export function createCairnA2AHandler(options: CairnA2AHandlerOptions): CairnA2AHandler {
   if (options.agents.length === 0) throw new Error('createCairnA2AHandler serves one or more agents.');
+  // A bad key stops the server here, not at its first card request.
+  if (options.cardSigning) signerOf(options.cardSigning);
   const base = (options.basePath ?? '').replace(/\/$/, '');
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const onError = errorReporter(options);
@@ -155,10 +164,25 @@ export function errorReporter(options: Pick<CairnA2AHandlerOptions, 'onError'>):
   return options.onError ?? ((error) => console.error('cairn a2a:', error));
 }
 
-/** An agent's card at `url` (its JSON-RPC and HTTP+JSON endpoint), with the gRPC server's address when there is one. */
+/**
+ * An agent's card at `url` (its JSON-RPC and HTTP+JSON endpoint), with the gRPC server's address
+ * when there is one, signed when the options give a key.
+ */
 export function cardOf(options: CairnA2AHandlerOptions, agent: Agent, url: string): AgentCard {
   const about = options.describe?.[agent.name] ?? {};
-  return agentCard(agent, url, options.grpcUrl ? { grpcUrl: options.grpcUrl, ...about } : about);
+  const card = agentCard(agent, url, options.grpcUrl ? { grpcUrl: options.grpcUrl, ...about } : about);
+  return options.cardSigning ? signedCard(card, signerOf(options.cardSigning)) : card;
+}
+
+// One signer per key configuration: the PEM is parsed once, not per card.
+const signers = new WeakMap<A2ACardSigning, CardSigner>();
+function signerOf(signing: A2ACardSigning): CardSigner {
+  let signer = signers.get(signing);
+  if (!signer) {
+    signer = createCardSigner(signing);
+    signers.set(signing, signer);
+  }
+  return signer;
 }
 
 interface Endpoint {
@@ -178,7 +202,9 @@ function withLegacyFields(card: AgentCard): Record<string, unknown> {
     url: endpoint,
     preferredTransport: 'JSONRPC',
     additionalInterfaces: [{ url: endpoint, transport: 'JSONRPC' }],
+    // The 1.0 fields stay beside the 0.3 ones: a signed card's signature covers them (card-signing.ts).
     capabilities: {
+      ...(json.capabilities as Record<string, unknown> | undefined),
       streaming: card.capabilities?.streaming ?? false,
       pushNotifications: true,
       stateTransitionHistory: false,

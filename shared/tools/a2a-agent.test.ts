@@ -53,6 +53,19 @@ describe('a2aAgent', () => {
     ]);
   });
 
+  it('keeps the public keys a card must be signed by, as plain data for the worker', () => {
+    const trust = {
+      keys: [
+        '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----',
+        { kty: 'OKP', crv: 'Ed25519', x: 'a' },
+      ],
+    };
+    const tool = a2aAgent({ url: 'http://remote.example/a2a', name: 'remote', description: 'd', trust });
+    expect(a2aAgentOf(tool)?.trust).toStrictEqual(trust);
+    expect(JSON.parse(JSON.stringify(a2aAgentOf(tool)?.trust))).toStrictEqual(trust);
+    expect(a2aAgentOf(a2aAgent({ url: 'http://x', name: 'r', description: 'd' }))?.trust).toBeUndefined();
+  });
+
   it.each([
     [{ url: 'see https://remote.example', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
     [{ url: 'https://remote.example /a2a', name: 'a_b', description: 'd' }, 'url must be an http(s) URL'],
@@ -61,6 +74,21 @@ describe('a2aAgent', () => {
     [
       { url: 'http://x', name: 'a_b', description: 'd', onInputRequired: 'robot' },
       "onInputRequired is 'person' or 'model'",
+    ],
+    [{ url: 'http://x', name: 'a_b', description: 'd', trust: { keys: [] } }, 'trust.keys lists one or more'],
+    [{ url: 'http://x', name: 'a_b', description: 'd', trust: {} }, 'trust.keys lists one or more'],
+    [
+      { url: 'http://x', name: 'a_b', description: 'd', trust: { keys: ['-----BEGIN PRIVATE KEY-----\nAA'] } },
+      'trust.keys[0] is not a public key',
+    ],
+    [
+      {
+        url: 'http://x',
+        name: 'a_b',
+        description: 'd',
+        trust: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'a', d: 'b' }] },
+      },
+      'trust.keys[0] is not a public key',
     ],
   ])('refuses %j', (config, message) => {
     const error = (() => {

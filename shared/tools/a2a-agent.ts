@@ -62,6 +62,32 @@ export interface A2AAgentConfig {
   readonly sideEffects?: SideEffects;
   readonly approval?: ApprovalRule<A2ACall>;
   readonly review?: ReviewConfig;
+  /**
+   * Require a signed agent card (A2A 1.0 signed cards): before any call the worker checks the
+   * card's JWS signatures against these public keys, and a card that is unsigned, signed by
+   * another key or altered after signing is refused (`tool_unavailable`, the message says which);
+   * no message is sent. Default: any card is used as it comes.
+   */
+  readonly trust?: A2ACardTrust;
+}
+
+/**
+ * The keys an `a2aAgent` tool trusts to sign its remote agent's card. Public keys only (they are
+ * no secret and sit in the tool's settings): Ed25519 or P-256, as SPKI PEM text
+ * (`-----BEGIN PUBLIC KEY-----`) or a public JWK (`{ kty, crv, x[, y][, kid] }`). A signature's
+ * `kid` names a key by its RFC 7638 thumbprint (a Cairn server's default) or by the JWK's `kid`.
+ */
+export interface A2ACardTrust {
+  readonly keys: readonly (string | A2APublicJwk)[];
+}
+
+/** A public key as a JWK (RFC 7517): OKP/Ed25519 (`x`) or EC/P-256 (`x`, `y`). */
+export interface A2APublicJwk {
+  readonly kty: string;
+  readonly crv: string;
+  readonly x: string;
+  readonly y?: string;
+  readonly kid?: string;
 }
 
 export interface A2AAgentSettings extends A2AAgentConfig {
@@ -78,6 +104,7 @@ export function a2aAgent(config: A2AAgentConfig): AnyTool {
     throw new DefinitionError('invalid_a2a_agent', `a2aAgent ${config.name}: url must be an http(s) URL.`);
   if (config.onInputRequired !== undefined && config.onInputRequired !== 'person' && config.onInputRequired !== 'model')
     throw new DefinitionError('invalid_a2a_agent', `a2aAgent ${config.name}: onInputRequired is 'person' or 'model'.`);
+  if (config.trust !== undefined) checkTrust(config.name, config.trust);
   const timeoutMs = config.timeoutMs ?? DEFAULT_A2A_TIMEOUT_MS;
   const settings: A2AAgentSettings = Object.freeze({
     ...config,
@@ -100,6 +127,27 @@ export function a2aAgent(config: A2AAgentConfig): AnyTool {
     },
   });
   return Object.freeze({ ...tool, [A2A_AGENT]: settings });
+}
+
+/** The trust's shape; the keys themselves are parsed by the worker (Node crypto is not here). */
+function checkTrust(name: string, trust: A2ACardTrust): void {
+  const keys = (trust as { keys?: unknown }).keys;
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw new DefinitionError('invalid_a2a_agent', `a2aAgent ${name}: trust.keys lists one or more public keys.`);
+  keys.forEach((key: unknown, index) => {
+    const pem = typeof key === 'string' && /-----BEGIN PUBLIC KEY-----/.test(key);
+    const jwk =
+      typeof key === 'object' &&
+      key !== null &&
+      typeof (key as A2APublicJwk).kty === 'string' &&
+      typeof (key as A2APublicJwk).x === 'string' &&
+      !('d' in key);
+    if (!pem && !jwk)
+      throw new DefinitionError(
+        'invalid_a2a_agent',
+        `a2aAgent ${name}: trust.keys[${index}] is not a public key (SPKI PEM "-----BEGIN PUBLIC KEY-----" or a public JWK without "d").`,
+      );
+  });
 }
 
 /** The remote agent a tool calls, when it is an a2aAgent tool (from any copy of this module). */
