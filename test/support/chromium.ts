@@ -4,9 +4,8 @@
  * the one shipped inside the @sparticuz/chromium npm package (a devDependency, extracted to the
  * temp folder on first use). Driven with playwright-core, which downloads nothing itself.
  */
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
+import { isExecutable } from './debian-packages.js';
 
 /** Flags that work on these machines (no GPU, no sandbox as root, nothing phoning home). */
 export const CHROMIUM_FLAGS = [
@@ -54,14 +53,5 @@ export async function launchChromium(): Promise<Browser> {
         "Install Debian's (apt-get install -y chromium) or name another binary in CHROMIUM_PATH.",
       { cause: error },
     );
-  }
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }

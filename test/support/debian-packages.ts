@@ -42,7 +42,8 @@ export async function installDebianPackagesIfMissing(log: (line: string) => void
   }
 }
 
-async function isExecutable(path: string): Promise<boolean> {
+/** True when `path` is a file this process may run. */
+export async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK);
     return true;
