@@ -7,6 +7,7 @@ import { testAgent } from '../../test/fixtures/agents.js';
 import { inertActivities, recordedModelActivity, recordedToolActivity } from './eval-activities.js';
 import { LaneRegistry, LaneRun } from './lane-run.js';
 import type { ToolActivities } from '../../activities/tool-activity.js';
+import { workspaceTools } from '../../shared/workspace/workspace-tools.js';
 
 const TOOLS = new Map(testAgent.tools.map((tool) => [tool.name, tool]));
 const ok = (text: string): ModelOutcome => ({ status: 'ok', response: { text, toolCalls: [], finishReason: 'stop' } });
@@ -37,6 +38,36 @@ const recording = (over: Partial<Recording> = {}): Recording => ({
 /** Runs `fn` as an activity of workflow `workflowId`. */
 const asActivityOf = <T>(workflowId: string, fn: () => Promise<T>): Promise<T> =>
   new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'r' } }).run(fn);
+
+describe('workspace tools in an evaluation', () => {
+  const workspace = new Map(workspaceTools().map((tool) => [tool.name, tool]));
+  const recorded = recording({
+    toolRuns: [
+      {
+        name: 'write_file',
+        toolCallId: '1.1',
+        args: { path: 'a.txt', content: 'x' },
+        argsHash: argsHash({ path: 'a.txt', content: 'x' }),
+        result: { status: 'ok', name: 'write_file', toolCallId: '1.1', result: { path: 'a.txt', bytes: 1 } },
+      },
+    ],
+  });
+
+  it('run live in `live` mode, even a call the recording has, so the lane works on its own chain of snapshots', () => {
+    const lane = new LaneRun('c', 'candidate', recorded, 'live', workspace);
+    expect(lane.serve('write_file', { path: 'a.txt', content: 'x' }, 0).served).toEqual({
+      how: 'live',
+      tool: 'write_file',
+    });
+    expect(lane.serve('run_command', { command: 'make' }, 0).served).toEqual({ how: 'live', tool: 'run_command' });
+  });
+
+  it('are served from the recording otherwise, and never run', () => {
+    const lane = new LaneRun('c', 'candidate', recorded, 'lenient', workspace);
+    expect(lane.serve('write_file', { path: 'a.txt', content: 'x' }, 0).served.how).toBe('recorded');
+    expect(lane.serve('run_command', { command: 'make' }, 0).served.how).not.toBe('live');
+  });
+});
 
 describe('the evaluation activities', () => {
   it('serve the recorded model turns in order, call the real model for a run with no recording, and fail at once past the recording', async () => {

@@ -74,6 +74,10 @@ export class LaneRun {
     args: JsonValue,
     occurrence: number,
   ): { readonly served: Served; readonly run?: RecordedToolRun } {
+    // Workspace tools act only inside the run's sandbox (docs/workspaces.md): in `live` mode every one
+    // runs, so the lane's workspace is the chain of its own calls, never a recorded result's snapshot.
+    if (this.mode === 'live' && this.tools.get(name)?.workspace === true)
+      return { served: { how: 'live', tool: name } };
     const runs = this.#byKey.get(`${name}#${argsHash(args)}`);
     if (runs) return { served: { how: 'recorded', tool: name }, run: runs[Math.min(occurrence, runs.length - 1)] };
     if (this.mayRunLive(name)) return { served: { how: 'live', tool: name } };
@@ -113,9 +117,10 @@ export class LaneRun {
     );
   }
 
-  /** A read-only tool may run live in `live` mode; a tool with side effects never runs. */
+  /** A read-only tool or a workspace tool may run live in `live` mode; a tool with side effects elsewhere never runs. */
   mayRunLive(name: string): boolean {
-    return this.mode === 'live' && this.tools.get(name)?.sideEffects === 'none';
+    const tool = this.tools.get(name);
+    return this.mode === 'live' && (tool?.sideEffects === 'none' || tool?.workspace === true);
   }
 
   /** The next recorded model outcome (baseline lane), or that of `turn` (from the run's history), or undefined when the recording has no more. */
