@@ -17,6 +17,7 @@ import { INBOX_PAGE } from './inbox-page.js';
 import { RequestGate } from './request-gate.js';
 import { InboxListings } from './inbox-listings.js';
 import { RunFeeds } from './run-feeds.js';
+import { PAGE_HEADERS, runPage } from './run-page.js';
 import { answer, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
 import { budget } from './budget-endpoint.js';
 import { runError } from './run-errors.js';
@@ -127,6 +128,13 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
               'x-frame-options': 'DENY',
             },
           });
+          break;
+        case 'GET /runs/:id/page':
+          // Static, as the inbox page: the run's data comes through the JSON routes, each authorized.
+          response = new Response(
+            runPage({ temporalUiUrl: ctx.temporalUiUrl, namespace: ctx.client.temporal.options.namespace }),
+            { headers: PAGE_HEADERS },
+          );
           break;
         case 'POST /runs':
           response = await startRun(ctx, request);

@@ -271,6 +271,7 @@ function card(item, w) {
     el("span", { text: item.agent }),
     el("span", { text: item.runId }),
     el("span", { class: "since", title: since.toISOString(), text: "waiting since " + since.toLocaleString() }),
+    el("a", { href: runPath(item) + "/page", text: "Run page" }),
     item.temporalUrl ? el("a", { href: item.temporalUrl, target: "_blank", rel: "noopener", text: "Temporal UI" }) : null,
   ]);
   var body = w.kind === "question" ? questionCard(item, w) : w.kind === "budget" ? budgetCard(item, w) : reviewCard(item, w);

@@ -1,0 +1,173 @@
+/** The run page's story, folded from a run's events by the same source text the browser runs. */
+import { describe, expect, it } from 'vitest';
+import type { RunEventItem } from '../../client/run-events.js';
+import { RUN_STORY_SCRIPT } from './run-story-script.js';
+
+interface Entry {
+  readonly key: string;
+  readonly kind: string;
+  readonly version: number;
+  readonly [field: string]: unknown;
+}
+interface Story {
+  readonly entries: Entry[];
+  readonly tokens: { input: number; output: number };
+  readonly finishedAt: number | null;
+}
+const { newStory, addEvent, takeChanged, timeSpent, formatDuration, valueText, errorLinks } = new Function(
+  `${RUN_STORY_SCRIPT}\nreturn { newStory, addEvent, takeChanged, timeSpent, formatDuration, valueText, errorLinks };`,
+)() as {
+  newStory(): Story;
+  takeChanged(story: Story): Entry[];
+  addEvent(story: Story, event: RunEventItem): Story;
+  timeSpent(story: Story, now: number | null): Record<string, number>;
+  formatDuration(ms: number): string;
+  valueText(value: unknown): string;
+  errorLinks(error: unknown): { code: string }[];
+};
+
+let offset = 0;
+const at = (ms: number, turn: number) => ({ at: 1_000_000 + ms, turn, offset: offset++ });
+const failed = {
+  status: 'error',
+  name: 'lookup_order',
+  toolCallId: '1.1',
+  error: {
+    code: 'invalid_arguments',
+    kind: 'model',
+    message: 'orderId: Invalid',
+    cause: { code: 'internal_error', kind: 'internal', message: 'zod' },
+  },
+  retryHint: { reason: 'fix_arguments', tool: 'lookup_order', restrictToTool: true },
+  telemetry: { durationMs: 4, attempt: 1 },
+};
+
+/** A run: asked, a failed call, a repair, a back-off, a review decided by a person, the end. */
+function storyRun(): RunEventItem[] {
+  offset = 0;
+  return [
+    { ...at(0, 0), type: 'run_started', agent: 'orders', prompt: 'Refund A-7.' },
+    { ...at(10, 0), type: 'decision', seq: 1, action: 'model', detail: 'model turn with 3 tool(s)' },
+    { ...at(15, 0), type: 'model_delta', call: 'model:1:1', attempt: 1, seq: 1, text: 'Look' },
+    { ...at(16, 0), type: 'model_delta', call: 'model:1:1', attempt: 1, seq: 2, text: 'ing up' },
+    {
+      ...at(110, 0),
+      type: 'model_turn',
+      call: 'model:1:1',
+      text: 'Looking up',
+      toolCalls: ['lookup_order'],
+      usage: { inputTokens: 100, outputTokens: 20 },
+    },
+    { ...at(111, 1), type: 'decision', seq: 2, action: 'run_tools', detail: 'lookup_order' },
+    { ...at(112, 1), type: 'tool_start', toolCallId: '1.1', name: 'lookup_order', args: { orderId: 'bad' } },
+    { ...at(142, 1), type: 'tool_end', toolCallId: '1.1', name: 'lookup_order', result: failed },
+    {
+      ...at(143, 1),
+      type: 'decision',
+      seq: 3,
+      action: 'back_off',
+      detail: 'back-off for lookup_order: rate limited; retry in 1000 ms without a model turn',
+    },
+    { ...at(1143, 1), type: 'tool_start', toolCallId: '1.1', name: 'lookup_order', args: { orderId: 'bad' } },
+    {
+      ...at(1150, 1),
+      type: 'tool_end',
+      toolCallId: '1.1',
+      name: 'lookup_order',
+      result: { status: 'ok', result: { id: 'A-7' } },
+    },
+    { ...at(1151, 1), type: 'decision', seq: 4, action: 'review', detail: 'issue_refund {"amount":80}' },
+    {
+      ...at(1151, 1),
+      type: 'review',
+      reviews: [{ toolCallId: '2.1', name: 'issue_refund', args: { amount: 80 }, argsHash: 'h1' }],
+    },
+    { ...at(61_151, 1), type: 'human', kind: 'review', id: '2.1', detail: { type: 'accept' } },
+    { ...at(61_200, 2), type: 'decision', seq: 5, action: 'finish', detail: 'the model answered' },
+    { ...at(61_201, 2), type: 'finish', answer: 'Refunded.', reason: null, toolCalls: 2 },
+  ] as RunEventItem[];
+}
+
+describe('the run story', () => {
+  it('tells each model turn, each execution of a call, each decision and each decision a person made, in order', () => {
+    const story = storyRun().reduce(addEvent, newStory());
+    expect(story.entries.map((e) => e.kind)).toEqual([
+      'request',
+      'decision',
+      'model',
+      'decision',
+      'tool',
+      'decision',
+      'tool', // the same call run again after the back-off: a second entry, not the first overwritten
+      'decision',
+      'review',
+      'person',
+      'decision',
+      'finish',
+    ]);
+    const [first, again] = story.entries.filter((e) => e.kind === 'tool');
+    expect(first).toMatchObject({
+      status: 'error',
+      error: failed.error,
+      hint: failed.retryHint,
+      args: { orderId: 'bad' },
+    });
+    expect(errorLinks(first!.error).map((l) => l.code)).toEqual(['invalid_arguments', 'internal_error']);
+    expect(again).toMatchObject({ status: 'ok', result: { id: 'A-7' } });
+    const model = story.entries.find((e) => e.kind === 'model')!;
+    // The live deltas and the recorded turn are one entry; the recorded text wins.
+    expect(model).toMatchObject({ text: 'Looking up', live: false, turn: 1, toolCalls: ['lookup_order'] });
+    expect(story.tokens).toEqual({ input: 100, output: 20 });
+    expect(story.entries.find((e) => e.kind === 'decision' && e.action === 'back_off')!.until).toBe(1_000_000 + 1143);
+    expect(story.entries.find((e) => e.kind === 'review')).toMatchObject({ decided: { type: 'accept' } });
+    expect(story.entries.at(-1)).toMatchObject({ kind: 'finish', answer: 'Refunded.' });
+    // What the page draws: each entry once, however often it changed; then only what changes next.
+    expect(takeChanged(story).map((e) => e.key)).toEqual(story.entries.map((e) => e.key));
+    expect(takeChanged(story)).toEqual([]);
+    // Told again from an earlier offset (a resumed stream): nothing new.
+    const before = JSON.stringify(story);
+    for (const event of storyRun().slice(5)) addEvent(story, event);
+    expect(JSON.stringify(story)).toBe(before);
+    expect(takeChanged(story)).toEqual([]);
+  });
+
+  it('shows a turn as it streams, and drops the text of an attempt that was reset', () => {
+    offset = 0;
+    const story = newStory();
+    addEvent(story, { ...at(0, 0), type: 'model_delta', call: 'model:1:1', attempt: 1, seq: 1, text: 'Hal' } as never);
+    expect(story.entries[0]).toMatchObject({ kind: 'model', live: true, text: 'Hal' });
+    addEvent(story, { ...at(1, 0), type: 'model_reset', call: 'model:1:1', attempt: 2 } as never);
+    addEvent(story, {
+      ...at(2, 0),
+      type: 'model_delta',
+      call: 'model:1:1',
+      attempt: 2,
+      seq: 1,
+      text: 'Hello',
+    } as never);
+    addEvent(story, { ...at(3, 0), type: 'model_delta', call: 'model:1:1', attempt: 1, seq: 2, text: 'f' } as never);
+    expect(story.entries).toHaveLength(1);
+    expect(story.entries[0]).toMatchObject({ text: 'Hello', attempt: 2 });
+  });
+
+  it('counts the time per kind of step: model, tools, waiting on a person, backing off', () => {
+    const story = storyRun().reduce(addEvent, newStory());
+    const spent = timeSpent(story, 10 ** 12); // finished: now does not count
+    expect(spent).toEqual({ model: 100, tools: 40, backoff: 1000, person: 60_000, other: 61 });
+    // A run still going counts its current step up to now.
+    const going = storyRun().slice(0, 13).reduce(addEvent, newStory());
+    expect(timeSpent(going, 1_000_000 + 1151 + 5_000).person).toBe(5_000);
+  });
+
+  it('says cut previews, durations and values as text', () => {
+    expect(valueText({ preview: '{"a":"xx', chars: 9000 })).toBe('{"a":"xx … (9000 characters, cut)');
+    expect(valueText('<img src=x onerror=alert(1)>')).toBe('<img src=x onerror=alert(1)>');
+    expect(valueText({ a: 1 })).toBe('{\n  "a": 1\n}');
+    expect([850, 12_340, 245_000, 7_380_000].map(formatDuration)).toEqual([
+      '850 ms',
+      '12.3 s',
+      '4 min 05 s',
+      '2 h 03 min',
+    ]);
+  });
+});
