@@ -41,6 +41,7 @@ export const INBOX_PAGE = String.raw`<!doctype html>
   .budget .kind { background: #f3e8ff; color: #6b21a8; }
   .prompt { font-size: 16px; margin: 6px 0 10px; }
   .desc { font-size: 13px; color: #8a4b00; margin: 4px 0 8px; }
+  pre.change { white-space: pre; overflow: auto; max-height: 24em; background: #f7f8fa; border-radius: 4px; padding: 6px 8px; margin: 4px 0; font-size: 12px; }
   textarea, input[type=text], input[type=password] { width: 100%; box-sizing: border-box; font: 13px ui-monospace, monospace; padding: 6px; border: 1px solid #c7ccd6; border-radius: 4px; }
   textarea { min-height: 70px; field-sizing: content; resize: vertical; }
   .convo { font-size: 13px; background: #f7f8fa; border-radius: 6px; padding: 8px 10px; margin: 4px 0 8px; }
@@ -216,6 +217,8 @@ function reviewCard(item, w) {
   return [
     el("div", { class: "prompt", text: "Call " + r.name + " (" + r.toolCallId + ")" }),
     r.description ? el("div", { class: "desc", text: r.description }) : null,
+    // A workspace write or patch: what it would change in the run's files (docs/workspaces.md).
+    r.change ? el("label", { text: "Would change" }) : null, r.change ? el("pre", { class: "change", text: r.change }) : null,
     el("label", { text: "Arguments" + (allowed.indexOf("edit") >= 0 ? " (edit, then Edit)" : "") }), args,
     el("label", { text: "Allowed: " + allowed.join(", ") }), note,
     el("div", { class: "row" }, buttons), errorEl,

@@ -65,6 +65,8 @@ function reviewCard(r) {
   return el("div", { class: "card pending review" }, [el("div", { class: "kind", text: "Review the call" }),
     el("div", { class: "head" }, [el("span", { class: "name", text: r.name }), el("span", { class: "muted", text: r.toolCallId })]),
     r.description ? el("div", { class: "muted", text: r.description }) : null,
+    // A workspace write or patch: what it would change in the run's files (docs/workspaces.md).
+    r.change ? el("label", { text: "Would change" }) : null, r.change ? el("pre", { class: "change", text: r.change }) : null,
     el("label", { text: "Arguments" + (allowed.indexOf("edit") >= 0 ? " (edit, then Edit)" : "") }), args,
     el("label", { text: "Allowed: " + allowed.join(", ") }), note, el("div", { class: "row" }, buttons), errorEl]);
 }

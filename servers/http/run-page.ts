@@ -42,7 +42,7 @@ export function runPage(config: RunPageConfig): string {
   );
 }
 
-const RUN_PAGE_HEAD = String.raw`<!doctype html>
+const RUN_PAGE_HEAD = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
