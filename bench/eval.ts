@@ -65,7 +65,7 @@ const CASES = Number(values.cases);
 const MEMORY_CASES = Number(values['memory-cases']);
 const CONCURRENCY = 16;
 /** Recording the cases (instant model and tools, not timed) runs more at once. */
-const RECORD_CONCURRENCY = 48;
+const RECORD_CONCURRENCY = 32;
 /** How long one model turn takes, for the live re-run and the candidate lane alike (a fast hosted model's tool-calling turn). */
 const MODEL_MS = Number(values['model-ms']);
 const TOOL_MS = Number(values['tool-ms']);
@@ -162,6 +162,7 @@ try {
   const cpuBefore = process.cpuUsage();
   const liveMs = await runLive(client, connection, prompts, { modelMs: MODEL_MS, toolMs: TOOL_MS });
   const liveCpu = cpuSeconds(cpuBefore);
+  console.log(`  live re-run: ${figure(liveMs / 1000)} s, load ${loadLive} → ${load()}`);
   const evaluate = async (module: string) => {
     const loadBefore = load();
     const cpu = process.cpuUsage();
@@ -179,6 +180,10 @@ try {
     if (report.summary.changedCases !== 0 || report.summary.harnessAgreement !== 1)
       throw new Error(`the bench's evaluation found changes: ${JSON.stringify(report.summary)}`);
     const kept = report.cases.filter((item) => item.baseline?.reused).length;
+    // As it comes: a 1,000-case run takes minutes per figure.
+    console.log(
+      `  ${module.split('/').at(-1)}: ${figure(ms / 1000)} s, ${kept} baselines kept, load ${loadBefore} → ${load()}`,
+    );
     return { ms, kept, cpu: cpuSeconds(cpu), load: `${loadBefore} → ${load()}` };
   };
   const cold = await evaluate(MODULE);

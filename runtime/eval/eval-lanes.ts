@@ -19,6 +19,7 @@ import { bundleWorkflows } from '../workflow-bundle.js';
 import { buildCairnWorker, workerTools, type WorkerTuning } from '../worker.js';
 import { reachableAgents } from '../../shared/agent/define-agent.js';
 import { type AgentSource, findAgentSource } from './agent-source.js';
+import { agentDigest } from './baseline-cache.js';
 import { inertActivities, recordedModelActivity, recordedToolActivity, type LaneRuns } from './eval-activities.js';
 
 /** What the lanes' workers are made with. */
@@ -48,6 +49,8 @@ export interface Lane {
   /** The generated entry, and the files the bundle includes (known when bundles are cached). */
   readonly entry: string;
   readonly files?: readonly string[];
+  /** The baseline agent's code digest (baseline-cache.ts: agentDigest), from these files. */
+  readonly agentDigest?: string;
   readonly tools: ReadonlyMap<string, AnyTool>;
   readonly worker: Worker;
   readonly running: Promise<void>;
@@ -78,6 +81,9 @@ export async function startLane(
   const codeHash = createHash('sha256').update(code).digest('hex');
   const taskQueue = `cairn-eval-${lane}-${codeHash.slice(0, 12)}`;
   const agent = lane === 'baseline' ? definition.agent : candidateAgent(definition.agent, definition.candidate);
+  // The baseline's code digest (baseline-cache.ts) is read while the worker starts.
+  const digest = files ? agentDigest(files, [entry, modulePath], definition.agent) : undefined;
+  digest?.catch(() => undefined);
   const worker = await buildCairnWorker(
     {
       connection: options.connection,
@@ -102,7 +108,18 @@ export async function startLane(
     }),
   );
   const running = worker.run();
-  return { lane, both, taskQueue, codeHash, entry, ...(files && { files }), tools: laneTools(agent), worker, running };
+  return {
+    lane,
+    both,
+    taskQueue,
+    ...(digest && { agentDigest: await digest }),
+    codeHash,
+    entry,
+    ...(files && { files }),
+    tools: laneTools(agent),
+    worker,
+    running,
+  };
 }
 
 /** The tools of the lane's agent and of the agents it reaches: its agent tools' child runs are served by this lane. */

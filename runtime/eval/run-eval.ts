@@ -39,7 +39,7 @@ import { laneTools, startLane, type Lane, type LaneSetup } from './eval-lanes.js
 import { answerPeople, asksInHistory, CaseAnswers } from './case-people.js';
 import { caseErrors, EvalInputError, moduleLoadError } from './eval-input-error.js';
 import type { ModelClient } from '../../activities/model/model-client.js';
-import { agentDigest, BaselineCache, evalCacheDir } from './baseline-cache.js';
+import { BaselineCache, evalCacheDir } from './baseline-cache.js';
 import type { AnyTool } from '../../shared/tools/define-tool.js';
 
 export interface RunEvalOptions extends LaneSetup {
@@ -141,11 +141,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     if (cacheDir) {
       // The baseline's digest from the candidate's bundle (both bundle the same module); its lane starts only for a baseline not kept.
       const candidate = await lanes.candidate.started();
-      if (candidate.files)
-        cache = new BaselineCache(
-          cacheDir,
-          await agentDigest(candidate.files, [candidate.entry, modulePath], definition.agent),
-        );
+      if (candidate.agentDigest) cache = new BaselineCache(cacheDir, candidate.agentDigest);
       if (!cache || cases.some((kase) => !kase.error && !cache!.has(baselineKey(cache!, kase, definition, recordings))))
         await lanes.baseline.started();
     } else await Promise.all([lanes.baseline.started(), lanes.candidate.started()]);
