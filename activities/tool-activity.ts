@@ -94,7 +94,9 @@ export function createToolActivities(
       }
       try {
         // A store that lost a snapshot's files, a full disk: a crash Temporal retries, never a wrong workspace.
-        checkout = await options.workspaces.checkouts.checkout(workspace);
+        // Heartbeating: a cold restore of a large workspace on a busy worker outlasts the heartbeat timeout.
+        const { checkouts } = options.workspaces;
+        checkout = await withHeartbeats(() => checkouts.checkout(workspace), options.heartbeatMs);
       } catch (err) {
         throw asActivityFailure(err, fence.signal);
       }
@@ -137,7 +139,8 @@ export function createToolActivities(
     let after: { workspace: string } | undefined;
     if (checkout) {
       try {
-        after = { workspace: await closeWorkspace(checkout, result.status === 'ok') };
+        const ok = result.status === 'ok';
+        after = { workspace: await withHeartbeats(() => closeWorkspace(checkout!, ok), options.heartbeatMs) };
       } catch (err) {
         if (!ToolFailure.isInstance(err)) throw asActivityFailure(err, context.signal);
         result = failed(toolError(err.code, err.message), { message: err.message, ...err.hint });
