@@ -28,7 +28,9 @@ import type { WorkspaceCallInput } from '../shared/workspace/workspace-call.js';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceSource } from '../shared/workspace/workspace-config.js';
 
 if (process.argv.includes('--help')) {
-  console.log('npx tsx bench/workspace-snapshots.ts [rounds]   (default 5; Redis at 127.0.0.1:6379 is used when it answers)');
+  console.log(
+    'npx tsx bench/workspace-snapshots.ts [rounds]   (default 5; Redis at 127.0.0.1:6379 is used when it answers)',
+  );
   process.exit(0);
 }
 const rounds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5);
