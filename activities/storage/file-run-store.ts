@@ -42,7 +42,10 @@ export function fileRunStore(options: FileRunStoreOptions): FileRunStore {
         made = undefined;
         throw err;
       }));
-      await inBatches(entries, async ([key, value]) => {
+      // A key written twice in one batch: only its last value is written (files written at once
+      // would be renamed into place in any order).
+      const last = [...new Map(entries.map(([key, value]) => [key, value] as const))];
+      await inBatches(last, async ([key, value]) => {
         const file = join(directory, name(key));
         const staging = `${file}.${randomUUID()}.tmp`;
         await writeFile(staging, value, 'utf8');
