@@ -112,6 +112,8 @@ interface LongRunning {
   stderr(): string;
   /** SIGTERM, as a process manager stops it; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** Resolves with the exit code once the process has exited on its own. */
+  readonly exited: Promise<number | null>;
 }
 
 const READY_TIMEOUT_MS = 200_000;
@@ -161,6 +163,7 @@ function startLongRunning(
       child.kill('SIGTERM');
       return exited;
     },
+    exited,
   };
 }
 
@@ -429,9 +432,10 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     );
     await waiting.ready;
     process.kill(waiting.pid!, 'SIGINT');
-    for (const deadline = Date.now() + 60_000; !/stopped waiting/.test(waiting.stderr()) && Date.now() < deadline; )
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await waiting.stop()).toBe(130); // it had exited on SIGINT: the exit code is its own
+    // It exits on its own: a SIGTERM sent as soon as its last line arrives could land while it exits.
+    const stopAfter = setTimeout(() => void waiting.stop(), 60_000);
+    expect(await waiting.exited).toBe(130);
+    clearTimeout(stopAfter);
     const workflowId = /^Started (cairn-test-[0-9a-f]{8})/m.exec(waiting.stdout())?.[1];
     expect(waiting.stderr()).toContain(
       `cairn run: stopped waiting; ${workflowId} goes on. Follow it: cairn watch ${workflowId}`,
