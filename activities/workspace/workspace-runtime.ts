@@ -73,14 +73,8 @@ export function workspaceOf(
  * ToolFailure, and the workspace stays as it was.
  */
 export async function closeWorkspace(checkout: Checkout, ok: boolean): Promise<string> {
-  if (!ok) {
-    await checkout.discard();
-    return checkout.digest;
-  }
-  try {
-    return await checkout.commit();
-  } catch (err) {
-    await checkout.discard().catch(() => {});
-    throw err;
-  }
+  // A commit that fails throws its copy away itself.
+  if (ok) return checkout.commit();
+  await checkout.discard();
+  return checkout.digest;
 }

@@ -13,6 +13,7 @@
  * as text, never as HTML. Node-only (served by servers/http).
  */
 import { REVIEW_DECISIONS, type ReviewDecisionType } from '../../shared/human-input/review-decision.js';
+import { PAGE_DOM_SCRIPT } from './page-dom-script.js';
 
 /** What the page says a decision did; a new decision type needs its words here, and its control below. */
 const DECIDED: Record<ReviewDecisionType, string> = {
@@ -76,24 +77,7 @@ var cards = new Map();
 var itemsEl = document.getElementById("items");
 var statusEl = document.getElementById("status");
 
-function headers(json) {
-  var h = {};
-  if (json) h["content-type"] = "application/json";
-  var token = sessionStorage.getItem(TOKEN_KEY);
-  if (token) h.authorization = "Bearer " + token;
-  return h;
-}
-
-function el(tag, attrs, children) {
-  var node = document.createElement(tag);
-  Object.keys(attrs || {}).forEach(function (k) {
-    if (k === "text") node.textContent = attrs[k];
-    else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), attrs[k]);
-    else node.setAttribute(k, attrs[k]);
-  });
-  (children || []).forEach(function (c) { if (c) node.appendChild(c); });
-  return node;
-}
+${PAGE_DOM_SCRIPT}
 
 /* A small JSON Schema check (type, required, properties, additionalProperties, enum, const, bounds, pattern): the run checks again. */
 function check(schema, value, path) {

@@ -14,6 +14,7 @@
  * in the page as text, never as HTML. Node-only (served by servers/http).
  */
 import { RUN_FORMS_SCRIPT } from './run-forms-script.js';
+import { PAGE_DOM_SCRIPT } from './page-dom-script.js';
 import { RUN_STORY_SCRIPT, TIME_KINDS } from './run-story-script.js';
 
 /** What the page is told by the server: where the Temporal UI is, for a link to the run. */
@@ -127,24 +128,7 @@ var state = null, runStatus = null, lastEventId = null, streamDone = false, miss
 /* A stream that drops is opened again after this long, doubling up to 30 s while it keeps failing. */
 var retryMs = 1000;
 
-function headers(json) {
-  var h = {};
-  if (json) h["content-type"] = "application/json";
-  var token = sessionStorage.getItem(TOKEN_KEY);
-  if (token) h.authorization = "Bearer " + token;
-  return h;
-}
-
-function el(tag, attrs, children) {
-  var node = document.createElement(tag);
-  Object.keys(attrs || {}).forEach(function (k) {
-    if (k === "text") node.textContent = attrs[k];
-    else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), attrs[k]);
-    else node.setAttribute(k, attrs[k]);
-  });
-  (children || []).forEach(function (c) { if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
-  return node;
-}
+${PAGE_DOM_SCRIPT}
 
 function time(at) { return typeof at === "number" ? new Date(at).toLocaleTimeString() : ""; }
 function pre(value) { return el("pre", { text: valueText(value) }); }
