@@ -35,7 +35,13 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
         `${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}: ${decisionText(event.detail)}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`,
       ];
     case 'hand_over':
-      return [`${at} continued as new (generation ${event.generation})`];
+      return [
+        `${at} continued as new (generation ${event.generation})${event.upgradeTo ? `, moving to build ${event.upgradeTo}` : ''}`,
+      ];
+    case 'agent_changed':
+      return [
+        `${at} now runs agent version ${event.to} (was ${event.from})${event.buildId ? ` on build ${event.buildId}` : ''}`,
+      ];
     case 'finish':
       return [`${at} done: ${event.answer || '(no answer)'}`];
     default:

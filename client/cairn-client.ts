@@ -10,6 +10,7 @@ import type { PolicyOverrides } from '../shared/agent/agent-policy.js';
 import {
   AGENT_MEMO,
   CAIRN_SEARCH_ATTRIBUTES,
+  CairnAgentVersion,
   ownerMemo,
   ownerSearchAttributes,
   TENANT_ID,
@@ -103,7 +104,7 @@ export class CairnClient {
   readonly maxRunsPerTenant: MaxRunsPerTenant | undefined;
   /** How long a read with a deadline waits for a run's worker (`CairnClientOptions.readDeadlineMs`). */
   readonly readDeadlineMs: number;
-  #searchAttributes: Promise<readonly string[]> | undefined;
+  #searchAttributes: Promise<ReadonlySet<string>> | undefined;
 
   constructor(options: CairnClientOptions) {
     this.temporal = options.client;
@@ -185,6 +186,10 @@ export class CairnClient {
       ...(options.workspace !== undefined && { workspace: options.workspace }),
       searchAttributes: wanted === 'auto' ? await this.hasSearchAttributes() : wanted,
     };
+    const withVersion: AgentRunInput =
+      input.searchAttributes && (await this.#registered()).has(CairnAgentVersion.name)
+        ? { ...input, agentVersionAttribute: true }
+        : input;
     if (options.tenant !== undefined && !TENANT_ID.test(options.tenant))
       throw new TypeError(
         `Invalid tenant "${options.tenant}": letters, digits and _.@- (up to 100), starting with a letter or digit.`,
@@ -216,7 +221,7 @@ export class CairnClient {
         },
       }),
       taskQueue: options.taskQueue ?? this.taskQueue,
-      args: [input] as [AgentRunInput],
+      args: [withVersion] as [AgentRunInput],
     };
     return { workflowId, startOptions };
   }
@@ -232,15 +237,17 @@ export class CairnClient {
   }
 
   /** The names of Cairn's search attributes the namespace lacks (all of them when it cannot tell). */
-  missingSearchAttributes(): Promise<readonly string[]> {
+  async missingSearchAttributes(): Promise<readonly string[]> {
+    const registered = await this.#registered();
+    return CAIRN_SEARCH_ATTRIBUTES.filter((key) => !registered.has(key.name)).map((key) => key.name);
+  }
+
+  /** The namespace's custom search attributes, asked once per client (none when it cannot tell). */
+  #registered(): Promise<ReadonlySet<string>> {
     this.#searchAttributes ??= this.temporal.connection.operatorService
       .listSearchAttributes({ namespace: this.temporal.options.namespace })
-      .then(({ customAttributes }) =>
-        CAIRN_SEARCH_ATTRIBUTES.filter((key) => !Object.hasOwn(customAttributes ?? {}, key.name)).map(
-          (key) => key.name,
-        ),
-      )
-      .catch(() => CAIRN_SEARCH_ATTRIBUTES.map((key) => key.name));
+      .then(({ customAttributes }) => new Set(Object.keys(customAttributes ?? {})))
+      .catch(() => new Set<string>());
     return this.#searchAttributes;
   }
 }

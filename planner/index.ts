@@ -5,7 +5,14 @@ export * from './hint-actions.js';
 export * from './backoff.js';
 export * from './response-validator.js';
 export { advance, type AdvanceContext, type Happening } from './advance.js';
-export { handOverDue, loopControl, type LoopControl, type LoopSignals } from './loop-control.js';
+export {
+  handOverDue,
+  loopControl,
+  upgradeDue,
+  type LoopControl,
+  type LoopSignals,
+  type RunUpgradeSignal,
+} from './loop-control.js';
 export { toolboxOf, checkedCall, type CallFacts, type Toolbox } from './toolbox.js';
 export { transcriptEntries } from './transcript-entries.js';
 export { fitContext, messageSize, LEFT_OUT_NOTE, type Fitted } from './context-window.js';

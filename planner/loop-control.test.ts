@@ -3,7 +3,7 @@
  * those decisions through a whole run (signals, pauses, continue-as-new).
  */
 import { describe, expect, it } from 'vitest';
-import { loopControl, type LoopSignals } from './loop-control.js';
+import { loopControl, upgradeDue, type LoopSignals } from './loop-control.js';
 import type { PlanStep } from './plan.js';
 import { drive, failed, ok, rawCall, start, textReply, toolCallsReply, type World } from './testing.js';
 
@@ -14,6 +14,53 @@ const backOff: PlanStep = { type: 'back_off', delayMs: 10, reason: 'x', next: to
 const question: PlanStep = { type: 'await_clarification', clarification: { id: 'q1', question: '?' } };
 const finish: PlanStep = { type: 'finish', answer: 'done', reason: null };
 const fresh = () => start().state;
+
+describe('upgradeDue: an auto-upgrade run moves to a newer build only at a safe point', () => {
+  const review: PlanStep = { type: 'await_review', reviews: [] } as unknown as PlanStep;
+  const budget: PlanStep = { type: 'await_budget' } as unknown as PlanStep;
+  const steps = [model, tools, backOff, question, review, budget, finish];
+  const upgrade = (at: 'person' | 'turn', userTurn = false): LoopSignals => ({ ...quiet, upgrade: { at, userTurn } });
+
+  it("at `person`: before a wait for a person, or a model turn that takes a person's new message; never with calls in flight", () => {
+    expect(steps.map((step) => upgradeDue(step, upgrade('person')))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(upgradeDue(model, upgrade('person', true))).toBe(true);
+    expect(upgradeDue(tools, upgrade('person', true))).toBe(false);
+  });
+
+  it('at `turn`: also before any model turn', () => {
+    expect(steps.map((step) => upgradeDue(step, upgrade('turn')))).toEqual([
+      true,
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it('never without a newer build, and loopControl hands over only where it is due', () => {
+    expect(steps.some((step) => upgradeDue(step, quiet))).toBe(false);
+    const state = fresh();
+    expect([model, tools, question, review].map((step) => loopControl(state, step, upgrade('person')))).toEqual([
+      'take_step',
+      'take_step',
+      'hand_over',
+      'hand_over',
+    ]);
+    // A paused run does not move (it holds); a cancel still wins.
+    expect(loopControl(state, question, { ...upgrade('person'), paused: true })).toBe('hold');
+    expect(loopControl(state, question, { ...upgrade('person'), cancelReason: 'stop' })).toBe('cancel');
+  });
+});
 
 describe('loopControl', () => {
   it('finishes a finished run whatever arrives', () => {

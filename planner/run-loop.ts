@@ -8,7 +8,7 @@
  */
 import { assertNever } from '../shared/assert-never.js';
 import { advance, type AdvanceContext, type Happening } from './advance.js';
-import { handOverDue, loopControl, type LoopSignals } from './loop-control.js';
+import { handOverDue, loopControl, upgradeDue, type LoopSignals } from './loop-control.js';
 import { deliverMessages, type UserMessage } from './plan-messages.js';
 import type { Plan, PlanStep, PlannerState } from './plan.js';
 
@@ -153,7 +153,12 @@ function* steps(first: Plan, driver: LoopDriver): Generator<LoopRequest, LoopFin
       default:
         return assertNever(control, 'loop control');
     }
-    const happened = yield* ask({ type: 'take_step', state, step, handOverDue: () => handOverDue(state, signals()) });
+    // A wait for a person also wakes for an upgrade: it is a safe point (loop-control.ts).
+    const due = () => {
+      const now = signals();
+      return handOverDue(state, now) || upgradeDue(step, now);
+    };
+    const happened = yield* ask({ type: 'take_step', state, step, handOverDue: due });
     if (happened) plan = advance(state, step, happened, driver.context());
   }
 }

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Connected } from './connection.js';
-import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
+import { CAIRN_OPTIONAL_SEARCH_ATTRIBUTES, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
 import { lockDatabase, updateLock } from './dev-server-lock.js';
 import { resolveTemporalCli } from './temporal-cli.js';
 
@@ -163,7 +163,7 @@ export async function startEmbeddedServer(
             port: options.port,
             ui: options.uiPort !== undefined,
             uiPort: options.uiPort,
-            searchAttributes: CAIRN_SEARCH_ATTRIBUTES,
+            searchAttributes: [...CAIRN_SEARCH_ATTRIBUTES, ...CAIRN_OPTIONAL_SEARCH_ATTRIBUTES],
             log: { format: 'pretty', level: 'error' },
             // The SDK forwards the server's stdout to ours, where `cairn dev --json` allows only JSON;
             // the banner's address and UI are what Cairn prints itself.

@@ -14,8 +14,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { reachableAgents, type Agent } from '../shared/agent/define-agent.js';
+import { agentVersion } from '../shared/agent/agent-version.js';
 import { DefinitionError } from '../shared/failures/definition-error.js';
-import type { TranscriptSlice } from '../shared/model/transcript.js';
+import type { TranscriptMessage, TranscriptSlice } from '../shared/model/transcript.js';
 import {
   planStart,
   resolvePolicy,
@@ -27,7 +28,7 @@ import {
 } from '../planner/index.js';
 import { runLoop, type AsyncLoopMoves, type LoopDriver } from '../planner/run-loop.js';
 import { BudgetRequests } from './budget-requests.js';
-import { CairnAgent, CairnPhase, searchPhase } from './contract/search-attributes.js';
+import { CairnAgent, CairnAgentVersion, CairnPhase, searchPhase } from './contract/search-attributes.js';
 import { runDetails, runState } from './run-details.js';
 import { StepLog } from './step-log.js';
 import { TranscriptLog } from './transcript-log.js';
@@ -45,6 +46,7 @@ import { takeStep } from './take-step.js';
 import { ReviewChanges } from './review-changes.js';
 import { StatusPush } from './status-push.js';
 import { reportAgentVersioning } from './run-versioning.js';
+import { RunUpgrade } from './run-upgrade.js';
 import { stateQuery, transcriptQuery, untilIdleUpdate, type RunState } from './contract/run-state.js';
 import type { AgentRunInput, AgentRunResult } from './contract/agent-run.js';
 
@@ -72,6 +74,10 @@ export function defineAgentRun(agents: readonly Agent[]) {
     // Only runs that upsert search attributes publish what they wait for (the inbox lists only those).
     const publishWaiting = input.searchAttributes === true;
     const { carried } = input;
+    const version = agentVersion(agent);
+    // The run continues on another version of its agent (it moved to a newer build at a safe point).
+    const changedFrom =
+      carried?.agentVersion !== undefined && carried.agentVersion !== version ? carried.agentVersion : undefined;
     // MCP tools join these once listed (below, after the handlers are installed).
     const tools = new Map(agent.tools.map((t) => [t.name, t]));
     let toolbox = toolboxOf(agent.tools);
@@ -80,7 +86,9 @@ export function defineAgentRun(agents: readonly Agent[]) {
 
     const transcript = new TranscriptLog(
       carried
-        ? carried.transcript
+        ? changedFrom
+          ? withInstructions(carried.transcript, agent.instructions)
+          : carried.transcript
         : [
             { role: 'system', content: agent.instructions },
             { role: 'user', content: input.prompt },
@@ -114,6 +122,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
     stream.install();
     const narrator = new RunNarrator(stream, () => current.state);
     if (!carried) narrator.started(agent.name, input.prompt);
+    // A run that moved to a newer build (or a deploy that changed the agent) says so to whoever watches.
+    else if (changedFrom) narrator.agentChanged(changedFrom, version, workflowInfo().currentDeploymentVersion?.buildId);
     const handOver = new HandOver(stream, narrator);
     const waitingMemo = new WaitingMemo(input.prompt, input.tenant, carried !== undefined);
     const push = new StatusPush(carried?.push);
@@ -146,6 +156,8 @@ export function defineAgentRun(agents: readonly Agent[]) {
       () => handOver.active,
     );
     const changes = new ReviewChanges();
+    const upgrade = new RunUpgrade(agent);
+    upgrade.install();
     const snapshot = (): RunState => {
       const state = runState({
         agent: agent.name,
@@ -161,7 +173,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
         step: current.step,
         owner: { tenant: input.tenant, user: input.user },
       });
-      return { ...state, reviews: changes.with(state.reviews) };
+      return { ...state, agentVersion: version, reviews: changes.with(state.reviews) };
     };
     const end = new RunEnd({ narrator, stream, push, snapshot, model, generation });
     setHandler(stateQuery, snapshot);
@@ -189,7 +201,11 @@ export function defineAgentRun(agents: readonly Agent[]) {
       if (!carried) current = { ...start(), ...(note && { notes: [note] }) };
     }
 
-    if (input.searchAttributes) upsertSearchAttributes([{ key: CairnAgent, value: agent.name }]);
+    if (input.searchAttributes)
+      upsertSearchAttributes([
+        { key: CairnAgent, value: agent.name },
+        ...(input.agentVersionAttribute ? [{ key: CairnAgentVersion, value: version }] : []),
+      ]);
     let lastPhase = '';
     const signals = (state: PlannerState): LoopSignals => ({
       cancelReason: inbox.cancelReason,
@@ -199,6 +215,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
       historyEvents: workflowInfo().historyLength,
       turnsThisRun: state.turn - startTurn,
       ...(input.continueAsNewAfterTurns !== undefined && { continueAsNewAfterTurns: input.continueAsNewAfterTurns }),
+      ...withUpgrade(upgrade.signal(messages.queued.length > 0)),
     });
 
     const driver: LoopDriver = {
@@ -243,6 +260,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
             runs: children,
             depth: input.depth ?? 0,
             searchAttributes: input.searchAttributes === true,
+            agentVersionAttribute: input.agentVersionAttribute === true,
             model,
             tenant: input.tenant,
             user: input.user,
@@ -263,7 +281,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
         return Date.now() - since;
       },
       hand_over: ({ state, step, due }) =>
-        handOver.run(input, due, generation + 1, () => ({
+        handOver.run(input, due, generation + 1, upgrade, () => ({
           state,
           step,
           transcript: transcript.messages,
@@ -274,6 +292,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
           ...(listings.length > 0 && { mcp: listings }),
           ...(messages.carried() && { messages: messages.carried() }),
           ...(push.carried() && { push: push.carried() }),
+          agentVersion: version,
         })),
     };
 
@@ -284,4 +303,12 @@ export function defineAgentRun(agents: readonly Agent[]) {
       (err: unknown) => end.failed(err),
     );
   }
+}
+
+const withUpgrade = (upgrade: LoopSignals['upgrade']) => (upgrade ? { upgrade } : {});
+
+/** The transcript with the new version's instructions as its system message: the model meets the agent it now runs. */
+function withInstructions(messages: readonly TranscriptMessage[], instructions: string): readonly TranscriptMessage[] {
+  const [first, ...rest] = messages;
+  return first?.role === 'system' ? [{ ...first, content: instructions }, ...rest] : messages;
 }

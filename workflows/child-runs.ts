@@ -130,6 +130,7 @@ export class ChildRuns {
     input: {
       readonly depth: number;
       readonly searchAttributes: boolean;
+      readonly agentVersionAttribute?: boolean;
       readonly model: string;
       readonly tenant?: string | undefined;
       readonly user?: string | undefined;
@@ -156,6 +157,7 @@ export class ChildRuns {
             depth,
             ...(!agent.model && { model: input.model }),
             ...(input.searchAttributes && { searchAttributes: true }),
+            ...(input.agentVersionAttribute && { agentVersionAttribute: true }),
             ...(input.tenant !== undefined && { tenant: input.tenant }),
             ...(input.user !== undefined && { user: input.user }),
           } satisfies AgentRunInput,

@@ -7,6 +7,7 @@ import { allHandlersFinished, condition, continueAsNew } from '@temporalio/workf
 import type { AgentRunInput, CarriedRun } from './contract/agent-run.js';
 import type { RunNarrator } from './run-narrator.js';
 import type { RunStream } from './run-stream.js';
+import type { RunUpgrade } from './run-upgrade.js';
 
 export class HandOver {
   /** True while the run hands over: readers return, and new messages and decisions are refused to send again. */
@@ -20,12 +21,13 @@ export class HandOver {
   /**
    * Continues as new, as run `generation` of the chain, with what `carried` gives (read after the
    * stream says so, so the continuation carries that too); undefined when it is no longer `due`
-   * once the handlers finished.
+   * once the handlers finished. Onto the deployment's current build when `upgrade` is due.
    */
   async run(
     input: AgentRunInput,
     due: () => boolean,
     generation: number,
+    upgrade: RunUpgrade,
     carried: () => CarriedRun,
   ): Promise<undefined> {
     this.active = true;
@@ -36,7 +38,9 @@ export class HandOver {
       this.stream.reopen(); // a cancel or a pause arrived meanwhile: the loop acts on it here
       return undefined;
     }
-    this.narrator.handingOver(generation);
-    return continueAsNew<(input: AgentRunInput) => Promise<unknown>>({ ...input, carried: carried() });
+    const moving = upgrade.moving();
+    this.narrator.handingOver(generation, moving ? upgrade.target : undefined);
+    const next = { ...input, carried: carried() };
+    return moving ? upgrade.continueAsNew(next) : continueAsNew<(input: AgentRunInput) => Promise<unknown>>(next);
   }
 }

@@ -90,8 +90,13 @@ export class RunNarrator {
       });
   }
 
-  handingOver(generation: number): void {
-    this.#tell({ ...this.#base(), type: 'hand_over', generation });
+  handingOver(generation: number, upgradeTo?: string): void {
+    this.#tell({ ...this.#base(), type: 'hand_over', generation, ...(upgradeTo !== undefined && { upgradeTo }) });
+  }
+
+  /** The run continues on another version of its agent (a newer build, at a safe point). */
+  agentChanged(from: string, to: string, buildId: string | undefined): void {
+    this.#tell({ ...this.#base(), type: 'agent_changed', from, to, ...(buildId !== undefined && { buildId }) });
   }
 
   finished(answer: string, reason: string | null): void {

@@ -99,6 +99,7 @@ export interface StepContext {
     readonly runs: ChildRuns;
     readonly depth: number;
     readonly searchAttributes: boolean;
+    readonly agentVersionAttribute?: boolean;
     readonly model: string;
     readonly tenant?: string | undefined;
     readonly user?: string | undefined;

@@ -7,7 +7,14 @@ import { summariseIssues, toFieldIssues } from '../guards/zod-issues.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { DefinitionError } from '../failures/definition-error.js';
 import type { McpServer } from '../mcp/mcp-server.js';
-import { AGENT_VERSIONINGS, isAgentVersioning, type AgentVersioning } from './versioning.js';
+import {
+  AGENT_VERSIONINGS,
+  isAgentVersioning,
+  isUpgradePoint,
+  UPGRADE_POINTS,
+  type AgentVersioning,
+  type UpgradePoint,
+} from './versioning.js';
 import {
   checkWorkspaceConfig,
   type CheckedWorkspaceConfig,
@@ -27,10 +34,17 @@ export interface AgentConfig {
   readonly policy?: PolicyOverrides;
   /**
    * Under Worker Deployment Versioning (docs/upgrades.md): `pinned` runs stay on the build they
-   * started on; `auto-upgrade` runs move to the current build at their next workflow task. Default:
-   * the worker's (`cairn worker --versioning`). Ignored by a worker that is not versioned.
+   * started on; `auto-upgrade` runs move to the current build at a safe point (`upgradeAt`), by
+   * continue-as-new onto it. Default: the worker's (`cairn worker --versioning`). Ignored by a
+   * worker that is not versioned.
    */
   readonly versioning?: AgentVersioning;
+  /**
+   * Where an `auto-upgrade` run moves to a newer build: `person` (default) before it waits for a
+   * person or takes a person's new message; `turn` also before any model turn. Never between a
+   * tool call and its result.
+   */
+  readonly upgradeAt?: UpgradePoint;
   /**
    * The run's workspace (docs/workspaces.md): files and a sandbox for its workspace tools, kept
    * as snapshots in the run store. An agent with a workspace tool and no `workspace` starts empty.
@@ -72,6 +86,11 @@ export function defineAgent(config: AgentConfig): Agent {
     throw new DefinitionError(
       'invalid_agent',
       `Agent ${config.name} has versioning ${JSON.stringify(config.versioning)}: it is ${AGENT_VERSIONINGS.map((v) => `"${v}"`).join(' or ')}.`,
+    );
+  if (config.upgradeAt !== undefined && !isUpgradePoint(config.upgradeAt))
+    throw new DefinitionError(
+      'invalid_agent',
+      `Agent ${config.name} has upgradeAt ${JSON.stringify(config.upgradeAt)}: it is ${UPGRADE_POINTS.map((v) => `"${v}"`).join(' or ')}.`,
     );
   const seen = new Set<string>();
   for (const [index, tool] of config.tools.entries()) {

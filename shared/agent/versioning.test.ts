@@ -10,7 +10,7 @@ const agents = new Map([
 describe('runVersioningBehavior: what a run reports to Temporal', () => {
   it("on a versioned worker, the behavior its agent chose, by Temporal's name", () => {
     expect(runVersioningBehavior({ agent: 'support', deploymentName: 'agents' }, agents)).toBe('PINNED');
-    expect(runVersioningBehavior({ agent: 'triage', deploymentName: 'agents' }, agents)).toBe('AUTO_UPGRADE');
+    expect(runVersioningBehavior({ agent: 'triage', deploymentName: 'agents' }, agents)).toBe('PINNED'); // it moves itself, at a safe point
   });
 
   it("leaves the worker's default in charge for an agent that chose nothing, an unknown agent, or no memo", () => {

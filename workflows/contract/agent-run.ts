@@ -23,6 +23,8 @@ export interface AgentRunInput {
   readonly policy?: PolicyOverrides;
   /** Upsert Cairn's search attributes (CairnAgent, CairnPhase); the server must have them registered. */
   readonly searchAttributes?: boolean;
+  /** Also upsert CairnAgentVersion (the agent's version); the server must have it registered too. */
+  readonly agentVersionAttribute?: boolean;
   /** Continue as new after this many model turns even if Temporal does not suggest it yet. */
   readonly continueAsNewAfterTurns?: number;
   /** The tenant the run belongs to (its owner; child runs inherit it). */
@@ -65,6 +67,8 @@ export interface CarriedRun {
   readonly messages?: CarriedMessages;
   /** Push targets and the notifications not yet taken (workflows/status-push.ts). */
   readonly push?: CarriedPush;
+  /** The version of the agent the previous run ran (shared/agent/agent-version.ts): the next says when it differs. */
+  readonly agentVersion?: string;
 }
 
 export interface AgentRunResult {

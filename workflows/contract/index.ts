@@ -36,6 +36,7 @@ export {
   type SentMessage,
   type UserMessageInput,
 } from './human-messages.js';
+export { upgradeSignal, type RunUpgradeRequest } from './run-upgrade.js';
 export {
   streamOffsetQuery,
   streamPollUpdate,
@@ -78,7 +79,9 @@ export {
 export type { RunUsage, UsageTotals } from '../../shared/model/model-usage.js';
 export type { BudgetDecision, BudgetRequest, StepAction } from '../../planner/index.js';
 export {
+  CAIRN_OPTIONAL_SEARCH_ATTRIBUTES,
   CAIRN_SEARCH_ATTRIBUTES,
+  CairnAgentVersion,
   CairnAgent,
   CairnPhase,
   CairnTenant,

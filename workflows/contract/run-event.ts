@@ -60,7 +60,20 @@ export type RunEvent =
       readonly id: string;
       readonly detail: JsonValue;
     })
-  | (RunEventBase & { readonly type: 'hand_over'; readonly generation: number })
+  | (RunEventBase & {
+      readonly type: 'hand_over';
+      readonly generation: number;
+      /** The run moves to this build (an auto-upgrade at a safe point), when a Signal named it. */
+      readonly upgradeTo?: string;
+    })
+  | (RunEventBase & {
+      readonly type: 'agent_changed';
+      /** The agent versions (shared/agent/agent-version.ts) before and after. */
+      readonly from: string;
+      readonly to: string;
+      /** The build the run continues on, when versioned. */
+      readonly buildId?: string;
+    })
   | (RunEventBase & {
       readonly type: 'finish';
       readonly answer: string;

@@ -47,6 +47,12 @@ export interface StepLogEntry {
 
 export interface RunState {
   readonly agent: string;
+  /**
+   * The version of the agent this run runs: a digest of its definition (shared/agent/agent-version.ts).
+   * A run that moved to a newer build (an auto-upgrade at a safe point) shows the new one. Absent
+   * in states of runs from before it.
+   */
+  readonly agentVersion?: string;
   readonly phase: Phase;
   readonly paused: boolean;
   readonly turn: number;

@@ -17,6 +17,14 @@ export const CairnUser = defineSearchAttributeKey('CairnUser', SearchAttributeTy
 
 export const CAIRN_SEARCH_ATTRIBUTES = [CairnAgent, CairnPhase, CairnTenant, CairnUser];
 
+/**
+ * The version of the run's agent (shared/agent/agent-version.ts), so a fleet can be listed by it
+ * (`CairnAgentVersion = "…"`). Optional: runs set it only where the namespace has it registered,
+ * so a namespace set up before it keeps its inbox.
+ */
+export const CairnAgentVersion = defineSearchAttributeKey('CairnAgentVersion', SearchAttributeType.KEYWORD);
+export const CAIRN_OPTIONAL_SEARCH_ATTRIBUTES = [CairnAgentVersion];
+
 /** A tenant id: safe in a workflow id, a visibility query and a fairness key. */
 export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/;
 
