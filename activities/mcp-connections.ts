@@ -7,10 +7,13 @@
  * server refused the arguments), JSON-RPC invalid params → `invalid_arguments`, a server that will
  * not start or drops the connection → `tool_unavailable`, a timeout → `timeout`. The MCP SDK is an
  * optional peer: `loadMcpSdk()` loads it (the worker does, before it serves an agent with MCP tools).
- * Worker side only.
+ * Revisions: with `@modelcontextprotocol/client` (2.x, optional) installed, an HTTP server is asked
+ * first in MCP 2026-07-28 (the v2 client's `server/discover` negotiation); a server that does not
+ * speak it is connected as before, in 2025-11-25, by `@modelcontextprotocol/sdk`. A stdio server is
+ * spoken to in 2025-11-25 (a probe would spawn its command twice). The listing says which revision
+ * each server was found to speak. Worker side only.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { FEATURE_PEERS, requirePeers } from '../shared/optional-peers.js';
+import { FEATURE_PEERS, MissingPeerError, requirePeers } from '../shared/optional-peers.js';
 import type { AnyTool, ToolContext, ToolSpec } from '../shared/tools/define-tool.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../shared/json/json.js';
 import { toJsonValue } from '../shared/json/json-safe.js';
@@ -46,6 +49,35 @@ async function importSdk() {
   return { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport, ErrorCode, McpError };
 }
 
+/** A connected client of either revision, as this file uses it. */
+interface Connection {
+  /** The protocol revision the server was found to speak. */
+  readonly revision: string;
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+    options: { timeout: number; signal: AbortSignal },
+  ): Promise<CallResult>;
+  listTools(
+    params: { cursor?: string },
+    options: { timeout: number },
+  ): Promise<{ tools: Parameters<typeof boundedInfo>[0][]; nextCursor?: string | undefined }>;
+  close(): Promise<void>;
+}
+
+let client2026: Promise<typeof import('@modelcontextprotocol/client') | undefined> | undefined;
+/** The v2 client (MCP 2026-07-28), loaded once; undefined when it is not installed (2025-11-25 only). */
+function loadMcpClient2026(): Promise<typeof import('@modelcontextprotocol/client') | undefined> {
+  return (client2026 ??= requirePeers(
+    'MCP tools (mcpServer) in 2026-07-28',
+    FEATURE_PEERS.mcpClient2026,
+    () => import('@modelcontextprotocol/client'),
+  ).catch((error: unknown) => {
+    if (MissingPeerError.isInstance(error)) return undefined;
+    client2026 = undefined;
+    throw error;
+  }));
+}
+
 let sdk: Promise<McpSdk> | undefined;
 /** The MCP SDK, loaded once; a `MissingPeerError` naming `@modelcontextprotocol/sdk` when it is not installed. */
 export function loadMcpSdk(): Promise<McpSdk> {
@@ -57,7 +89,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
 
 export class McpConnections {
   private readonly servers: ReadonlyMap<string, McpServer>;
-  private readonly clients = new Map<string, Promise<Client>>();
+  private readonly clients = new Map<string, Promise<Connection>>();
   private readonly listings = new Map<string, Promise<McpListing>>();
   private closed = false;
 
@@ -109,23 +141,23 @@ export class McpConnections {
   readonly execute = async (ref: McpToolRef, args: JsonValue, context: ToolContext): Promise<unknown> => {
     const server = this.servers.get(ref.server);
     if (!server) throw ToolFailure.unavailable(`This worker has no MCP server named ${ref.server}.`);
-    let client: Client;
+    let client: Connection;
     try {
       client = await this.connect(server);
     } catch (err) {
       throw ToolFailure.unavailable(`The MCP server ${server.name} could not be reached: ${fromError(err).message}`);
     }
-    let result: Awaited<ReturnType<Client['callTool']>>;
+    let result: CallResult;
     try {
-      result = await client.callTool({ name: ref.tool, arguments: isJsonObject(args) ? args : {} }, undefined, {
-        timeout: server.timeoutMs,
-        signal: context.signal,
-      });
+      result = await client.callTool(
+        { name: ref.tool, arguments: isJsonObject(args) ? args : {} },
+        { timeout: server.timeoutMs, signal: context.signal },
+      );
     } catch (err) {
       if (context.signal.aborted) throw err;
       throw this.failure(server, ref, err, await loadMcpSdk());
     }
-    return outputOf(ref, result as CallResult);
+    return outputOf(ref, result);
   };
 
   /** Closes every connection (stdio servers exit with their stdin). */
@@ -138,8 +170,10 @@ export class McpConnections {
 
   private failure(server: McpServer, ref: McpToolRef, err: unknown, { ErrorCode, McpError }: McpSdk): ToolFailure {
     const message = fromError(err).message;
-    const code = err instanceof McpError ? err.code : undefined;
-    if (code === ErrorCode.RequestTimeout)
+    // The v1 SDK's McpError, or the v2 client's ProtocolError (a number) and SdkError (a string).
+    const raw = (err as { code?: unknown } | null)?.code;
+    const code = err instanceof McpError || typeof raw === 'number' || typeof raw === 'string' ? raw : undefined;
+    if (code === ErrorCode.RequestTimeout || code === 'REQUEST_TIMEOUT')
       return new ToolFailure(
         'timeout',
         `${ref.tool} on the MCP server ${server.name} did not answer within ${server.timeoutMs} ms.`,
@@ -148,7 +182,12 @@ export class McpConnections {
       return ToolFailure.invalidArguments(
         `The MCP server ${server.name} refused the arguments of ${ref.tool}: ${message}`,
       );
-    if (code !== undefined && code !== ErrorCode.ConnectionClosed)
+    if (
+      code !== undefined &&
+      code !== ErrorCode.ConnectionClosed &&
+      code !== 'CONNECTION_CLOSED' &&
+      code !== 'SEND_FAILED'
+    )
       return new ToolFailure('internal_error', `The MCP server ${server.name} failed ${ref.tool}: ${message}`);
     // The connection is gone (the server crashed or hung up): the next use starts it again.
     this.clients.delete(server.name);
@@ -157,7 +196,7 @@ export class McpConnections {
     );
   }
 
-  private connect(server: McpServer): Promise<Client> {
+  private connect(server: McpServer): Promise<Connection> {
     if (this.closed) return Promise.reject(new Error('the worker is shutting down'));
     let client = this.clients.get(server.name);
     if (!client) {
@@ -189,7 +228,7 @@ export class McpConnections {
         }
         cursor = full ? undefined : page.nextCursor;
       } while (cursor);
-      return { server: name, tools };
+      return { server: name, tools, revision: client.revision };
     } catch (err) {
       return {
         server: name,
@@ -199,7 +238,11 @@ export class McpConnections {
   }
 }
 
-async function open(server: McpServer, onClose: () => void): Promise<Client> {
+async function open(server: McpServer, onClose: () => void): Promise<Connection> {
+  if (server.url) {
+    const modern = await openStateless(server, onClose);
+    if (modern) return modern;
+  }
   const { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
   const client = new Client({ name: 'cairn', version: '1' });
   const transport = server.url
@@ -212,13 +255,61 @@ async function open(server: McpServer, onClose: () => void): Promise<Client> {
         stderr: 'ignore',
       });
   client.onclose = onClose;
+  // The v1 client tells the transport the revision it settled on at initialize (stdio has no hook: one is added).
+  let revision = LEGACY_REVISION;
+  const told = (transport as { setProtocolVersion?: (version: string) => void }).setProtocolVersion?.bind(transport);
+  (transport as { setProtocolVersion?: (version: string) => void }).setProtocolVersion = (version) => {
+    revision = version;
+    told?.(version);
+  };
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
   } catch (err) {
     await client.close().catch(() => undefined);
     throw err;
   }
-  return client;
+  return {
+    revision,
+    callTool: (params, options) => client.callTool(params, undefined, options) as Promise<CallResult>,
+    listTools: (params, options) => client.listTools(params, options),
+    close: () => client.close(),
+  };
+}
+
+const LEGACY_REVISION = '2025-11-25';
+
+/**
+ * An HTTP server asked in MCP 2026-07-28 by the v2 client (`server/discover`); undefined when the
+ * client is not installed or the server speaks only an earlier revision (then it is connected in
+ * 2025-11-25 by the v1 SDK, as before).
+ */
+async function openStateless(server: McpServer, onClose: () => void): Promise<Connection | undefined> {
+  const v2 = await loadMcpClient2026();
+  if (!v2) return undefined;
+  const client = new v2.Client(
+    { name: 'cairn', version: '1' },
+    { versionNegotiation: { mode: 'auto', probe: { timeoutMs: CONNECT_TIMEOUT_MS } } },
+  );
+  try {
+    await client.connect(
+      new v2.StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: { ...server.headers } } }),
+      { timeout: CONNECT_TIMEOUT_MS },
+    );
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw err;
+  }
+  if (client.getProtocolEra() !== 'modern') {
+    await client.close().catch(() => undefined);
+    return undefined;
+  }
+  client.onclose = onClose;
+  return {
+    revision: client.getNegotiatedProtocolVersion() ?? '2026-07-28',
+    callTool: (params, options) => client.callTool(params, options) as Promise<CallResult>,
+    listTools: (params, options) => client.listTools(params, options),
+    close: () => client.close(),
+  };
 }
 
 /** A listed tool with a bounded description and schema: an oversize or too-deep schema takes any object. */

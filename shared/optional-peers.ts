@@ -13,7 +13,9 @@ export const OPTIONAL_PEERS = {
   '@ag-ui/encoder': '1.0.0',
   '@ai-sdk/anthropic': '4.0.105',
   '@ai-sdk/openai-compatible': '3.0.92',
+  '@modelcontextprotocol/client': '2.4.0',
   '@modelcontextprotocol/sdk': '1.32.2',
+  '@modelcontextprotocol/server': '2.4.0',
   ai: '7.0.173',
 } as const;
 
@@ -34,8 +36,12 @@ const VERSIONS: Record<OptionalPeer, string> = { ...OPTIONAL_PEERS, ...NESTED_PE
 export const FEATURE_PEERS = {
   /** `cairn-agents/http`, `cairn serve`, `cairn dev`: AG-UI events and the AI SDK's UI message stream. */
   http: ['@ag-ui/core', '@ag-ui/encoder', 'ai'],
-  /** `cairn-agents/mcp`, `cairn mcp`, and MCP tools on a worker (`mcpServer`). */
+  /** `cairn-agents/mcp`, `cairn mcp`, and MCP tools on a worker (`mcpServer`): MCP 2025-11-25. */
   mcp: ['@modelcontextprotocol/sdk'],
+  /** MCP 2026-07-28 (stateless) beside it, where installed: served by `cairn-agents/mcp` and `cairn mcp`. */
+  mcpServer2026: ['@modelcontextprotocol/server'],
+  /** MCP 2026-07-28 for MCP tools on a worker (`mcpServer`), where installed; else they speak 2025-11-25. */
+  mcpClient2026: ['@modelcontextprotocol/client'],
   /** `cairn-agents/a2a`, and a2aAgent tools on a worker. */
   a2a: ['@a2a-js/sdk'],
   /** `cairnA2AGrpcService` (`cairn-agents/a2a`): the SDK's gRPC binding, besides `@a2a-js/sdk` itself. */

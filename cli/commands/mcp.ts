@@ -1,7 +1,9 @@
 /**
  * `cairn mcp`: the agents of cairn.config.ts as MCP tools over stdio, for IDE assistants and
- * desktop clients (Claude Desktop, Cursor, VS Code…) that launch an MCP server as a command. stdout
- * carries MCP's JSON-RPC only; every line for people goes to stderr. Runs until stdin closes.
+ * desktop clients (Claude Desktop, Cursor, VS Code…) that launch an MCP server as a command, in MCP
+ * 2025-11-25 or, where `@modelcontextprotocol/server` is installed, 2026-07-28 (the client's opening
+ * message decides: servers/mcp/stdio-mcp-server.ts). stdout carries MCP's JSON-RPC only; every line
+ * for people goes to stderr. Runs until stdin closes.
  */
 import { DEFAULT_TASK_QUEUE } from '../../runtime/temporal-target.js';
 import { parseCommandLine, type Command } from '../command.js';
@@ -15,8 +17,9 @@ export const mcpCommand: Command = {
 
 Serves each agent of cairn.config.ts as one MCP tool over stdio (docs/mcp-server.md): a call
 with { prompt } starts a run, { runId, answer | decisions } continues one. A run's question or
-held tool call is asked through MCP elicitation when the client supports it; otherwise the
-tool's result says what is asked and how to answer. A cancelled call cancels its run. Runs live
+held tool call is asked through MCP elicitation (2025-11-25) or an input_required result
+(2026-07-28, with @modelcontextprotocol/server installed) when the client supports it; otherwise
+the tool's result says what is asked and how to answer. A cancelled call cancels its run. Runs live
 on the Temporal server the environment names, so they outlive this process.
 
 Options:
@@ -35,13 +38,10 @@ In an MCP client's configuration: { "command": "npx", "args": ["cairn", "mcp"], 
     const { dataConverterFromEnvironment } = await import('../../runtime/payload-codec.js');
     const { Client } = await import('@temporalio/client');
     const { CairnClient } = await import('../../client/cairn-client.js');
-    const { createCairnMcpServer, StdioServerTransport } = await requirePeers(
+    const { serveCairnMcpStdio } = await requirePeers(
       'cairn mcp',
       FEATURE_PEERS.mcp,
-      async () => ({
-        ...(await import('../../servers/mcp/cairn-mcp-server.js')),
-        ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
-      }),
+      () => import('../../servers/mcp/stdio-mcp-server.js'),
     );
     const project = await loadCliProject(values.config, { deps: false });
     if (project.agents.length === 0) throw new CliError('The config names no agents to serve.');
@@ -53,18 +53,18 @@ In an MCP client's configuration: { "command": "npx", "args": ["cairn", "mcp"], 
     const temporal = dataConverter
       ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter })
       : connected.client;
-    const server = createCairnMcpServer({
-      client: new CairnClient({ client: temporal, taskQueue }),
-      agents: project.agents,
-    });
-    const transport = new StdioServerTransport();
+    let transportClosed = () => {};
     const closed = new Promise<void>((resolve) => {
-      server.server.onclose = resolve;
+      transportClosed = resolve;
       process.stdin.once('end', resolve);
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    await server.connect(transport);
+    const server = await serveCairnMcpStdio(
+      { client: new CairnClient({ client: temporal, taskQueue }), agents: project.agents },
+      () => transportClosed(),
+      (error) => io.error(`cairn mcp: ${(error as Error).message}`),
+    );
     io.error(
       `cairn mcp: ${project.agents.map((a) => a.name).join(', ')} as MCP tools over stdio, runs on task queue "${taskQueue}".`,
     );

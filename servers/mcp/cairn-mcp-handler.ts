@@ -1,6 +1,10 @@
 /**
  * createCairnMcpHandler: the MCP server over streamable HTTP, as one web-standard
- * `Request → Response` function (mount it beside the HTTP handler, e.g. at `/mcp`). Elicitation is
+ * `Request → Response` function (mount it beside the HTTP handler, e.g. at `/mcp`), for clients of
+ * both revisions on one endpoint. A request of MCP 2026-07-28 (its `_meta` envelope or protocol-version
+ * header, as the SDK's own classifier reads it) goes to the stateless server of
+ * `@modelcontextprotocol/server` (stateless-mcp-endpoint.ts), when that optional peer is installed;
+ * every other request to the 2025-11-25 server of `@modelcontextprotocol/sdk`, below. Elicitation is
  * a request from the server to the client in the middle of a tool call, whose reply comes back in
  * another HTTP request: so MCP sessions are kept in memory (a bounded number, dropped when idle).
  * A session is connection state only — every run lives in Temporal — so after a restart a client
@@ -15,6 +19,8 @@ import { checkAuthorized } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
 import { readBoundedText } from '../http/read-json-body.js';
 import { createCairnMcpServer, type CairnMcpServerOptions } from './cairn-mcp-server.js';
+import { FEATURE_PEERS, MissingPeerError, requirePeers } from '../../shared/optional-peers.js';
+import type { StatelessMcpEndpoint } from './stateless-mcp-endpoint.js';
 
 export interface CairnMcpHandlerOptions extends CairnMcpServerOptions {
   /** Where the handler is mounted, e.g. `/mcp`. Default: the root. */
@@ -45,6 +51,22 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
   const maxSessions = options.maxSessions ?? 1_000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
+  const onError = options.onError ?? ((e) => console.error('cairn mcp:', e));
+  let stateless: Promise<StatelessMcpEndpoint | undefined> | undefined;
+  let toldMissing = false;
+  const statelessEndpoint = () =>
+    (stateless ??= requirePeers(
+      'MCP 2026-07-28 (createCairnMcpHandler)',
+      FEATURE_PEERS.mcpServer2026,
+      () => import('./stateless-mcp-endpoint.js'),
+    ).then(
+      (m) => m.createStatelessMcpEndpoint(options, { maxBodyBytes, onError }),
+      (error: unknown) => {
+        if (MissingPeerError.isInstance(error)) return undefined;
+        stateless = undefined;
+        throw error;
+      },
+    ));
 
   const drop = async (id: string) => {
     const session = sessions.get(id);
@@ -64,6 +86,15 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
       if (url.pathname.replace(/\/$/, '') !== base) throw new HttpError(404, 'not_found', 'No such endpoint.');
       const { tenant } = await checkAuthorized(options.authorize, request, 'read', undefined);
       const id = request.headers.get('mcp-session-id');
+      if (!id && request.method === 'POST') {
+        const endpoint = await statelessEndpoint();
+        if (endpoint && !(await endpoint.isLegacy(request))) return await endpoint.fetch(request);
+        // Without the package, a 2026-07-28 client is answered as 2025-11-25 (a negotiating one falls back): say why, once.
+        if (!endpoint && !toldMissing && claimsStateless(request)) {
+          toldMissing = true;
+          onError(new MissingPeerError('MCP 2026-07-28 (createCairnMcpHandler)', '@modelcontextprotocol/server'));
+        }
+      }
       if (id) {
         const session = sessions.get(id);
         if (!session || session.tenant !== tenant)
@@ -95,15 +126,22 @@ export function createCairnMcpHandler(options: CairnMcpHandlerOptions): CairnMcp
       return await transport.handleRequest(request, { parsedBody: body });
     } catch (error) {
       if (HttpError.isInstance(error)) return rpcError(error.status, -32600, error.message, error.headers);
-      (options.onError ?? ((e) => console.error('cairn mcp:', e)))(error);
+      onError(error);
       return rpcError(500, -32603, 'The request failed.');
     }
   };
   return Object.assign(handler, {
     async close() {
+      await (await stateless?.catch(() => undefined))?.close();
       for (const id of [...sessions.keys()]) await drop(id);
     },
   });
+}
+
+/** Whether the request names a protocol revision newer than 2025-11-25 in its header. */
+function claimsStateless(request: Request): boolean {
+  const version = request.headers.get('mcp-protocol-version') ?? '';
+  return /^\d{4}-\d{2}-\d{2}$/.test(version) && version > '2025-11-25';
 }
 
 async function readBody(request: Request, max: number): Promise<unknown> {

@@ -11,9 +11,7 @@
  * only them: another tenant's run id is `unknown_run`, word for word as one that never was.
  * Stateless about runs: every call reads its run from Temporal. Node-only (client side).
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { CreateTaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
@@ -31,28 +29,27 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Agent } from '../../shared/agent/define-agent.js';
-import type { JsonObject, JsonValue } from '../../shared/json/json.js';
-import { carriedFields, REVIEW_DECISIONS } from '../../shared/human-input/review-decision.js';
-import { budgetDecisionSchema } from '../../shared/human-input/budget-decision.js';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
-import { INTERACTIVE_PRIORITY, type CairnClient, type StartRunOptions } from '../../client/cairn-client.js';
-import { checkAuthorized, type Authorize, type Caller, type HttpAction } from '../http/authorize.js';
+import type { CairnClient, StartRunOptions } from '../../client/cairn-client.js';
+import type { Authorize, Caller } from '../http/authorize.js';
 import { HttpError } from '../http/http-error.js';
-import { withinTenantLimit, type MaxRunsPerTenant } from '../http/tenant-limit.js';
-import {
-  applyReplies,
-  parseReply,
-  replyAction,
-  RunInputError,
-  runInputError,
-  type HeldCall,
-  type PendingInput,
-  type PendingQuestion,
-  type RunReply,
-} from '../a2a/run-input.js';
-import { isTerminal, type RunStatus } from '../a2a/run-status.js';
+import type { MaxRunsPerTenant } from '../http/tenant-limit.js';
+import { RunInputError, runInputError, type PendingInput, type RunReply } from '../a2a/run-input.js';
+import { isTerminal } from '../a2a/run-status.js';
 import { result, statusOf } from './run-result.js';
 import { RunTaskStore, TASK_POLL_MS } from './run-task-store.js';
+import {
+  applyAuthorized,
+  begin,
+  CANCEL_REASON,
+  describeAgent,
+  inputShape,
+  outputShape,
+  settle,
+  waitIdle,
+  type CallArgs,
+} from './run-call.js';
+import { formOf, replyOf } from './run-input-form.js';
 
 export interface CairnMcpServerOptions {
   readonly client: CairnClient;
@@ -80,66 +77,23 @@ export interface CairnMcpServerOptions {
    * or per tenant. Default: none.
    */
   readonly maxRunsPerTenant?: MaxRunsPerTenant;
+  /**
+   * MCP 2026-07-28 only: signs the `requestState` of an `input_required` result (HMAC, at least 32
+   * bytes; every server process needs the same key) so that a retry carries only state this server
+   * made, for at most `elicitationTimeoutMs` and a minute. Without it the state is plain JSON naming
+   * the run, which a caller could name as `runId` anyway: `authorize` is asked on every round.
+   */
+  readonly requestStateKey?: string | Uint8Array;
   /** The server's name and version in `initialize`. Default `cairn` and the package version. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-const CANCEL_REASON = 'cancelled over MCP';
 /** The most elicitations one call makes before it hands what is asked back in its result. */
 const MAX_ELICITATIONS = 16;
 /** How often a call that asked for progress is told the run still works. */
 const PROGRESS_MS = 5_000;
-
-const decisionSchema = z.object({
-  toolCallId: z.string().min(1).max(500),
-  argsHash: z.string().min(1).max(200),
-  decision: z.enum(REVIEW_DECISIONS).describe('What to do with the held call.'),
-  // What each decision carries beside it (shared/human-input/review-decision.ts); the run's parser checks the whole.
-  ...Object.fromEntries(
-    carriedFields().map((c) => [
-      c.field,
-      (c.value === 'text' ? z.string() : z.unknown()).optional().describe(`${c.what} (${c.by})`),
-    ]),
-  ),
-});
-
-const inputShape = {
-  prompt: z
-    .string()
-    .trim()
-    .min(1)
-    .max(40_000)
-    .optional()
-    .describe('What the agent should do: starts a new run. Leave out to continue a run (runId).'),
-  runId: z.string().min(1).max(500).optional().describe("The run to continue, from an earlier result's runId."),
-  answer: z
-    .union([z.string().min(1), z.record(z.string(), z.unknown())])
-    .optional()
-    .describe("The answer to the run's pending question: text, or an object of the fields its schema names."),
-  decisions: z
-    .array(decisionSchema)
-    .max(32)
-    .optional()
-    .describe('Decisions on held tool calls: each names the toolCallId and argsHash the result showed.'),
-  budget: budgetDecisionSchema
-    .optional()
-    .describe("A decision on the run's spent budget: extend it by tokens and/or costUsd, or stop the run."),
-};
-
-const outputShape = {
-  runId: z.string(),
-  status: z.enum(['working', 'input_required', 'completed', 'failed', 'canceled']),
-  answer: z.string().optional(),
-  reason: z.string().optional(),
-  question: z.record(z.string(), z.unknown()).nullable().optional(),
-  reviews: z.array(z.record(z.string(), z.unknown())).optional(),
-  budget: z.record(z.string(), z.unknown()).nullable().optional(),
-  howToAnswer: z.string().optional(),
-  /** Read without the run's worker (none answered in time): what Temporal keeps, which may be behind. */
-  stale: z.boolean().optional(),
-};
 
 /**
  * A new MCP server with one tool per agent (connect it to a transport: stdio, streamable HTTP).
@@ -218,7 +172,7 @@ async function startTask(
 ): Promise<CreateTaskResult> {
   let begun: { readonly run: AgentRunHandle; readonly caller: Caller };
   try {
-    begun = await begin(options, agent, args, extra);
+    begun = await begin(options, agent, args, requestOf(extra));
   } catch (error) {
     const refused = runInputError(error, args.runId ?? '');
     if (RunInputError.isInstance(refused))
@@ -270,26 +224,12 @@ async function followTask(
       elicited++;
       const reply = await elicit(status.pending!, ask);
       if (!reply) return;
-      await applyAuthorized(options, extra, run, reply);
+      await applyAuthorized(options, requestOf(extra), run, reply);
     }
   } catch {
     // The run is gone or the session closed: the task's status says where the run stands.
   }
 }
-
-function describeAgent(agent: Agent): string {
-  const flat = agent.instructions.replace(/\s+/g, ' ').trim();
-  const tools = agent.tools.map((t) => t.name).join(', ');
-  return `${flat.length > 400 ? `${flat.slice(0, 399)}…` : flat}${tools ? ` (tools: ${tools})` : ''} A durable Cairn run: give a prompt to start; when the result's status is input_required, call again with its runId and an answer or decisions.`;
-}
-
-type CallArgs = {
-  prompt?: string | undefined;
-  runId?: string | undefined;
-  answer?: string | Record<string, unknown> | undefined;
-  decisions?: z.infer<typeof decisionSchema>[] | undefined;
-  budget?: z.infer<typeof inputShape.budget> | undefined;
-};
 
 async function callAgent(
   server: McpServer,
@@ -299,7 +239,7 @@ async function callAgent(
   extra: Extra,
 ): Promise<CallToolResult> {
   try {
-    const { run, caller, read } = await begin(options, agent, args, extra);
+    const { run, caller, read } = await begin(options, agent, args, requestOf(extra));
     // No worker answered for the run: following it would wait for one. Say where it stands, now.
     if (read?.state?.stale) return result(read);
     return await follow(server, options, agent, run, caller, extra, args.runId === undefined);
@@ -309,69 +249,6 @@ async function callAgent(
     if (HttpError.isInstance(error) && error.status === 429) return failure(error.code, error.message, undefined);
     throw error;
   }
-}
-
-/** Starts the run, or delivers the answer and decisions to the run named. */
-async function begin(
-  options: CairnMcpServerOptions,
-  agent: string,
-  args: CallArgs,
-  extra: Extra,
-): Promise<{ readonly run: AgentRunHandle; readonly caller: Caller; readonly read?: RunStatus }> {
-  if (args.runId === undefined) {
-    if (args.prompt === undefined)
-      throw new RunInputError('invalid_input', 'Give a prompt to start a run, or the runId of a run to continue.');
-    if (args.answer !== undefined || args.decisions !== undefined || args.budget !== undefined)
-      throw new RunInputError('invalid_input', 'An answer or decisions go to a run: give its runId.');
-    const workflowId = `${options.runPrefix ?? 'cairn-mcp-'}${agent}-${randomUUID()}`;
-    const caller = await authorize(options, extra, 'start', undefined);
-    const extraStart = options.startOptions?.({ agent, workflowId }) ?? {};
-    if (caller.tenant !== undefined)
-      await withinTenantLimit(options.client, options.maxRunsPerTenant, caller.tenant, workflowId);
-    const run = await options.client.start({
-      // A person waits on the call (an IDE, a desktop client): it goes ahead of background runs.
-      priority: { priorityKey: INTERACTIVE_PRIORITY },
-      ...(caller.tenant !== undefined && { tenant: caller.tenant }),
-      ...(caller.user !== undefined && { user: caller.user }),
-      ...extraStart,
-      agent,
-      prompt: args.prompt,
-      workflowId,
-    });
-    return { run, caller };
-  }
-  if (args.prompt !== undefined)
-    throw new RunInputError('invalid_input', 'Give either a prompt (a new run) or a runId (continue one), not both.');
-  // The result is the run's status: reading it is asked first, so another tenant's run is unknown before anything else.
-  const caller = await authorize(options, extra, 'read', args.runId);
-  const run = options.client.run(args.runId);
-  const status = await statusOf(run, agent, caller);
-  const replies: RunReply[] = [];
-  if (args.answer !== undefined)
-    replies.push({
-      kind: 'answer',
-      answer: args.answer as JsonValue,
-      ...(status.pending?.question && { questionId: status.pending.question.id }),
-    });
-  for (const d of args.decisions ?? []) replies.push(parseReply(d, false));
-  if (args.budget !== undefined)
-    replies.push(
-      parseReply(
-        { budget: args.budget, ...(status.pending?.budget && { requestId: status.pending.budget.id }) },
-        false,
-      ),
-    );
-  if (replies.length === 0) return { run, caller, read: status };
-  if (isTerminal(status.status))
-    throw new RunInputError('closed', `Run "${run.workflowId}" is ${status.status}; it takes no more answers.`);
-  if (status.status !== 'input_required')
-    throw new RunInputError(
-      'not_pending',
-      `Run "${run.workflowId}" is not waiting for an answer or a decision (it is ${status.status}).`,
-    );
-  for (const action of new Set(replies.map(replyAction))) await authorize(options, extra, action, run.workflowId);
-  await applyReplies(run, replies);
-  return { run, caller };
 }
 
 /** Waits for the run, asking the person through elicitation where the client can, and says where it stands. */
@@ -409,15 +286,8 @@ async function follow(
   try {
     let elicited = 0;
     for (;;) {
-      await waitIdle(run, extra.signal, until);
-      const status = await statusOf(run, agent, caller);
-      if (status.status === 'working' && Date.now() < until) {
-        // Idle but still working: its final answer is being written, or it handed over. Look again shortly.
-        await sleep(250, undefined, { signal: extra.signal });
-        continue;
-      }
+      const status = await settle(run, agent, caller, extra.signal, until);
       if (status.status !== 'input_required') return result(status);
-      // Form elicitation: declared as `form`, or as an empty object (the spec's default).
       if (!canElicit(server) || elicited >= MAX_ELICITATIONS) return result(status);
       elicited++;
       const reply = await elicit(status.pending!, (params) =>
@@ -432,7 +302,7 @@ async function follow(
           }),
       );
       if (!reply) return result(status);
-      await applyAuthorized(options, extra, run, reply);
+      await applyAuthorized(options, requestOf(extra), run, reply);
     }
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
@@ -445,53 +315,11 @@ async function elicit(
   pending: PendingInput,
   ask: (params: ElicitRequest['params']) => Promise<ElicitResult | undefined>,
 ): Promise<RunReply | undefined> {
-  if (pending.question) {
-    const { schema, flat } = elicitationSchema(pending.question);
-    const answer = await ask({
-      mode: 'form',
-      message: pending.question.question,
-      requestedSchema: schema,
-    } as ElicitRequest['params']);
-    if (answer?.action !== 'accept' || !answer.content) return undefined;
-    return {
-      kind: 'answer',
-      answer: (flat ? answer.content.answer : answer.content) as JsonValue,
-      questionId: pending.question.id,
-    };
-  }
-  const held = pending.reviews[0];
-  // A spent budget is not elicited (amounts of money): the result says how to decide it.
-  if (!held) return undefined;
-  const decisions = held.allowed.filter((d) => d !== 'edit');
-  const answer = await ask({
-    mode: 'form',
-    message: reviewMessage(held),
-    requestedSchema: {
-      type: 'object',
-      properties: {
-        decision: {
-          type: 'string',
-          title: 'Decision',
-          enum: [...decisions],
-          description:
-            'accept: run it; reject: do not run it; respond: do not run it, give the model the note as its result.',
-        },
-        note: { type: 'string', title: 'Note', description: 'Why (reject), or the result to give (respond).' },
-      },
-      required: ['decision'],
-    },
-  } as ElicitRequest['params']);
+  const asked = formOf(pending);
+  if (!asked) return undefined;
+  const answer = await ask(asked.form as ElicitRequest['params']);
   if (answer?.action !== 'accept' || !answer.content) return undefined;
-  const note =
-    typeof answer.content.note === 'string' && answer.content.note.trim() ? answer.content.note.trim() : undefined;
-  const type = answer.content.decision;
-  const decision =
-    type === 'respond'
-      ? { decision: 'respond', content: note ?? '' }
-      : type === 'reject'
-        ? { decision: 'reject', ...(note && { reason: note }) }
-        : { decision: type };
-  return parseReply({ ...decision, toolCallId: held.toolCallId, argsHash: held.argsHash }, false);
+  return replyOf(pending, asked.subject, answer.content);
 }
 
 /** Whether the client takes form elicitation: declared as `form`, or as an empty object (the spec's default). */
@@ -502,89 +330,17 @@ function canElicit(server: McpServer): boolean {
   return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
 }
 
-/** Gives the run a person's reply, as `authorize` allows; a reply the run refuses (it does not fit) is dropped: the person is asked anew. */
-async function applyAuthorized(
-  options: CairnMcpServerOptions,
-  extra: Extra,
-  run: AgentRunHandle,
-  reply: RunReply,
-): Promise<void> {
-  try {
-    await authorize(options, extra, replyAction(reply), run.workflowId);
-    await applyReplies(run, [reply]);
-  } catch (error) {
-    const refused = runInputError(error, run.workflowId);
-    if (!RunInputError.isInstance(refused) || refused.code === 'unknown_run' || refused.code === 'closed')
-      throw refused;
-  }
-}
-
-function reviewMessage(held: HeldCall): string {
-  return `Allow ${held.name} with ${JSON.stringify(held.args)}?${held.description ? ` ${held.description}` : ''}`;
-}
-
-/** A flat form for the question: its fields when the schema is an object of primitives, else one text field. */
-function elicitationSchema(question: PendingQuestion): { schema: JsonObject; flat: boolean } {
-  const s = question.schema as { type?: unknown; properties?: Record<string, { type?: unknown }>; required?: string[] };
-  const primitive = (p: { type?: unknown }) => p && ['string', 'number', 'integer', 'boolean'].includes(String(p.type));
-  if (s.type === 'object' && s.properties && Object.values(s.properties).every(primitive))
-    return {
-      schema: { type: 'object', properties: s.properties as JsonObject, ...(s.required && { required: s.required }) },
-      flat: false,
-    };
-  return {
-    schema: {
-      type: 'object',
-      properties: { answer: { type: 'string', title: 'Answer', description: question.question } },
-      required: ['answer'],
-    },
-    flat: true,
-  };
-}
-
-/** Waits until the run needs someone or ends (a paused run is waited out), until `until`; an abort throws. */
-async function waitIdle(run: AgentRunHandle, signal: AbortSignal, until: number): Promise<void> {
-  while (Date.now() < until) {
-    signal.throwIfAborted();
-    const idle = run.untilIdle().then(
-      (state) => (state.paused ? 'paused' : 'idle'),
-      () => 'closed' as const,
-    );
-    const aborted = new Promise<'aborted'>((resolve) =>
-      signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
-    );
-    const outcome = await Promise.race([idle, aborted, sleep(Math.max(until - Date.now(), 0), 'timeout' as const)]);
-    if (outcome === 'aborted') signal.throwIfAborted();
-    if (outcome !== 'paused') return;
-    await sleep(1_000);
-  }
-}
-
 function failure(code: string, message: string, runId: string | undefined): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${runId ? ` (run ${runId})` : ''}` }] };
 }
 
-/** Asks `authorize` with the request's headers; returns who is asking (`{}` over stdio or when it does not say). */
-async function authorize(
-  options: CairnMcpServerOptions,
-  extra: Extra,
-  action: HttpAction,
-  workflowId: string | undefined,
-): Promise<Caller> {
-  if (!options.authorize || !extra.requestInfo) return {};
+/** The HTTP request the call came in (its headers, for `authorize`); none over stdio. */
+function requestOf(extra: Extra): Request | undefined {
+  if (!extra.requestInfo) return undefined;
   const headers = new Headers();
   for (const [key, value] of Object.entries(extra.requestInfo.headers ?? {})) {
     if (Array.isArray(value)) for (const v of value) headers.append(key, v);
     else if (typeof value === 'string') headers.set(key, value);
   }
-  try {
-    return await checkAuthorized(
-      options.authorize,
-      new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers }),
-      action,
-      workflowId === undefined ? undefined : { workflowId },
-    );
-  } catch (error) {
-    throw new RunInputError('invalid_input', `Not allowed to ${action}: ${(error as Error).message}`);
-  }
+  return new Request(extra.requestInfo.url ?? 'http://mcp.invalid/', { headers });
 }

@@ -91,7 +91,16 @@ export interface McpToolInfo {
   };
 }
 
-/** What listing a server at the start of a run found: its tools, or why it could not be reached. */
+/**
+ * What listing a server at the start of a run found: its tools and the MCP revision it was found to
+ * speak (`2026-07-28`, `2025-11-25`, …; absent in listings recorded before it was kept), or why it
+ * could not be reached.
+ */
 export type McpListing =
-  | { readonly server: string; readonly tools: readonly McpToolInfo[]; readonly error?: undefined }
+  | {
+      readonly server: string;
+      readonly tools: readonly McpToolInfo[];
+      readonly revision?: string;
+      readonly error?: undefined;
+    }
   | { readonly server: string; readonly error: string; readonly tools?: undefined };
