@@ -20,6 +20,7 @@ import {
   type AgentRunWorkflow,
   type RunState,
 } from '../workflows/contract/index.js';
+import { RUN_SUMMARY_MEMO, startedSummary } from '../workflows/contract/run-summary-memo.js';
 import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { checkTenantRuns, type MaxRunsPerTenant } from './tenant-runs-limit.js';
 import { AgentRunHandle, DEFAULT_READ_DEADLINE_MS } from './agent-run-handle.js';
@@ -199,7 +200,13 @@ export class CairnClient {
       staticSummary: `${options.agent}: ${options.prompt}`.slice(0, 200),
       ...options.temporal,
       // The agent, readable before the run reads its input: its versioning (pinned or auto-upgrade) needs it.
-      memo: { ...options.temporal?.memo, [AGENT_MEMO]: options.agent, ...ownerMemo(options) },
+      // Its request too, for lists of runs (the runs page) before the run publishes its own summary.
+      memo: {
+        ...options.temporal?.memo,
+        [AGENT_MEMO]: options.agent,
+        [RUN_SUMMARY_MEMO]: startedSummary(options.prompt),
+        ...ownerMemo(options),
+      },
       ...(owned &&
         input.searchAttributes && {
           typedSearchAttributes: [

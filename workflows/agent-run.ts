@@ -138,6 +138,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     });
     const parent = new ParentLink();
     const inbox = new RunInbox(carried);
+    if (changedFrom) inbox.heldBeforeUpgrade(carried!.state.reviews.map((r) => r.toolCallId));
     inbox.install(
       () => current.state,
       tools,
@@ -175,7 +176,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
       });
       return { ...state, agentVersion: version, reviews: changes.with(state.reviews) };
     };
-    const end = new RunEnd({ narrator, stream, push, snapshot, model, generation });
+    const end = new RunEnd({ narrator, stream, push, snapshot, model, generation, request: input.prompt });
     setHandler(stateQuery, snapshot);
     push.install(snapshot);
     const idle = () =>

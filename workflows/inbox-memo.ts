@@ -7,12 +7,15 @@
  * A run that continued as new starts without what the run before it published (Temporal copies the
  * memo it was started with, not what was upserted): it publishes its own at once, waiting since the
  * wait began in an earlier run of the chain (the planner's `waitingSince`, carried in its state).
- * One memo upsert per change of what is awaited, never per turn. Workflow-safe, deterministic.
+ * One memo upsert per change of what is awaited, never per turn. Each of these upserts also carries
+ * the run's summary (`cairnRun`: request, phase, turns, tokens, cost) for the runs page; the run's
+ * last upsert (run-end.ts, with how it ended) carries it once more. Workflow-safe, deterministic.
  */
 import { upsertMemo } from '@temporalio/workflow';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import type { RunState } from './contract/run-state.js';
 import { WAITING_MEMO, type WaitingSummary } from './contract/waiting-memo.js';
+import { RUN_SUMMARY_MEMO, runSummary } from './contract/run-summary-memo.js';
 
 const MAX_MEMO_CHARS = 32_000;
 const REQUEST_CHARS = 1_000;
@@ -49,12 +52,18 @@ export class WaitingMemo {
     this.#continued = false;
     if (key === this.#key) return;
     this.#key = key;
-    if (!waiting) {
-      upsertMemo({ [WAITING_MEMO]: null });
-      return;
-    }
-    this.#since = continued && waitingSince !== null ? waitingSince : now;
-    upsertMemo({ [WAITING_MEMO]: this.summary(state, transcript) });
+    if (waiting) this.#since = continued && waitingSince !== null ? waitingSince : now;
+    upsertMemo({
+      [WAITING_MEMO]: waiting ? this.summary(state, transcript) : null,
+      [RUN_SUMMARY_MEMO]: this.#runSummary(state, waiting, state.phase === 'done', now),
+    });
+  }
+
+  #runSummary(state: RunState, waiting: boolean, done: boolean, now: number) {
+    return runSummary(state, this.request, {
+      ...(waiting && { waitingSince: this.#since }),
+      ...(done && { endedAt: now }),
+    });
   }
 
   /** The pending budget request's id; null for none. */

@@ -17,6 +17,7 @@ import type { LoopFinish } from '../planner/run-loop.js';
 import type { AgentRunResult } from './contract/agent-run.js';
 import type { RunState } from './contract/run-state.js';
 import { ENDED_MEMO, ENDED_MEMO_PATCH, endedSummary } from './contract/ended-memo.js';
+import { RUN_SUMMARY_MEMO, runSummary } from './contract/run-summary-memo.js';
 import { runDetails } from './run-details.js';
 import type { RunNarrator } from './run-narrator.js';
 import type { RunStream } from './run-stream.js';
@@ -30,6 +31,8 @@ export interface RunEndParts {
   readonly snapshot: () => RunState;
   readonly model: string;
   readonly generation: number;
+  /** The request that started the run, for its summary (run-summary-memo.ts). */
+  readonly request: string;
 }
 
 export class RunEnd {
@@ -52,7 +55,11 @@ export class RunEnd {
     setCurrentDetails(runDetails(snapshot()));
     // How it ended, in the memo, so lists read it from visibility: one upsert per run. The patch is
     // asked here, where it acts once, not at the start: a run recorded before it replays without it.
-    if (patched(ENDED_MEMO_PATCH)) upsertMemo({ [ENDED_MEMO]: endedSummary(snapshot()) });
+    if (patched(ENDED_MEMO_PATCH))
+      upsertMemo({
+        [ENDED_MEMO]: endedSummary(snapshot()),
+        [RUN_SUMMARY_MEMO]: runSummary(snapshot(), this.parts.request, { endedAt: Date.now() }),
+      });
     // A failed run's stream ends with its failure, not a finish (readers get the workflow's failure).
     if (!end) {
       narrator.finished(answer, reason);

@@ -2,7 +2,7 @@
  * createCairnHttpHandler: people reach runs over HTTP. One web-standard `Request → Response`
  * function (mount it in Hono, Next route handlers, Express or Node's `http` via
  * `toNodeListener`) that speaks plain JSON + SSE, AG-UI (`POST /agui`) and the AI SDK's UI
- * message stream (`POST /chat`), and serves the inbox page. Stateless: every request is answered
+ * message stream (`POST /chat`), and serves the inbox page and the runs page (`GET /runs.html`). Stateless: every request is answered
  * from Temporal, so any instance answers any request. Node-only (client side).
  */
 import type { Agent } from '../../shared/agent/define-agent.js';
@@ -21,6 +21,8 @@ import { PAGE_HEADERS, runPage } from './run-page.js';
 import { answer, cancel, inbox, message, readRun, review, startRun, streamEvents } from './rest-endpoints.js';
 import { budget } from './budget-endpoint.js';
 import { runError } from './run-errors.js';
+import { RUNS_PAGE } from './runs-page.js';
+import { listRunsEndpoint } from './run-listing-endpoint.js';
 
 export interface CairnHttpHandlerOptions {
   readonly client: CairnClient;
@@ -128,6 +130,13 @@ export function createCairnHttpHandler(options: CairnHttpHandlerOptions): CairnH
               'x-frame-options': 'DENY',
             },
           });
+          break;
+        case 'GET /runs.html':
+          // Static, as the inbox page: the runs come from GET /runs, authorized as the inbox.
+          response = new Response(RUNS_PAGE, { headers: PAGE_HEADERS });
+          break;
+        case 'GET /runs':
+          response = await listRunsEndpoint(ctx, request);
           break;
         case 'GET /runs/:id/page':
           // Static, as the inbox page: the run's data comes through the JSON routes, each authorized.

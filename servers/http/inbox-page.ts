@@ -61,6 +61,7 @@ export const INBOX_PAGE = String.raw`<!doctype html>
 </style>
 </head>
 <body>
+<nav class="sub"><a href="runs.html">All runs</a></nav>
 <h1>Cairn inbox</h1>
 <p class="sub">Every run waiting on a person, who has waited longest first. <span id="status">Loading…</span></p>
 <div id="auth" class="card">

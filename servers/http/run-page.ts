@@ -96,7 +96,7 @@ const RUN_PAGE_HEAD = `<!doctype html>
 </style>
 </head>
 <body>
-<nav class="sub"><a href="../../">Inbox</a></nav>
+<nav class="sub"><a href="../../">Inbox</a><a href="../../runs.html">Runs</a></nav>
 <h1 id="title">Run</h1>
 <div class="meta" id="meta"></div>
 <p class="sub"><span id="status" role="status" aria-live="polite">Loading…</span></p>
