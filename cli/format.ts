@@ -159,7 +159,8 @@ export function reviewCommandLine(workflowId: string, review: PendingReview): st
  */
 export function formatSummary(workflowId: string, state: RunState, made?: number, closed?: string): string {
   const where = closed ? `status ${closed}` : `phase ${state.phase}${state.paused ? ' (paused)' : ''}`;
-  return `${workflowId} · agent ${state.agent} · ${where} · turn ${state.turn} · ${formatCallCount(state.toolCalls, made)}`;
+  const agent = state.agentVersion ? `${state.agent}@${state.agentVersion}` : state.agent;
+  return `${workflowId} · agent ${agent} · ${where} · turn ${state.turn} · ${formatCallCount(state.toolCalls, made)}`;
 }
 
 /**

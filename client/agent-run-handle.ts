@@ -46,6 +46,7 @@ import { staleRunState, staleTranscript, type RunRecord } from './stale-state.js
 import { pollRun, type PollOptions } from './poll-run.js';
 import { presenceOf, queryAnswered, queryMissed, type Presence } from './worker-presence.js';
 import { runEvents, type EventOptions, type RunEventItem } from './run-events.js';
+import { queriesFollowMoves } from './moved-run-query.js';
 import { sendMessage, type SendOptions, type SendOutcome } from './send-message.js';
 
 /** How long a read waits for the run's worker by default before it reads what Temporal keeps, in ms. */
@@ -83,7 +84,8 @@ export class AgentRunHandle {
     options: { readonly readDeadlineMs?: number } = {},
   ) {
     this.#client = client;
-    this.workflow = client.workflow.getHandle<AgentRunWorkflow>(workflowId);
+    // An auto-upgrade run moves by continue-as-new: a Query that met it moving is asked again.
+    this.workflow = queriesFollowMoves(client.workflow.getHandle<AgentRunWorkflow>(workflowId));
     this.readDeadlineMs = options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS;
   }
 

@@ -24,6 +24,7 @@ import type { AnyTool } from '../shared/tools/define-tool.js';
 import { argsHash } from '../shared/identity/hash.js';
 import { checkToolCall, editRefusalMessage } from '../shared/guards/validate-arguments.js';
 import { MAX_HUMAN_INPUT_CHARS } from '../shared/size-limits.js';
+import { summariseIssues } from '../shared/guards/zod-issues.js';
 import type { PendingReview } from '../shared/human-input/pending-review.js';
 import { refuse, type Checked } from '../shared/human-input/refusal.js';
 
@@ -86,12 +87,16 @@ export function planClarificationTimeout(state: PlannerState, now: number): Plan
  * `already_decided`, naming the one that counted (`repeat: 'ignore'` makes the same decision a no-op
  * instead: the handler's own check, which replays older histories where a repeat was taken).
  */
+const NO_RECHECK: ReadonlySet<string> = new Set();
+
 export function checkReview(
   pending: readonly PendingReview[],
   decided: Readonly<Record<string, DecidedReview>>,
   tools: ReadonlyMap<string, AnyTool>,
   input: { readonly toolCallId: string; readonly argsHash: string; readonly decision: ReviewDecisionInput },
   repeat: 'refuse' | 'ignore',
+  /** Held calls whose agent changed since (an upgrade): an accept checks their arguments again. */
+  recheck: ReadonlySet<string> = NO_RECHECK,
 ): Checked<DecidedReview | undefined> {
   if (typeof input?.toolCallId !== 'string' || !input.decision)
     return refuse('Expected { toolCallId, argsHash, decision }.');
@@ -119,7 +124,7 @@ export function checkReview(
       'already_decided',
     );
   }
-  const decision = toDecision(review!, tools, input.decision);
+  const decision = toDecision(review!, tools, input.decision, recheck.has(review!.toolCallId));
   return decision.ok ? { ok: true, value: { argsHash: expected, decision: decision.value, sent } } : decision;
 }
 
@@ -127,6 +132,7 @@ function toDecision(
   review: PendingReview,
   tools: ReadonlyMap<string, AnyTool>,
   sent: ReviewDecisionInput,
+  recheck: boolean,
 ): Checked<ReviewDecision> {
   const parsed = parseReviewDecision(sent);
   if (!parsed.ok) return refuse(parsed.message);
@@ -135,7 +141,23 @@ function toDecision(
   if (!allowed.includes(d.type))
     return refuse(`${review.name} does not allow "${d.type}" in review; allowed: ${allowed.join(', ')}.`);
   switch (d.type) {
-    case 'accept':
+    case 'accept': {
+      if (!recheck) return { ok: true, value: d };
+      // Held by the agent's previous version: its new schema may not take these arguments.
+      const checked = checkToolCall(
+        { name: review.name, arguments: JSON.stringify(review.args) },
+        [...tools.values()],
+        {
+          toolCallId: review.toolCallId,
+        },
+      );
+      if (!checked.failure) return { ok: true, value: d };
+      const issues = checked.failure.retryHint?.issues ?? [];
+      return refuse(
+        `The agent changed since this ${review.name} call was held, and its arguments no longer fit it${issues.length > 0 ? `: ${summariseIssues(issues, 3).replace(/\bthe input\b/, 'the arguments')}` : ''}. Edit them, or reject the call.`,
+        'stale_review',
+      );
+    }
     case 'reject':
     case 'respond':
       return { ok: true, value: d };

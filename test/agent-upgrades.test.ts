@@ -190,8 +190,20 @@ describe('auto-upgrade runs move to a newer build at a safe point', { timeout: 2
     expect(v1.models[`working-${id}`]!.requests).toHaveLength(2);
     expect(JSON.stringify(v1.models[`working-${id}`]!.requests[1]!.messages.at(-1))).toContain('"build":"v1"');
 
-    // Reviews decided on v2: the held call runs there, and v2's model, with v2's prompt, answers.
-    for (const run of [waiting, working]) await run.review((await run.state()).reviews[0]!, { type: 'accept' });
+    // Reviews decided on v2. v2's issue_credit needs a reason: a call held by v1 is checked again,
+    // so accepting it as it is is refused, and an edit that fits v2 runs there.
+    const refused = await waiting.review(moved.reviews[0]!, { type: 'accept' }).then(
+      () => undefined,
+      (error: Error & { cause?: Error }) => error,
+    );
+    expect(refused?.cause?.message).toMatch(
+      /The agent changed since this issue_credit call was held, and its arguments no longer fit it: .*reason/,
+    );
+    for (const run of [waiting, working])
+      await run.review((await run.state()).reviews[0]!, {
+        type: 'edit',
+        args: { orderId: run === waiting ? 'A-1' : 'A-2', reason: 'late delivery' },
+      });
     await pinned.review((await pinned.state()).reviews[0]!, { type: 'accept' });
     expect(await waiting.result()).toMatchObject({ answer: 'Waiting run answered by v2.', generation: 1 });
     expect(await working.result()).toMatchObject({ answer: 'Working run answered by v2.', generation: 1 });
@@ -200,7 +212,8 @@ describe('auto-upgrade runs move to a newer build at a safe point', { timeout: 2
       const [request, ...more] = v2.models[`${run}-${id}`]!.requests;
       expect(more, run).toHaveLength(0);
       expect(request!.messages[0], run).toMatchObject({ content: 'Build v2: you help with orders.' });
-      expect(JSON.stringify(request!.messages.at(-1)), run).toContain('"build":"v2"');
+      // The edited credit ran on v2 (the model is told of the edit after its result).
+      expect(JSON.stringify(request!.messages.slice(-2)), run).toContain('"build":"v2"');
     }
     expect(v2.models[`pinned-${id}`]!.requests).toHaveLength(0);
     expect(await placeOf(handle(pinned))).toMatchObject({ behavior: PINNED, buildId: v1.buildId });

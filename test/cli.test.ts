@@ -815,8 +815,11 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     const workflowId = newId();
     const text = expectSuccess(await run(model, ['--id', workflowId, '--wait'], 'Where is A-1?'));
     expect(text).toContain('Answer: A-1 has shipped.\n  3 turn(s), 2 tool call(s), 1 refused before running\n');
-    expect(expectSuccess(await cairn(['show', workflowId])).split('\n')[0]).toBe(
-      `${workflowId} · agent test · phase done · turn 3 · 2 tool call(s), 1 refused before running`,
+    // The agent with its version (a digest of its definition).
+    expect(expectSuccess(await cairn(['show', workflowId])).split('\n')[0]).toMatch(
+      new RegExp(
+        `^${workflowId} · agent test@[0-9a-f]{16} · phase done · turn 3 · 2 tool call\\(s\\), 1 refused before running$`,
+      ),
     );
   });
 
@@ -844,7 +847,7 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
       ),
     );
     expect(piped.code, piped.stderr).toBe(0);
-    expect(piped.stdout.split('\n')[0]).toMatch(new RegExp(`^${workflowId} · agent test · phase done`));
+    expect(piped.stdout.split('\n')[0]).toMatch(new RegExp(`^${workflowId} · agent test@[0-9a-f]{16} · phase done`));
     expect(piped.stderr).toBe('');
   });
 
@@ -865,7 +868,7 @@ describe('cairn against a real dev server', { timeout: 180_000 }, () => {
     ]);
     // A read: the run as Temporal keeps it (still working, its request), and that it may be behind.
     expect(shown!.code, shown!.stderr).toBe(0);
-    expect(shown!.stdout).toMatch(new RegExp(`^${workflowId} · agent test · phase model · turn 0`));
+    expect(shown!.stdout).toMatch(new RegExp(`^${workflowId} · agent test@[0-9a-f]{16} · phase model · turn 0`));
     expect(shown!.stdout).toContain('No worker answered for this run within 2 s');
     expect(shown!.stdout).toContain('Anyone?');
     for (const outcome of outcomes)

@@ -78,6 +78,13 @@ export class RunInbox {
    * Installs the handlers; `state` reads the planner state the run has now. Answers and decisions
    * whose id names a child run's (`2.1/q1`) are checked against the child's and sent on to it.
    */
+  /** Held calls whose agent changed since (the run moved to a newer build): an accept checks their arguments again. */
+  #recheck: ReadonlySet<string> = new Set();
+
+  heldBeforeUpgrade(toolCallIds: readonly string[]): void {
+    this.#recheck = new Set(toolCallIds);
+  }
+
   install(
     state: () => PlannerState,
     tools: ReadonlyMap<string, AnyTool>,
@@ -110,13 +117,13 @@ export class RunInbox {
     const validateReview = (r: ReviewInput) => {
       const to = children.route(r?.toolCallId);
       if (to) return children.checkReview(to, r);
-      accepted(checkReview(state().reviews, this.decisions, tools, r, 'refuse'));
+      accepted(checkReview(state().reviews, this.decisions, tools, r, 'refuse', this.#recheck));
     };
     const takeReview = async (r: ReviewInput) => {
       heard('review', r.toolCallId, r.decision as JsonValue);
       const to = children.route(r.toolCallId);
       if (to) return children.forwardReview(to, r);
-      const decided = accepted(checkReview(state().reviews, this.decisions, tools, r, 'ignore'));
+      const decided = accepted(checkReview(state().reviews, this.decisions, tools, r, 'ignore', this.#recheck));
       if (decided) this.decisions[r.toolCallId] = decided; // undefined: the same decision again, a no-op
     };
     setHandler(answerClarificationUpdate, takeAnswer, {
