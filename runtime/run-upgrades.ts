@@ -7,6 +7,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { AGENT_MEMO, upgradeSignal } from '../workflows/contract/index.js';
+import { runSummaryOf } from '../workflows/contract/run-summary-memo.js';
 import { versionKey } from './deployments.js';
 
 /** At most this many Signals in flight: a fleet of thousands is told without a burst. */
@@ -16,8 +17,12 @@ export interface UpgradeRunsOptions {
   readonly deploymentName: string;
   /** The build now current. */
   readonly buildId: string;
-  /** The agents whose runs move (their `versioning` is `auto-upgrade`). */
-  readonly agents: readonly string[];
+  /**
+   * The agents whose runs move (their `versioning` is `auto-upgrade`), when known; else the runs
+   * that say so in their summary (`cairnRun.upgrades`), and those that have not published one yet
+   * (a run whose agent does not upgrade ignores the Signal).
+   */
+  readonly agents?: readonly string[];
   readonly workflowType?: string;
 }
 
@@ -41,12 +46,16 @@ export function pinnedElsewhereQuery(options: Omit<UpgradeRunsOptions, 'agents'>
 
 /** Sends `upgrade` to every open run of `agents` pinned to another build of the deployment. */
 export async function upgradeRuns(client: Client, options: UpgradeRunsOptions): Promise<UpgradeRunsResult> {
-  if (options.agents.length === 0) return { signalled: [], failed: [] };
-  const agents = new Set(options.agents);
+  const agents = options.agents && new Set(options.agents);
   const moving: string[] = [];
-  // The agent is in the start memo of every run CairnClient or a parent started.
-  for await (const run of client.workflow.list({ query: pinnedElsewhereQuery(options) }))
-    if (agents.has(run.memo?.[AGENT_MEMO] as string)) moving.push(run.workflowId);
+  for await (const run of client.workflow.list({ query: pinnedElsewhereQuery(options) })) {
+    // The agent is in the start memo of every run CairnClient or a parent started.
+    const agent = run.memo?.[AGENT_MEMO];
+    if (typeof agent !== 'string') continue;
+    const summary = runSummaryOf(run.memo);
+    const unknown = summary === undefined || summary.phase === 'started';
+    if (agents ? agents.has(agent) : summary?.upgrades === true || unknown) moving.push(run.workflowId);
+  }
   const signalled: string[] = [];
   const failed: { workflowId: string; error: string }[] = [];
   for (let i = 0; i < moving.length; i += SIGNALS_AT_ONCE)

@@ -145,7 +145,15 @@ describe('auto-upgrade runs move to a newer build at a safe point', { timeout: 2
       [`working-${id}`]: [scriptStep.text('Working run answered by v2.')],
       [`pinned-${id}`]: [], // never asked: an empty script fails loudly
     });
-    await setCurrentBuild(client, { deploymentName, buildId: v2.buildId });
+    // The server refuses until v2's workers registered the task queue, a little after the build.
+    await waitFor(
+      () =>
+        setCurrentBuild(client, { deploymentName, buildId: v2.buildId }).then(
+          () => true,
+          (error: Error) => (/missing active task queues/.test(error.message) ? undefined : Promise.reject(error)),
+        ),
+      'v2 made current',
+    );
     // The three runs are listed as pinned to v1 (visibility lags a little).
     await waitFor(
       async () =>
@@ -156,7 +164,13 @@ describe('auto-upgrade runs move to a newer build at a safe point', { timeout: 2
         ).count === 3 || undefined,
       'three runs pinned to v1 in visibility',
     );
-    const told = await upgradeRuns(client, { deploymentName, buildId: v2.buildId, agents: ['upgrade_auto'] });
+    // Which runs upgrade is read from their summaries (`cairnRun.upgrades`): the pinned run's says it does not.
+    await waitFor(async () => {
+      for await (const run of client.workflow.list({ query: `WorkflowId = "${pinned.workflowId}"` }))
+        if ((run.memo?.cairnRun as { phase?: string } | undefined)?.phase === 'awaiting_review') return true;
+      return undefined;
+    }, "the pinned run's summary in visibility");
+    const told = await upgradeRuns(client, { deploymentName, buildId: v2.buildId });
     expect(told.failed).toEqual([]);
     expect([...told.signalled].sort()).toEqual([waiting.workflowId, working.workflowId].sort());
     // A pinned run that is told anyway ignores it.

@@ -125,7 +125,12 @@ export function defineAgentRun(agents: readonly Agent[]) {
     // A run that moved to a newer build (or a deploy that changed the agent) says so to whoever watches.
     else if (changedFrom) narrator.agentChanged(changedFrom, version, workflowInfo().currentDeploymentVersion?.buildId);
     const handOver = new HandOver(stream, narrator);
-    const waitingMemo = new WaitingMemo(input.prompt, input.tenant, carried !== undefined);
+    const waitingMemo = new WaitingMemo(
+      input.prompt,
+      input.tenant,
+      carried !== undefined,
+      agent.versioning === 'auto-upgrade',
+    );
     const push = new StatusPush(carried?.push);
     const publish = () => {
       if (publishWaiting) waitingMemo.publish(snapshot(), transcript.messages, Date.now(), current.state.waitingSince);

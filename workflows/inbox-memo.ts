@@ -31,6 +31,8 @@ export class WaitingMemo {
     private readonly request: string,
     private readonly tenant: string | undefined,
     continued = false,
+    /** Its agent moves to a newer build at a safe point (auto-upgrade): `cairn deploy` tells such runs. */
+    private readonly upgrades = false,
   ) {
     this.#continued = continued;
   }
@@ -60,10 +62,12 @@ export class WaitingMemo {
   }
 
   #runSummary(state: RunState, waiting: boolean, done: boolean, now: number) {
-    return runSummary(state, this.request, {
-      ...(waiting && { waitingSince: this.#since }),
-      ...(done && { endedAt: now }),
-    });
+    return runSummary(
+      state,
+      this.request,
+      { ...(waiting && { waitingSince: this.#since }), ...(done && { endedAt: now }) },
+      this.upgrades,
+    );
   }
 
   /** The pending budget request's id; null for none. */

@@ -30,6 +30,8 @@ export interface RunSummary {
   readonly endedAt?: number;
   /** The version of the agent it runs (shared/agent/agent-version.ts). */
   readonly agentVersion?: string;
+  /** Its agent is auto-upgrade: it moves to a newer build at a safe point (docs/upgrades.md). */
+  readonly upgrades?: true;
 }
 
 /** The summary of `state`; `at` is when the run began to wait (waiting) or finished (phase `done`). */
@@ -37,6 +39,7 @@ export function runSummary(
   state: RunState,
   request: string,
   at: { waitingSince?: number; endedAt?: number },
+  upgrades = false,
 ): RunSummary {
   const usage = state.budget?.usage;
   return {
@@ -51,6 +54,7 @@ export function runSummary(
     ...(at.waitingSince !== undefined && { waitingSince: at.waitingSince }),
     ...(at.endedAt !== undefined && { endedAt: at.endedAt }),
     ...(state.agentVersion !== undefined && { agentVersion: state.agentVersion }),
+    ...(upgrades && { upgrades: true as const }),
   };
 }
 
