@@ -18,7 +18,7 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 // Installed with @temporalio/client (a CommonJS module: its namespace is the default export).
 import protos from '@temporalio/proto';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
-import { CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
+import { CAIRN_OPTIONAL_SEARCH_ATTRIBUTES, CAIRN_SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
 
 const run = promisify(execFile);
 const { IndexedValueType } = protos.temporal.api.enums.v1;
@@ -210,7 +210,9 @@ export async function prepareNamespace(connection: ConnectionLike, namespace: st
   const { customAttributes } = await until(`namespace ${namespace}`, 60_000, () =>
     connection.operatorService.listSearchAttributes({ namespace }),
   );
-  const missing = CAIRN_SEARCH_ATTRIBUTES.filter((key) => !Object.hasOwn(customAttributes ?? {}, key.name));
+  const missing = [...CAIRN_SEARCH_ATTRIBUTES, ...CAIRN_OPTIONAL_SEARCH_ATTRIBUTES].filter(
+    (key) => !Object.hasOwn(customAttributes ?? {}, key.name),
+  );
   if (missing.length > 0)
     await connection.operatorService.addSearchAttributes({
       namespace,
