@@ -20,6 +20,17 @@ describe('usage', () => {
 });
 
 describe('a provider wait', () => {
+  it('is not taken by a cancelled run asking for its final answer: it finishes without one', () => {
+    const state: PlannerState = { ...start().state, finalizing: 'stop', finalizingCode: 'cancelled' };
+    const finish = stepOf(afterModel(state, refused('slow down', 1_000)), 'finish');
+    expect(finish.answer).toMatch(
+      /^The run ended without a final answer: it was cancelled \(stop\), and the model could not be reached \(slow down\)/,
+    );
+    // A run finishing for another reason (a cap) still waits for the provider.
+    const capped: PlannerState = { ...start().state, finalizing: 'cap', finalizingCode: 'limit_reached' };
+    expect(stepOf(afterModel(capped, refused('slow down', 1_000)), 'back_off').delayMs).toBeGreaterThan(0);
+  });
+
   it('is cut to the time budget left, human waits and the start of the run left out', () => {
     const state: PlannerState = {
       ...start({ timeBudgetMs: 10_000 }, 1_000).state,

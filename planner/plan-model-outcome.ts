@@ -76,6 +76,12 @@ function waitForProvider(
   random: number | undefined,
 ): Plan {
   const { policy } = state;
+  // A cancelled run asks for its final answer once: it does not wait for a provider that refused it.
+  if (state.finalizingCode === 'cancelled')
+    return finish(
+      state,
+      `The run ended without a final answer: it was cancelled (${state.finalizing}), and the model could not be reached (${outcome.error.message.slice(0, 200)}).`,
+    );
   const since = state.providerWait?.since ?? now;
   const attempts = (state.providerWait?.attempts ?? 0) + 1;
   // Flow control's holds are not refusals: the back-off grows with the provider's refusals only, so a run held

@@ -279,8 +279,11 @@ export async function takeStep(
         `${step.reason}${step.delayMs >= 1000 ? `, ${(step.delayMs / 1000).toFixed(1)} s` : `, ${step.delayMs} ms`}`,
       );
       // A timer that a cancel cuts short: a long retry-after must not keep a cancelled run waiting.
-      await condition(() => inbox.cancelReason !== null, step.delayMs, { summary });
-      return inbox.cancelReason !== null ? undefined : { type: 'backoff_elapsed' };
+      // Not once the run finishes (finalizing): the cancel was acted on, and cutting every back-off
+      // short would take this step again at once, for ever.
+      const cut = () => inbox.cancelReason !== null && state.finalizing === null;
+      await condition(cut, step.delayMs, { summary });
+      return cut() ? undefined : { type: 'backoff_elapsed' };
     }
     case 'await_clarification': {
       // Also wakes to hold for a pause and to continue as new when the server suggests it.
