@@ -30,7 +30,7 @@ describe('a project config', () => {
     expect(unknownKeyText('taskQeue')).toContain('did you mean `taskQueue`?');
     expect(unknownKeyText('modles')).toContain('did you mean `models`?');
     expect(unknownKeyText('somethingElse')).toBe(
-      'unknown key "somethingElse": a config has agents, deps, models, taskQueue, worker, versioning.',
+      'unknown key "somethingElse": a config has agents, deps, models, taskQueue, worker, versioning, deployGate.',
     );
   });
 
@@ -82,5 +82,36 @@ describe("a project config's versioning", () => {
     expect(((await load(`{ agents: ${agents} }`)) as { deploymentName: string }).deploymentName).toBe(
       defaultDeploymentName(dir),
     );
+  });
+});
+
+describe("a project config's deployGate", () => {
+  const agents = JSON.stringify(join(import.meta.dirname, '../examples/orders/agent.ts'));
+
+  it('resolves the eval module from the config and keeps the thresholds', async () => {
+    const project = (await load(
+      `{ agents: ${agents}, deployGate: { eval: './evals/gate.ts', exportName: 'v2', maxChanged: 0.1, maxNewAsks: 0, allowErrors: true } }`,
+    )) as { deployGate: unknown };
+    expect(project.deployGate).toEqual({
+      eval: join(dir, 'evals/gate.ts'),
+      exportName: 'v2',
+      maxChanged: 0.1,
+      maxNewAsks: 0,
+      allowErrors: true,
+    });
+    expect(await load(`{ agents: ${agents} }`)).not.toHaveProperty('deployGate');
+  });
+
+  it('refuses, in one line, an entry the gate could not use', async () => {
+    const refused = async (gate: string) =>
+      ((await load(`{ agents: ${agents}, deployGate: ${gate} }`)) as Error).message;
+    expect(await refused('{ maxChanged: 0.1 }')).toMatch(/`deployGate` needs `eval`, the eval module; it is \{ eval:/);
+    expect(await refused("{ eval: './g.ts', maxChanged: 10 }")).toMatch(
+      /`deployGate` has maxChanged 10: it is a share from 0 to 1/,
+    );
+    expect(await refused("{ eval: './g.ts', maxNewAsks: 0.5 }")).toMatch(/maxNewAsks 0.5: it is a whole number/);
+    expect(await refused("{ eval: './g.ts', maxChange: 0.5 }")).toMatch(/`deployGate` has an unknown key "maxChange"/);
+    expect(await refused("'./g.ts'")).toMatch(/`deployGate` is "\.\/g\.ts"/);
+    expect(unknownKeyText('gate')).toContain('did you mean `deployGate`?');
   });
 });

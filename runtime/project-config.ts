@@ -11,6 +11,7 @@ import type { ResolveModelOptions } from '../activities/model/resolve-model.js';
 import { agentsOf, type Agent } from '../shared/agent/define-agent.js';
 import { AGENT_VERSIONINGS, isAgentVersioning } from '../shared/agent/versioning.js';
 import type { WorkerTuning } from './worker.js';
+import { THRESHOLD_NAMES, thresholdProblem, type GateThresholds } from './deploy-gate-thresholds.js';
 import { deploymentNameOf, deploymentNameProblem, type WorkerVersioning } from './worker-versioning.js';
 
 export interface CairnConfig {
@@ -34,6 +35,19 @@ export interface CairnConfig {
    * CAIRN_VERSIONING win. `cairn dev` runs one build and is never versioned.
    */
   readonly versioning?: boolean | Partial<WorkerVersioning>;
+  /**
+   * The evaluation `cairn deploy set-current`, `ramp` and `gate` run after replaying the runs that
+   * would move (docs/upgrades.md): the eval module, relative to this file, and the thresholds
+   * over which nothing is promoted. Their flags win; `--no-eval` skips it.
+   */
+  readonly deployGate?: DeployGateConfig;
+}
+
+/** The config's `deployGate`: an eval module (defineEval) and the gate's thresholds. */
+export interface DeployGateConfig extends GateThresholds {
+  readonly eval: string;
+  /** The module's export to evaluate (default: the default export). */
+  readonly exportName?: string;
 }
 
 /** Types your config (`export default defineConfig({...})`); returns it unchanged. */
@@ -42,7 +56,7 @@ export function defineConfig(config: CairnConfig): CairnConfig {
 }
 
 /** The keys a config has: any other is a mistake, refused rather than ignored (a misspelled `deps` left every tool without its deps). */
-export const CONFIG_KEYS = ['agents', 'deps', 'models', 'taskQueue', 'worker', 'versioning'] as const;
+export const CONFIG_KEYS = ['agents', 'deps', 'models', 'taskQueue', 'worker', 'versioning', 'deployGate'] as const;
 
 /** Words people write for a key, and the key they mean. */
 const MEANT: Readonly<Record<string, (typeof CONFIG_KEYS)[number]>> = {
@@ -58,6 +72,8 @@ const MEANT: Readonly<Record<string, (typeof CONFIG_KEYS)[number]>> = {
   agent: 'agents',
   deployment: 'versioning',
   workerDeploymentOptions: 'versioning',
+  gate: 'deployGate',
+  deployEval: 'deployGate',
 };
 
 /** One line for an unknown key, naming the nearest known one. */
@@ -115,6 +131,8 @@ export interface Project {
   readonly versioning?: Partial<WorkerVersioning>;
   /** The deployment the project's builds share unless told otherwise: package.json's `name` (a `.` made `-`), else the config's folder. */
   readonly deploymentName: string;
+  /** The config's `deployGate`, its eval module made absolute. */
+  readonly deployGate?: DeployGateConfig;
 }
 
 /** Loads `configFile` and its agents module (Node strips TypeScript types itself), and makes the deps. */
@@ -134,6 +152,7 @@ export async function loadProject(configFile: string, options: { readonly deps?:
       `${shown}: \`agents\` must name the module that exports your agents, e.g. agents: './src/agents.ts'.`,
     );
   const versioning = configVersioning(loaded.versioning, shown);
+  const deployGate = configDeployGate(loaded.deployGate, dirname(file), shown);
   const agentsModule = isAbsolute(loaded.agents) ? loaded.agents : resolve(dirname(file), loaded.agents);
   const agentsShown = relative(process.cwd(), agentsModule) || agentsModule;
   if (!existsSync(agentsModule))
@@ -163,6 +182,7 @@ export async function loadProject(configFile: string, options: { readonly deps?:
     ...(loaded.taskQueue && { taskQueue: loaded.taskQueue }),
     ...(loaded.worker && { worker: loaded.worker }),
     ...(versioning && { versioning }),
+    ...(deployGate && { deployGate }),
     deploymentName: defaultDeploymentName(dirname(file)),
   };
 }
@@ -192,6 +212,31 @@ function configVersioning(value: unknown, shown: string): Partial<WorkerVersioni
       `has defaultBehavior ${JSON.stringify(defaultBehavior)}, not ${AGENT_VERSIONINGS.map((v) => `"${v}"`).join(' or ')}`,
     );
   return value as Partial<WorkerVersioning>;
+}
+
+/** The config's `deployGate`, checked, its module resolved from `dir`. */
+function configDeployGate(value: unknown, dir: string, shown: string): DeployGateConfig | undefined {
+  if (value === undefined) return undefined;
+  const wrong = (what: string) =>
+    new ProjectConfigError(
+      `${shown}: \`deployGate\` ${what}; it is { eval: './evals/gate.ts', exportName?, ${THRESHOLD_NAMES.map((name) => `${name}?`).join(', ')} } (docs/upgrades.md).`,
+    );
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw wrong(`is ${JSON.stringify(value)}`);
+  const { eval: module, exportName, ...thresholds } = value as Record<string, unknown>;
+  if (typeof module !== 'string' || !module.trim()) throw wrong('needs `eval`, the eval module');
+  if (exportName !== undefined && (typeof exportName !== 'string' || !exportName))
+    throw wrong('has an exportName that is not text');
+  for (const [name, threshold] of Object.entries(thresholds)) {
+    if (!(THRESHOLD_NAMES as readonly string[]).includes(name))
+      throw wrong(`has an unknown key ${JSON.stringify(name)}`);
+    const problem = thresholdProblem(name as keyof GateThresholds, threshold);
+    if (problem) throw wrong(`has ${name} ${JSON.stringify(threshold)}: it ${problem}`);
+  }
+  return {
+    ...(thresholds as GateThresholds),
+    eval: isAbsolute(module) ? module : resolve(dir, module),
+    ...(exportName !== undefined && { exportName: exportName as string }),
+  };
 }
 
 /** The `name` of the nearest package.json at or above `dir` (a `.` made `-`); else the folder's own name. */

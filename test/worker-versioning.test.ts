@@ -4,9 +4,9 @@
  * on one task queue, build ids derived from the bundles. Runs started on v1 wait on a review while
  * v2 is promoted through `cairn deploy set-current`, whose gate replays only the runs that would
  * move. Then: the pinned run (its agent takes the worker's default) is finished by v1's worker, and
- * its history would not even replay on v2; the auto-upgrade run (its agent's choice) and a run
- * started with a per-start override move to v2 at their next workflow task, and v2's model sees
- * v2's prompt. Each build's tools and scripted model say which build served them. And an agent's
+ * its history would not even replay on v2; the auto-upgrade run (its agent's choice) moves to v2
+ * while it waits on its review, by continue-as-new (set-current tells it), and a run started with a
+ * per-start override moves at its next workflow task, by replay; v2's model sees v2's prompt. Each build's tools and scripted model say which build served them. And an agent's
  * choice on a worker that is not versioned is not reported (Temporal would fail the run's tasks).
  */
 import { randomUUID } from 'node:crypto';
@@ -41,7 +41,6 @@ async function versioningOf(handle: WorkflowHandle) {
 }
 
 const PINNED = 1; // temporal.api.enums.v1.VersioningBehavior
-const AUTO_UPGRADE = 2;
 
 interface RunningBuild {
   readonly buildId: string;
@@ -144,7 +143,7 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
     });
   });
 
-  it('keeps a pinned run on v1 after v2 is current, and moves the auto-upgrade run to v2 at its next workflow task', async () => {
+  it('keeps a pinned run on v1 after v2 is current, moves the auto-upgrade run to v2 at its wait, and the override at its next task', async () => {
     const model = (run: string) => `scripted:${run}-${id}`;
     const v1 = await startBuild('v1', {
       [`pinned-${id}`]: [
@@ -174,7 +173,8 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
     for (const run of runs)
       await waitFor(async () => ((await run.state()).phase === 'awaiting_review' ? true : undefined), run.workflowId);
     expect(await versioningOf(handles[0]!)).toEqual({ behavior: PINNED, buildId: v1.buildId });
-    expect(await versioningOf(handles[1]!)).toEqual({ behavior: AUTO_UPGRADE, buildId: v1.buildId });
+    // An agent's auto-upgrade run is pinned until it moves itself, at a safe point.
+    expect(await versioningOf(handles[1]!)).toEqual({ behavior: PINNED, buildId: v1.buildId });
     expect((await versioningOf(handles[2]!)).buildId).toBe(v1.buildId);
 
     // v2's workers join the deployment; new runs still go to v1 until it is promoted.
@@ -194,15 +194,16 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
       pinnedOnV2.push(outcome);
     expect(pinnedOnV2).toMatchObject([{ status: 'nondeterministic' }]);
 
-    // The gate replays the runs that would move (the auto-upgrade one) against v2's code, then promotes.
+    // The gate replays the runs that would move by replay (the override) against v2's code, then
+    // promotes, and tells the agent's auto-upgrade run, which moves by continue-as-new.
     await waitFor(
       async () =>
         (
           await client.workflow.count(
-            `WorkflowId = "${auto.workflowId}" AND TemporalWorkflowVersioningBehavior = "AutoUpgrade"`,
+            `WorkflowId = "${override.workflowId}" AND TemporalWorkflowVersioningBehavior = "AutoUpgrade"`,
           )
         ).count === 1 || undefined,
-      'the auto-upgrade run visible',
+      'the override run visible',
     );
     const promoted = await cairn([
       'deploy',
@@ -217,12 +218,19 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
       workflowsFile('v2'),
     ]);
     expect(promoted.code, promoted.stderr).toBe(0);
-    expect(promoted.stdout).toContain(`ok ${auto.workflowId}`);
+    expect(promoted.stdout).toContain(`ok ${override.workflowId}`);
+    expect(promoted.stdout).not.toContain(`ok ${auto.workflowId}`);
+    expect(promoted.stdout).toContain(`moves to it at its next safe point: ${auto.workflowId}`);
     expect(promoted.stdout).not.toContain(pinned.workflowId);
     expect(promoted.stdout).toContain(
       `Build "${v2.buildId}" is the current build of deployment "${deploymentName}" (it was "${v1.buildId}")`,
     );
 
+    // The auto-upgrade run moved while it waited: a new run of its chain, on v2.
+    await waitFor(async () => {
+      const state = await auto.state();
+      return state.phase === 'awaiting_review' && state.generation === 1 ? state : undefined;
+    }, 'the auto-upgrade run waiting on v2');
     // Each run's next workflow task comes with the decision on its review.
     await Promise.all(runs.map(acceptReview));
     expect(await pinned.result()).toMatchObject({ answer: 'Pinned run answered by v1.' });
@@ -231,7 +239,7 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
 
     // Who served what: v1's worker finished the pinned run; the others' tool call and last model call ran on v2.
     expect(await versioningOf(handles[0]!)).toEqual({ behavior: PINNED, buildId: v1.buildId });
-    expect(await versioningOf(handles[1]!)).toEqual({ behavior: AUTO_UPGRADE, buildId: v2.buildId });
+    expect(await versioningOf(handles[1]!)).toEqual({ behavior: PINNED, buildId: v2.buildId });
     expect((await versioningOf(handles[2]!)).buildId).toBe(v2.buildId);
     const pinnedRequests = v1.models[`pinned-${id}`]!.requests;
     expect(pinnedRequests).toHaveLength(3);
@@ -241,7 +249,7 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
     for (const run of ['auto', 'override']) {
       const [request, ...more] = v2.models[`${run}-${id}`]!.requests;
       expect(more, run).toHaveLength(0);
-      // The run replayed on v2's code: v2's prompt, and the credit v2's tool issued.
+      // v2's prompt (the override replayed on v2's code; the auto run took v2's agent when it moved), and the credit v2's tool issued.
       expect(request!.messages[0], run).toMatchObject({ content: 'Build v2: you help with orders.' });
       expect(JSON.stringify(request!.messages.at(-1)), run).toContain('"build":"v2"');
       expect(v1.models[`${run}-${id}`]!.requests, run).toHaveLength(1);

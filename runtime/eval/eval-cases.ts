@@ -46,6 +46,8 @@ export interface EvalCase {
   readonly childOf?: string;
   readonly recording?: Recording;
   readonly dataset?: DatasetCase;
+  /** A run still open (open-case.ts): its recording ends where it waits. */
+  readonly open?: true;
   readonly error?: { readonly code: CaseErrorCode; readonly message: string };
 }
 
@@ -109,8 +111,12 @@ async function historyFiles(path: string): Promise<string[]> {
     .map((name) => join(path, name));
 }
 
-/** Why `recording` cannot be a case of `agent`, or undefined. */
-export function caseProblem(recording: Recording, agent: Agent): EvalCase['error'] | undefined {
+/** Why `recording` cannot be a case of `agent`, or undefined. `open`: a run not closed yet (open-case.ts) has no end to check. */
+export function caseProblem(
+  recording: Recording,
+  agent: Agent,
+  options: { readonly open?: boolean } = {},
+): EvalCase['error'] | undefined {
   if (recording.agent !== agent.name)
     return {
       code: 'other_agent',
@@ -124,7 +130,7 @@ export function caseProblem(recording: Recording, agent: Agent): EvalCase['error
     };
   const { status, result } = recording.end;
   const outcome = isJsonObject(result?.outcome) ? result.outcome : undefined;
-  if (status !== 'completed' || outcome?.code === 'cancelled')
+  if (!options.open && (status !== 'completed' || outcome?.code === 'cancelled'))
     return {
       code: 'did_not_finish',
       message: `This run ${status === 'completed' ? 'was cancelled' : status === 'failed' ? `failed (${recording.end.failure ?? 'no reason'})` : `was ${status.replace('_', ' ')}`}: there is no end to compare a replay with.`,

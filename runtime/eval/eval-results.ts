@@ -39,6 +39,8 @@ export interface LaneReport {
 export interface CaseReport {
   readonly id: string;
   readonly source: string;
+  /** A run still open (a deploy gate's run that would move): compared up to where it waits. */
+  readonly open?: true;
   readonly prompt: string;
   readonly error?: EvalCase['error'];
   /** The recorded run's decisions (none for a dataset case). */

@@ -22,6 +22,7 @@ import {
   isEvalDefinition,
   type EvalDefinition,
   type EvalLane,
+  type Gates,
   type ToolMode,
 } from '../../shared/eval/define-eval.js';
 import { diffDecisions, traceOf, type DecisionTrace } from '../../shared/eval/decision-trace.js';
@@ -41,6 +42,7 @@ import { caseErrors, EvalInputError, moduleLoadError } from './eval-input-error.
 import type { ModelClient } from '../../activities/model/model-client.js';
 import { BaselineCache, evalCacheDir } from './baseline-cache.js';
 import type { AnyTool } from '../../shared/tools/define-tool.js';
+import { askFailure, loadOpenCases, outcomeFailure, settleOpenCase } from './open-case.js';
 
 export interface RunEvalOptions extends LaneSetup {
   /** The eval module: its default export (or `exportName`) is a `defineEval` value. */
@@ -60,6 +62,18 @@ export interface RunEvalOptions extends LaneSetup {
   readonly allowErrors?: boolean;
   /** Called after each case. */
   readonly onProgress?: (progress: EvalProgress) => void;
+  /**
+   * Cases from runs still open, beside the eval's cases (a deploy gate's runs that would move):
+   * each compared up to where it waits (open-case.ts). Only the eval's agent's runs of them.
+   */
+  readonly openRuns?: {
+    readonly query: string;
+    /** The runs that move by continue-as-new when the eval's agent is auto-upgrade (pinned to other builds). */
+    readonly upgrading?: string;
+    readonly limit?: number;
+  };
+  /** Gates over the eval's own (`cairn deploy gate` thresholds). */
+  readonly gates?: Gates;
 }
 
 export interface EvalProgress {
@@ -98,12 +112,30 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     client: options.client,
     decoding,
   });
+  const taken = new Set(read.map((kase) => kase.id));
+  const open = options.openRuns
+    ? (
+        await loadOpenCases(options.client, {
+          ...options.openRuns,
+          // Only the eval's agent's runs are its cases (a deploy gate replays the others).
+          query: `(${
+            options.openRuns.upgrading && definition.agent.versioning === 'auto-upgrade'
+              ? `(${options.openRuns.query}) OR (${options.openRuns.upgrading})`
+              : options.openRuns.query
+          }) AND CairnAgent = ${JSON.stringify(definition.agent.name)}`,
+          agent: definition.agent,
+          decoding,
+        })
+      ).filter((kase) => !taken.has(kase.id))
+    : [];
   // Children of agent tools serve their parents' runs; they are not cases of their own.
-  const cases = read.filter((kase) => kase.childOf === undefined);
+  const cases = [...read.filter((kase) => kase.childOf === undefined), ...open];
   const unusable = options.allowErrors ? undefined : caseErrors(cases);
   if (unusable) throw unusable;
   const recordings = new Map(
-    read.flatMap((kase) => (kase.workflowId && kase.recording ? [[kase.workflowId, kase.recording] as const] : [])),
+    [...read, ...open].flatMap((kase) =>
+      kase.workflowId && kase.recording ? [[kase.workflowId, kase.recording] as const] : [],
+    ),
   );
   const resolve = (spec: string): ModelClient => resolveModel(spec, options.models);
   // The place in the recorded turns is read from each lane run's history, where a resumed evaluation finds it.
@@ -177,7 +209,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     });
     const order = new Map(cases.map((kase, i) => [kase.id, i]));
     reports.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-    return summarised(definition, mode, reports, started, options.allowErrors ?? false);
+    const gated = options.gates ? { ...definition, gates: { ...definition.gates, ...options.gates } } : definition;
+    return summarised(gated, mode, reports, started, options.allowErrors ?? false);
   } finally {
     const started = (await Promise.allSettled(starting)).flatMap((lane) =>
       lane.status === 'fulfilled' ? [lane.value] : [],
@@ -242,21 +275,28 @@ async function evaluateCase(
 ): Promise<CaseReport> {
   const prompt = kase.recording?.prompt ?? kase.dataset?.prompt ?? '';
   if (kase.error) return { id: kase.id, source: kase.source, prompt, error: kase.error, pass: false };
-  const recorded = kase.recording && traceOf(kase.recording);
+  let recorded = kase.recording && traceOf(kase.recording);
   let baselineDone: (value?: unknown) => void = () => {};
   const answers = new CaseAnswers(
     kase.recording,
     new Promise((resolve) => (baselineDone = resolve)),
     kase.dataset?.answers,
   );
-  const [baseline, candidate] = await Promise.all([
+  let [baseline, candidate] = await Promise.all([
     runLane(lanes.baseline, kase, recorded, definition, answers, harness).finally(baselineDone),
     runLane(lanes.candidate, kase, recorded, definition, answers, harness),
   ]);
+  if (kase.open && kase.recording)
+    ({ recorded, baseline, candidate } = settleOpenCase(
+      kase.recording,
+      { baseline, candidate },
+      (definition.scorers ?? []).length > 0,
+    ));
   const drift = recorded ? diffDecisions(recorded, baseline.trace) : undefined;
   return {
     id: kase.id,
     source: kase.source,
+    ...(kase.open && { open: true }),
     prompt,
     ...(recorded && { recorded }),
     baseline,
@@ -377,12 +417,12 @@ async function runLane(
   const failures = [
     ...refused.map((item) => `${item.tool}: ${'why' in item ? item.why : 'not in the recording'}`),
     ...ran.drift,
-    ...newAsks.map((ask) => `would have asked a person (${ask.kind}): ${ask.text}`),
+    ...newAsks.map(askFailure),
     ...scores
       .filter((score) => !score.pass)
       .map((score) => `${score.name}: ${score.reason ?? `scored ${score.score}`}`),
     ...((definition.scorers ?? []).length === 0 && trace.outcome !== expectedOutcome
-      ? [`ended ${trace.outcome}, the recording ${expectedOutcome}`]
+      ? [outcomeFailure(trace.outcome, expectedOutcome)]
       : []),
   ];
   // Beside the effects a narrowed schema has (refused calls, new questions): which field of which call.
