@@ -225,7 +225,10 @@ function entryNode(e) {
       break;
     }
     case "hand_over":
-      parts = [head("continued as new", e, [el("span", { class: "muted", text: "generation " + e.generation })])];
+      parts = [head("continued as new", e, [el("span", { class: "muted", text: "generation " + e.generation + (e.upgradeTo ? ", moving to build " + e.upgradeTo : "") })])];
+      break;
+    case "agent_changed":
+      parts = [head("agent changed", e, [el("span", { class: "muted", text: "version " + e.from + " → " + e.to + (e.buildId ? " on build " + e.buildId : "") })])];
       break;
     case "finish":
       parts = [head("end", e, [el("span", { class: "muted", text: e.toolCalls + " tool calls" })]), e.reason ? el("div", { class: "muted", text: e.reason }) : null, el("div", { class: "text", text: e.answer || "(no answer)" })];

@@ -171,3 +171,21 @@ describe('the run story', () => {
     ]);
   });
 });
+
+describe('a run that moved to a newer build of its agent', () => {
+  it('tells the hand-over with the build it moves to, then the change of agent version', () => {
+    offset = 0;
+    let story = newStory();
+    for (const event of [
+      { ...at(0, 1), type: 'hand_over', generation: 1, upgradeTo: 'build-2' },
+      { ...at(5, 1), type: 'agent_changed', from: 'aaaa', to: 'bbbb', buildId: 'build-2' },
+    ] as RunEventItem[])
+      story = addEvent(story, event);
+    expect(
+      takeChanged(story).map(({ kind, upgradeTo, from, to, buildId }) => ({ kind, upgradeTo, from, to, buildId })),
+    ).toEqual([
+      { kind: 'hand_over', upgradeTo: 'build-2', from: undefined, to: undefined, buildId: undefined },
+      { kind: 'agent_changed', upgradeTo: undefined, from: 'aaaa', to: 'bbbb', buildId: 'build-2' },
+    ]);
+  });
+});

@@ -138,7 +138,10 @@ function addEvent(story, e) {
     case "hand_over":
       advanceClock(story, e.at, null);
       story.generation = e.generation;
-      put(story, "hand_over:" + e.generation, { kind: "hand_over", at: e.at, turn: e.turn, generation: e.generation });
+      put(story, "hand_over:" + e.generation, { kind: "hand_over", at: e.at, turn: e.turn, generation: e.generation, upgradeTo: e.upgradeTo });
+      break;
+    case "agent_changed":
+      put(story, "agent_changed:" + e.to + ":" + e.at, { kind: "agent_changed", at: e.at, turn: e.turn, from: e.from, to: e.to, buildId: e.buildId });
       break;
     case "finish":
       advanceClock(story, e.at, "other");
