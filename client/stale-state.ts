@@ -6,6 +6,7 @@
  * and its result from history. Marked `stale: true`: it may be behind the run. Pure; Node-only
  * (client side) only by the types it reads.
  */
+import { runSummaryOf } from '../workflows/contract/run-summary-memo.js';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import type { TranscriptMessage } from '../shared/model/transcript.js';
 import {
@@ -118,8 +119,11 @@ export function staleRunState(record: RunRecord): RunState {
         : 'model';
   const tenant = stringOf(record.memo[TENANT_MEMO]) ?? input?.tenant;
   const user = stringOf(record.memo[USER_MEMO]) ?? input?.user;
+  // The agent's version, once the run published its summary (a run that has not waited yet has none).
+  const agentVersion = runSummaryOf(record.memo)?.agentVersion;
   return {
     agent: input?.agent ?? record.agentAttribute ?? waiting?.agent ?? ended?.agent ?? '',
+    ...(agentVersion !== undefined && { agentVersion }),
     phase,
     paused: false,
     turn: result?.turns ?? ended?.turn ?? carried?.state.turn ?? 0,

@@ -20,6 +20,7 @@ export {
 } from '../shared/tools/define-tool.js';
 export type { ReconcileInput, ReconcileOutcome } from '../shared/tools/reconcile.js';
 export { defineAgent, agentsOf, type Agent, type AgentConfig } from '../shared/agent/define-agent.js';
+export { agentVersion } from '../shared/agent/agent-version.js';
 export type { AgentVersioning } from '../shared/agent/versioning.js';
 export {
   workspaceTools,

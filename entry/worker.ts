@@ -89,6 +89,15 @@ export {
 } from '../activities/model/index.js';
 export type { ModelFailure, ModelOutcome, ModelResponse, ToolChoice } from '../shared/model/model-response.js';
 export { runEval, type EvalProgress, type RunEvalOptions } from '../runtime/eval/run-eval.js';
+export {
+  gateBuild,
+  type BuildGateResult,
+  type GateBuildOptions,
+  type GateEvaluation,
+  type GateEvaluationResult,
+} from '../runtime/deploy-gate.js';
+export type { GateThresholds } from '../runtime/deploy-gate-thresholds.js';
+export { upgradeRuns, type UpgradeRunsOptions, type UpgradeRunsResult } from '../runtime/run-upgrades.js';
 export type {
   CaseReport,
   EvalReport,

@@ -22,6 +22,8 @@ export {
   stateQuery,
   transcriptQuery,
   untilIdleUpdate,
+  upgradeSignal,
+  type RunUpgradeRequest,
   type AgentRunInput,
   type AgentRunResult,
   type AgentRunWorkflow,
@@ -36,9 +38,11 @@ export {
 } from '../workflows/contract/index.js';
 export {
   CairnAgent,
+  CairnAgentVersion,
   CairnPhase,
   CairnTenant,
   CairnUser,
+  CAIRN_OPTIONAL_SEARCH_ATTRIBUTES,
   CAIRN_SEARCH_ATTRIBUTES,
 } from '../workflows/contract/search-attributes.js';
 export type {

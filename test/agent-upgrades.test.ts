@@ -11,22 +11,20 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { resolveModel } from '../activities/model/index.js';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { CairnClient } from '../client/cairn-client.js';
 import type { AgentRunHandle } from '../client/agent-run-handle.js';
 import { agentVersion } from '../shared/agent/agent-version.js';
-import { describeDeployment, setCurrentBuild } from '../runtime/deployments.js';
+import { setCurrentBuild } from '../runtime/deployments.js';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { upgradeRuns } from '../runtime/run-upgrades.js';
-import { createCairnWorker } from '../runtime/worker.js';
 import { bundleWorkflows } from '../runtime/workflow-bundle.js';
-import { ScriptedModel } from '../testing/scripted-model.js';
 import { scriptStep, type Script } from '../testing/script-steps.js';
 import { upgradeSignal } from '../workflows/contract/index.js';
 import { releaseStock, stockHeld, upgradeAgents, type UpgradeBuild } from './fixtures/upgrade-agents.js';
 import { connectClient, serverAddress } from './support/temporal.js';
 import { events, waitFor } from './support/runs.js';
+import { startVersionedBuild, type VersionedBuild } from './support/versioned-build.js';
 
 const PINNED = 1; // temporal.api.enums.v1.VersioningBehavior
 
@@ -41,12 +39,6 @@ async function placeOf(handle: WorkflowHandle) {
   };
 }
 
-interface RunningBuild {
-  readonly buildId: string;
-  readonly models: Record<string, ScriptedModel>;
-  stop(): Promise<void>;
-}
-
 describe('auto-upgrade runs move to a newer build at a safe point', { timeout: 240_000 }, () => {
   const deploymentName = `upgrade-${randomUUID().slice(0, 8)}`;
   const taskQueue = `upgrade-${randomUUID()}`;
@@ -54,7 +46,7 @@ describe('auto-upgrade runs move to a newer build at a safe point', { timeout: 2
   let client: Client;
   let connection: NativeConnection;
   let bundles: Record<UpgradeBuild, { code: string }>;
-  const builds: RunningBuild[] = [];
+  const builds: VersionedBuild[] = [];
 
   beforeAll(async () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -74,33 +66,17 @@ describe('auto-upgrade runs move to a newer build at a safe point', { timeout: 2
     await client?.connection.close();
   });
 
-  async function startBuild(build: UpgradeBuild, scripts: Record<string, Script>): Promise<RunningBuild> {
-    const models = Object.fromEntries(
-      Object.entries(scripts).map(([name, script]) => [name, new ScriptedModel(`${build}:${name}`, script)]),
-    );
-    const worker: Worker = await createCairnWorker({
+  async function startBuild(build: UpgradeBuild, scripts: Record<string, Script>): Promise<VersionedBuild> {
+    const started = await startVersionedBuild({
+      name: build,
       connection,
       client,
       taskQueue,
+      deploymentName,
       agents: upgradeAgents(build),
-      resolveModel: (spec) => resolveModel(spec, { scripts: models }),
-      workflowBundle: bundles[build],
-      versioning: { deploymentName },
+      bundle: bundles[build],
+      scripts,
     });
-    const running = worker.run();
-    const buildId = worker.options.workerDeploymentOptions!.version.buildId;
-    await waitFor(
-      async () => ((await describeDeployment(client, deploymentName))?.builds ?? []).find((b) => b.buildId === buildId),
-      `build ${build} registered`,
-    );
-    const started = {
-      buildId,
-      models,
-      stop: async () => {
-        worker.shutdown();
-        await running;
-      },
-    };
     builds.push(started);
     return started;
   }

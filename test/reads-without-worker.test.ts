@@ -318,7 +318,7 @@ describe('reads with every worker stopped', () => {
     const shown = await cairn(['show', httpWaiting]);
     timings.push([`cairn show, waiting (subprocess; ${shown.wallMs} ms with its start)`, shown.ms]);
     expect(shown.code, shown.stderr).toBe(3); // waits on a person
-    expect(shown.stdout).toMatch(new RegExp(`^${httpWaiting} · agent test · phase awaiting_review`));
+    expect(shown.stdout).toMatch(new RegExp(`^${httpWaiting} · agent test@[0-9a-f]{16} · phase awaiting_review`));
     expect(shown.stdout).toContain('No worker answered for this run within 2 s');
     expect(shown.stdout).toContain('Refund H-1: 80.');
     const shownDone = await cairn(['show', typed.workflowId, '--json']);

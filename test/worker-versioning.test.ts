@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { resolveModel } from '../activities/model/index.js';
 import { CairnClient } from '../client/cairn-client.js';
 import type { AgentRunHandle } from '../client/agent-run-handle.js';
@@ -27,6 +27,7 @@ import { scriptStep, type Script } from '../testing/script-steps.js';
 import { rolloutAgents, type Build } from './fixtures/rollout-agents.js';
 import { connectClient, serverAddress } from './support/temporal.js';
 import { waitFor } from './support/runs.js';
+import { startVersionedBuild, type VersionedBuild } from './support/versioned-build.js';
 import { cairnCli } from './support/cairn-cli.js';
 
 const workflowsFile = (build: Build) => `test/fixtures/rollout-${build}-workflows.ts`;
@@ -42,12 +43,6 @@ async function versioningOf(handle: WorkflowHandle) {
 
 const PINNED = 1; // temporal.api.enums.v1.VersioningBehavior
 
-interface RunningBuild {
-  readonly buildId: string;
-  readonly models: Record<string, ScriptedModel>;
-  stop(): Promise<void>;
-}
-
 describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000 }, () => {
   const deploymentName = `rollout-${randomUUID().slice(0, 8)}`;
   const taskQueue = `rollout-${randomUUID()}`;
@@ -55,7 +50,7 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
   let client: Client;
   let connection: NativeConnection;
   let bundles: Record<Build, { code: string }>;
-  const builds: RunningBuild[] = [];
+  const builds: VersionedBuild[] = [];
 
   beforeAll(async () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -75,35 +70,17 @@ describe('rolling upgrade with Worker Deployment Versioning', { timeout: 240_000
   });
 
   /** A worker of `build`: its bundle, its agents' tools, and its scripts under the runs' model names. */
-  async function startBuild(build: Build, scripts: Record<string, Script>): Promise<RunningBuild> {
-    const models = Object.fromEntries(
-      Object.entries(scripts).map(([name, script]) => [name, new ScriptedModel(`${build}:${name}`, script)]),
-    );
-    const worker: Worker = await createCairnWorker({
+  async function startBuild(build: Build, scripts: Record<string, Script>): Promise<VersionedBuild> {
+    const started = await startVersionedBuild({
+      name: build,
       connection,
       client,
       taskQueue,
+      deploymentName,
       agents: rolloutAgents(build),
-      resolveModel: (spec) => resolveModel(spec, { scripts: models }),
-      workflowBundle: bundles[build],
-      // The build id is left to the bundle's hash; runs of agents that do not choose are pinned.
-      versioning: { deploymentName },
+      bundle: bundles[build],
+      scripts,
     });
-    const running = worker.run();
-    const buildId = worker.options.workerDeploymentOptions!.version.buildId;
-    // The server knows a build once its workers have polled.
-    await waitFor(
-      async () => ((await describeDeployment(client, deploymentName))?.builds ?? []).find((b) => b.buildId === buildId),
-      `build ${build} registered`,
-    );
-    const started = {
-      buildId,
-      models,
-      stop: async () => {
-        worker.shutdown();
-        await running;
-      },
-    };
     builds.push(started);
     return started;
   }
