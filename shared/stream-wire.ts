@@ -11,14 +11,34 @@ import type { JsonValue } from './json/json.js';
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const JSON_PLAIN = 'json/plain';
 
-/** `value` as a JSON Payload, serialized and base64-encoded. */
-export function encodeJsonItem(value: JsonValue): string {
-  const bytes: number[] = [];
+/** One encoder for every item (it keeps no state); a global looked up per call is slow in the sandbox. */
+const encoder = new TextEncoder();
+
+/** Field 1 of every item, `metadata: { encoding: "json/plain" }`, written once. */
+const METADATA_FIELD: readonly number[] = (() => {
   const entry: number[] = [];
   field(entry, 1, utf8('encoding'));
   field(entry, 2, utf8(JSON_PLAIN));
-  field(bytes, 1, entry);
-  field(bytes, 2, utf8(JSON.stringify(value)));
+  const out: number[] = [];
+  field(out, 1, entry);
+  return out;
+})();
+
+/** `value` as a JSON Payload, serialized and base64-encoded. */
+export function encodeJsonItem(value: JsonValue): string {
+  const data = encoder.encode(JSON.stringify(value));
+  // Field 2, `data`: its tag and length, then the bytes as they are.
+  const head = [...METADATA_FIELD, (2 << 3) | 2];
+  for (let n = data.length; ; n = Math.floor(n / 128)) {
+    if (n < 0x80) {
+      head.push(n);
+      break;
+    }
+    head.push((n & 0x7f) | 0x80);
+  }
+  const bytes = new Uint8Array(head.length + data.length);
+  bytes.set(head);
+  bytes.set(data, head.length);
   return base64(bytes);
 }
 
@@ -85,16 +105,18 @@ function fromUtf8(bytes: readonly number[]): string {
   return new TextDecoder().decode(new Uint8Array(bytes));
 }
 
-function base64(bytes: readonly number[]): string {
+function base64(bytes: Uint8Array): string {
+  const length = bytes.length;
   let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const [a, b, c] = [bytes[i]!, bytes[i + 1], bytes[i + 2]];
-    const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-    out +=
-      ALPHABET[(n >> 18) & 63]! +
-      ALPHABET[(n >> 12) & 63]! +
-      (b === undefined ? '=' : ALPHABET[(n >> 6) & 63]!) +
-      (c === undefined ? '=' : ALPHABET[n & 63]!);
+  let i = 0;
+  for (; i + 2 < length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
+  }
+  if (i < length) {
+    const two = i + 1 < length;
+    const n = (bytes[i]! << 16) | (two ? bytes[i + 1]! << 8 : 0);
+    out += `${ALPHABET[(n >> 18) & 63]}${ALPHABET[(n >> 12) & 63]}${two ? ALPHABET[(n >> 6) & 63] : '='}=`;
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Agent } from '../shared/agent/define-agent.js';
 import type { AgentRunInput } from './contract/agent-run.js';
 import { policyOverridesSchema } from '../shared/agent/agent-policy.js';
+import { lazySchema } from '../shared/lazy-schema.js';
 import { TENANT_ID } from './contract/search-attributes.js';
 import { summariseIssues, toFieldIssues } from '../shared/guards/zod-issues.js';
 import { SNAPSHOT_DIGEST, type CheckedWorkspaceConfig } from '../shared/workspace/workspace-config.js';
@@ -17,31 +18,37 @@ import { SNAPSHOT_DIGEST, type CheckedWorkspaceConfig } from '../shared/workspac
 /** The longest prompt a run accepts (characters); longer text belongs in a tool the agent can read. */
 export const MAX_PROMPT_CHARS = 200_000;
 
-const runInputSchema = z.strictObject({
-  agent: z.string().min(1).max(200),
-  prompt: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
-  model: z.string().min(1).max(500).optional(),
-  policy: policyOverridesSchema.optional(),
-  searchAttributes: z.boolean().optional(),
-  continueAsNewAfterTurns: z.number().int().min(0).optional(),
-  tenant: z.string().regex(TENANT_ID).optional(),
-  user: z.string().min(1).max(200).optional(),
-  depth: z.number().int().min(0).max(64).optional(),
-  workspace: z.strictObject({ snapshot: z.string().regex(SNAPSHOT_DIGEST) }).optional(),
-  // Written by the run itself when it continues as new; only its outline is checked here.
-  carried: z
-    .looseObject({
-      state: z.looseObject({ turn: z.number(), phase: z.string() }),
-      step: z.looseObject({ type: z.string() }),
-      transcript: z.array(z.unknown()),
-      generation: z.number().int().min(0),
-      mcp: z
-        .array(z.looseObject({ server: z.string() }))
-        .max(64)
+// Built on first use, once per workflow thread (shared/lazy-schema.ts): keep `.describe()` out of it.
+const runInputSchema = lazySchema(
+  () =>
+    z.strictObject({
+      agent: z.string().min(1).max(200),
+      prompt: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
+      model: z.string().min(1).max(500).optional(),
+      policy: policyOverridesSchema.optional(),
+      searchAttributes: z.boolean().optional(),
+      agentVersionAttribute: z.boolean().optional(),
+      continueAsNewAfterTurns: z.number().int().min(0).optional(),
+      tenant: z.string().regex(TENANT_ID).optional(),
+      user: z.string().min(1).max(200).optional(),
+      depth: z.number().int().min(0).max(64).optional(),
+      workspace: z.strictObject({ snapshot: z.string().regex(SNAPSHOT_DIGEST) }).optional(),
+      // Written by the run itself when it continues as new; only its outline is checked here.
+      carried: z
+        .looseObject({
+          state: z.looseObject({ turn: z.number(), phase: z.string() }),
+          step: z.looseObject({ type: z.string() }),
+          transcript: z.array(z.unknown()),
+          generation: z.number().int().min(0),
+          mcp: z
+            .array(z.looseObject({ server: z.string() }))
+            .max(64)
+            .optional(),
+        })
         .optional(),
-    })
-    .optional(),
-});
+    }),
+  { sharedAs: 'cairn.runInput' },
+);
 
 /** What is wrong with `input`, in one sentence; undefined when it can start a run. */
 export function runInputProblem(input: unknown): string | undefined {

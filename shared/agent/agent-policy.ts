@@ -4,6 +4,7 @@
  * Workflow-safe.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 
 export interface BackoffPolicy {
   readonly initialMs: number;
@@ -137,68 +138,73 @@ const _sameKeys: Same<keyof Checked, keyof PolicyOverrides> &
   Same<keyof NonNullable<Checked['budget']>, keyof BudgetPolicy> = true;
 const _sameTypes: Same<Checked, { -readonly [K in keyof PolicyOverrides]: PolicyOverrides[K] }> = true;
 
-const count = z.number().int().min(0);
-const atLeastOne = z.number().int().min(1);
-const ms = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
-
 /**
  * The shape of `PolicyOverrides`, checked where overrides arrive from outside (a client's
  * `AgentRunInput.policy`, an agent's definition): a value the planner cannot use (a string for a
- * count, a negative delay, an unknown key) is refused with a message naming the field.
+ * count, a negative delay, an unknown key) is refused with a message naming the field. Built on
+ * first use, once per workflow thread (shared/lazy-schema.ts): keep `.describe()` out of it.
  */
-export const policyOverridesSchema = z
-  .strictObject({
-    maxTurns: atLeastOne,
-    maxToolCalls: count,
-    maxCallsPerTurn: atLeastOne,
-    maxConsecutiveFailedBatches: atLeastOne,
-    timeBudgetMs: ms.nullable(),
-    retryBudgetPerTurn: atLeastOne,
-    retryBudgetOnce: atLeastOne,
-    loopThreshold: atLeastOne,
-    maxRepairsPerTool: count,
-    backoff: z
+export const policyOverridesSchema = lazySchema(
+  () => {
+    const count = z.number().int().min(0);
+    const atLeastOne = z.number().int().min(1);
+    const ms = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
+    return z
       .strictObject({
-        initialMs: ms,
-        coefficient: z.number().min(1).max(100),
-        maxMs: ms,
-        maxRetryAfterMs: ms,
-        jitter: z.number().min(0).max(1),
+        maxTurns: atLeastOne,
+        maxToolCalls: count,
+        maxCallsPerTurn: atLeastOne,
+        maxConsecutiveFailedBatches: atLeastOne,
+        timeBudgetMs: ms.nullable(),
+        retryBudgetPerTurn: atLeastOne,
+        retryBudgetOnce: atLeastOne,
+        loopThreshold: atLeastOne,
+        maxRepairsPerTool: count,
+        backoff: z
+          .strictObject({
+            initialMs: ms,
+            coefficient: z.number().min(1).max(100),
+            maxMs: ms,
+            maxRetryAfterMs: ms,
+            jitter: z.number().min(0).max(1),
+          })
+          .partial(),
+        maxModelRetries: count,
+        modelPatienceMs: ms,
+        onModelFailure: z.enum(['fail', 'end']),
+        budget: z
+          .strictObject({
+            maxTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
+            maxCostUsd: z.number().positive().max(1e9).nullable(),
+            wrapUpAt: z.number().min(0).max(1),
+            onExhausted: z.enum(['end', 'ask']),
+          })
+          .partial(),
+        maxNudges: count,
+        missingFieldsFrom: z.enum(['model', 'user']),
+        disableToolForTurns: atLeastOne.nullable(),
+        onLoop: z.enum(['clarify', 'finalize']),
+        context: z
+          .strictObject({
+            maxChars: z.number().int().min(10_000),
+            keepRecentTurns: atLeastOne,
+            oldResultChars: z.number().int().min(100),
+          })
+          .partial(),
+        history: z
+          .strictObject({
+            maxBytes: z.number().int().min(100_000).max(50_000_000),
+            maxEvents: z.number().int().min(100).max(50_000),
+          })
+          .partial(),
+        clarificationTimeoutMs: ms.nullable(),
+        onClarificationTimeout: z.enum(['continue', 'finalize']),
+        onOutcomeUnknown: z.enum(['clarify', 'inform']),
+        whileReviewing: z.enum(['hold_batch', 'run_others']),
+        onMessage: z.enum(['enqueue', 'interrupt', 'reject']),
+        readerLingerMs: z.number().int().min(0).max(60_000),
       })
-      .partial(),
-    maxModelRetries: count,
-    modelPatienceMs: ms,
-    onModelFailure: z.enum(['fail', 'end']),
-    budget: z
-      .strictObject({
-        maxTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
-        maxCostUsd: z.number().positive().max(1e9).nullable(),
-        wrapUpAt: z.number().min(0).max(1),
-        onExhausted: z.enum(['end', 'ask']),
-      })
-      .partial(),
-    maxNudges: count,
-    missingFieldsFrom: z.enum(['model', 'user']),
-    disableToolForTurns: atLeastOne.nullable(),
-    onLoop: z.enum(['clarify', 'finalize']),
-    context: z
-      .strictObject({
-        maxChars: z.number().int().min(10_000),
-        keepRecentTurns: atLeastOne,
-        oldResultChars: z.number().int().min(100),
-      })
-      .partial(),
-    history: z
-      .strictObject({
-        maxBytes: z.number().int().min(100_000).max(50_000_000),
-        maxEvents: z.number().int().min(100).max(50_000),
-      })
-      .partial(),
-    clarificationTimeoutMs: ms.nullable(),
-    onClarificationTimeout: z.enum(['continue', 'finalize']),
-    onOutcomeUnknown: z.enum(['clarify', 'inform']),
-    whileReviewing: z.enum(['hold_batch', 'run_others']),
-    onMessage: z.enum(['enqueue', 'interrupt', 'reject']),
-    readerLingerMs: z.number().int().min(0).max(60_000),
-  })
-  .partial();
+      .partial();
+  },
+  { sharedAs: 'cairn.policyOverrides' },
+);

@@ -6,6 +6,7 @@
  * pending request (which limit was used up, its id) is the run's check. Workflow-safe, pure.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { Parsed } from './review-decision.js';
 
 /** The most tokens, and the most cost, one extension may add. */
@@ -17,36 +18,40 @@ export const MAX_STOP_REASON_CHARS = 2_000;
 export const BUDGET_DECISION_HINT =
   'A budget decision is { "type": "extend", "tokens"?, "costUsd"? } (one or both) or { "type": "stop", "reason"? }.';
 
-const extend = z
-  .object({
-    type: z.literal('extend'),
-    tokens: z
-      .number({ error: `"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.` })
-      .int(`"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.`)
-      .min(1, `"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.`)
-      .max(MAX_EXTENSION_TOKENS, `"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.`)
-      .optional()
-      .describe('Tokens to add to the run budget.'),
-    costUsd: z
-      .number({ error: `"costUsd" is a number above 0 and at most ${MAX_EXTENSION_COST}.` })
-      .positive(`"costUsd" is a number above 0 and at most ${MAX_EXTENSION_COST}.`)
-      .max(MAX_EXTENSION_COST, `"costUsd" is a number above 0 and at most ${MAX_EXTENSION_COST}.`)
-      .optional()
-      .describe('US dollars to add to the run budget.'),
-  })
-  .refine((d) => d.tokens !== undefined || d.costUsd !== undefined, 'An extension names tokens, costUsd or both.');
+/**
+ * The schema, as zod (MCP's tool input). Unknown fields beside it are dropped: they never reach
+ * history. Built on first use (shared/lazy-schema.ts): most runs never exhaust a budget.
+ */
+export const budgetDecisionSchema = lazySchema(() => {
+  const extend = z
+    .object({
+      type: z.literal('extend'),
+      tokens: z
+        .number({ error: `"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.` })
+        .int(`"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.`)
+        .min(1, `"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.`)
+        .max(MAX_EXTENSION_TOKENS, `"tokens" is a whole number from 1 to ${MAX_EXTENSION_TOKENS}.`)
+        .optional()
+        .describe('Tokens to add to the run budget.'),
+      costUsd: z
+        .number({ error: `"costUsd" is a number above 0 and at most ${MAX_EXTENSION_COST}.` })
+        .positive(`"costUsd" is a number above 0 and at most ${MAX_EXTENSION_COST}.`)
+        .max(MAX_EXTENSION_COST, `"costUsd" is a number above 0 and at most ${MAX_EXTENSION_COST}.`)
+        .optional()
+        .describe('US dollars to add to the run budget.'),
+    })
+    .refine((d) => d.tokens !== undefined || d.costUsd !== undefined, 'An extension names tokens, costUsd or both.');
 
-const stop = z.object({
-  type: z.literal('stop'),
-  reason: z
-    .string({ error: `A stop's reason is text of at most ${MAX_STOP_REASON_CHARS} characters.` })
-    .max(MAX_STOP_REASON_CHARS, `A stop's reason is text of at most ${MAX_STOP_REASON_CHARS} characters.`)
-    .optional()
-    .describe('Why the run stops.'),
+  const stop = z.object({
+    type: z.literal('stop'),
+    reason: z
+      .string({ error: `A stop's reason is text of at most ${MAX_STOP_REASON_CHARS} characters.` })
+      .max(MAX_STOP_REASON_CHARS, `A stop's reason is text of at most ${MAX_STOP_REASON_CHARS} characters.`)
+      .optional()
+      .describe('Why the run stops.'),
+  });
+  return z.discriminatedUnion('type', [extend, stop], { error: BUDGET_DECISION_HINT });
 });
-
-/** The schema, as zod (MCP's tool input). Unknown fields beside it are dropped: they never reach history. */
-export const budgetDecisionSchema = z.discriminatedUnion('type', [extend, stop], { error: BUDGET_DECISION_HINT });
 
 /** What the planner acts on (planner/plan-budget.ts). */
 export type BudgetDecision =

@@ -6,19 +6,22 @@
  * errors. Workflow-safe, deterministic: the contract only; workflows/child-agents.ts runs it.
  */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { AGENT_TOOL, type Agent } from '../agent/define-agent.js';
 import { defineTool, type AnyTool, type SideEffects, type ApprovalRule } from './define-tool.js';
 import type { ReviewConfig } from './review-config.js';
 
-/** The task an agent tool is called with. */
-export const agentTaskSchema = z.object({
-  task: z
-    .string()
-    .trim()
-    .min(1)
-    .max(20_000)
-    .describe('What the other agent should do, with everything it needs to know.'),
-});
+/** The task an agent tool is called with; built on first use (shared/lazy-schema.ts). */
+export const agentTaskSchema = lazySchema(() =>
+  z.object({
+    task: z
+      .string()
+      .trim()
+      .min(1)
+      .max(20_000)
+      .describe('What the other agent should do, with everything it needs to know.'),
+  }),
+);
 export type AgentTask = z.output<typeof agentTaskSchema>;
 
 export interface AgentToolOptions {
