@@ -147,7 +147,7 @@ export function runState(input: {
  */
 export function runDetails(s: RunState): string {
   const status = [
-    `**${text(s.agent, 64)}**`,
+    `**${text(s.agent, 64)}**${s.agentVersion ? ` version ${code(s.agentVersion, 16)}` : ''}`,
     `phase ${code(s.phase, 40)}`,
     `turn ${s.turn}`,
     `${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'}`,

@@ -256,7 +256,7 @@ function card(item, w) {
   var since = new Date(item.waitingSince || item.startedAt);
   var meta = el("div", { class: "meta" }, [
     el("span", { class: "kind", text: w.kind === "question" ? "question" : w.kind === "budget" ? "budget" : "review" }),
-    el("span", { text: item.agent }),
+    el("span", { text: item.agent, title: item.agentVersion ? "agent version " + item.agentVersion : "" }),
     el("span", { text: item.runId }),
     el("span", { class: "since", title: since.toISOString(), text: "waiting since " + since.toLocaleString() }),
     el("a", { href: runPath(item) + "/page", text: "Run page" }),

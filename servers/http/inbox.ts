@@ -21,10 +21,13 @@ import { budgetDecisionSchema } from '../../workflows/contract/pending-input.js'
 import { pendingInterrupts, type PendingInterrupt } from './interrupts.js';
 import { runScope } from './run-scope.js';
 import { listRuns } from '../../client/list-runs.js';
+import { runSummaryOf } from '../../workflows/contract/run-summary-memo.js';
 
 export interface InboxItem {
   readonly runId: string;
   readonly agent: string;
+  /** The version of the agent the run runs (shared/agent/agent-version.ts), from its summary. */
+  readonly agentVersion?: string;
   readonly phase: string;
   readonly startedAt: string;
   /** When the run began to wait for a person (its latest question or review); the start when unknown. */
@@ -70,6 +73,8 @@ export interface WaitingRun {
   readonly startTime: Date;
   readonly since: number;
   readonly summary: WaitingSummary | undefined;
+  /** The agent's version, from the run's summary (`cairnRun`, published in the same upsert). */
+  readonly agentVersion?: string;
   /** The run's scope (run-scope.ts): its ids are the thread's, as the chat surfaces show them. */
   readonly scope: string | undefined;
 }
@@ -86,11 +91,13 @@ export async function listWaiting(client: CairnClient, tenant?: string): Promise
   })) {
     const memo = info.memo?.[WAITING_MEMO] as WaitingSummary | null | undefined;
     const summary = memo?.v === 1 ? memo : undefined;
+    const agentVersion = runSummaryOf(info.memo)?.agentVersion;
     found.push({
       workflowId: info.workflowId,
       startTime: info.startTime,
       since: summary?.since ?? info.startTime.getTime(),
       summary,
+      ...(agentVersion !== undefined && { agentVersion }),
       scope: runScope(info.raw.firstRunId || info.runId),
     });
     if (found.length >= MAX_SCAN) break;
@@ -139,7 +146,7 @@ export async function readInbox(
   const from = after ? firstAfter(found, after) : 0;
   const chosen = found.slice(from, from + limit);
   const items = await Promise.all(
-    chosen.map(async ({ workflowId, startTime, summary, scope }): Promise<InboxItem | undefined> => {
+    chosen.map(async ({ workflowId, startTime, summary, scope, agentVersion }): Promise<InboxItem | undefined> => {
       // A run waiting on its budget from before runs published that (no budget in its summary): its state says what it waits for.
       if (!summary || (summary.phase === 'awaiting_budget' && !summary.budget))
         return legacyItem(client, agents, workflowId, startTime, scope, link(workflowId));
@@ -161,6 +168,7 @@ export async function readInbox(
       return {
         runId: workflowId,
         agent: summary.agent,
+        ...(agentVersion !== undefined && { agentVersion }),
         phase: summary.phase,
         startedAt: startTime.toISOString(),
         waitingSince: new Date(summary.since).toISOString(),
