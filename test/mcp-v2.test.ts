@@ -29,6 +29,7 @@ import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
 import { calls } from './fixtures/tools.js';
 import { serve, type Served } from './support/http.js';
+import { waitFor } from './support/runs.js';
 import { connectClient, serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
 let w: TestWorker;
@@ -209,6 +210,29 @@ describe('MCP 2026-07-28 beside 2025-11-25 on one endpoint', () => {
     expect(done.structuredContent).toMatchObject({ status: 'completed', runId: waiting.runId });
     await client.close();
     await declining.close();
+  });
+
+  it('a call the client abandons cancels the run it started, gracefully', async () => {
+    ({ model } = w.script([scriptStep.call('takes_a_moment', {}), scriptStep.text('Stopped as asked.')]));
+    const { url } = await server();
+    const cairn = cairns.at(-1)!;
+    const client = await v2Client(url, person([]));
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'test', arguments: { prompt: 'Take a moment.' } }, { signal: abort.signal });
+    // The run the call started: the newest MCP run of this queue that is still working.
+    const workflowId = await waitFor(async () => {
+      for await (const info of cairn.temporal.workflow.list({
+        query: `TaskQueue = '${w.taskQueue}' AND ExecutionStatus = 'Running'`,
+      }))
+        if (info.workflowId.startsWith('cairn-mcp-test-')) return info.workflowId;
+      return undefined;
+    }, 'the call started its run');
+    abort.abort('the user stopped it');
+    await expect(call).rejects.toThrow();
+    let state = await cairn.run(workflowId).state();
+    for await (const next of cairn.run(workflowId).states({ intervalMs: 100 })) state = next;
+    expect(state).toMatchObject({ phase: 'done', finalizing: 'cancelled over MCP', answer: 'Stopped as asked.' });
+    await client.close();
   });
 
   it('bad input gets protocol error codes, and refusals are the same as in 2025-11-25', async () => {

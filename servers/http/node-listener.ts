@@ -1,7 +1,9 @@
 /**
  * Node's `http` (and Express, Fastify's raw handler) in front of a `Request → Response` handler:
  * the request body streams in (the handler bounds it), the response streams out (SSE flushed as
- * it comes), and a client that goes away cancels the response's stream. Node-only.
+ * it comes), and a client that goes away aborts the Request's `signal` (as fetch's servers do: an
+ * MCP 2026-07-28 call the client abandons cancels the run it started) and cancels the response's
+ * stream. Node-only.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -21,9 +23,15 @@ async function serve(handler: CairnHttpHandler, req: IncomingMessage, res: Serve
     else if (value !== undefined) headers.set(key, value);
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  // Closed before the whole response went out: the client went away.
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort(new Error('the client closed the connection'));
+  });
   const request = new Request(`http://${host}${req.url ?? '/'}`, {
     method: req.method ?? 'GET',
     headers,
+    signal: gone.signal,
     ...(hasBody && { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' }),
   });
   const response = await handler(request);
