@@ -60,12 +60,12 @@ describe('one home for what a person says to a run', () => {
 
   it('a new field of a budget extension fails tsc where the planner applies an extension, once schema and type agree', () => {
     const original = readFileSync(BUDGET, 'utf8');
-    const inSchema = '  })\n  .refine((d) => d.tokens !== undefined';
+    const inSchema = '    })\n    .refine((d) => d.tokens !== undefined';
     const inType = 'readonly costUsd?: number }';
     expect(original).toContain(inSchema);
     expect(original).toContain(inType);
     // The schema alone, or the type alone: the file's own check fails (they must say the same).
-    const schemaOnly = original.replace(inSchema, `    steps: z.number().int().positive().optional(),\n${inSchema}`);
+    const schemaOnly = original.replace(inSchema, `      steps: z.number().int().positive().optional(),\n${inSchema}`);
     expect(failingWith(BUDGET, schemaOnly)).toEqual(['shared/human-input/budget-decision.ts']);
     // Both: the planner, which must add the new amount to the run's budget.
     const both = schemaOnly.replace(inType, 'readonly costUsd?: number; readonly steps?: number }');
