@@ -3,7 +3,9 @@
  * download), against runs on a real dev server: a run with a failed call, its repair and a review
  * reads as its story while it waits; the review is given from the page (by keyboard) and the run
  * goes on to its answer, live; the finished run reads the same from history after a reload; markup
- * a model or a tool wrote shows as text and never runs; another tenant's run is not found. The
+ * a model or a tool wrote shows as text and never runs; another tenant's run is not found; a long
+ * story (a stand-in stream) shows its newest page first and earlier pages on request, each step
+ * linked to the Temporal UI and a model's reasoning folded. The
  * screenshot of the story goes to a temp file (docs/images/run-page.png with CAIRN_DOCS_SCREENSHOTS=1).
  */
 import { randomUUID } from 'node:crypto';
@@ -264,6 +266,94 @@ describe('the run page', () => {
     expect(resumedFrom).toEqual([null, '2']);
     for (const kind of ['request', 'finish', 'tool'])
       expect(await page.locator(`#timeline li.${kind}`).count()).toBe(1);
+    await page.close();
+  }, 120_000);
+
+  it('shows a long story newest page first, earlier pages by keyboard; links each step to the Temporal UI; folds reasoning', async () => {
+    const runId = `long-run-${randomUUID()}`;
+    const turns = 130; // the request, 130 model turns, 130 tool calls, the end: 262 entries
+    const events: Record<string, unknown>[] = [];
+    const add = (turn: number, event: Record<string, unknown>) =>
+      events.push({ at: 1_800_000_000_000 + events.length * 50, turn, offset: events.length, ...event });
+    add(0, { type: 'run_started', agent: 'test', prompt: 'Settle every order.' });
+    for (let t = 0; t < turns; t++) {
+      add(t, {
+        type: 'model_turn',
+        call: `model:${t + 1}:1`,
+        text: `<think>Order A-${t} next <img src=x onerror="window.__pwned=6"></think>Looking up A-${t}.`,
+        toolCalls: ['lookup_order'],
+      });
+      add(t + 1, { type: 'tool_start', toolCallId: `${t + 1}.1`, name: 'lookup_order', args: { orderId: `A-${t}` } });
+      add(t + 1, {
+        type: 'tool_end',
+        toolCallId: `${t + 1}.1`,
+        name: 'lookup_order',
+        result: { status: 'ok', result: { id: `A-${t}` } },
+      });
+    }
+    add(turns, { type: 'finish', answer: 'Settled them all.', reason: null, toolCalls: turns });
+    const page = await browser.newPage({ viewport: { width: 1000, height: 1000 } });
+    // A stand-in run: its state and its stream, as the handler would send them.
+    await page.route(`**/runs/${runId}`, (route) =>
+      route.fulfill({
+        json: {
+          runId,
+          status: 'COMPLETED',
+          state: { agent: 'test', phase: 'done', turn: turns, outcome: { status: 'answered' } },
+        },
+      }),
+    );
+    await page.route(`**/runs/${runId}/events`, (route) =>
+      route.request().headers()['last-event-id'] !== undefined
+        ? route.fulfill({ status: 204 })
+        : route.fulfill({
+            headers: { 'content-type': 'text/event-stream' },
+            body: `${events.map((e) => `id: ${e.offset}\ndata: ${JSON.stringify(e)}\n\n`).join('')}event: end\ndata: {}\n\n`,
+          }),
+    );
+    await page.goto(pageOf(open, runId));
+    await page.locator('#timeline li.finish', { hasText: 'Settled them all.' }).waitFor(WAIT);
+    await page.locator('#status', { hasText: 'The run has ended.' }).waitFor(WAIT);
+    // The newest 100 entries: the last turns and the end; the request and the first turns wait.
+    const entries = page.locator('#timeline > li');
+    expect(await entries.count()).toBe(100);
+    expect(await entries.first().getAttribute('data-key')).toBe('tool:0:81.1#1'); // entry 162 of 262
+    expect(await page.locator('#timeline li.request').count()).toBe(0);
+    const earlier = page.locator('#earlier');
+    expect(await earlier.textContent()).toBe('Show earlier (100 of 162 more)');
+    // By keyboard: the page before goes above; then the rest, and focus moves to the first entry.
+    await earlier.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => entries.count()).toBe(200);
+    expect(await entries.first().getAttribute('data-key')).toBe('tool:0:31.1#1');
+    expect(await earlier.textContent()).toBe('Show earlier (62 of 62 more)');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => entries.count()).toBe(262);
+    expect(await earlier.isHidden()).toBe(true);
+    expect(await page.locator('#timeline li.request:focus').textContent()).toContain('Settle every order.');
+    // In story order, each once.
+    const turnsShown = await page.locator('#timeline li.model .kind').allTextContents();
+    expect(turnsShown).toEqual(Array.from({ length: turns }, (_, t) => `model turn ${t + 1}`));
+
+    // Each model turn and tool call links the run's history in the Temporal UI, naming its activity.
+    const history = `http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(runId)}`;
+    const model = page.locator('#timeline li.model').nth(2);
+    expect(await model.locator('a.ui').getAttribute('href')).toBe(history);
+    expect(await model.locator('a.ui').textContent()).toBe('Temporal UI · model:3:1');
+    const tool = page.locator('#timeline li.tool').nth(2);
+    expect(await tool.locator('a.ui').getAttribute('href')).toBe(history);
+    expect(await tool.locator('a.ui').textContent()).toBe('Temporal UI · tool:3.1:lookup_order:1');
+    // Reasoning folded, as text: closed until opened, apart from what the model said.
+    const reasoning = model.locator('details.reasoning');
+    expect(await reasoning.getAttribute('open')).toBeNull();
+    expect(await reasoning.locator('.text').isVisible()).toBe(false);
+    expect(await model.locator(':scope > .text').textContent()).toBe('Looking up A-2.');
+    await reasoning.locator('summary').click();
+    expect(await reasoning.locator('.text').textContent()).toBe(
+      'Order A-2 next <img src=x onerror="window.__pwned=6">',
+    );
+    expect(await inPage(page).count('#timeline img')).toBe(0);
+    expect(await inPage(page).pwned()).toBeUndefined();
     await page.close();
   }, 120_000);
 

@@ -6,7 +6,10 @@
  * streams, tokens), each tool call (arguments, result or ToolError chain and hint, attempt and
  * duration), each planner decision with its reason (a back-off until when), questions and reviews
  * and what people decided, and the end (outcome code, answer); a bar of the time spent per kind
- * of step. What the run waits on now can be answered from the page, as on the inbox page.
+ * of step. What the run waits on now can be answered from the page, as on the inbox page. A long
+ * story is paged: the newest entries drawn, earlier ones a page at a time ("Show earlier"). Each
+ * model turn and tool call links the run's history in the Temporal UI (with `temporalUiUrl`),
+ * naming its activity; a model's reasoning (think blocks) is folded.
  *
  * Its data requests are the JSON routes' own, so they pass the same `authorize` (another tenant's
  * run reads as not found); the bearer token is the inbox page's (sessionStorage), sent in headers —
@@ -76,6 +79,9 @@ const RUN_PAGE_HEAD = `<!doctype html>
   .chain { margin: 4px 0 4px 0; padding-left: 18px; font-size: 13px; }
   .hint { font-size: 13px; background: #fffbea; border-radius: 4px; padding: 4px 8px; margin: 4px 0; overflow-wrap: anywhere; }
   details > summary { cursor: pointer; font-size: 12px; color: #5b6475; }
+  details.reasoning > .text { color: #5b6475; font-style: italic; }
+  a.ui { font-size: 12px; }
+  #earlier { margin-bottom: 8px; }
   .bar { display: flex; height: 14px; border-radius: 4px; overflow: hidden; background: #e8ebf0; }
   .bar span { display: block; height: 100%; min-width: 0; }
   .k-model { background: #1f6feb; } .k-tools { background: #2f855a; } .k-person { background: #b7791f; } .k-backoff { background: #c93c37; } .k-other { background: #9aa3b2; }
@@ -109,6 +115,7 @@ const RUN_PAGE_HEAD = `<!doctype html>
 <section id="waiting" aria-label="What the run waits on"></section>
 <section class="card" aria-label="Time per kind of step"><div class="bar" id="bar" role="img"></div><div class="legend" id="legend"></div></section>
 <h2>Story</h2>
+<button id="earlier" type="button" hidden aria-controls="timeline"></button>
 <ol id="timeline"></ol>
 `;
 
@@ -122,6 +129,9 @@ var runId = decodeURIComponent(runUrl.slice(runUrl.lastIndexOf("/") + 1));
 var base = runUrl.slice(0, runUrl.lastIndexOf("/runs/"));
 var story = newStory();
 var nodes = new Map();
+/* Paged: the newest PAGE entries are drawn, older ones a page at a time ("Show earlier"). */
+var PAGE = 100;
+var shownFrom = 0, pinned = false;
 var timeline = document.getElementById("timeline");
 var statusEl = document.getElementById("status");
 var state = null, runStatus = null, lastEventId = null, streamDone = false, missing = false;
@@ -149,6 +159,11 @@ function head(kind, entry, rest) {
   return el("div", { class: "head" }, [el("span", { class: "kind", text: kind })].concat(rest, [el("span", { class: "muted", text: time(entry.at) })]));
 }
 
+function uiLink(e) {
+  var link = historyLink(CONFIG.temporalBase, runId, e);
+  return link ? el("a", { class: "ui", href: link.href, target: "_blank", rel: "noopener", title: link.title, text: link.text }) : null;
+}
+
 function toolBody(e) {
   var parts = [];
   var failed = e.status === "error" || e.status === "validator_failed";
@@ -157,7 +172,7 @@ function toolBody(e) {
     : el("span", { class: "code", text: e.status === "error" && e.error ? e.error.code : e.status });
   var t = e.telemetry;
   var facts = [e.id, t && t.attempt ? "attempt " + t.attempt : "", t && t.durationMs ? formatDuration(t.durationMs) : "", e.refused ? "refused before it ran" : "", e.reconciled ? "reconciled" : ""].filter(Boolean).join(" · ");
-  parts.push(head("tool", e, [el("span", { class: "name", text: e.name }), status, el("span", { class: "muted", text: facts })]));
+  parts.push(head("tool", e, [el("span", { class: "name", text: e.name }), status, el("span", { class: "muted", text: facts }), uiLink(e)]));
   if (e.args !== null && e.args !== undefined) parts.push(el("details", { open: "" }, [el("summary", { text: "Arguments" }), pre(e.args)]));
   if (e.status === "error" && e.error) {
     parts.push(el("ol", { class: "chain", "aria-label": "Error and its causes" }, errorLinks(e.error).map(function (link, i) {
@@ -199,9 +214,12 @@ function entryNode(e) {
     case "model": {
       var u = e.usage;
       var tokens = u ? (u.inputTokens || 0) + " in · " + (u.outputTokens || 0) + " out" + (typeof u.costUsd === "number" ? " · cost " + u.costUsd : "") : "";
-      parts = [head("model turn " + e.turn, e, [e.live ? el("span", { class: "muted", text: "answering…" }) : null, el("span", { class: "muted", text: tokens }), e.toolCalls && e.toolCalls.length ? el("span", { class: "muted", text: "calls " + e.toolCalls.join(", ") }) : null])];
+      parts = [head("model turn " + e.turn, e, [e.live ? el("span", { class: "muted", text: "answering…" }) : null, el("span", { class: "muted", text: tokens }), e.toolCalls && e.toolCalls.length ? el("span", { class: "muted", text: "calls " + e.toolCalls.join(", ") }) : null, uiLink(e)])];
       if (e.error) parts.push(el("div", {}, [el("span", { class: "code", text: e.error.code }), " " + e.error.message]));
-      if (e.text) parts.push(el("div", { class: "text", text: e.text }));
+      var said = splitThinking(e.text || "");
+      // Reasoning folded: what the model said to the person is the turn; how it got there is one click away.
+      if (said.reasoning) parts.push(el("details", { class: "reasoning" }, [el("summary", { text: "Reasoning" }), el("div", { class: "text", text: said.reasoning })]));
+      if (said.text) parts.push(el("div", { class: "text", text: said.text }));
       break;
     }
     case "tool": {
@@ -238,17 +256,53 @@ function entryNode(e) {
   return li;
 }
 
-/* Only entries that changed are drawn again, so a long run's page does not redraw its past. */
+/* Only entries that changed are drawn again, so a long run's page does not redraw its past; and
+   only the newest page of them (entries from shownFrom on): the rest waits behind "Show earlier". */
 function renderStory() {
-  takeChanged(story).forEach(function (e) {
+  var changed = takeChanged(story);
+  var from = windowStart(story.entries.length, shownFrom, pinned, PAGE);
+  for (var i = shownFrom; i < from; i++) {
+    var gone = nodes.get(story.entries[i].key);
+    if (gone) { gone.remove(); nodes.delete(story.entries[i].key); }
+  }
+  shownFrom = from;
+  changed.forEach(function (e) {
+    if (e.index < shownFrom) return; // drawn as it is then, if a person asks for it
     var had = nodes.get(e.key);
     var node = entryNode(e);
     if (had) had.replaceWith(node); else timeline.appendChild(node);
     nodes.set(e.key, node);
   });
   if (nodes.size > 200) timeline.classList.add("long");
+  renderEarlier();
   renderBar();
 }
+
+var earlier = document.getElementById("earlier");
+function renderEarlier() {
+  earlier.hidden = shownFrom === 0;
+  earlier.textContent = "Show earlier (" + Math.min(PAGE, shownFrom) + " of " + shownFrom + " more)";
+}
+
+/* The page before the first one drawn, put above it; what is drawn then stays (pinned). */
+function showEarlier() {
+  pinned = true;
+  var from = earlierStart(shownFrom, PAGE);
+  var older = document.createDocumentFragment();
+  story.entries.slice(from, shownFrom).forEach(function (e) {
+    var node = entryNode(e);
+    nodes.set(e.key, node);
+    older.appendChild(node);
+  });
+  var first = older.firstChild;
+  timeline.insertBefore(older, timeline.firstChild);
+  shownFrom = from;
+  if (nodes.size > 200) timeline.classList.add("long");
+  renderEarlier();
+  // Nothing earlier left: the button goes, so focus moves to the first entry rather than to the page.
+  if (shownFrom === 0 && first) { first.setAttribute("tabindex", "-1"); first.focus(); }
+}
+earlier.addEventListener("click", showEarlier);
 
 /* At most one drawing per frame however many events a chunk of the stream brings. */
 var drawing = null;

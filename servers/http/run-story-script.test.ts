@@ -1,6 +1,7 @@
 /** The run page's story, folded from a run's events by the same source text the browser runs. */
 import { describe, expect, it } from 'vitest';
 import type { RunEventItem } from '../../client/run-events.js';
+import { thinkingOf, visibleText } from '../../shared/model/think-block.js';
 import { RUN_STORY_SCRIPT } from './run-story-script.js';
 
 interface Entry {
@@ -14,9 +15,29 @@ interface Story {
   readonly tokens: { input: number; output: number };
   readonly finishedAt: number | null;
 }
-const { newStory, addEvent, takeChanged, timeSpent, formatDuration, valueText, errorLinks } = new Function(
-  `${RUN_STORY_SCRIPT}\nreturn { newStory, addEvent, takeChanged, timeSpent, formatDuration, valueText, errorLinks };`,
+const {
+  newStory,
+  addEvent,
+  takeChanged,
+  timeSpent,
+  formatDuration,
+  valueText,
+  errorLinks,
+  windowStart,
+  earlierStart,
+  splitThinking,
+  historyLink,
+} = new Function(
+  `${RUN_STORY_SCRIPT}\nreturn { newStory, addEvent, takeChanged, timeSpent, formatDuration, valueText, errorLinks, windowStart, earlierStart, splitThinking, historyLink };`,
 )() as {
+  windowStart(total: number, from: number, pinned: boolean, size: number): number;
+  earlierStart(from: number, size: number): number;
+  splitThinking(text: string): { reasoning: string; text: string };
+  historyLink(
+    base: string | null,
+    workflowId: string,
+    entry: Entry,
+  ): { href: string; text: string; title: string } | null;
   newStory(): Story;
   takeChanged(story: Story): Entry[];
   addEvent(story: Story, event: RunEventItem): Story;
@@ -187,5 +208,72 @@ describe('a run that moved to a newer build of its agent', () => {
       { kind: 'hand_over', upgradeTo: 'build-2', from: undefined, to: undefined, buildId: undefined },
       { kind: 'agent_changed', upgradeTo: undefined, from: 'aaaa', to: 'bbbb', buildId: 'build-2' },
     ]);
+  });
+});
+
+describe('a long story, paged', () => {
+  it('draws the newest page, then each earlier page above it, and keeps what a person asked for', () => {
+    offset = 0;
+    const story = newStory();
+    const turns = 300;
+    for (let t = 0; t < turns; t++) {
+      addEvent(story, { ...at(t * 10, t), type: 'model_turn', call: `model:${t + 1}:1`, text: `turn ${t}` } as never);
+    }
+    expect(story.entries.map((e) => e.index)).toEqual([...Array(turns).keys()]);
+    // Unpinned, the window follows the newest 100 as the story grows; it never moves back.
+    expect(windowStart(turns, 0, false, 100)).toBe(200);
+    expect(windowStart(50, 0, false, 100)).toBe(0);
+    expect(windowStart(301, 200, false, 100)).toBe(201);
+    // "Show earlier": the page before, down to the first entry; pinned, new entries add to what is shown.
+    expect([200, 100, 30].map((from) => earlierStart(from, 100))).toEqual([100, 0, 0]);
+    expect(windowStart(400, 100, true, 100)).toBe(100);
+  });
+});
+
+describe('each step, linked and folded', () => {
+  it('names the activity of each model turn and of each execution of a tool call, per run of the chain', () => {
+    offset = 0;
+    let story = newStory();
+    for (const event of [
+      { ...at(0, 0), type: 'model_turn', call: 'model:1:1', text: 'x', toolCalls: ['lookup_order'] },
+      { ...at(1, 1), type: 'tool_start', toolCallId: '1.1', name: 'lookup_order', args: {} },
+      { ...at(2, 1), type: 'tool_end', toolCallId: '1.1', name: 'lookup_order', result: failed },
+      { ...at(3, 1), type: 'tool_start', toolCallId: '1.1', name: 'lookup_order', args: {} },
+      { ...at(4, 1), type: 'tool_end', toolCallId: '1.1', name: 'lookup_order', result: { status: 'ok' } },
+      // Refused at the boundary: it never ran, so no activity.
+      { ...at(5, 1), type: 'tool_end', toolCallId: '1.2', name: 'issue_refund', args: {}, result: failed },
+      { ...at(6, 1), type: 'hand_over', generation: 1 },
+      { ...at(7, 1), type: 'tool_start', toolCallId: '1.1', name: 'lookup_order', args: {} },
+      { ...at(8, 1), type: 'model_turn', text: 'an older run: no call id' },
+    ] as RunEventItem[])
+      story = addEvent(story, event);
+    expect(story.entries.filter((e) => e.kind !== 'hand_over').map((e) => e.activity)).toEqual([
+      'model:1:1',
+      'tool:1.1:lookup_order:1',
+      'tool:1.1:lookup_order:2',
+      null,
+      'tool:1.1:lookup_order:1', // the next run of the chain numbers its activities afresh
+      null,
+    ]);
+    const base = 'http://ui.test/namespaces/default/workflows/';
+    expect(historyLink(base, 'run a/1', story.entries[0]!)).toEqual({
+      href: `${base}run%20a%2F1`,
+      text: 'Temporal UI · model:1:1',
+      title: "The run's history in the Temporal UI; this step is activity model:1:1",
+    });
+    expect(historyLink(base, 'r', story.entries.at(-1)!)).toMatchObject({ href: `${base}r`, text: 'Temporal UI' });
+    expect(historyLink(null, 'r', story.entries[0]!)).toBeNull();
+  });
+
+  it('sets a model turn’s reasoning apart from what it said, as shared/model/think-block.ts reads it', () => {
+    for (const text of [
+      '<think>Check the order first.</think>Looking it up.',
+      'Before <THINK> a </think> between <think>b</think> after',
+      'Said.<think>cut off while thinking',
+      'No reasoning at all.',
+      '<think>  </think>Only blanks thought.',
+      '<think><script>alert(1)</script></think><b>bold</b>',
+    ])
+      expect(splitThinking(text)).toEqual({ reasoning: thinkingOf(text), text: visibleText(text) });
   });
 });

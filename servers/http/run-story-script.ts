@@ -24,7 +24,7 @@ var MODE_OF_ACTION = {
 
 function newStory() {
   return {
-    entries: [], changed: [], changedKeys: {}, byKey: {}, generation: 0, runs: {}, tokens: { input: 0, output: 0 },
+    entries: [], changed: [], changedKeys: {}, byKey: {}, generation: 0, runs: {}, started: {}, tokens: { input: 0, output: 0 },
     startedAt: null, finishedAt: null, mode: "other", modeSince: null, lastOffset: null,
     spent: { model: 0, tools: 0, person: 0, backoff: 0, other: 0 }
   };
@@ -32,7 +32,8 @@ function newStory() {
 
 function put(story, key, fields) {
   var entry = story.byKey[key];
-  if (!entry) { entry = { key: key, version: 0 }; story.byKey[key] = entry; story.entries.push(entry); }
+  // index: where the entry sits in the story, which the page's paging counts by.
+  if (!entry) { entry = { key: key, index: story.entries.length, version: 0 }; story.byKey[key] = entry; story.entries.push(entry); }
   Object.keys(fields).forEach(function (k) { entry[k] = fields[k]; });
   entry.version++;
   // What changed since the page last drew: a long run's page draws only these.
@@ -78,7 +79,7 @@ function addEvent(story, e) {
       if (live && live.done) break;
       if (live && e.attempt < live.attempt) break;
       var text = live && live.attempt === e.attempt && e.type === "model_delta" ? live.text : "";
-      put(story, key, { kind: "model", at: live ? live.at : e.at, turn: e.turn, live: true, attempt: e.attempt, text: text + (e.type === "model_delta" && e.text ? e.text : "") });
+      put(story, key, { kind: "model", at: live ? live.at : e.at, turn: e.turn, live: true, attempt: e.attempt, activity: e.call, text: text + (e.type === "model_delta" && e.text ? e.text : "") });
       break;
     }
     case "model_turn": {
@@ -88,12 +89,15 @@ function addEvent(story, e) {
       story.tokens.output += usage.outputTokens || 0;
       var mkey = "model:" + gen + ":" + (e.call || "turn-" + e.turn + "@" + e.offset);
       var before = story.byKey[mkey];
-      put(story, mkey, { kind: "model", at: before ? before.at : e.at, turn: e.turn + 1, live: false, done: true, text: e.text || "", toolCalls: e.toolCalls || [], usage: e.usage || null, error: e.error || null });
+      put(story, mkey, { kind: "model", at: before ? before.at : e.at, turn: e.turn + 1, live: false, done: true, activity: e.call || null, text: e.text || "", toolCalls: e.toolCalls || [], usage: e.usage || null, error: e.error || null });
       break;
     }
     case "tool_start": {
       advanceClock(story, e.at, "tools");
-      put(story, toolKey(story, e.toolCallId, true), { kind: "tool", at: e.at, turn: e.turn, id: e.toolCallId, name: e.name, args: e.args, status: "running" });
+      // The activity the workflow names it (workflows/take-step.ts): tool:<call id>:<name>:<nth of this run>.
+      var stem = "tool:" + e.toolCallId + ":" + e.name;
+      var nth = story.started[gen + "|" + stem] = (story.started[gen + "|" + stem] || 0) + 1;
+      put(story, toolKey(story, e.toolCallId, true), { kind: "tool", at: e.at, turn: e.turn, id: e.toolCallId, name: e.name, args: e.args, status: "running", activity: stem + ":" + nth });
       break;
     }
     case "tool_end": {
@@ -108,7 +112,7 @@ function addEvent(story, e) {
         args: open ? open.args : e.args === undefined ? null : e.args, refused: !open && e.args !== undefined,
         status: typeof r.status === "string" ? r.status : "ok", result: r.result, error: r.error || null,
         hint: r.retryHint || null, partialResult: r.partialResult, validator: r.validator, feedback: r.feedback,
-        telemetry: r.telemetry || null, runLink: r.runLink || null, reconciled: !!r.reconciled
+        telemetry: r.telemetry || null, runLink: r.runLink || null, reconciled: !!r.reconciled, activity: open ? open.activity : null
       });
       break;
     }
@@ -152,6 +156,38 @@ function addEvent(story, e) {
       break;
   }
   return story;
+}
+
+/* Where the drawn part of a story of total entries begins: the newest size of them, unless a
+   person asked for earlier ones (pinned), when what they have stays and new entries add to it. */
+function windowStart(total, from, pinned, size) {
+  return pinned ? from : Math.max(from, total - size);
+}
+
+/* Where the page before the one drawn from begins ("Show earlier"). */
+function earlierStart(from, size) {
+  return Math.max(0, from - size);
+}
+
+/* A model's reasoning apart from what it said: think blocks (shared/model/think-block.ts), anywhere,
+   any case, closed or running to the end of a cut text. */
+function splitThinking(text) {
+  var block = /<think>[\s\S]*?(?:<\/think>|$)/gi;
+  var thoughts = (text.match(block) || []).map(function (b) { return b.replace(/^<think>/i, "").replace(/<\/think>$/i, "").trim(); }).filter(Boolean);
+  return { reasoning: thoughts.join("\n"), text: text.replace(block, "").trim() };
+}
+
+/* A step's link into the Temporal UI (base: its workflows URL of the namespace, or null). The
+   events carry no history event id nor Temporal run id, so it is the run's history (the UI opens the
+   latest run of the chain), named with the step's activity id to find there when the events give it. */
+function historyLink(base, workflowId, entry) {
+  if (!base) return null;
+  var activity = entry.activity || null;
+  return {
+    href: base + encodeURIComponent(workflowId),
+    text: activity ? "Temporal UI · " + activity : "Temporal UI",
+    title: "The run's history in the Temporal UI" + (activity ? "; this step is activity " + activity : "")
+  };
 }
 
 /* The entries changed since the last call, in story order (new ones last): what to draw. */
