@@ -18,6 +18,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { PACKAGE_ROOT } from '../runtime/package-root.js';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -36,6 +37,7 @@ let w: TestWorker;
 let model = '';
 const cairns: CairnClient[] = [];
 const opened: { served: Served; handler?: CairnMcpHandler }[] = [];
+const processes: ChildProcess[] = [];
 const REVISION = '2026-07-28';
 
 async function server(
@@ -57,6 +59,29 @@ async function server(
   const served = await serve(handler as unknown as CairnHttpHandler);
   opened.push({ served, handler });
   return { handler, url: `${served.url}/mcp` };
+}
+
+/** The MCP endpoint in a process of its own (test/fixtures/mcp-server-process.ts), serving this test's runs; its URL. */
+async function serverProcess(): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(PACKAGE_ROOT, 'test/fixtures/mcp-server-process.ts')],
+    {
+      cwd: PACKAGE_ROOT,
+      env: { ...process.env, TEMPORAL_ADDRESS: serverAddress(), TASK_QUEUE: w.taskQueue, MODEL: model },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  processes.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /serving (\S+)/.exec(out)?.[1];
+      if (url) resolve(url);
+    });
+    child.on('exit', (code) => reject(new Error(`the MCP server process exited (${code})`)));
+  });
 }
 
 /** One address in front of `backends`, each request to the next in turn; counts what each got. */
@@ -115,6 +140,7 @@ beforeAll(async () => {
   w = await startTestWorker();
 });
 afterAll(async () => {
+  for (const child of processes) child.kill('SIGKILL');
   for (const { served, handler } of opened) {
     await handler?.close();
     await served.close();
@@ -394,9 +420,8 @@ describe('MCP 2026-07-28 beside 2025-11-25 on one endpoint', () => {
   it('two server processes behind one address, requests alternating: the question and the review are answered across them', async () => {
     ({ model } = refundScript());
     const refundsBefore = calls.issue_refund ?? 0;
-    const a = await server();
-    const b = await server();
-    const front = await roundRobin([a.url, b.url]);
+    const [a, b] = await Promise.all([serverProcess(), serverProcess()]);
+    const front = await roundRobin([a, b]);
     const asked: string[] = [];
     const client = await v2Client(front.url, person(asked));
     const { tools } = await client.listTools();
