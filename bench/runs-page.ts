@@ -4,15 +4,21 @@
  * and the listing is visibility alone. Seeds `closed` terminated runs and `open` runs waiting on a
  * person of one tenant (plus as many of another tenant), each with the memo a run publishes
  * (`cairnRun`, `cairnEnded` / `cairnWaiting`), then reads: the first page, the first page with the
- * chart's counts, page 2, a phase filter, an outcome filter (applied on the page), p50/p90 over
- * `reads` each. Not part of `npm run bench`: `npx tsx bench/runs-page.ts [closed] [open] [reads]`.
+ * charts' counts (by status, by phase, and over time: the last 12 hours, or a week's range, by
+ * bucket), page 2, a phase filter, an outcome filter (applied on the page), p50/p90 over `reads`
+ * each, and what `counts=1` adds to the first page. Temporal limits visibility calls to 10 a
+ * second per namespace by default (`frontend.namespaceRPS.visibility`, burst 10); reads back to
+ * back exceed it, and the SDK retries a refused call about a second later: `VISIBILITY_RPS=<n>`
+ * starts the server with that limit instead. Not part of `npm run bench`:
+ * `[VISIBILITY_RPS=1000] npx tsx bench/runs-page.ts [closed] [open] [reads]`.
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { CairnClient } from '../client/cairn-client.js';
-import { startEmbeddedServer } from '../runtime/embedded-server.js';
+import { FAST_DEV_SERVER_CONFIG, startEmbeddedServer } from '../runtime/embedded-server.js';
 import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
+import { MAX_COUNT_CALLS } from '../servers/http/run-listing-endpoint.js';
 import { CairnAgent, CairnPhase, CairnTenant, WAITING_MEMO } from '../workflows/contract/index.js';
 import { ENDED_MEMO } from '../workflows/contract/ended-memo.js';
 import { RUN_SUMMARY_MEMO } from '../workflows/contract/run-summary-memo.js';
@@ -24,7 +30,13 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-const server = await startEmbeddedServer({ log: () => undefined });
+const visibilityRps = process.env.VISIBILITY_RPS ? Number(process.env.VISIBILITY_RPS) : undefined;
+const server = await startEmbeddedServer({
+  log: () => undefined,
+  ...(visibilityRps && {
+    dynamicConfig: { ...FAST_DEV_SERVER_CONFIG, 'frontend.namespaceRPS.visibility': visibilityRps },
+  }),
+});
 const temporal = new Client({ connection: await Connection.connect({ address: server.address }) });
 const taskQueue = `bench-runs-page-${randomUUID().slice(0, 8)}`;
 const client = new CairnClient({ client: temporal, taskQueue });
@@ -105,6 +117,10 @@ const { body: first } = await get('limit=25');
 const cases: [string, string][] = [
   ['first page (25)', 'limit=25'],
   ['first page + counts', 'limit=25&counts=1'],
+  [
+    'first page + counts, a week (7 d)',
+    `limit=25&counts=1&from=${new Date(Date.now() - 7 * 86_400_000).toISOString()}`,
+  ],
   ['page 2', `limit=25&cursor=${first.nextCursor}`],
   ['phase=awaiting_review', 'limit=25&phase=awaiting_review'],
   ['status=terminated', 'limit=25&status=terminated'],
@@ -113,8 +129,11 @@ const cases: [string, string][] = [
 console.log(
   `uptime load average ${loadavg()
     .map((l) => l.toFixed(2))
-    .join(' ')}; ${reads} reads each, sequential`,
+    .join(
+      ' ',
+    )}; ${reads} reads each, sequential; visibility limit ${visibilityRps ?? FAST_DEV_SERVER_CONFIG['frontend.namespaceRPS.visibility']}/s`,
 );
+const timesOf = new Map<string, number[]>();
 for (const [name, query] of cases) {
   await get(query); // warm
   const times: number[] = [];
@@ -124,8 +143,21 @@ for (const [name, query] of cases) {
     times.push(ms);
     rows = body.items.length;
   }
+  timesOf.set(name, times);
   console.log(
     `${name.padEnd(34)} p50 ${percentile(times, 50).toFixed(0).padStart(5)} ms  p90 ${percentile(times, 90).toFixed(0).padStart(5)} ms  (${rows} rows)`,
+  );
+}
+// What the charts cost: the counts go at once, beside the page's list.
+const plain = timesOf.get('first page (25)')!;
+for (const [name, window] of [
+  ['first page + counts', 'the last 12 h by the hour'],
+  ['first page + counts, a week (7 d)', 'a week by the day'],
+]) {
+  const counted = timesOf.get(name!)!;
+  const extra = (p: number) => (percentile(counted, p) - percentile(plain, p)).toFixed(0);
+  console.log(
+    `counts=1 adds (over time: ${window}): p50 +${extra(50)} ms, p90 +${extra(90)} ms (at most ${MAX_COUNT_CALLS} visibility counts a read)`,
   );
 }
 console.log(

@@ -70,6 +70,10 @@ export const FAST_DEV_SERVER_CONFIG: DynamicConfig = {
   // (docs/bench.md).
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
+  // Visibility calls per second for the namespace (default 10): the runs page's charts make up to
+  // 19 counts at once, and past the limit each waits for the SDK's retry a second later (p90 of a
+  // page with its charts 1.9 s at the default, +56 ms at 1,000: bench/runs-page.ts, docs/http.md).
+  'frontend.namespaceRPS.visibility': 1_000,
 };
 
 /** `dynamicConfig` as `temporal server start-dev` arguments. */

@@ -1,7 +1,8 @@
 /**
  * The runs page (`GET /runs.html`, listing `GET /runs`) in headless Chromium, against runs on a
  * real dev server: an answered run, one waiting on a question and one failed list with their
- * summaries (request, phase, outcome, turns, tokens, cost) read from visibility; a filter narrows
+ * summaries (request, phase, outcome, turns, tokens, cost) read from visibility, and chart by
+ * status, phase and start time (the newest hour holds them all); a filter narrows
  * the list; paging walks it; another tenant's runs never show; a request with markup stays text.
  * The screenshot goes to a temp file (docs/images/runs-page.png with CAIRN_DOCS_SCREENSHOTS=1).
  */
@@ -158,10 +159,23 @@ describe('the runs page', () => {
     expect(byId.get(runs.asking)!.outcome).toBeUndefined();
     // Its model could not be used: the run failed before it finished a turn; its request is the one its start memo holds.
     expect(byId.get(runs.failed)).toMatchObject({ status: 'failed', outcome: 'failed', request: 'Refund B-2.' });
-    expect(counts).toEqual({
+    expect(counts).toMatchObject({
       byStatus: { running: 1, completed: 2, failed: 1 },
       byPhase: { awaiting_clarification: 1 },
     });
+    // Over time: the last 12 hours by the hour; the runs started a moment ago, all in the newest hour.
+    const overTime = counts!.overTime;
+    expect(overTime.bucketMs).toBe(3_600_000);
+    expect(overTime.buckets).toHaveLength(12);
+    expect(overTime.buckets.at(-1)!.byStatus).toEqual({ running: 1, completed: 2, failed: 1 });
+    expect(overTime.buckets.slice(0, -1).every((b) => Object.keys(b.byStatus).length === 0)).toBe(true);
+    // A range names the window: the failed runs of the last 10 minutes, per minute.
+    const from = new Date(Date.now() - 10 * 60_000).toISOString();
+    const failedLately = (await list('acme', `counts=1&status=failed&from=${encodeURIComponent(from)}`)).counts!
+      .overTime;
+    expect(failedLately.bucketMs).toBe(60_000);
+    expect(failedLately.buckets.map((b) => b.byStatus.failed ?? 0).reduce((a, b) => a + b)).toBe(1);
+    expect(failedLately.buckets.flatMap((b) => Object.keys(b.byStatus).filter((k) => k !== 'failed'))).toEqual([]);
 
     // The summary each run carries in its memo stays a few hundred bytes (the request is cut to 200 characters).
     const memo = (await w.client.workflow.getHandle(runs.markup).describe()).memo?.cairnRun;
@@ -183,6 +197,22 @@ describe('the runs page', () => {
     expect(await rowOf(page, runs.failed).textContent()).toContain('failed');
     expect(await page.locator('#charts [role=listitem][aria-label="completed: 2"]').count()).toBe(1);
     expect(await page.locator('#charts [role=listitem][aria-label="awaiting clarification: 1"]').count()).toBe(1);
+    const bars = page.locator('#over-time .bars [role=listitem]');
+    expect(await bars.count()).toBe(12);
+    expect(await bars.last().getAttribute('aria-label')).toMatch(/ to now: 1 running, 2 completed, 1 failed$/);
+    expect(await bars.first().getAttribute('aria-label')).toMatch(/: none$/);
+    // The newest bar is the tallest, its statuses stacked as tall as their counts.
+    const heights = await bars.evaluateAll((els) =>
+      els.map((e) => (e as unknown as { offsetHeight: number }).offsetHeight),
+    );
+    expect(heights.at(-1)).toBeGreaterThan(50);
+    expect(heights.slice(0, -1).every((h) => h === 0)).toBe(true);
+    const segments = await bars
+      .last()
+      .locator('.fill')
+      .evaluateAll((els) => els.map((e) => [e.className, (e as unknown as { offsetHeight: number }).offsetHeight]));
+    expect(segments.map(([name]) => name)).toEqual(['fill running', 'fill completed', 'fill failed']);
+    expect(Math.abs((segments[1]![1] as number) - 2 * (segments[0]![1] as number))).toBeLessThanOrEqual(2);
     // docs/images/runs-page.png is this picture: CAIRN_DOCS_SCREENSHOTS=1 writes it again; else a temp file.
     const shot = process.env.CAIRN_DOCS_SCREENSHOTS
       ? join(PACKAGE_ROOT, 'docs', 'images', 'runs-page.png')
@@ -271,6 +301,7 @@ describe('the runs page', () => {
       'Refund <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> please',
     );
     expect(await page.locator('#rows script, #rows img').count()).toBe(0);
+    await page.locator('#over-time .bars').waitFor(WAIT); // the runs over time, at a phone's width too
     expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(await page.locator('body').textContent()).not.toContain('Globex secret request.');
     expect(

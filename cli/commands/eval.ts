@@ -39,6 +39,9 @@ Options:
   --report <file.json>  Write the whole report as JSON
   --junit <file.xml>    Write JUnit XML (a test per case, and the gates)
   --html <file.html>    Write an HTML page: every case's decision diff, score, cost and latency charts
+  --run-pages <url>     In the HTML page, link each case's baseline and candidate runs to their run pages
+                        on the cairn serve (createCairnHttpHandler) at <url>, its base path included:
+                        <url>/runs/<workflowId>/page (the runs must be on that server's Temporal)
   --export <dir>        Write the histories --query finds into <dir> (one <workflowId>.json each) and stop
   --config <file>       The project's config (default: the nearest cairn.config.ts, if any)
   --json                The report as one JSON document on stdout
@@ -46,7 +49,8 @@ Options:
 
 Examples:
   cairn eval --export evals/cases --query 'CairnAgent="support" AND ExecutionStatus="Completed"' --limit 50
-  cairn eval evals/gpt-4.1.ts --junit eval.xml --html eval.html`,
+  cairn eval evals/gpt-4.1.ts --junit eval.xml --html eval.html
+  cairn eval evals/gpt-4.1.ts --html eval.html --run-pages https://ops.example.com/cairn`,
 
   async run(argv, io) {
     const { values, positionals } = parseCommandLine('eval', argv, {
@@ -61,6 +65,7 @@ Examples:
         report: { type: 'string' },
         junit: { type: 'string' },
         html: { type: 'string' },
+        'run-pages': { type: 'string' },
         export: { type: 'string' },
         config: { type: 'string' },
       },
@@ -78,6 +83,12 @@ Examples:
     const limit = whole('limit', values.limit);
     const concurrency = whole('concurrency', values.concurrency);
     if (values.query !== undefined && !values.query.trim()) throw new UsageError('--query is empty');
+    const runPagesUrl = values['run-pages'];
+    if (runPagesUrl !== undefined) {
+      if (values.html === undefined) throw new UsageError('--run-pages needs --html: the page that links the runs');
+      if (!/^https?:\/\/[^/]/.test(runPagesUrl) || !URL.canParse(runPagesUrl))
+        throw new UsageError(`--run-pages must be an http(s) URL, not "${runPagesUrl}"`);
+    }
     if (values.export !== undefined) {
       if (values.query === undefined) throw new UsageError('--export needs --query: the runs to export');
       const { connectClient } = await import('../connect.js');
@@ -118,10 +129,14 @@ Examples:
       throw new CliError(`Cannot read the payload encryption keys: ${(error as Error).message}`);
     }
     // An embedded server's `close` stops it too.
-    const connected =
-      hasExternalServer() || values.query !== undefined
-        ? await connectFromEnvironment().catch((error: Error) => Promise.reject(new CliError(error.message)))
-        : await (await import('../../runtime/embedded-server.js')).startEmbeddedServer();
+    const external = hasExternalServer() || values.query !== undefined;
+    const connected = external
+      ? await connectFromEnvironment().catch((error: Error) => Promise.reject(new CliError(error.message)))
+      : await (await import('../../runtime/embedded-server.js')).startEmbeddedServer();
+    if (runPagesUrl !== undefined && !external)
+      process.stderr.write(
+        'cairn eval: --run-pages: the runs go to an embedded dev server that stops with the evaluation; set TEMPORAL_ADDRESS for pages that stay.\n',
+      );
     const { Client } = await import('@temporalio/client');
     const client = dataConverter
       ? new Client({ connection: connected.client.connection, namespace: connected.namespace, dataConverter })
@@ -186,7 +201,7 @@ Examples:
     }
     if (values.report) await writeFile(values.report, `${JSON.stringify(report, null, 2)}\n`);
     if (values.junit) await writeFile(values.junit, junitXml(report));
-    if (values.html) await writeFile(values.html, htmlReport(report));
+    if (values.html) await writeFile(values.html, htmlReport(report, { ...(runPagesUrl && { runPagesUrl }) }));
     for (const line of summaryText(report).trimEnd().split('\n')) io.line(line);
     io.document(report);
     return report.passed ? 0 : 1;

@@ -4,6 +4,16 @@
  * with each case's decision diff and charts of the score, cost and latency deltas. The JSON is
  * the EvalReport itself. Node-only (pure string building; the CLI writes the files).
  */
+
+/** How the HTML report is written. */
+export interface HtmlReportOptions {
+  /**
+   * Where `createCairnHttpHandler` (`cairn serve`) is mounted, its `basePath` included (e.g.
+   * `https://ops.example.com/api/cairn`): each case's baseline and candidate runs link to their run
+   * pages, `<runPagesUrl>/runs/<workflowId>/page`. An http(s) URL. Default: no links.
+   */
+  readonly runPagesUrl?: string;
+}
 import type { CaseReport, EvalReport, LaneReport } from './eval-results.js';
 
 const pct = (value: number | null) => (value === null ? 'n/a' : `${Math.round(value * 1000) / 10}%`);
@@ -122,14 +132,51 @@ function deltaChart(
   );
 }
 
-function caseSection(item: CaseReport): string {
+/** `runPagesUrl` as the base of the links, checked: a link must not run script (`javascript:`). */
+function runPagesBase(runPagesUrl: string | undefined): string | undefined {
+  if (runPagesUrl === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(runPagesUrl);
+  } catch {
+    throw new TypeError(`runPagesUrl must be an http(s) URL, not "${runPagesUrl}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`runPagesUrl must be an http(s) URL, not "${runPagesUrl}".`);
+  // The handler's routes follow its mount path: a query or fragment of the base has no place in them.
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** A lane run's page as the HTTP handler serves it (`GET <base>/runs/:id/page`), as an attribute value. */
+function runPageHref(base: string, workflowId: string): string {
+  return xml(`${base}/runs/${encodeURIComponent(workflowId)}/page`);
+}
+
+/** The lane's name, linked to its run's page when there is a base and a run. */
+function laneHeading(lane: 'baseline' | 'candidate', report: LaneReport | undefined, base: string | undefined): string {
+  if (!base || !report) return lane;
+  return `<a class="run-page" data-lane="${lane}" href="${runPageHref(base, report.workflowId)}" title="${xml(report.workflowId)}">${lane}</a>`;
+}
+
+function caseSection(item: CaseReport, base: string | undefined): string {
   const status = item.error ? 'error' : item.pass ? 'pass' : 'fail';
   const rows: string[] = [];
   if (item.error) rows.push(`<p class="error">${xml(item.error.code)}: ${xml(item.error.message)}</p>`);
+  if (base && (item.baseline || item.candidate))
+    rows.push(
+      `<p class="runs">Run pages: ${[
+        item.baseline &&
+          `${laneHeading('baseline', item.baseline, base)} <code>${xml(item.baseline.workflowId)}</code>`,
+        item.candidate &&
+          `${laneHeading('candidate', item.candidate, base)} <code>${xml(item.candidate.workflowId)}</code>`,
+      ]
+        .filter(Boolean)
+        .join(' · ')}</p>`,
+    );
   const changes = item.changes ?? [];
   if (changes.length > 0)
     rows.push(
-      `<table><tr><th>decision</th><th>baseline</th><th>candidate</th></tr>${changes
+      `<table><tr><th>decision</th><th>${laneHeading('baseline', item.baseline, base)}</th><th>${laneHeading('candidate', item.candidate, base)}</th></tr>${changes
         .map(
           (change) =>
             `<tr><td>${xml(change.text)}</td><td><code>${xml(JSON.stringify(change.before))}</code></td><td><code>${xml(JSON.stringify(change.after))}</code></td></tr>`,
@@ -149,8 +196,12 @@ function caseSection(item: CaseReport): string {
   return `<section class="${status}"><h3>${status.toUpperCase()} ${xml(item.id)}</h3><p class="prompt">${xml(item.prompt)}</p>${rows.join('')}</section>`;
 }
 
-/** One HTML page, no scripts or external files: the summary, the gates, three delta charts and every case's diff. */
-export function htmlReport(report: EvalReport): string {
+/**
+ * One HTML page, no scripts or external files: the summary, the gates, three delta charts and every
+ * case's diff; with `runPagesUrl`, each case's two lane runs linked to their run pages.
+ */
+export function htmlReport(report: EvalReport, options: HtmlReportOptions = {}): string {
+  const base = runPagesBase(options.runPagesUrl);
   const evaluated = report.cases.filter((item) => !item.error && item.baseline && item.candidate);
   const { summary } = report;
   const charts = [
@@ -197,7 +248,7 @@ code{font-size:12px}.failure,.error{color:#c0392b}.prompt{color:#555}figure{marg
 <tr><td>people asked</td><td>${summary.baseline.peopleAsked}</td><td>${summary.candidate.peopleAsked}</td></tr></table>
 <h2>Gates</h2><ul>${report.gates.map((gate) => `<li class="${gate.crossed ? 'failure' : ''}">${gate.gate}: ${gate.crossed ? 'CROSSED' : 'ok'} (limit ${gate.limit}, actual ${gate.actual})</li>`).join('')}</ul>
 <h2>Deltas</h2>${charts.join('\n')}
-<h2>Cases</h2>${report.cases.map(caseSection).join('\n')}
+<h2>Cases</h2>${report.cases.map((item) => caseSection(item, base)).join('\n')}
 </body></html>
 `;
 }

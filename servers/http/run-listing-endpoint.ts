@@ -2,14 +2,16 @@
  * `GET /runs`: the caller's tenant's runs as JSON, for the runs page (runs-page.ts) and any client:
  * `?agent=&phase=&status=&outcome=&user=&from=&to=&limit=&cursor=`, each row from visibility (no
  * Query per run: run-listing.ts). With `counts=1`, also how many runs pass the filters by status,
- * and the open ones by phase, for the page's chart (visibility counts; the outcome filter is not
- * applied to them, as memos cannot be counted). Authorized as the inbox is (`inbox`): it shows
+ * the open ones by phase, and how many started per time bucket by status, for the page's charts
+ * (visibility counts, at most 1 + 6 phases + 12 buckets; the outcome filter is not applied to them,
+ * as memos cannot be counted). Authorized as the inbox is (`inbox`): it shows
  * the same kind of thing, the runs of the caller's tenant and their requests. Node-only.
  */
 import { searchAttributesHint } from '../../client/cairn-client.js';
 import { authorized, type HttpContext } from './http-context.js';
 import { HttpError } from './http-error.js';
 import {
+  countByStatus,
   DEFAULT_RUNS_PAGE,
   listRunRows,
   MAX_RUNS_PAGE,
@@ -19,12 +21,15 @@ import {
   type RunFilters,
   type RunsListing,
 } from './run-listing.js';
+import { countRunsOverTime, MAX_TIME_BUCKETS, type RunsOverTime } from './runs-over-time.js';
 
 export interface RunCounts {
   /** Runs that pass the filters (but outcome), by Temporal status. */
   readonly byStatus: Record<string, number>;
   /** Of those, the open ones by phase. */
   readonly byPhase: Record<string, number>;
+  /** Runs started per time bucket by status, over the filters' time range or the last 12 hours (runs-over-time.ts). */
+  readonly overTime: RunsOverTime;
 }
 
 export interface RunsResponse extends RunsListing {
@@ -71,6 +76,8 @@ export async function readRuns(
 }
 
 const OPEN_PHASES = RUN_PHASES.filter((p) => p !== 'done');
+/** The most visibility counts one `counts=1` read makes (by status, per open phase, per time bucket); they go at once. */
+export const MAX_COUNT_CALLS = 1 + OPEN_PHASES.length + MAX_TIME_BUCKETS;
 
 async function countRuns(
   { client }: Pick<HttpContext, 'client'>,
@@ -79,22 +86,18 @@ async function countRuns(
 ): Promise<RunCounts> {
   const { outcome: _outcome, ...counted } = filters;
   const base = runsQuery(client.taskQueue, tenant, counted);
-  const [statuses, ...phases] = await Promise.all([
-    client.temporal.workflow.count(`${base} GROUP BY ExecutionStatus`),
+  const [byStatus, overTime, ...phases] = await Promise.all([
+    countByStatus(client, base),
+    countRunsOverTime(client, tenant, filters),
     ...OPEN_PHASES.map((phase) =>
       filters.phase !== undefined && filters.phase !== phase
         ? { count: 0 }
         : client.temporal.workflow.count(runsQuery(client.taskQueue, tenant, { ...counted, phase, status: 'running' })),
     ),
   ]);
-  const byStatus: Record<string, number> = {};
-  for (const group of statuses.groups) {
-    const name = String(group.groupValues[0] ?? '');
-    byStatus[name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()] = group.count;
-  }
   const byPhase: Record<string, number> = {};
   OPEN_PHASES.forEach((phase, i) => {
     if (phases[i]!.count > 0) byPhase[phase] = phases[i]!.count;
   });
-  return { byStatus, byPhase };
+  return { byStatus, byPhase, overTime };
 }

@@ -122,6 +122,17 @@ export function runsQuery(taskQueue: string, tenant: string | undefined, filters
   return parts.join(' AND ');
 }
 
+/** How many runs `query` finds, by Temporal status as the page names it (`timed_out`): one visibility count. */
+export async function countByStatus(client: CairnClient, query: string): Promise<Record<string, number>> {
+  const { groups } = await client.temporal.workflow.count(`${query} GROUP BY ExecutionStatus`);
+  const byStatus: Record<string, number> = {};
+  for (const group of groups) {
+    const name = String(group.groupValues[0] ?? '');
+    byStatus[name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()] = group.count;
+  }
+  return byStatus;
+}
+
 /** The Temporal status an outcome implies, where one does (answered and the end codes may be Completed or Failed). */
 function statusOfOutcome(outcome: string | undefined): string | undefined {
   if (outcome === undefined) return undefined;

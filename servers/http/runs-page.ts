@@ -4,8 +4,9 @@
  * runs first then the latest ended, each with its request, agent, status and phase, outcome code,
  * since when it waits or when it ended, turns, tokens and cost, linked to its run page; filtered
  * by agent, phase, status, outcome, user and start time (the filters stay in the page's address,
- * so a filtered list can be shared); paged with the listing's cursor; and a bar chart of the runs
- * by status and the open ones by phase. Keyboard-usable (a form and links), readable at a phone's
+ * so a filtered list can be shared); paged with the listing's cursor; bar charts of the runs by
+ * status, the open ones by phase, and the runs started per time bucket by status (the filters'
+ * time range, or the last 12 hours by the hour: runs-over-time.ts). Keyboard-usable (a form and links), readable at a phone's
  * width. The bearer token is the inbox page's (sessionStorage); everything a run says is put in
  * the page as text, never as HTML. Node-only (served by servers/http).
  */
@@ -48,6 +49,17 @@ export const RUNS_PAGE = `<!doctype html>
   .fill.completed { background: #2f855a; } .fill.canceled { background: #9aa3b2; }
   .fill.awaiting_clarification, .fill.awaiting_review, .fill.awaiting_budget { background: #b7791f; }
   .num { text-align: right; font-variant-numeric: tabular-nums; }
+  /* Runs over time: a column a bucket, its runs stacked by status, as tall as its count. */
+  .chart.over-time { grid-column: 1 / -1; min-width: 0; }
+  .over-time .bars, .over-time .ticks { display: flex; gap: 3px; }
+  .over-time .ticks { overflow: hidden; }
+  .over-time .bars { align-items: flex-end; height: 110px; border-bottom: 1px solid #c7ccd6; }
+  .over-time .bar { flex: 1 1 0; min-width: 0; display: flex; flex-direction: column-reverse; border-radius: 2px 2px 0 0; overflow: hidden; }
+  .over-time .bar .fill { height: auto; min-height: 0; }
+  .over-time .fill.terminated { background: #7f1d1d; } .over-time .fill.timed_out { background: #e07a5f; }
+  .over-time .ticks span { flex: 1 1 0; min-width: 0; font-size: 10px; color: #5b6475; white-space: nowrap; overflow: visible; }
+  .over-time .legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; margin-top: 6px; }
+  .over-time .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
   table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid #dde1e8; border-radius: 8px; font-size: 13px; }
   th, td { text-align: left; padding: 7px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
   th { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: #5b6475; font-weight: 600; }
@@ -93,7 +105,7 @@ export const RUNS_PAGE = `<!doctype html>
   <div><label for="f-to">Started until</label><input id="f-to" name="to" type="datetime-local"></div>
   <div><button class="primary" type="submit">Filter</button> <button type="reset" id="clear">Clear</button></div>
 </form>
-<section class="card charts" id="charts" aria-label="Runs by status and phase"></section>
+<section class="card charts" id="charts" aria-label="Runs by status, phase and start time"></section>
 <div id="error" class="error" role="alert"></div>
 <table id="runs">
   <thead><tr><th scope="col">Request</th><th scope="col">Agent</th><th scope="col">Phase</th><th scope="col">Outcome</th><th scope="col">Waiting since / ended</th><th scope="col" class="num">Turns</th><th scope="col" class="num">Tokens in / out</th><th scope="col" class="num">Cost</th></tr></thead>
@@ -104,6 +116,7 @@ export const RUNS_PAGE = `<!doctype html>
 "use strict";
 var TOKEN_KEY = "cairn-inbox-token";
 var FILTERS = ["agent", "phase", "status", "outcome", "user", "from", "to"];
+var STATUS_NAMES = ${JSON.stringify(STATUS_NAMES)};
 ${PAGE_DOM_SCRIPT}
 var form = document.getElementById("filters");
 var rowsEl = document.getElementById("rows");
@@ -176,16 +189,53 @@ function chart(title, counts) {
   return el("div", { class: "chart" }, [el("h2", { text: title }), el("div", { role: "list" }, lines.length ? lines : [el("div", { class: "muted", text: "none" })])]);
 }
 
+function span(ms) {
+  return ms >= 86400000 ? ms / 86400000 + " d" : ms >= 3600000 ? ms / 3600000 + " h" : ms / 60000 + " min";
+}
+
+/* Runs started per bucket, stacked by status: bars as tall as their count, each bucket read out as a list item. */
+function overTimeChart(t) {
+  /* A date for buckets of days, a time for a window within a day, both between. */
+  var day = t.bucketMs >= 86400000;
+  var long = !day && Date.parse(t.to) - Date.parse(t.from) > 86400000;
+  var label = function (iso) {
+    var d = new Date(iso);
+    var date = d.toLocaleDateString([], { month: "short", day: "numeric" });
+    var time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    return day ? date : long ? date + " " + time : time;
+  };
+  var whole = function (iso) { var d = new Date(iso); return d.toLocaleDateString([], { month: "short", day: "numeric" }) + " " + d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }); };
+  var totals = t.buckets.map(function (b) { return Object.keys(b.byStatus).reduce(function (n, k) { return n + b.byStatus[k]; }, 0); });
+  var max = totals.reduce(function (m, n) { return Math.max(m, n); }, 0);
+  var sums = {};
+  /* Every few buckets a time under the axis: six at most, so they fit a phone's width. */
+  var every = Math.max(1, Math.ceil(t.buckets.length / (long ? 4 : 6)));
+  var bars = t.buckets.map(function (b, i) {
+    var parts = STATUS_NAMES.filter(function (k) { return b.byStatus[k]; });
+    Object.keys(b.byStatus).forEach(function (k) { if (parts.indexOf(k) < 0) parts.push(k); sums[k] = (sums[k] || 0) + b.byStatus[k]; });
+    var said = label(b.from) + " to " + (i === t.buckets.length - 1 ? "now" : label(b.to)) + ": " + (parts.length ? parts.map(function (k) { return b.byStatus[k] + " " + k.replace(/_/g, " "); }).join(", ") : "none");
+    var bar = el("div", { class: "bar", role: "listitem", "aria-label": said, title: said }, parts.map(function (k) {
+      var seg = el("div", { class: "fill " + k });
+      seg.style.flex = b.byStatus[k] + " 1 0";
+      return seg;
+    }));
+    bar.style.height = (max ? (100 * totals[i]) / max : 0) + "%";
+    return bar;
+  });
+  var ticks = t.buckets.map(function (b, i) { return el("span", { "aria-hidden": "true", text: i % every === 0 ? label(b.from) : "" }); });
+  var legend = Object.keys(sums).map(function (k) { return el("span", {}, [el("i", { class: "fill " + k }), k.replace(/_/g, " ") + " " + sums[k]]); });
+  return el("div", { class: "chart over-time", id: "over-time" }, [
+    el("h2", { text: "Runs started per " + span(t.bucketMs) + ", " + (form.elements.from.value || form.elements.to.value ? whole(t.from) + " to " + whole(t.to) : "the last " + span(Date.parse(t.to) - Date.parse(t.from))) }),
+    t.buckets.length ? el("div", { class: "bars", role: "list" }, bars) : el("div", { class: "muted", text: "no time to chart" }),
+    el("div", { class: "ticks" }, ticks),
+    el("div", { class: "legend" }, legend.length ? legend : [el("span", { class: "muted", text: "no runs started then" })]),
+  ]);
+}
+
 function render(body) {
   while (rowsEl.firstChild) rowsEl.removeChild(rowsEl.firstChild);
   body.items.forEach(function (r) { rowsEl.appendChild(row(r)); });
   if (body.items.length === 0) rowsEl.appendChild(el("tr", {}, [el("td", { colspan: "8", class: "empty", text: "No runs match." })]));
-  if (body.counts) {
-    var charts = document.getElementById("charts");
-    while (charts.firstChild) charts.removeChild(charts.firstChild);
-    charts.appendChild(chart("Runs by status", body.counts.byStatus));
-    charts.appendChild(chart("Open runs by phase", body.counts.byPhase));
-  }
   nextCursor = body.nextCursor || null;
   document.getElementById("next").disabled = !nextCursor;
   document.getElementById("prev").disabled = cursors.length === 0;
@@ -193,11 +243,30 @@ function render(body) {
   statusEl.textContent = body.items.length + " runs on this page · updated " + new Date().toLocaleTimeString();
 }
 
+function renderCharts(counts) {
+  var charts = document.getElementById("charts");
+  while (charts.firstChild) charts.removeChild(charts.firstChild);
+  charts.appendChild(chart("Runs by status", counts.byStatus));
+  charts.appendChild(chart("Open runs by phase", counts.byPhase));
+  if (counts.overTime) charts.appendChild(overTimeChart(counts.overTime));
+}
+
+/* The charts' counts (up to 19 visibility calls) come in a request of their own: the rows never wait for them. */
+function loadCharts() {
+  var p = filterParams();
+  p.set("limit", "1");
+  p.set("counts", "1");
+  return fetch("runs?" + p, { headers: headers(false) })
+    .then(function (r) { return r.ok ? r.json() : null; })
+    .then(function (j) { if (j && j.counts) renderCharts(j.counts); })
+    .catch(function () {});
+}
+
 function load(withCounts) {
+  if (withCounts) loadCharts();
   var p = filterParams();
   p.set("limit", params.get("limit") || "25");
   if (cursor) p.set("cursor", cursor);
-  if (withCounts) p.set("counts", "1");
   var shown = filterParams();
   if (params.get("limit")) shown.set("limit", params.get("limit"));
   history.replaceState(null, "", location.pathname + (shown.toString() ? "?" + shown : ""));
