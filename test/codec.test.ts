@@ -38,6 +38,8 @@ import { resolveTemporalCli } from '../runtime/temporal-cli.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { testAgent } from './fixtures/agents.js';
+import { serve } from './support/http.js';
+import { createCairnHttpHandler } from '../servers/http/cairn-http-handler.js';
 import { serverAddress, startTestWorker, type TestWorker } from './support/temporal.js';
 
 const run = promisify(execFile);
@@ -478,6 +480,25 @@ describe('a run with the codec on, on the real dev server', { timeout: 180_000 }
       expect((await fetch(`${ready.url}/decode`, { method: 'POST', body: '{"payloads":[]}' })).status).toBe(401);
     } finally {
       child.kill('SIGTERM');
+    }
+  });
+
+  it('the HTTP handler on a client with the codec (as `cairn serve` with CAIRN_CODEC_KEYS) serves the run decoded: its state, its events, its page', async () => {
+    const served = await serve(
+      createCairnHttpHandler({
+        client: new CairnClient({ client: w.client, taskQueue: w.taskQueue }),
+        agents: [testAgent],
+      }),
+    );
+    try {
+      const read = (await (await fetch(`${served.url}/runs/${workflowId}`)).json()) as { state: { answer?: string } };
+      expect(read.state.answer).toBe(answer);
+      const events = await (await fetch(`${served.url}/runs/${workflowId}/events?from=0`)).text();
+      expect(events).toContain(marker);
+      const page = await fetch(`${served.url}/runs/${workflowId}/page`);
+      expect(page.status).toBe(200);
+    } finally {
+      await served.close();
     }
   });
 
