@@ -32,7 +32,7 @@ export function eventLines(workflowId: string, event: RunEventItem): string[] {
           `${at} said (${event.id}): ${typeof event.detail === 'string' ? event.detail : JSON.stringify(event.detail)}`,
         ];
       return [
-        `${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}: ${decisionText(event.detail)}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`,
+        `${at} ${event.kind === 'answer' ? `answered ${event.id}` : event.kind === 'review' ? `decided ${event.id}: ${decisionText(event.detail)}` : event.kind === 'budget' ? `decided budget ${event.id}: ${compact(event.detail, 160)}` : event.kind === 'pause' ? 'paused' : event.kind === 'resume' ? 'resumed' : 'cancelled'}`,
       ];
     case 'hand_over':
       return [

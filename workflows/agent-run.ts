@@ -160,6 +160,7 @@ export function defineAgentRun(agents: readonly Agent[]) {
     budget.install(
       () => current.step,
       () => handOver.active,
+      (kind, id, detail) => narrator.heard(kind, id, detail),
     );
     const changes = new ReviewChanges();
     const upgrade = new RunUpgrade(agent);

@@ -5,6 +5,7 @@
  * answers and reviews). Workflow code (sandbox), deterministic.
  */
 import { setHandler } from '@temporalio/workflow';
+import type { JsonValue } from '../shared/json/json.js';
 import type { BudgetDecision, PlanStep } from '../planner/index.js';
 import { parseBudgetDecision } from '../shared/human-input/budget-decision.js';
 import { HumanInputError } from './human-input.js';
@@ -58,11 +59,18 @@ export class BudgetRequests {
   }
 
   /** `handingOver`: the run is about to continue as new, and a decision taken now would not be carried: refused, to send again. */
-  install(step: () => PlanStep, handingOver: () => boolean): void {
+  install(
+    step: () => PlanStep,
+    handingOver: () => boolean,
+    heard: (kind: 'budget', id: string, detail: JsonValue) => void = () => {},
+  ): void {
     setHandler(
       extendBudgetUpdate,
       (input: BudgetExtensionInput) => {
-        this.#decision ??= validateBudgetDecision(step(), input, undefined);
+        if (this.#decision) return;
+        this.#decision = validateBudgetDecision(step(), input, undefined);
+        // Whoever watches the run is told who decided what (the run page's story, cairn watch).
+        heard('budget', input.id, this.#decision as unknown as JsonValue);
       },
       {
         validator: (input: BudgetExtensionInput) => {

@@ -238,7 +238,7 @@ function entryNode(e) {
       parts = [head("review", e, [el("span", { class: "name", text: e.name }), el("span", { class: "muted", text: e.id + (e.child ? " · child " + e.child.agent : "") })]), e.description ? el("div", { class: "muted", text: e.description }) : null, pre(e.args), e.decided !== undefined ? el("div", { class: "text" }, [el("strong", { text: "Decision: " }), decidedText(e.decided)]) : null];
       break;
     case "person": {
-      var said = e.what === "message" || e.what === "answer" ? valueText(e.detail) : e.what === "review" ? decidedText(e.detail) : "";
+      var said = e.what === "message" || e.what === "answer" || e.what === "budget" ? valueText(e.detail) : e.what === "review" ? decidedText(e.detail) : "";
       parts = [head("person", e, [el("span", { class: "name", text: e.what }), e.id ? el("span", { class: "muted", text: e.id }) : null]), said ? el("div", { class: "text", text: said }) : null];
       break;
     }

@@ -84,4 +84,4 @@ export type RunEvent =
 export type RunEventType = RunEvent['type'];
 
 /** What a person sent a run. */
-export type HumanKind = 'answer' | 'review' | 'pause' | 'resume' | 'cancel' | 'message';
+export type HumanKind = 'answer' | 'review' | 'budget' | 'pause' | 'resume' | 'cancel' | 'message';
