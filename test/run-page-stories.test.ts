@@ -5,6 +5,9 @@
  * chain; a parent whose agent tool runs a child; a live run whose model streams, its partial text on
  * the page before the turn ends.
  */
+import { PACKAGE_ROOT } from '../runtime/package-root.js';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -91,6 +94,15 @@ const handle = (runId: string) => w.client.workflow.getHandle(runId);
 const usage = { inputTokens: 40, outputTokens: 20 };
 
 /** The story's entries, each as "<class>: <text>", in the order the page shows them. */
+/** A picture of the page: docs/images/run-page-<name>.png with CAIRN_DOCS_SCREENSHOTS=1, else a temp file. */
+const shoot = (page: Page, name: string) =>
+  page.screenshot({
+    path: process.env.CAIRN_DOCS_SCREENSHOTS
+      ? join(PACKAGE_ROOT, 'docs', 'images', `run-page-${name}.png`)
+      : join(tmpdir(), `cairn-run-page-${name}-${process.pid}.png`),
+    fullPage: true,
+  });
+
 const entries = (page: Page) =>
   page
     .locator('#timeline > li')
@@ -152,6 +164,7 @@ describe('the run page tells', () => {
     expect(at('"status": "shipped"')).toBeGreaterThan(extended);
     expect(story.at(-1)).toMatch(/^finish: .*A-3 has shipped\./);
     expect(await page.locator('#waiting .card').count()).toBe(0);
+    await shoot(page, 'budget');
     await page.close();
   }, 180_000);
 
@@ -191,6 +204,7 @@ describe('the run page tells', () => {
       'model turn 3',
     ]);
     expect(await page.locator('#timeline li.tool', { hasText: 'lookup_order' }).count()).toBe(2);
+    await shoot(page, 'continue-as-new');
     await page.close();
   }, 180_000);
 
@@ -210,6 +224,7 @@ describe('the run page tells', () => {
     const page = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
     await page.goto(pageOf(runId));
     await page.locator('#timeline li.finish', { hasText: 'The helper says A-1001 has shipped.' }).waitFor(WAIT);
+    await shoot(page, 'agent-tool');
     const call = page.locator('#timeline li.tool', { hasText: 'ask_helper' });
     expect(await call.textContent()).toContain('"task": "Where is order A-1001?"');
     expect(await call.locator('details', { hasText: 'Result' }).textContent()).toContain(
@@ -238,6 +253,7 @@ describe('the run page tells', () => {
     await page.locator('#status', { hasText: 'Live: following the run.' }).waitFor(WAIT);
     await expect.poll(() => turn.locator('.text').textContent(), WAIT).toBe(LIVE_REPLY.slice(0, 21));
     expect(await page.locator('#timeline li.finish').count()).toBe(0);
+    await shoot(page, 'live');
     partialShown.open();
     await page.locator('#timeline li.finish', { hasText: LIVE_REPLY }).waitFor(WAIT);
     // The turn, ended, is one entry with the whole reply, no longer answering.
