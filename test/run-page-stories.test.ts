@@ -168,6 +168,37 @@ describe('the run page tells', () => {
     await page.close();
   }, 180_000);
 
+  it('a review edited from the page: the call runs with the edit, and the story says who changed what', async () => {
+    const runId = await start(
+      {
+        model: scripted([
+          scriptStep.call('issue_refund', { orderId: 'A-9', amount: 80 }),
+          scriptStep.text('Refunded on A-9.'),
+        ]),
+      },
+      'Refund A-9.',
+    );
+    await awaiting(handle(runId), 'awaiting_review');
+    const page = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
+    await page.goto(pageOf(runId));
+    const review = page.locator('#waiting .card.review', { hasText: 'issue_refund' });
+    await review.waitFor(WAIT);
+    // Accept refuses changed arguments; Edit sends them.
+    await review.locator('textarea[name=args]').fill('{ "orderId": "A-9", "amount": 40 }');
+    await review.locator('button', { hasText: 'Accept' }).click();
+    await review.locator('.error', { hasText: 'use Edit' }).waitFor(WAIT);
+    await review.locator('button', { hasText: 'Edit' }).click();
+    await page.locator('.notice', { hasText: 'Edited and accepted the call to issue_refund' }).waitFor(WAIT);
+    await page.locator('#timeline li.finish', { hasText: 'Refunded on A-9.' }).waitFor(WAIT);
+    expect(await page.locator('#timeline li.review', { hasText: 'issue_refund' }).textContent()).toContain(
+      'edited, run with {"orderId":"A-9","amount":40}',
+    );
+    expect(await page.locator('#timeline li.tool', { hasText: 'issue_refund' }).textContent()).toContain(
+      '"amount": 40',
+    );
+    await page.close();
+  }, 180_000);
+
   it('a run that continues as new, live and from history, as one story across the chain', async () => {
     const runId = await start({ model: 'scripted:chain', continueAsNewAfterTurns: 1 }, 'Where are A-6 and A-7?');
     const page = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
