@@ -79,6 +79,34 @@ const PROBES: readonly Probe[] = [
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The bundle module of each line (bundleModules), also inside a module that webpack's scope hoisting
+ * (runtime/workflow-bundle.ts) concatenated others into: each one's code follows a `;// ./path` line.
+ * Module evaluation is still counted to the module that holds them all.
+ */
+function hoistedModules(code: string): (line: number) => string | undefined {
+  const outer = bundleModules(code);
+  const inner: { line: number; module: string }[] = [];
+  let root: string | undefined;
+  for (const [line, text] of code.split('\n').entries()) {
+    const match = /^;\/\/ \.\/(\S+)$/.exec(text);
+    if (match) inner.push({ line, module: match[1]!.replace(/^node_modules\//, '') });
+    // A concatenated module's section ends where its root module does.
+    else if (outer(line) !== root) (root = outer(line)), inner.push({ line, module: '' });
+  }
+  return (line) => {
+    let lo = 0;
+    let hi = inner.length - 1;
+    let found = '';
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (inner[mid]!.line <= line) (found = inner[mid]!.module), (lo = mid + 1);
+      else hi = mid - 1;
+    }
+    return found || outer(line);
+  };
+}
+
 function load(): string {
   try {
     return execFileSync('uptime', { encoding: 'utf8' }).trim();
@@ -282,7 +310,7 @@ async function main(): Promise<void> {
         LOOPS.map((loop) => [
           loop,
           summarizeProfile(profile, windows[loop], {
-            bundle: { path: bundles[bundle].path, moduleAt: bundleModules(bundles[bundle].code) },
+            bundle: { path: bundles[bundle].path, moduleAt: hoistedModules(bundles[bundle].code) },
             probes: PROBES,
           }),
         ]),

@@ -127,6 +127,7 @@ export async function bundleWorkflows(
       module: { ...config.module, rules: config.module?.rules?.map(nativeSyntax) },
       resolve: { ...config.resolve, modules, alias: { ...sourceAliases(), ...(config.resolve?.alias as object) } },
       plugins: [...(config.plugins ?? []), builtinsAsBindings()],
+      optimization: { ...config.optimization, ...scopeHoisting },
       // Webpack's own cache too: a changed eval module rebuilds only what changed.
       ...(cacheDir && {
         plugins: [...(config.plugins ?? []), builtinsAsBindings(), recordFiles as never],
@@ -229,6 +230,13 @@ function nativeSyntax<Rule>(rule: Rule): Rule {
   if (!use?.loader?.includes('swc-loader') || use.options?.jsc?.target === undefined) return rule;
   return { ...rule, use: { ...use, options: { ...use.options, jsc: { ...use.options.jsc, target: 'es2022' } } } };
 }
+
+/**
+ * Webpack's scope hoisting, off in the development mode the SDK bundles in: ES modules imported
+ * only by one another become one module, their imports plain variables instead of a getter each
+ * (`__webpack_require__.d`) and a module-cache lookup per module per run.
+ */
+const scopeHoisting = { concatenateModules: true };
 
 /** The names shared/sandbox-builtins.ts exports. */
 const BUILTINS = [

@@ -12,6 +12,7 @@ import { defineTool, type AnyTool, type SideEffects, type ToolContext } from '..
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import type { McpListing, McpServer, McpToolInfo } from './mcp-server.js';
 import { measureJson } from '../json/json-measure.js';
+import { lazySchema } from '../lazy-schema.js';
 
 const MCP_TOOL = Symbol.for('cairn.McpTool');
 
@@ -127,7 +128,8 @@ function sideEffectsOf(info: McpToolInfo): SideEffects {
   return 'once';
 }
 
-const ANY_OBJECT = z.record(z.string(), z.unknown());
+/** Built on first use and once per workflow thread (shared/lazy-schema.ts): most runs have no MCP server. */
+const ANY_OBJECT = lazySchema(() => z.record(z.string(), z.unknown()), { sharedAs: 'cairn.mcp.anyObject' });
 
 /** Deeper schemas take any object: zod reads a schema recursively. */
 const MAX_SCHEMA_DEPTH = 16;
