@@ -13,7 +13,7 @@ import type { Client } from '@temporalio/client';
 /** Longer than the server's long poll (a minute): a live idle worker polls again within it. */
 export const POLLED_WITHIN_MS = 75_000;
 /** A poll's age past which the client's clock, not the poll, is off. */
-const SKEWED_MS = 24 * 3_600_000;
+export const SKEWED_MS = 24 * 3_600_000;
 /** How long one look at a queue's pollers serves the reads that follow. */
 const REUSE_MS = 1_500;
 /** temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW (@temporalio/proto is not Cairn's to import). */

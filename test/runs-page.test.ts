@@ -170,7 +170,9 @@ describe('the runs page', () => {
     expect(overTime.buckets.at(-1)!.byStatus).toEqual({ running: 1, completed: 2, failed: 1 });
     expect(overTime.buckets.slice(0, -1).every((b) => Object.keys(b.byStatus).length === 0)).toBe(true);
     // A range names the window: the failed runs of the last 10 minutes, per minute.
-    const from = new Date(Date.now() - 10 * 60_000).toISOString();
+    // By the server's clock (a run's start), never this process's: under a fake clock the two differ.
+    const started = (await w.client.workflow.getHandle(runs.failed).describe()).startTime.getTime();
+    const from = new Date(started - 10 * 60_000).toISOString();
     const failedLately = (await list('acme', `counts=1&status=failed&from=${encodeURIComponent(from)}`)).counts!
       .overTime;
     expect(failedLately.bucketMs).toBe(60_000);
@@ -190,9 +192,10 @@ describe('the runs page', () => {
     expect(text).toContain('answered');
     expect(text).toContain('320 / 42');
     expect(text).toContain('0.0051');
-    expect(text).toMatch(/ended \d+ (s|min) ago/);
+    // Ages are the browser's clock against the server's times: days apart under a fake clock.
+    expect(text).toMatch(/ended \d+ (s|min|h|d) ago/);
     expect(await rowOf(page, runs.asking).textContent()).toMatch(
-      /awaiting clarification.*waiting since \d+ (s|min) ago/,
+      /awaiting clarification.*waiting since \d+ (s|min|h|d) ago/,
     );
     expect(await rowOf(page, runs.failed).textContent()).toContain('failed');
     expect(await page.locator('#charts [role=listitem][aria-label="completed: 2"]').count()).toBe(1);

@@ -6,6 +6,7 @@
  * when there is no `from` — cut into buckets of a round width (1 min … 30 d), the newest ending at
  * the window's end. Node-only (client side).
  */
+import { presenceOf, SKEWED_MS } from '../../client/worker-presence.js';
 import type { CairnClient } from '../../client/cairn-client.js';
 import { countByStatus, runsQuery, type RunFilters } from './run-listing.js';
 
@@ -73,10 +74,10 @@ export async function countRunsOverTime(
   client: CairnClient,
   tenant: string | undefined,
   filters: RunFilters,
-  now = Date.now(),
+  now?: number,
 ): Promise<RunsOverTime> {
   const { outcome: _outcome, from: _from, to: _to, ...counted } = filters;
-  const window = timeBuckets(filters, now);
+  const window = timeBuckets(filters, now ?? (await serverNow(client, Date.now())));
   const base = runsQuery(client.taskQueue, tenant, counted);
   const iso = (ms: number) => new Date(ms).toISOString();
   const buckets = await Promise.all(
@@ -87,4 +88,14 @@ export async function countRunsOverTime(
     }),
   );
   return { from: iso(window.from), to: iso(window.to), bucketMs: window.bucketMs, buckets };
+}
+
+/**
+ * Now, by the Temporal server's clock when this process's disagrees with it by more than a day (a
+ * fake clock, a bad NTP): the queue's newest poll says what time it is there. Start times are the
+ * server's, so a window of this process's clock would count nothing.
+ */
+async function serverNow(client: CairnClient, now: number): Promise<number> {
+  const { newestPoll } = await presenceOf(client.temporal, client.taskQueue).catch(() => ({ newestPoll: 0 }));
+  return newestPoll > 0 && Math.abs(now - newestPoll) > SKEWED_MS ? newestPoll : now;
 }
