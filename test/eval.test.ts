@@ -6,6 +6,7 @@
  * may run.
  */
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -343,22 +344,24 @@ describe('cairn eval', () => {
   it('gives the report of an uncrashed evaluation when it is killed mid-way and run again', async () => {
     const since = new Date(Date.now() - 1_000).toISOString();
     const out = await mkdtemp(join(tmpdir(), 'cairn-eval-resume-'));
+    const gate = join(out, 'gate');
     const args = [
       ...['eval', MODULE, '--export-name', 'resumed', '--histories', dir, '--allow-errors', '--concurrency', '1'],
       ...['--config', join(import.meta.dirname, 'fixtures/eval.config.ts')],
     ];
-    const killed = spawnCairn(args);
-    // Once three cases' lane runs have closed (those of the helper's case with its children's), amid the next one's.
+    // Killed amid the last case (the status lookup's model turn waits on the gate), the others' lane runs closed.
+    const killed = spawnCairn(args, { CAIRN_TEST_EVAL_GATE: gate });
     await waitFor(
       async () => {
         killed.running();
-        return (await laneRuns(`StartTime > '${since}' AND ExecutionStatus = 'Completed'`)) >= 8 ? true : undefined;
+        return existsSync(`${gate}.entered`) || undefined;
       },
-      'lane runs of the evaluation to be killed',
+      'the evaluation to reach its last case',
       120_000,
     );
     process.kill(-killed.child.pid!, 'SIGKILL');
     await killed.exited;
+    expect(await laneRuns(`StartTime > '${since}' AND ExecutionStatus = 'Completed'`)).toBeGreaterThan(0);
     const again = await cairn([...args, '--report', join(out, 'resumed.json')]);
     expect(again.code, again.stderr).toBe(0);
     const resumed: EvalReport = JSON.parse(await readFile(join(out, 'resumed.json'), 'utf8'));
@@ -368,17 +371,20 @@ describe('cairn eval', () => {
   }, 300_000);
 
   it('stops at once on Ctrl-C (SIGINT), with exit code 130', async () => {
-    const since = new Date(Date.now() - 1_000).toISOString();
-    const running = spawnCairn([
-      ...['eval', MODULE, '--export-name', 'interrupted', '--histories', dir, '--allow-errors', '--concurrency', '1'],
-      ...['--config', join(import.meta.dirname, 'fixtures/eval.config.ts')],
-    ]);
+    const gate = join(await mkdtemp(join(tmpdir(), 'cairn-eval-interrupt-')), 'gate');
+    const running = spawnCairn(
+      [
+        ...['eval', MODULE, '--export-name', 'interrupted', '--histories', dir, '--allow-errors', '--concurrency', '1'],
+        ...['--config', join(import.meta.dirname, 'fixtures/eval.config.ts')],
+      ],
+      { CAIRN_TEST_EVAL_GATE: gate },
+    );
     await waitFor(
       async () => {
         running.running();
-        return (await laneRuns(`StartTime > '${since}'`)) > 0 ? true : undefined;
+        return existsSync(`${gate}.entered`) || undefined;
       },
-      'the evaluation to start its lane runs',
+      'the evaluation to reach its last case',
       120_000,
     );
     running.child.kill('SIGINT');
@@ -420,10 +426,10 @@ function outcomes(report: EvalReport) {
 }
 
 /** `cairn ...args` as a process group of its own (tsx as a loader, not a parent process): killed, it leaves nothing behind. */
-function spawnCairn(args: readonly string[]) {
+function spawnCairn(args: readonly string[], extraEnv: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
     cwd: PACKAGE_ROOT,
-    env: { ...cleanEnv(), TEMPORAL_ADDRESS: serverAddress() },
+    env: { ...cleanEnv(), ...extraEnv, TEMPORAL_ADDRESS: serverAddress() },
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

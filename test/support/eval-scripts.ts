@@ -2,6 +2,8 @@
  * Scripted models for test/eval.test.ts, chosen by the run's prompt: the runs the test records,
  * and candidates that take the same decisions or change them in known ways.
  */
+import { existsSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { GenerateInput, ModelClient } from '../../activities/model/model-client.js';
 import type { ModelOutcome } from '../../shared/model/model-response.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
@@ -25,6 +27,30 @@ export class PromptScripts implements ModelClient {
       this.#runs.set(key, model);
     }
     return model.generate(input);
+  }
+}
+
+/**
+ * PromptScripts whose first turn of `prompt` waits until `<gate>.open` exists, having written
+ * `<gate>.entered`: a test that kills or interrupts an evaluation does it mid-case, however fast
+ * the cases before it ran.
+ */
+export class GatedScripts extends PromptScripts {
+  constructor(
+    scripts: Readonly<Record<string, () => Script>>,
+    readonly gate: string,
+    readonly prompt: string,
+  ) {
+    super(scripts);
+  }
+
+  override async generate(input: GenerateInput): Promise<ModelOutcome> {
+    const prompt = input.messages.find((m) => m.role === 'user')?.content;
+    if (prompt === this.prompt && !existsSync(`${this.gate}.open`)) {
+      writeFileSync(`${this.gate}.entered`, '');
+      while (!existsSync(`${this.gate}.open`) && !input.signal?.aborted) await sleep(50);
+    }
+    return super.generate(input);
   }
 }
 
