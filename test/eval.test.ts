@@ -232,6 +232,16 @@ describe('cairn eval', () => {
     expect(changed.passed).toBe(false);
   }, 180_000);
 
+  it('runs two evaluations of the same agent at once in one process, on one worker of their lane', async () => {
+    // The same lane code, so the same task queue: a second worker of it in this process is refused by Temporal.
+    const [same, changed] = await Promise.all([evaluate('together'), evaluate('beside')]);
+    expect(same.summary).toMatchObject({ evaluated: 7, changedCases: 0, harnessAgreement: 1, newHumanAsks: 0 });
+    expect(changed.summary).toMatchObject({ evaluated: 7, changedCases: 4, newHumanAsks: 1 });
+    expect(outcomes(same).cases.map((item) => item.changes)).toEqual(
+      outcomes(await evaluate('same')).cases.map((item) => item.changes),
+    );
+  }, 180_000);
+
   it('reuses a kept baseline for another evaluation of the same agent, with the report a run gives', async () => {
     const cacheDir = await mkdtemp(join(tmpdir(), 'cairn-eval-cache-'));
     // Lane runs of their own (the export is in the lanes' code): the baselines run, and are kept.

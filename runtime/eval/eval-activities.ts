@@ -76,16 +76,12 @@ export function recordedToolActivity(runs: LaneRuns, live: Pick<ToolActivities, 
  * (a dataset case) calls the agent's own model (`live`). A run that asks for more turns than its
  * recording has fails at once, saying so: the harness did not reproduce the recording.
  */
-export function recordedModelActivity(
-  runs: LaneRuns,
-  live: (request: never) => Promise<ModelOutcome>,
-  /** The worker serves the candidate lane too (its code is the agent's): a candidate run calls its model. */
-  { candidateToo = false }: { readonly candidateToo?: boolean } = {},
-) {
+export function recordedModelActivity(runs: LaneRuns, live: (request: never) => Promise<ModelOutcome>) {
   return {
     async callModel(request: never): Promise<ModelOutcome> {
       const lane = laneOf(runs);
-      if (candidateToo && (lane ? lane.lane === 'candidate' : isCandidateRun())) return live(request);
+      // A candidate run reaches a baseline worker only when its code is the agent's: it calls its model.
+      if (lane ? lane.lane === 'candidate' : isCandidateRun()) return live(request);
       if (lane && !lane.recording) return live(request);
       const turn = lane && (await fromHistory(lane, runs)?.((activity) => activity.activityType === 'callModel'));
       const outcome: JsonValue | undefined = lane?.nextModelTurn(turn);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import type { ResolveModelOptions } from '../../activities/model/resolve-model.js';
 import type { ToolActivities } from '../../activities/tool-activity.js';
 import { candidateAgent, type EvalDefinition, type EvalLane } from '../../shared/eval/define-eval.js';
@@ -21,6 +21,7 @@ import { reachableAgents } from '../../shared/agent/define-agent.js';
 import { type AgentSource, findAgentSource } from './agent-source.js';
 import { agentDigest } from './baseline-cache.js';
 import { inertActivities, recordedModelActivity, recordedToolActivity, type LaneRuns } from './eval-activities.js';
+import { leaseLaneWorker } from './lane-workers.js';
 
 /** What the lanes' workers are made with. */
 export interface LaneSetup {
@@ -52,14 +53,15 @@ export interface Lane {
   /** The baseline agent's code digest (baseline-cache.ts: agentDigest), from these files. */
   readonly agentDigest?: string;
   readonly tools: ReadonlyMap<string, AnyTool>;
-  readonly worker: Worker;
-  readonly running: Promise<void>;
+  /** Lets go of the lane's worker (lane-workers.ts): stopped once no evaluation in this process uses it. */
+  release(): Promise<void>;
 }
 
 /**
  * Bundles the lane's workflow code (the eval module's agent, or its candidate) and starts its
  * worker. With `both` (a baseline lane whose candidate changes no code) the one worker serves both
- * lanes: one bundle and one worker to start, and the candidate's runs call their model.
+ * lanes: one bundle and one worker to start, and the candidate's runs call their model. The worker
+ * is shared with any other evaluation in this process whose lane has the same code (lane-workers.ts).
  */
 export async function startLane(
   lane: EvalLane,
@@ -84,30 +86,31 @@ export async function startLane(
   // The baseline's code digest (baseline-cache.ts) is read while the worker starts.
   const digest = files ? agentDigest(files, [entry, modulePath], definition.agent) : undefined;
   digest?.catch(() => undefined);
-  const worker = await buildCairnWorker(
-    {
-      connection: options.connection,
-      client: options.client,
-      namespace: options.namespace ?? options.client.options.namespace,
-      taskQueue,
-      agents: [agent],
-      deps: options.deps,
-      // Provider limits hold for an evaluation too; a tenant's budget is not spent on one.
-      ...(options.models && { models: { ...options.models, tenantBudgets: undefined } }),
-      workflowBundle: { code },
-      worker: { ...options.worker, buildId: `cairn-eval@${codeHash.slice(0, 12)}` },
-    },
-    (activities) => ({
-      ...activities,
-      ...recordedToolActivity(runs, activities as unknown as ToolActivities),
-      ...(lane === 'baseline' &&
-        recordedModelActivity(runs, activities.callModel as (request: never) => Promise<ModelOutcome>, {
-          candidateToo: both,
-        })),
-      ...inertActivities,
-    }),
+  const namespace = options.namespace ?? options.client.options.namespace;
+  // Another evaluation in this process with the same lane code runs this queue's worker already: it serves these runs too.
+  const worker = await leaseLaneWorker(options.connection, `${namespace}/${taskQueue}`, runs, (served) =>
+    buildCairnWorker(
+      {
+        connection: options.connection,
+        client: options.client,
+        namespace,
+        taskQueue,
+        agents: [agent],
+        deps: options.deps,
+        // Provider limits hold for an evaluation too; a tenant's budget is not spent on one.
+        ...(options.models && { models: { ...options.models, tenantBudgets: undefined } }),
+        workflowBundle: { code },
+        worker: { ...options.worker, buildId: `cairn-eval@${codeHash.slice(0, 12)}` },
+      },
+      (activities) => ({
+        ...activities,
+        ...recordedToolActivity(served, activities as unknown as ToolActivities),
+        ...(lane === 'baseline' &&
+          recordedModelActivity(served, activities.callModel as (request: never) => Promise<ModelOutcome>)),
+        ...inertActivities,
+      }),
+    ),
   );
-  const running = worker.run();
   return {
     lane,
     both,
@@ -117,8 +120,7 @@ export async function startLane(
     entry,
     ...(files && { files }),
     tools: laneTools(agent),
-    worker,
-    running,
+    release: () => worker.release(),
   };
 }
 

@@ -215,8 +215,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     const started = (await Promise.allSettled(starting)).flatMap((lane) =>
       lane.status === 'fulfilled' ? [lane.value] : [],
     );
-    for (const lane of started) lane.worker.shutdown();
-    await Promise.allSettled(started.map((lane) => lane.running));
+    await Promise.allSettled(started.map((lane) => lane.release()));
   }
 }
 
