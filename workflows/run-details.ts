@@ -117,7 +117,7 @@ export function runState(input: {
     clarification,
     reviews,
     children: children?.links ?? [],
-    disabledTools: state.tools.filter((t) => !enabledTools(state).includes(t)),
+    disabledTools: disabledTools(state),
     lastErrors: state.lastErrors,
     finalizing: state.finalizing,
     answer: input.finalAnswer,
@@ -137,6 +137,12 @@ export function runState(input: {
     ...(input.owner?.tenant !== undefined && { tenant: input.owner.tenant }),
     ...(input.owner?.user !== undefined && { user: input.owner.user }),
   };
+}
+
+/** The run's tools the model may not see this turn, in the run's order (the enabled ones listed once, not once per tool). */
+function disabledTools(state: PlannerState): string[] {
+  const enabled = new Set(enabledTools(state));
+  return state.tools.filter((t) => !enabled.has(t));
 }
 
 /**
@@ -277,7 +283,7 @@ function utf8Length(value: string): number {
  */
 export function modelTurnSummary(state: PlannerState, toolChoice: ToolChoice): string {
   const repairing = typeof toolChoice === 'object' ? toolChoice.tool : undefined;
-  const disabled = new Set(state.tools.filter((t) => !enabledTools(state).includes(t)));
+  const disabled = new Set(disabledTools(state));
   // The batch just completed is the last turn's: its calls are numbered `<turn>.<n>`.
   const failed = state.lastErrors.filter((e) => e.toolCallId.startsWith(`${state.turn}.`));
   const reactions = failed.map(

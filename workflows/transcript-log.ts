@@ -23,8 +23,8 @@ export const TRANSCRIPT_PAGE_CHARS = 500_000;
 export class TranscriptLog {
   #messages: TranscriptMessage[] = [];
   #sizes: number[] = [];
-  /** `#digests[i]`: the digest of the first i + 1 messages. */
-  #digests: string[] = [];
+  /** The digest of the messages so far (only the last is ever read: no array of every prefix's). */
+  #digest = EMPTY_TRANSCRIPT_DIGEST;
   #epoch = 0;
 
   constructor(messages: readonly TranscriptMessage[]) {
@@ -35,7 +35,7 @@ export class TranscriptLog {
   #push(messages: readonly TranscriptMessage[]): void {
     for (const m of messages) {
       const json = JSON.stringify(m);
-      this.#digests.push(chainDigest(this.digest, json));
+      this.#digest = chainDigest(this.#digest, json);
       this.#messages.push(m);
       this.#sizes.push(json.length);
     }
@@ -64,7 +64,7 @@ export class TranscriptLog {
 
   /** The digest of the whole transcript as it stands. */
   get digest(): string {
-    return this.#digests.at(-1) ?? EMPTY_TRANSCRIPT_DIGEST;
+    return this.#digest;
   }
 
   append(messages: readonly TranscriptMessage[]): void {
@@ -91,7 +91,7 @@ export class TranscriptLog {
   #restart(messages: readonly TranscriptMessage[]): void {
     this.#messages = [];
     this.#sizes = [];
-    this.#digests = [];
+    this.#digest = EMPTY_TRANSCRIPT_DIGEST;
     this.#epoch++;
     this.#push(messages);
     this.#hand(0);
