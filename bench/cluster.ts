@@ -40,6 +40,7 @@ import { prepareNamespace, startClusterServer, until, type ClusterServer } from 
 import type { WorkerStats } from './cluster-worker.js';
 import type { PlainAgentLoopInput, PlainAgentLoopResult } from './plain-agent-loop.js';
 import { figure, median, table } from './report.js';
+import { limiter } from './limiter.js';
 
 const { EventType, TimeoutType, WorkflowTaskFailedCause } = protos.temporal.api.enums.v1;
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -208,23 +209,6 @@ async function promote(client: Client, namespace: string, build: string): Promis
       identity: 'bench/cluster.ts',
     }),
   );
-}
-
-/** A counting semaphore. */
-function limiter(size: number) {
-  let free = size;
-  const waiting: (() => void)[] = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (free === 0) await new Promise<void>((resolve) => waiting.push(resolve));
-    else free--;
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    }
-  };
 }
 
 type Kind = 'cairn' | 'plain';
