@@ -32,11 +32,10 @@ import type { Agent } from '../../shared/agent/define-agent.js';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
 import type { CairnClient, StartRunOptions } from '../../client/cairn-client.js';
 import type { Authorize, Caller } from '../http/authorize.js';
-import { HttpError } from '../http/http-error.js';
 import type { MaxRunsPerTenant } from '../http/tenant-limit.js';
 import { RunInputError, runInputError, type PendingInput, type RunReply } from '../a2a/run-input.js';
 import { isTerminal } from '../a2a/run-status.js';
-import { result, statusOf } from './run-result.js';
+import { refusedCall, result, statusOf } from './run-result.js';
 import { RunTaskStore, TASK_POLL_MS } from './run-task-store.js';
 import {
   applyAuthorized,
@@ -49,7 +48,7 @@ import {
   waitIdle,
   type CallArgs,
 } from './run-call.js';
-import { formOf, replyOf } from './run-input-form.js';
+import { formOf, replyOf, takesForms } from './run-input-form.js';
 
 export interface CairnMcpServerOptions {
   readonly client: CairnClient;
@@ -244,10 +243,7 @@ async function callAgent(
     if (read?.state?.stale) return result(read);
     return await follow(server, options, agent, run, caller, extra, args.runId === undefined);
   } catch (error) {
-    const refused = runInputError(error, args.runId ?? '');
-    if (RunInputError.isInstance(refused)) return failure(refused.code, refused.message, args.runId);
-    if (HttpError.isInstance(error) && error.status === 429) return failure(error.code, error.message, undefined);
-    throw error;
+    return refusedCall(error, args.runId);
   }
 }
 
@@ -324,14 +320,9 @@ async function elicit(
 
 /** Whether the client takes form elicitation: declared as `form`, or as an empty object (the spec's default). */
 function canElicit(server: McpServer): boolean {
-  const elicitation = server.server.getClientCapabilities()?.elicitation as
-    | { form?: unknown; url?: unknown }
-    | undefined;
-  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-}
-
-function failure(code: string, message: string, runId: string | undefined): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${runId ? ` (run ${runId})` : ''}` }] };
+  return takesForms(
+    server.server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined,
+  );
 }
 
 /** The HTTP request the call came in (its headers, for `authorize`); none over stdio. */

@@ -99,3 +99,8 @@ function questionSchema(question: PendingQuestion): { schema: JsonObject; flat: 
     flat: true,
   };
 }
+
+/** Whether a client's declared `elicitation` capability takes forms: `form`, or an empty object (the spec's default), in both revisions. */
+export function takesForms(elicitation: { form?: unknown; url?: unknown } | undefined): boolean {
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}

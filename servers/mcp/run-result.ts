@@ -6,7 +6,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
 import type { Caller } from '../http/authorize.js';
-import { describePending, RunInputError, type PendingInput } from '../a2a/run-input.js';
+import { HttpError } from '../http/http-error.js';
+import { describePending, RunInputError, runInputError, type PendingInput } from '../a2a/run-input.js';
 import { runStatus, type RunStatus } from '../a2a/run-status.js';
 
 /** The run's status for the agent's tool (any agent's, with none): another agent's run is unknown. */
@@ -111,4 +112,19 @@ function howToAnswer(runId: string, pending: PendingInput): string {
       `"decisions": [{ "toolCallId", "argsHash", "decision": "accept" | "edit" | "respond" | "reject" (allowed ones only), "args"?, "content"?, "reason"? }]`,
     );
   return `Call this tool again with { "runId": "${runId}", ${parts.join(', ')} }.`;
+}
+
+/**
+ * A call's error as the tool result its client is told, in both MCP revisions: input the run
+ * refused, or a tenant over its runs limit. Anything else is thrown on (the SDK reports it).
+ */
+export function refusedCall(error: unknown, runId: string | undefined): CallToolResult {
+  const refused = runInputError(error, runId ?? '');
+  if (RunInputError.isInstance(refused)) return failure(refused.code, refused.message, runId);
+  if (HttpError.isInstance(error) && error.status === 429) return failure(error.code, error.message, undefined);
+  throw error;
+}
+
+function failure(code: string, message: string, runId: string | undefined): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${runId ? ` (run ${runId})` : ''}` }] };
 }

@@ -27,10 +27,9 @@ import {
 import { z } from 'zod';
 import type { AgentRunHandle } from '../../client/agent-run-handle.js';
 import type { Caller } from '../http/authorize.js';
-import { HttpError } from '../http/http-error.js';
-import { RunInputError, runInputError } from '../a2a/run-input.js';
+
 import type { CairnMcpServerOptions } from './cairn-mcp-server.js';
-import { result, statusOf } from './run-result.js';
+import { refusedCall, result, statusOf } from './run-result.js';
 import {
   applyAuthorized,
   authorize,
@@ -42,7 +41,7 @@ import {
   settle,
   type CallArgs,
 } from './run-call.js';
-import { formOf, replyOf, stillAsked, type FormSubject } from './run-input-form.js';
+import { formOf, replyOf, stillAsked, takesForms, type FormSubject } from './run-input-form.js';
 
 /** The protocol revision this server speaks. */
 export const STATELESS_MCP_REVISION = '2026-07-28';
@@ -163,10 +162,7 @@ async function callAgent(
     });
   } catch (error) {
     const runId = round?.runId ?? args.runId;
-    const refused = runInputError(error, runId ?? '');
-    if (RunInputError.isInstance(refused)) return failure(refused.code, refused.message, runId);
-    if (HttpError.isInstance(error) && error.status === 429) return failure(error.code, error.message, undefined);
-    throw error;
+    return refusedCall(error, runId);
   }
 }
 
@@ -196,10 +192,5 @@ function canElicit(ctx: ServerContext): boolean {
   const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
     'io.modelcontextprotocol/clientCapabilities'
   ] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
-  const elicitation = capabilities?.elicitation;
-  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-}
-
-function failure(code: string, message: string, runId: string | undefined): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${runId ? ` (run ${runId})` : ''}` }] };
+  return takesForms(capabilities?.elicitation);
 }
