@@ -25,7 +25,6 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import protos, { type temporal } from '@temporalio/proto';
 import pg from 'pg';
@@ -41,6 +40,7 @@ import type { WorkerStats } from './cluster-worker.js';
 import type { PlainAgentLoopInput, PlainAgentLoopResult } from './plain-agent-loop.js';
 import { figure, median, table } from './report.js';
 import { limiter } from './limiter.js';
+import { benchFlags } from './bench-flags.js';
 
 const { EventType, TimeoutType, WorkflowTaskFailedCause } = protos.temporal.api.enums.v1;
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -72,39 +72,24 @@ Options:
   --deadline-minutes <n>     give up after (default 150)
   -h, --help                 show this help`;
 
-// An unknown or malformed flag is one line, not a stack trace.
-const { values: flags } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        runs: { type: 'string', default: '10000' },
-        workers: { type: 'string', default: '3' },
-        'new-workers': { type: 'string', default: '2' },
-        turns: { type: 'string', default: '3' },
-        'in-flight': { type: 'string', default: '48' },
-        'baseline-lanes': { type: 'string' },
-        baseline: { type: 'string', default: 'query' },
-        cache: { type: 'string' },
-        'kill-at': { type: 'string', default: '0.33' },
-        'deploy-at': { type: 'string', default: '0.67' },
-        'workflow-task-slots': { type: 'string', default: '10' },
-        'activity-slots': { type: 'string', default: '100' },
-        'workflow-pollers': { type: 'string', default: '4' },
-        'sticky-timeout': { type: 'string', default: '20s' },
-        chart: { type: 'string', default: '.cache/cluster/completions.svg' },
-        'deadline-minutes': { type: 'string', default: '150' },
-      },
-    });
-  } catch (error) {
-    console.error(`bench/cluster.ts: ${(error as Error).message} (--help lists the options)`);
-    process.exit(2);
-  }
-})();
-if (flags.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const flags = benchFlags('bench/cluster.ts', USAGE, {
+  runs: { type: 'string', default: '10000' },
+  workers: { type: 'string', default: '3' },
+  'new-workers': { type: 'string', default: '2' },
+  turns: { type: 'string', default: '3' },
+  'in-flight': { type: 'string', default: '48' },
+  'baseline-lanes': { type: 'string' },
+  baseline: { type: 'string', default: 'query' },
+  cache: { type: 'string' },
+  'kill-at': { type: 'string', default: '0.33' },
+  'deploy-at': { type: 'string', default: '0.67' },
+  'workflow-task-slots': { type: 'string', default: '10' },
+  'activity-slots': { type: 'string', default: '100' },
+  'workflow-pollers': { type: 'string', default: '4' },
+  'sticky-timeout': { type: 'string', default: '20s' },
+  chart: { type: 'string', default: '.cache/cluster/completions.svg' },
+  'deadline-minutes': { type: 'string', default: '150' },
+});
 const RUNS = Number(flags.runs);
 const WORKERS = Number(flags.workers);
 const NEW_WORKERS = Number(flags['new-workers']);

@@ -14,7 +14,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, Runtime, type NativeConnection } from '@temporalio/worker';
@@ -29,6 +28,7 @@ import { PerRunScriptedModel } from '../testing/per-run-scripted-model.js';
 import { scriptStep } from '../testing/script-steps.js';
 import { figure, table } from './report.js';
 import { toolTiming } from './eval-agents.js';
+import { benchFlags } from './bench-flags.js';
 
 const USAGE = `npm run bench:eval [-- options]
 
@@ -41,26 +41,12 @@ model turns), in one run on one server, and prints the ratios with the machine's
   --tool-ms <ms>       one tool call's time in the live re-run (default 1000)
   -h, --help           show this help`;
 
-const values = (() => {
-  try {
-    return parseArgs({
-      options: {
-        cases: { type: 'string', default: '20' },
-        'memory-cases': { type: 'string', default: '1000' },
-        'model-ms': { type: 'string', default: '300' },
-        'tool-ms': { type: 'string', default: '1000' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
-  } catch (error) {
-    console.error(`bench/eval.ts: ${(error as Error).message} (--help lists the options)`);
-    process.exit(2);
-  }
-})();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = benchFlags('bench/eval.ts', USAGE, {
+  cases: { type: 'string', default: '20' },
+  'memory-cases': { type: 'string', default: '1000' },
+  'model-ms': { type: 'string', default: '300' },
+  'tool-ms': { type: 'string', default: '1000' },
+});
 const CASES = Number(values.cases);
 const MEMORY_CASES = Number(values['memory-cases']);
 const CONCURRENCY = 16;

@@ -18,7 +18,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import protos, { type temporal } from '@temporalio/proto';
@@ -33,6 +32,7 @@ import { answerClarificationUpdate, WAITING_MEMO, type WaitingSummary } from '..
 import { ENTRIES, onceAgent, onceReconciledAgent } from './once-under-load-agent.js';
 import { figure, median } from './report.js';
 import { limiter } from './limiter.js';
+import { benchFlags } from './bench-flags.js';
 
 const { EventType, TimeoutType } = protos.temporal.api.enums.v1;
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -57,32 +57,18 @@ Options:
   --deadline-minutes <n>  give up after (default 40)
   -h, --help              show this help`;
 
-const { values: flags } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        runs: { type: 'string', default: '300' },
-        workers: { type: 'string', default: '3' },
-        'in-flight': { type: 'string', default: '60' },
-        kill: { type: 'boolean', default: false },
-        'kill-at': { type: 'string', default: '0.33' },
-        reconcile: { type: 'boolean', default: false },
-        'effect-ms': { type: 'string', default: '100' },
-        store: { type: 'string' },
-        effects: { type: 'string' },
-        'deadline-minutes': { type: 'string', default: '40' },
-      },
-    });
-  } catch (error) {
-    console.error(`bench/once-under-load.ts: ${(error as Error).message} (--help lists the options)`);
-    process.exit(2);
-  }
-})();
-if (flags.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const flags = benchFlags('bench/once-under-load.ts', USAGE, {
+  runs: { type: 'string', default: '300' },
+  workers: { type: 'string', default: '3' },
+  'in-flight': { type: 'string', default: '60' },
+  kill: { type: 'boolean', default: false },
+  'kill-at': { type: 'string', default: '0.33' },
+  reconcile: { type: 'boolean', default: false },
+  'effect-ms': { type: 'string', default: '100' },
+  store: { type: 'string' },
+  effects: { type: 'string' },
+  'deadline-minutes': { type: 'string', default: '40' },
+});
 const RUNS = Number(flags.runs);
 const WORKERS = Number(flags.workers);
 const IN_FLIGHT = Math.min(Number(flags['in-flight']), RUNS);
