@@ -396,20 +396,47 @@ describe('flow control through Redis', () => {
         log: (m) => logged.push(m),
       },
     });
+    // Redis goes away while the first model call is at the provider: its answer comes after, so the
+    // next call is the first to find Redis gone (never a race between the test and the run).
+    let redisGone!: () => void;
+    const gone = new Promise<void>((resolve) => (redisGone = resolve));
     try {
-      s.provider.enqueue(lookup('A-8'));
+      s.provider.enqueue(
+        { ...lookup('A-8'), after: gone },
+        errorReply(429, 'slow down', { 'retry-after-ms': '20' }),
+        answer('A-8 shipped.'),
+      );
       const run = await s.runs.start({ agent: 'test', prompt: 'A-8?', model: MODEL });
-      // The first turn went through flow control; then Redis goes away.
-      await expect.poll(() => s.provider.requests.length, { timeout: 60_000 }).toBe(1);
+      await expect
+        .poll(() => s.provider.requests.length, {
+          timeout: 30_000,
+          message: 'the first model call reached the provider',
+        })
+        .toBe(1);
       await new Promise<void>((resolve) => {
         proxy.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       });
-      s.provider.enqueue(errorReply(429, 'slow down', { 'retry-after-ms': '20' }), answer('A-8 shipped.'));
-      const result = await run.result();
+      redisGone();
+      // Bounded below the test's timeout, so a run that stalls says where it stands.
+      const result = await Promise.race([
+        run.result(),
+        new Promise<never>((_, reject) =>
+          setTimeout(async () => {
+            const state = await run.state().catch((err: unknown) => String(err));
+            reject(
+              new Error(
+                `the run did not end: ${JSON.stringify({ state, requests: s.provider.requests.length, logged })}`,
+              ),
+            );
+          }, 40_000).unref(),
+        ),
+      ]);
       expect(result).toMatchObject({ answer: 'A-8 shipped.', outcome: { status: 'answered' } });
+      expect(s.provider.requests).toHaveLength(3);
       expect(logged.filter((m) => m.includes('flow control is off'))).toHaveLength(1);
     } finally {
+      redisGone();
       await s.stop();
     }
   });

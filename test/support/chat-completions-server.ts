@@ -13,6 +13,8 @@ export interface CannedReply {
   readonly body: unknown;
   /** Wait this long before answering (to test timeouts and aborted requests). */
   readonly delayMs?: number;
+  /** Answer once this settles: the test does something while the call is in flight, before the run goes on. */
+  readonly after?: Promise<unknown>;
 }
 
 /** A request the server received. */
@@ -92,8 +94,13 @@ export class ChatCompletionsServer {
         response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
         response.end(JSON.stringify(reply.body));
       };
-      if (!reply.delayMs) return send();
-      const timer = setTimeout(send, reply.delayMs);
+      if (!reply.delayMs && !reply.after) return send();
+      let timer: NodeJS.Timeout | undefined;
+      const later = () => {
+        if (!response.destroyed) timer = setTimeout(send, reply.delayMs ?? 0);
+      };
+      if (reply.after) void reply.after.then(later, later);
+      else later();
       response.on('close', () => {
         if (response.writableFinished) return;
         clearTimeout(timer);
