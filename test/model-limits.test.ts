@@ -439,5 +439,5 @@ describe('flow control through Redis', () => {
       redisGone();
       await s.stop();
     }
-  });
+  }, 90_000);
 });
