@@ -1,7 +1,8 @@
 /**
  * The worker process of bench/workflow-task-profile.ts: two Cairn workers (the profile agent's
- * tools, the model activity, no run store), one on `<TASK_QUEUE>-cairn` with agentRun's bundle and
- * one on `<TASK_QUEUE>-plain` with the plain loop's, in a process of its own so that its CPU, and
+ * tools, the model activity), one on `<TASK_QUEUE>-cairn` with agentRun's bundle and the run store
+ * CAIRN_STORE names, if any, and one on `<TASK_QUEUE>-plain` with the plain loop's and no store (the
+ * plain loop hands nothing over), in a process of its own so that its CPU, and
  * its `--cpu-prof` profiles (one per thread: the main thread, and each worker's workflow thread),
  * are the workers' alone. The model answers from PROFILE_SCRIPT at the step after the
  * replies the transcript holds, so it keeps no state per run and serves both loops alike.
@@ -10,13 +11,20 @@
  * profiler's clock, in µs, and this process's CPU so far), and `{ stop: true }`, after which the
  * worker shuts down and the process exits (writing its profiles). Prints `worker ready` once
  * polling. Settings from the environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE,
- * CAIRN_BUNDLE, PLAIN_BUNDLE.
+ * CAIRN_BUNDLE, PLAIN_BUNDLE, and optionally CAIRN_STORE (`redis`: REDIS_URL, default local;
+ * `postgres`: POSTGRES_URL, default local, in a table of its own dropped at the end; `dir`:
+ * CAIRN_STORE_DIR, which the parent makes and removes).
  * Run by bench/workflow-task-profile.ts (node --import tsx). Node-only.
  */
+import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { GenerateInput, ModelClient } from '../activities/model/model-client.js';
+import { fileRunStore } from '../activities/storage/file-run-store.js';
+import { postgresRunStore } from '../activities/storage/postgres-run-store.js';
+import { redisRunStore } from '../activities/storage/redis-run-store.js';
 import type { ModelOutcome } from '../shared/model/model-response.js';
+import type { RunStore } from '../shared/storage/run-store.js';
 import { createCairnWorker } from '../runtime/worker.js';
 import { repliesIn } from '../testing/script-position.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
@@ -53,8 +61,36 @@ const model: ModelClient = {
   },
 };
 
+/** The store CAIRN_STORE names, and what lets go of it (and of what this run of the bench left in it). */
+async function benchStore(kind: string): Promise<{ store: RunStore; close: () => Promise<void> }> {
+  if (kind === 'redis') {
+    // Keys hold the run id, so runs never collide; an hour's TTL instead of 30 days' leaves nothing behind for long.
+    const store = redisRunStore({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', ttlMs: 3_600_000 });
+    return { store, close: () => store.close!() };
+  }
+  if (kind === 'postgres') {
+    const connectionString = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    const table = `cairn_bench_${randomUUID().slice(0, 8)}`;
+    const store = postgresRunStore({ connectionString, table });
+    const close = async () => {
+      await store.close();
+      const pg = (await import('pg')).default;
+      const client = new pg.Client({ connectionString });
+      await client.connect();
+      await client.query(`DROP TABLE IF EXISTS ${table}`).finally(() => client.end());
+    };
+    return { store, close };
+  }
+  if (kind === 'dir') return { store: fileRunStore({ directory: env('CAIRN_STORE_DIR') }), close: async () => {} };
+  console.error(`CAIRN_STORE=${kind}: use redis, postgres or dir`);
+  return process.exit(2);
+}
+
 if (process.env.CAIRN_BUNDLE) {
   Runtime.install({ logger: new DefaultLogger('WARN') });
+  const bench = process.env.CAIRN_STORE ? await benchStore(process.env.CAIRN_STORE) : undefined;
+  // Connects (and makes PostgreSQL's table) before polling: no measured task pays for it, and a store that is down stops the bench here.
+  await bench?.store.get(['cairn:bench:ready']);
   const connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
   const namespace = env('TEMPORAL_NAMESPACE');
   const client = new Client({ connection, namespace });
@@ -69,6 +105,7 @@ if (process.env.CAIRN_BUNDLE) {
         agents: [profileAgent],
         resolveModel: () => model,
         workflowBundle: { codePath: env(loop === 'cairn' ? 'CAIRN_BUNDLE' : 'PLAIN_BUNDLE') },
+        ...(loop === 'cairn' && bench && { store: bench.store }),
       }),
     ),
   );
@@ -84,6 +121,8 @@ if (process.env.CAIRN_BUNDLE) {
   });
   console.log('worker ready');
   await Promise.all(workers.map((worker) => worker.run()));
+  // A store's open socket (Redis, PostgreSQL) would keep this process, and the parent waiting on it, alive.
+  await bench?.close();
   await connection.close();
   process.disconnect?.();
 }

@@ -10,10 +10,12 @@
  * activities, sinks, payload conversion) and the SDK's workflow thread (the runs' code, in one reused
  * V8 context); the top self-time functions of each are printed for the measured windows, Cairn's
  * beside the plain loop's. Runs one at a time, Cairn and plain alternating in blocks, after warm-ups.
+ * With `--store`, Cairn's worker has a run store (Redis, PostgreSQL or a directory), so the table
+ * shows what writing each run's transcript to it costs its tasks.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -42,6 +44,7 @@ import type { WorkerMark } from './task-profile-worker.js';
 type Event = temporal.api.history.v1.IHistoryEvent;
 
 const HELP = `Usage: npx tsx bench/workflow-task-profile.ts [--runs N] [--warmups N] [--shared-bundle] [--cpu-profile DIR]
+       [--store redis|postgres|dir]
 
 Per workflow task kind (start, model result, tool results, person, continue-as-new start): the
 median and p90 of WorkflowTaskStarted → WorkflowTaskCompleted in Cairn's agentRun and in the plain
@@ -56,6 +59,11 @@ bundle, one with the plain loop's (none of Cairn's modules), each with its own w
   --cpu-profile DIR run the worker under node --cpu-prof (profiles written to DIR, one per thread)
                     and print the top 15 self-time functions of its main thread and of its workflow
                     thread in the measured windows, per run, Cairn beside the plain loop
+  --store KIND      give Cairn's worker a run store (its transcript sink writes each message a run
+                    appends to it, as a fleet's workers do): redis (REDIS_URL, default
+                    127.0.0.1:6379), postgres (POSTGRES_URL, default postgres@127.0.0.1:5432, a table
+                    of its own, dropped after) or dir (a temporary directory, removed after). Default
+                    none; the plain loop's worker never has one
   --help            this text`;
 
 /** Functions named anywhere on a sample's stack: what issue 52 suspects. */
@@ -76,6 +84,14 @@ const PROBES: readonly Probe[] = [
   { label: 'transcript sink (TranscriptReader.handOver)', matches: (f) => f.name.includes('handOver') },
   { label: 'garbage collector', matches: (f) => f.name === '(garbage collector)' },
 ];
+
+const STORES = ['redis', 'postgres', 'dir'] as const;
+type StoreKind = (typeof STORES)[number];
+const STORE_LABEL: Record<StoreKind, string> = {
+  redis: 'a Redis run store',
+  postgres: 'a PostgreSQL run store (a table of its own)',
+  dir: 'a run store in a temporary directory',
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -192,6 +208,7 @@ async function main(): Promise<void> {
       warmups: { type: 'string', default: '3' },
       'shared-bundle': { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
+      store: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -199,6 +216,11 @@ async function main(): Promise<void> {
   const runs = Number(values.runs);
   const warmups = Number(values.warmups);
   if (!(runs >= 1 && warmups >= 0)) throw new Error(`--runs must be ≥ 1 and --warmups ≥ 0\n\n${HELP}`);
+  const store = values.store as StoreKind | undefined;
+  if (store !== undefined && !STORES.includes(store)) {
+    console.error(`bench/workflow-task-profile.ts: --store must be one of ${STORES.join(', ')} (got "${store}")`);
+    process.exit(2);
+  }
   const profileDir = values['cpu-profile'] && resolve(values['cpu-profile']);
   const loadBefore = load();
   const log = (line: string) => console.error(line);
@@ -223,6 +245,7 @@ async function main(): Promise<void> {
     await writeFile(bundles[loop].path, code);
   }
   if (profileDir) await mkdir(profileDir, { recursive: true });
+  const storeDir = store === 'dir' ? await mkdtemp(join(tmpdir(), 'cairn-task-profile-store-')) : undefined;
   const taskQueue = `task-profile-${randomUUID().slice(0, 8)}`;
   const child = spawn(
     process.execPath,
@@ -241,6 +264,8 @@ async function main(): Promise<void> {
         TASK_QUEUE: taskQueue,
         CAIRN_BUNDLE: bundles.cairn.path,
         PLAIN_BUNDLE: bundles.plain.path,
+        ...(store && { CAIRN_STORE: store }),
+        ...(storeDir && { CAIRN_STORE_DIR: storeDir }),
       },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
@@ -283,11 +308,12 @@ async function main(): Promise<void> {
     await exited;
     await server.close();
     for (const loop of LOOPS) await rm(bundles[loop].path, { force: true });
+    if (storeDir) await rm(storeDir, { recursive: true, force: true });
   }
 
   const loadAfter = load();
   const out: string[] = [
-    `Workflow tasks by kind (issue 52): Node ${process.version}, ${cpus().length} cores, embedded dev server (${server.address}, in memory), one worker process (no run store).`,
+    `Workflow tasks by kind (issue 52): Node ${process.version}, ${cpus().length} cores, embedded dev server (${server.address}, in memory), one worker process (${store ? `Cairn's worker with ${STORE_LABEL[store]}, the plain loop's with none` : 'no run store'}).`,
     `Load before: ${loadBefore}`,
     `Load after:  ${loadAfter}`,
     `Plain loop bundle: ${shared ? "agentRun's too (--shared-bundle: every run evaluates Cairn's modules)" : "its own, by the SDK's bundler as it comes (no Cairn modules, no zod)"}.`,
