@@ -59,6 +59,28 @@ describe('TranscriptReader on a run store', () => {
     expect(writer.storeReads).toBe(0);
   });
 
+  it('reads a hand-over still being written on another worker once it lands, with no Query', async () => {
+    const inner = new MemoryRunStore();
+    let land!: () => void;
+    const landed = new Promise<void>((resolve) => (land = resolve));
+    const slow = {
+      get: inner.get.bind(inner),
+      async put(entries: readonly (readonly [string, string])[]) {
+        await landed;
+        await inner.put(entries);
+      },
+    };
+    const writer = new TranscriptReader(noQueries, { store: slow });
+    const reader = new TranscriptReader(noQueries, { store: inner });
+    const written = writer.handOver(run, 0, 0, messages(3));
+    const read = reader.read(request(3));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    land();
+    expect(await read).toEqual(messages(3));
+    await written;
+    expect(reader.storeReads).toBe(3);
+  });
+
   it('asks the run for what the store lost, from the first message missing, and checks the answer too', async () => {
     const store = new MemoryRunStore();
     const writer = new TranscriptReader(noQueries, { store });

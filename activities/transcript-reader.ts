@@ -3,9 +3,10 @@
  * next turn reads only the messages added since (the transcript only grows until its epoch
  * changes). Bounded by runs and by characters kept.
  *
- * With a run store (the fleet's: run-store.ts) the messages are read from it: each run writes what
- * it appends there before its workflow task completes (the transcript sink), so a model turn on
- * any worker reads them without asking the workflow. Without one, they come through the transcript
+ * With a run store (the fleet's: run-store.ts) the messages are read from it: each run hands what it
+ * appends to its worker (the transcript sink), which writes it there beside the workflow task's
+ * completion, not before it, so a model turn on any worker reads them without asking the workflow.
+ * A read that misses a message still being written waits for it, briefly. Without one, they come through the transcript
  * Query, a page at a time; so are messages the store fails to give or no longer has. Either way what
  * is read is checked against the run's digest; a message different from the run's is a
  * TRANSCRIPT_UNAVAILABLE failure, and the run hands its transcript over again.
@@ -34,16 +35,25 @@ const KEYS_PER_READ = 1_000;
 /** Waits before each new try of a write the store failed. */
 const WRITE_RETRIES_MS = [100, 500, 2_000];
 /**
- * How long a hand-over may hold its workflow task (whose timeout is 10 s) over all tries: a store
- * that stops answering costs the run a hand-over again, never its workflow tasks.
+ * How long a hand-over's write may take over all its tries (and a stopping worker waits for the
+ * writes under way): a store that stops answering costs model turns a read by Query, nothing more.
  */
 const HAND_OVER_MS = 4_000;
 /**
  * After a hand-over gave up, the next ones for this long make one short try each (a store that is
- * down would otherwise hold every workflow task of the worker for the whole time above).
+ * down would otherwise hold every run's writes, one after another, for the whole time above).
  */
 const FAILING_FOR_MS = 10_000;
 const FAILING_TRY_MS = 1_000;
+/**
+ * A message the store does not have yet may still be on its way (a hand-over is written while its
+ * workflow task completes, on whichever worker ran it): read again after these waits before the
+ * run is asked (sooner when it was this worker's write, and it is done).
+ */
+const WRITE_AHEAD_WAITS_MS = [20, 80, 200, 500];
+
+/** Why a store read stopped short: a message it does not have (yet), or a store that failed. */
+type Short = { readonly missing: boolean; readonly why: string };
 
 class Cached {
   readonly messages: TranscriptMessage[] = [];
@@ -101,6 +111,8 @@ export class TranscriptReader {
   #failingUntil = 0;
   /** When a read the store failed was last told (told at most once per FAILING_FOR_MS). */
   #readFailureToldAt = Number.NEGATIVE_INFINITY;
+  /** Each run's hand-overs still being written, in order (the last one settles after all before it). */
+  readonly #writing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly client: Client,
@@ -131,15 +143,25 @@ export class TranscriptReader {
       // The store is a copy of what history holds, never the only one: what it cannot give (it
       // failed, or lost a message to a TTL, an eviction or a write that failed) the run is asked
       // for, and what the run answers is checked against the digest as well.
-      const short = await this.#readStore(this.#store, request, cached).catch((err: unknown) => {
-        if (err instanceof ApplicationFailure) throw err;
-        return `did not answer a read of ${key} (${(err as Error).message})`;
-      });
+      const store = this.#store;
+      const readStore = () =>
+        this.#readStore(store, request, cached).catch((err: unknown): Short => {
+          if (err instanceof ApplicationFailure) throw err;
+          return { missing: false, why: `did not answer a read of ${key} (${(err as Error).message})` };
+        });
+      let short = await readStore();
+      for (const wait of WRITE_AHEAD_WAITS_MS) {
+        if (!short?.missing) break;
+        const elapsed = new Promise((resolve) => setTimeout(resolve, wait));
+        const writing = this.#writing.get(key);
+        await (writing ? Promise.race([writing, elapsed]) : elapsed);
+        short = await readStore();
+      }
       if (short !== undefined) {
         if (Date.now() - this.#readFailureToldAt >= FAILING_FOR_MS) {
           this.#readFailureToldAt = Date.now();
           this.#log(
-            `Cairn: the run store ${short}; the run is asked instead (told once in ${FAILING_FOR_MS / 1000} s).`,
+            `Cairn: the run store ${short.why}; the run is asked instead (told once in ${FAILING_FOR_MS / 1000} s).`,
           );
         }
         await this.#readQuery(request, cached);
@@ -156,7 +178,7 @@ export class TranscriptReader {
   }
 
   /** Reads into `cached` what the store has; says why it stopped short, if it did. */
-  async #readStore(store: RunStore, request: RunModelRequest, cached: Cached): Promise<string | undefined> {
+  async #readStore(store: RunStore, request: RunModelRequest, cached: Cached): Promise<Short | undefined> {
     const run = { workflowId: request.workflowId, runId: request.runId };
     while (cached.messages.length < request.transcriptLength) {
       const from = cached.messages.length;
@@ -165,7 +187,7 @@ export class TranscriptReader {
       const values = await store.get(keys);
       for (const [i, json] of values.entries()) {
         const at = `message ${from + i} of ${run.workflowId}/${run.runId} (epoch ${cached.epoch})`;
-        if (json === undefined) return `has no ${at}`;
+        if (json === undefined) return { missing: true, why: `has no ${at}` };
         let message: TranscriptMessage;
         try {
           message = JSON.parse(json) as TranscriptMessage;
@@ -203,22 +225,36 @@ export class TranscriptReader {
 
   /**
    * What a run on this worker appended to its transcript (its TRANSCRIPT_SINK), `from` its index:
-   * written to the run store, if there is one, before the run's workflow task completes (the
-   * worker awaits its sinks), so a model turn on any worker finds it; and kept here, so the next
-   * model turn on this worker reads nothing. A write the store keeps failing is logged and left:
-   * the model turn that misses it asks the run by Query.
+   * kept here, so the next model turn on this worker reads nothing, and written to the run store,
+   * if there is one, so a model turn on any worker finds it. Settles once written (or given up);
+   * the worker does not hold the workflow task for it (a read on another worker that comes first
+   * waits for it, or asks the run). A write the store keeps failing is logged and left: the model
+   * turn that misses it asks the run by Query.
    */
-  async handOver(
-    run: TranscriptRun,
-    epoch: number,
-    from: number,
-    messages: readonly TranscriptMessage[],
-  ): Promise<void> {
+  handOver(run: TranscriptRun, epoch: number, from: number, messages: readonly TranscriptMessage[]): Promise<void> {
     const jsons = messages.map((m) => JSON.stringify(m));
     this.#offer(run, epoch, from, messages, jsons);
     const store = this.#store;
-    if (!store) return;
+    if (!store) return Promise.resolve();
     const entries = jsons.map((json, i) => [transcriptKey(run, epoch, from + i), json] as const);
+    const key = `${run.workflowId}/${run.runId}`;
+    // In order per run: a workflow task tried again overwrites what its failed try wrote, never the other way round.
+    const written = (this.#writing.get(key) ?? Promise.resolve()).then(() =>
+      this.#write(store, run.workflowId, entries),
+    );
+    this.#writing.set(key, written);
+    void written.then(() => {
+      if (this.#writing.get(key) === written) this.#writing.delete(key);
+    });
+    return written;
+  }
+
+  /** Waits, up to a hand-over's time, for the writes still under way (a worker that stops). */
+  async drain(): Promise<void> {
+    await withTimeout(Promise.all(this.#writing.values()), this.#handOverMs, 'no answer in time').catch(() => {});
+  }
+
+  async #write(store: RunStore, workflowId: string, entries: readonly (readonly [string, string])[]): Promise<void> {
     const failing = Date.now() < this.#failingUntil;
     const deadline = Date.now() + (failing ? Math.min(FAILING_TRY_MS, this.#handOverMs) : this.#handOverMs);
     const retries = failing ? [] : WRITE_RETRIES_MS;
@@ -242,7 +278,7 @@ export class TranscriptReader {
     // Told once an outage, not once a workflow task.
     if (!failing)
       this.#log(
-        `Cairn: the run store did not take ${messages.length} transcript messages of ${run.workflowId} (${why}); its next model turn reads them by Query. For ${FAILING_FOR_MS / 1000} s, each hand-over makes one short try.`,
+        `Cairn: the run store did not take ${entries.length} transcript messages of ${workflowId} (${why}); its next model turn reads them by Query. For ${FAILING_FOR_MS / 1000} s, each hand-over makes one short try.`,
       );
     this.#failingUntil = Date.now() + FAILING_FOR_MS;
   }

@@ -329,9 +329,11 @@ export async function buildCairnWorker(
       ...tuning.sinks,
       [TRANSCRIPT_SINK]: {
         append: {
-          // Awaited by the worker before the workflow task completes: the model turn it schedules finds them stored.
-          fn: (info: WorkflowInfo, epoch: number, from: number, messages: TranscriptMessage[]) =>
-            transcripts.handOver(info, epoch, from, messages),
+          // Not awaited: the store write goes on beside the task's completion, off its critical path. A model turn
+          // that reads before it lands waits for it, briefly, or asks the run (transcript-reader.ts).
+          fn: (info: WorkflowInfo, epoch: number, from: number, messages: TranscriptMessage[]) => {
+            void transcripts.handOver(info, epoch, from, messages);
+          },
         },
       } satisfies InjectedSinks<{ [TRANSCRIPT_SINK]: TranscriptSinkCalls }>[typeof TRANSCRIPT_SINK],
     },
@@ -361,8 +363,18 @@ export async function buildCairnWorker(
   });
   // A delta transport's broker connection (redisTransport) is let go of when the worker stops.
   const transport = typeof options.modelActivity?.streaming === 'object' ? options.modelActivity.streaming : undefined;
-  if (mcp.size === 0 && !tracing && !transport?.close && !flowControl && !tenantBudgets && !workspaces) return worker;
-  // No MCP server process outlives its worker, however `run` ends; spans buffered are flushed.
+  if (
+    mcp.size === 0 &&
+    !tracing &&
+    !transport?.close &&
+    !flowControl &&
+    !tenantBudgets &&
+    !workspaces &&
+    !options.store
+  )
+    return worker;
+  // No MCP server process outlives its worker, however `run` ends; spans buffered are flushed, and transcript
+  // messages still being written reach the store.
   const run = worker.run.bind(worker);
   return Object.assign(worker, {
     run: () =>
@@ -374,6 +386,7 @@ export async function buildCairnWorker(
           flowControl?.close().catch(() => {}),
           tenantBudgets?.close().catch(() => {}),
           workspaces?.checkouts.close().catch(() => {}),
+          transcripts.drain(),
         ]),
       ),
   });

@@ -229,11 +229,11 @@ describe('a fleet sharing a run store', () => {
     );
     first.kill('SIGKILL');
     expect(await readFile(marker, 'utf8')).toBe('2'); // it had written the first of the two results
+    // The next model turn is this worker's (the killed one's never answered): the store has the
+    // first result and not the second, so the turn asks the run for it, and reads what the run holds.
     const model = twoLookups();
-    const before = queries.length;
     await startWorker(taskQueue, fileRunStore({ directory: storeDir }), { lookups: model });
     expect(await handle.result()).toMatchObject({ outcome: { status: 'answered' }, answer: 'Read 5 messages.' });
-    expect(queries.length - before).toBe(0);
     const transcript = await handle.query(transcriptQuery, {});
     expect(model.seen.at(-1)).toEqual(transcript.slice(0, 5));
   });
