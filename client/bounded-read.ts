@@ -35,7 +35,8 @@ const UNPOLLED = Symbol('unpolled');
  * resolves true: no worker could answer). A Query refused
  * because the run does not exist throws; any other failure of the Query falls back too (a closed
  * run with no worker to replay it, a run that failed before it could answer). When the fallback
- * fails as well, the Query's error is thrown (or the fallback's, after a miss).
+ * fails as well, the Query's error is thrown (or the fallback's, after a miss or when the server
+ * failed the Query: it says nothing of the run).
  */
 export async function boundedRead<T>(
   ask: (deadline: number, signal: AbortSignal) => Promise<T>,
@@ -83,7 +84,9 @@ export async function boundedRead<T>(
       missed: got === undefined || timedOut(got.error, deadline),
     };
   } catch (error) {
-    throw got ? got.error : error;
+    // The Query's error says more about the run than the fallback's, unless the server failed the
+    // Query itself (a loaded server's "query task not found, or already expired"): then the fallback's.
+    throw got && (got.error as Error | undefined)?.name !== 'ServiceError' ? got.error : error;
   }
 }
 

@@ -180,6 +180,14 @@ describe('a bounded read', () => {
     ).rejects.toBe(notFound);
   });
 
+  it("when both fail, says the Query's error, or the fallback's when the server failed the Query", async () => {
+    const undecodable = new Error('Unknown encoding: binary/encrypted');
+    const expired = Object.assign(new Error('Failed to query Workflow'), { name: 'ServiceError' });
+    const fallback = () => Promise.reject(new Error('history: Unknown encoding: binary/encrypted'));
+    await expect(boundedRead(() => Promise.reject(undecodable), fallback, 10_000)).rejects.toBe(undecodable);
+    await expect(boundedRead(() => Promise.reject(expired), fallback, 10_000)).rejects.toThrow(/^history: Unknown/);
+  });
+
   it('a deadline past what a timer can hold (Infinity) waits for the answer', async () => {
     const slow = () => new Promise<string>((resolve) => setTimeout(() => resolve('fresh'), 300));
     for (const deadlineMs of [Number.POSITIVE_INFINITY, 2 ** 32])
