@@ -81,6 +81,26 @@ describe('TranscriptReader on a run store', () => {
     expect(reader.storeReads).toBe(3);
   });
 
+  it("a store that throws (even not an Error) costs that write only: the run's next ones go, nothing rejects", async () => {
+    const inner = new MemoryRunStore();
+    let throwing = true;
+    const odd = {
+      get: inner.get.bind(inner),
+      put(entries: readonly (readonly [string, string])[]) {
+        if (throwing) throw null; // a synchronous throw, and not an Error
+        return inner.put(entries);
+      },
+    };
+    const said: string[] = [];
+    const reader = new TranscriptReader(noQueries, { store: odd, log: (line) => said.push(line), handOverMs: 50 });
+    await reader.handOver(run, 0, 0, messages(2));
+    expect(said).toEqual([expect.stringMatching(/did not take 2 transcript messages of wf \(null\)/)]);
+    throwing = false;
+    await reader.handOver(run, 0, 2, [message(2)]);
+    await reader.drain();
+    expect(inner.values.size).toBe(1);
+  });
+
   it('asks the run for what the store lost, from the first message missing, and checks the answer too', async () => {
     const store = new MemoryRunStore();
     const writer = new TranscriptReader(noQueries, { store });

@@ -80,6 +80,8 @@ class Cached {
   }
 }
 
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 const unavailable = (message: string) => ApplicationFailure.nonRetryable(message, TRANSCRIPT_UNAVAILABLE);
 
 export interface TranscriptReaderOptions {
@@ -239,14 +241,24 @@ export class TranscriptReader {
     const entries = jsons.map((json, i) => [transcriptKey(run, epoch, from + i), json] as const);
     const key = `${run.workflowId}/${run.runId}`;
     // In order per run: a workflow task tried again overwrites what its failed try wrote, never the other way round.
-    const written = (this.#writing.get(key) ?? Promise.resolve()).then(() =>
-      this.#write(store, run.workflowId, entries),
-    );
+    // Never rejects (a store or a log that throws is told, and the run's next writes still go): nobody awaits it.
+    const written = (this.#writing.get(key) ?? Promise.resolve())
+      .then(() => this.#write(store, run.workflowId, entries))
+      .catch((err: unknown) => this.#tell(`Cairn: a transcript write of ${run.workflowId} failed: ${errorText(err)}`))
+      .finally(() => {
+        if (this.#writing.get(key) === written) this.#writing.delete(key);
+      });
     this.#writing.set(key, written);
-    void written.then(() => {
-      if (this.#writing.get(key) === written) this.#writing.delete(key);
-    });
     return written;
+  }
+
+  /** A line for the log; a log that throws loses the line, nothing else. */
+  #tell(line: string): void {
+    try {
+      this.#log(line);
+    } catch {
+      // the log's own failure is not the run's
+    }
   }
 
   /** Waits, up to a hand-over's time, for the writes still under way (a worker that stops). */
@@ -260,12 +272,13 @@ export class TranscriptReader {
     const retries = failing ? [] : WRITE_RETRIES_MS;
     let why = '';
     for (let attempt = 0; attempt <= retries.length; attempt++) {
-      const failed = await withTimeout(store.put(entries), deadline - Date.now(), 'no answer in time').then(
+      const put = Promise.resolve().then(() => store.put(entries));
+      const failed = await withTimeout(put, deadline - Date.now(), 'no answer in time').then(
         () => undefined,
-        (err: unknown) => (err as Error).message,
+        (err: unknown) => errorText(err),
       );
       if (failed === undefined) {
-        if (failing) this.#log('Cairn: the run store takes transcript messages again.');
+        if (failing) this.#tell('Cairn: the run store takes transcript messages again.');
         this.#failingUntil = 0;
         return;
       }
@@ -277,7 +290,7 @@ export class TranscriptReader {
     }
     // Told once an outage, not once a workflow task.
     if (!failing)
-      this.#log(
+      this.#tell(
         `Cairn: the run store did not take ${entries.length} transcript messages of ${workflowId} (${why}); its next model turn reads them by Query. For ${FAILING_FOR_MS / 1000} s, each hand-over makes one short try.`,
       );
     this.#failingUntil = Date.now() + FAILING_FOR_MS;

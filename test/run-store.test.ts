@@ -128,6 +128,8 @@ describe('a fleet sharing a run store', () => {
       connectionString: POSTGRES_URL,
       table,
     });
+    // The table made before the runs: a hand-over's write has its head start on a read, not a CREATE TABLE's race.
+    await store.get(['cairn:warm']);
     const { handles, queried } = await lookupsOnTwoWorkers(store, 6);
     expect(queried).toBe(0);
     // Each message stored once: the system prompt, the user's, the call, two results, the answer.
@@ -227,13 +229,25 @@ describe('a fleet sharing a run store', () => {
         ),
       'the worker to stop mid-write',
     );
+    // The task that handed those results over completed (the second model turn is scheduled): its
+    // write goes on beside it, and is what the kill cuts short.
+    await waitFor(async () => {
+      const scheduled = (await events(handle)).filter((e) => e.activityTaskScheduledEventAttributes);
+      return scheduled.length >= 4 || undefined; // model, two lookups, model
+    }, 'the second model turn to be scheduled');
     first.kill('SIGKILL');
     expect(await readFile(marker, 'utf8')).toBe('2'); // it had written the first of the two results
     // The next model turn is this worker's (the killed one's never answered): the store has the
     // first result and not the second, so the turn asks the run for it, and reads what the run holds.
     const model = twoLookups();
+    const before = queries.filter((type) => type === TRANSCRIPT_QUERY).length;
     await startWorker(taskQueue, fileRunStore({ directory: storeDir }), { lookups: model });
     expect(await handle.result()).toMatchObject({ outcome: { status: 'answered' }, answer: 'Read 5 messages.' });
+    expect(queries.filter((type) => type === TRANSCRIPT_QUERY).length - before).toBeGreaterThan(0);
+    const failures = (await events(handle))
+      .filter((e) => e.activityTaskFailedEventAttributes)
+      .map((e) => e.activityTaskFailedEventAttributes!.failure!.applicationFailureInfo?.type);
+    expect(failures).not.toContain(TRANSCRIPT_UNAVAILABLE);
     const transcript = await handle.query(transcriptQuery, {});
     expect(model.seen.at(-1)).toEqual(transcript.slice(0, 5));
   });
