@@ -120,10 +120,19 @@ describe('TranscriptReader on a run store', () => {
         },
       }) as unknown as Client;
     const said: string[] = [];
-    const reader = new TranscriptReader(querying(message), { store, log: (line) => said.push(line) });
+    let gets = 0;
+    const counted = { get: (keys: readonly string[]) => (gets++, store.get(keys)), put: store.put.bind(store) };
+    const reader = new TranscriptReader(querying(message), { store: counted, log: (line) => said.push(line) });
     expect(await reader.read(request(4))).toEqual(messages(4));
     expect([asked, reader.storeReads]).toEqual([[2], 2]);
     expect(said).toEqual([expect.stringMatching(/run store has no message 2 of wf\/r1 \(epoch 0\); the run is asked/)]);
+    // A hole with a later message there was lost, not on its way: the run is asked with no read again.
+    expect(gets).toBe(1);
+    // A missing tail may be on its way: read again (20, 80, 200, 500 ms) before the run is asked.
+    store.delete((key) => key === transcriptKey(run, 0, 3));
+    const tail = new TranscriptReader(querying(message), { store: counted, log: () => {} });
+    expect(await tail.read(request(4))).toEqual(messages(4));
+    expect([asked.at(-1), gets]).toEqual([2, 1 + 5]);
     const lying = new TranscriptReader(
       querying((n) => ({ role: 'user', content: `other ${n}` })),
       { store, log: () => {} },

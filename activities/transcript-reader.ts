@@ -47,12 +47,13 @@ const FAILING_FOR_MS = 10_000;
 const FAILING_TRY_MS = 1_000;
 /**
  * A message the store does not have yet may still be on its way (a hand-over is written while its
- * workflow task completes, on whichever worker ran it): read again after these waits before the
- * run is asked (sooner when it was this worker's write, and it is done).
+ * workflow task completes, on whichever worker ran it): when the messages missing are the last
+ * ones, read again after these waits before the run is asked (sooner when it was this worker's
+ * write, and it is done).
  */
 const WRITE_AHEAD_WAITS_MS = [20, 80, 200, 500];
 
-/** Why a store read stopped short: a message it does not have (yet), or a store that failed. */
+/** Why a store read stopped short; `missing`: the last messages are not there (yet), worth a wait. */
 type Short = { readonly missing: boolean; readonly why: string };
 
 class Cached {
@@ -189,7 +190,10 @@ export class TranscriptReader {
       const values = await store.get(keys);
       for (const [i, json] of values.entries()) {
         const at = `message ${from + i} of ${run.workflowId}/${run.runId} (epoch ${cached.epoch})`;
-        if (json === undefined) return { missing: true, why: `has no ${at}` };
+        // Only a missing tail may still be on its way (a run's writes go in order); a hole with later
+        // messages present was lost (a TTL, an eviction): the run is asked at once.
+        if (json === undefined)
+          return { missing: !values.slice(i + 1).some((v) => v !== undefined), why: `has no ${at}` };
         let message: TranscriptMessage;
         try {
           message = JSON.parse(json) as TranscriptMessage;
