@@ -6,10 +6,10 @@
  * With a run store (the fleet's: run-store.ts) the messages are read from it: each run hands what it
  * appends to its worker (the transcript sink), which writes it there beside the workflow task's
  * completion, not before it, so a model turn on any worker reads them without asking the workflow.
- * A read that misses a message still being written waits for it, briefly. Without one, they come through the transcript
- * Query, a page at a time; so are messages the store fails to give or no longer has. Either way what
- * is read is checked against the run's digest; a message different from the run's is a
- * TRANSCRIPT_UNAVAILABLE failure, and the run hands its transcript over again.
+ * A read that misses a message still being written waits for it, briefly. Without a store, they
+ * come through the transcript Query, a page at a time; so are messages the store fails to give or
+ * no longer has. Either way what is read is checked against the run's digest; a message different
+ * from the run's is a TRANSCRIPT_UNAVAILABLE failure, and the run hands its transcript over again.
  * Worker side only.
  */
 import { ApplicationFailure } from '@temporalio/common';
@@ -150,7 +150,7 @@ export class TranscriptReader {
       const readStore = () =>
         this.#readStore(store, request, cached).catch((err: unknown): Short => {
           if (err instanceof ApplicationFailure) throw err;
-          return { missing: false, why: `did not answer a read of ${key} (${(err as Error).message})` };
+          return { missing: false, why: `did not answer a read of ${key} (${errorText(err)})` };
         });
       let short = await readStore();
       for (const wait of WRITE_AHEAD_WAITS_MS) {
