@@ -38,6 +38,7 @@ import { completionsChart } from './cluster-chart.js';
 import { prepareNamespace, startClusterServer, until, type ClusterServer } from './cluster-server.js';
 import type { WorkerStats } from './cluster-worker.js';
 import type { PlainAgentLoopInput, PlainAgentLoopResult } from './plain-agent-loop.js';
+import { stopChildren } from './stop-children.js';
 import { figure, median, table } from './report.js';
 import { limiter } from './limiter.js';
 import { benchFlags } from './bench-flags.js';
@@ -549,14 +550,10 @@ async function main(): Promise<void> {
     await writeFile(chartPath, chart(records, moments, victim));
     console.log(report({ server, workers, victim, records, done, histories, unfinished, sizes, moments, chartPath }));
   } finally {
-    for (const worker of workers)
-      if (worker.child.exitCode === null && worker.killedAt === undefined) worker.child.kill('SIGTERM');
-    await Promise.all(
-      workers.map((w) =>
-        w.child.exitCode === null && w.child.signalCode === null
-          ? new Promise((resolve) => w.child.once('exit', resolve))
-          : undefined,
-      ),
+    const killed = new Set(workers.filter((w) => w.killedAt !== undefined).map((w) => w.child));
+    await stopChildren(
+      workers.map((w) => w.child),
+      (child) => killed.has(child),
     );
     await server.close();
   }

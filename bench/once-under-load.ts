@@ -33,6 +33,7 @@ import { ENTRIES, onceAgent, onceReconciledAgent } from './once-under-load-agent
 import { figure, median } from './report.js';
 import { limiter } from './limiter.js';
 import { benchFlags } from './bench-flags.js';
+import { stopChildren } from './stop-children.js';
 
 const { EventType, TimeoutType } = protos.temporal.api.enums.v1;
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -420,14 +421,7 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGTERM');
-    await Promise.all(
-      workers.map((w) =>
-        w.child.exitCode === null && w.child.signalCode === null
-          ? new Promise((resolve) => w.child.once('exit', resolve))
-          : undefined,
-      ),
-    );
+    await stopChildren(workers.map((w) => w.child));
     await server.close();
   }
 }
