@@ -4,7 +4,8 @@
  * evaluated twice on the same server at the same concurrency: with nothing kept (bundles and
  * baselines made), and as a second eval module of the same agent (bench/eval-candidate.ts: a new
  * candidate; the baselines kept by the first). Against the floor, the candidate's own model turns
- * (they must run: N / concurrency waves of four turns). Then the memory of evaluating
+ * (they must run: N / concurrency waves of four turns), and against the same turns on Temporal
+ * alone (bench/eval-bare-loop.ts: what Temporal costs for them here). Then the memory of evaluating
  * --memory-cases cases. Prints the machine's load (os.loadavg) with each figure. Node-only.
  * `--cases <n>` (default 20; 1000 takes ~10 min, most of it the live re-run), `--tool-ms <n>`
  * (default 1000), `--model-ms <n>` (default 300), `--memory-cases <n>` (default 1000; 0: none).
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { DefaultLogger, Runtime, type NativeConnection } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type NativeConnection } from '@temporalio/worker';
 import type { GenerateInput, ModelClient } from '../activities/model/model-client.js';
 import { connectFromEnvironment, hasExternalServer } from '../runtime/connection.js';
 import { startEmbeddedServer } from '../runtime/embedded-server.js';
@@ -29,11 +30,13 @@ import { scriptStep } from '../testing/script-steps.js';
 import { figure, table } from './report.js';
 import { toolTiming } from './eval-agents.js';
 import { benchFlags } from './bench-flags.js';
+import { bareLoop, type BareLoopActivities } from './eval-bare-loop.js';
 
 const USAGE = `npm run bench:eval [-- options]
 
-Times cairn eval against a live re-run of the same cases and against its floor (the candidate's own
-model turns), in one run on one server, and prints the ratios with the machine's load (docs/bench.md).
+Times cairn eval against a live re-run of the same cases, against its floor (the candidate's own
+model turns) and against the same turns on Temporal alone (a bare loop), in one run on one server,
+and prints the ratios with the machine's load (docs/bench.md).
 
   --cases <n>          cases per evaluation (default 20)
   --memory-cases <n>   cases of the memory figure (default 1000)
@@ -77,6 +80,48 @@ function benchModel(name: string, delayMs: number): ModelClient {
 }
 
 const load = () => loadavg()[0]!.toFixed(1);
+
+/**
+ * The same turns on Temporal alone (bench/eval-bare-loop.ts), CONCURRENCY at once: its worker's start
+ * (the bundle made before) and the runs, as an evaluation with its baselines kept has them.
+ */
+async function runBareLoop(
+  client: Client,
+  connection: NativeConnection,
+  cases: number,
+): Promise<{ ms: number; startMs: number; cpu: string }> {
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL('./eval-bare-loop.ts', import.meta.url)),
+    logger: new DefaultLogger('WARN'),
+  });
+  const taskQueue = `eval-bench-bare-${randomUUID()}`;
+  const activities: BareLoopActivities = {
+    modelTurn: (ms) => new Promise((resolve) => setTimeout(() => resolve('turn'), ms)),
+    recordedTool: async (id) => id,
+  };
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const worker = await Worker.create({ connection, taskQueue, workflowBundle, activities });
+  const running = worker.run();
+  const startMs = performance.now() - started;
+  try {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next++ < cases)
+          await client.workflow.execute(bareLoop, {
+            taskQueue,
+            workflowId: `eval-bench-bare-${randomUUID()}`,
+            args: [MODEL_MS],
+          });
+      }),
+    );
+    return { ms: performance.now() - started, startMs, cpu: cpuSeconds(cpu) };
+  } finally {
+    worker.shutdown();
+    await running;
+  }
+}
 /** CPU seconds (user + system) this process spent since `since`: its workers' threads included, the server's not. */
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
   const { user, system } = process.cpuUsage(since);
@@ -174,6 +219,12 @@ try {
   };
   const cold = await evaluate(MODULE);
   const next = await evaluate(NEXT_MODULE);
+  const loadBare = load();
+  const bare = await runBareLoop(client, connection, CASES);
+  const bareLoad = `${loadBare} → ${load()}`;
+  console.log(
+    `  the same turns on Temporal alone: ${figure(bare.ms / 1000)} s (its worker's start ${figure(bare.startMs / 1000, 2)} s), load ${bareLoad}`,
+  );
   // The candidate's model turns as the evaluation must run them: each case's four in turn, CONCURRENCY
   // cases at once (the eval modules' `concurrency`, the live re-run's too), so ceil(N / CONCURRENCY) waves.
   const floorMs = Math.ceil(CASES / CONCURRENCY) * 4 * MODEL_MS;
@@ -193,6 +244,7 @@ try {
         row('re-run live with the tools', liveMs, liveCpu, `${loadLive} → ${load()}`),
         row(`cairn eval, nothing kept (${cold.kept} baselines kept)`, cold.ms, cold.cpu, cold.load),
         row(`cairn eval, a new eval module (${next.kept} baselines kept)`, next.ms, next.cpu, next.load),
+        row('the same turns on Temporal alone (bare loop)', bare.ms, bare.cpu, bareLoad),
         row("floor: the candidate's model turns", floorMs, '', ''),
       ],
     ),
