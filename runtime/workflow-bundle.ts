@@ -126,13 +126,15 @@ export async function bundleWorkflows(
       externals,
       module: { ...config.module, rules: config.module?.rules?.map(nativeSyntax) },
       resolve: { ...config.resolve, modules, alias: { ...sourceAliases(), ...(config.resolve?.alias as object) } },
-      plugins: [...(config.plugins ?? []), builtinsAsBindings()],
+      plugins: [
+        ...(config.plugins ?? []),
+        builtinsAsBindings(),
+        bundleFlag(),
+        ...(cacheDir ? [recordFiles as never] : []),
+      ],
       optimization: { ...config.optimization, ...scopeHoisting },
       // Webpack's own cache too: a changed eval module rebuilds only what changed.
-      ...(cacheDir && {
-        plugins: [...(config.plugins ?? []), builtinsAsBindings(), recordFiles as never],
-        cache: { type: 'filesystem', cacheDirectory: join(cacheDir, 'webpack') },
-      }),
+      ...(cacheDir && { cache: { type: 'filesystem', cacheDirectory: join(cacheDir, 'webpack') } }),
     };
   };
   const errors: string[] = [];
@@ -262,11 +264,24 @@ const BUILTINS = [
  * sandbox's interceptors at every use.
  */
 function builtinsAsBindings(): never {
-  const webpack = createRequire(createRequire(import.meta.url).resolve('@temporalio/worker'))('webpack') as {
-    ProvidePlugin: new (definitions: Record<string, [string, string]>) => unknown;
-  };
   const from = sourceModule('shared/sandbox-builtins');
-  return new webpack.ProvidePlugin(Object.fromEntries(BUILTINS.map((name) => [name, [from, name]]))) as never;
+  return new (sdkWebpack().ProvidePlugin)(Object.fromEntries(BUILTINS.map((name) => [name, [from, name]]))) as never;
+}
+
+/**
+ * `CAIRN_WORKFLOW_BUNDLE` is `true` in the bundle (webpack's DefinePlugin): what the worker checked
+ * when it imported the agents is not done again for every run (shared/tools/define-tool.ts).
+ */
+function bundleFlag(): never {
+  return new (sdkWebpack().DefinePlugin)({ CAIRN_WORKFLOW_BUNDLE: 'true' }) as never;
+}
+
+/** The webpack the SDK bundles with: its plugins must be that copy's. */
+function sdkWebpack(): {
+  ProvidePlugin: new (definitions: Record<string, [string, string]>) => unknown;
+  DefinePlugin: new (definitions: Record<string, string>) => unknown;
+} {
+  return createRequire(createRequire(import.meta.url).resolve('@temporalio/worker'))('webpack');
 }
 
 /**

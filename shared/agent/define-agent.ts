@@ -95,7 +95,8 @@ export function defineAgent(config: AgentConfig): Agent {
   const seen = new Set<string>();
   for (const [index, tool] of config.tools.entries()) {
     // A tool defineTool never checked (a plain object, an AI SDK tool) fails later, deep in a run.
-    if (typeof tool !== 'object' || tool === null || typeof (tool as Partial<AnyTool>).spec !== 'object')
+    // `in`, not a read: in a workflow bundle a tool's spec is made when first read (define-tool.ts).
+    if (typeof tool !== 'object' || tool === null || !('spec' in (tool as object)))
       throw new DefinitionError(
         'invalid_agent',
         `Agent ${config.name}'s tool ${typeof tool?.name === 'string' ? tool.name : `#${index + 1}`} was not made with defineTool: define it with defineTool({ name, description, input: z.object({...}), execute }) (an AI SDK tool: fromAiSdkTool(name, tool)).`,

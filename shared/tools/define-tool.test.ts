@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineTool, needsApproval, toolSpec } from './define-tool.js';
 import { Result, Validator, validator } from '../guards/validator.js';
@@ -173,6 +173,26 @@ describe('defineTool', () => {
       expect.objectContaining({ code: 'invalid_validator_name' }),
     );
     expect(() => defineTool({ ...base, examples: [{ orderId: 'A-1', amount: 5 }] })).not.toThrow();
+  });
+
+  // In a workflow bundle (CAIRN_WORKFLOW_BUNDLE, set by runtime/workflow-bundle.ts) the module is
+  // evaluated for every run, and the worker checked its tools when it imported them.
+  it('in a workflow bundle, makes the JSON Schema when the spec is first read, and does not check the examples again', async () => {
+    const flag = globalThis as { CAIRN_WORKFLOW_BUNDLE?: boolean };
+    flag.CAIRN_WORKFLOW_BUNDLE = true;
+    vi.resetModules();
+    try {
+      const bundled = await import('./define-tool.js');
+      const noJsonSchema = bundled.defineTool({ ...base, input: z.object({ at: z.date() }) });
+      expect(() => noJsonSchema.spec).toThrow(/has no JSON Schema form/);
+      const tool = bundled.defineTool({ ...base, examples: [{ orderId: 'A-1' }] as never });
+      expect(tool.spec).toBe(tool.spec);
+      expect(tool.spec).toEqual(defineTool(base).spec);
+      expect(Object.isFrozen(tool.spec)).toBe(true);
+    } finally {
+      delete flag.CAIRN_WORKFLOW_BUNDLE;
+      vi.resetModules();
+    }
   });
 });
 

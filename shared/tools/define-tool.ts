@@ -162,13 +162,17 @@ export interface Tool<Input extends z.ZodType = z.ZodType, Output = unknown, Dep
   readonly sideEffects: SideEffects;
   readonly approval: ApprovalRule<z.output<Input>>;
   readonly postHooks: readonly Validator[];
-  /** `{ name, description, args_schema }`, computed once. */
+  /** `{ name, description, args_schema }`, computed once (in a workflow bundle, when first read). */
   readonly spec: ToolSpec;
 }
 
 /** Any tool, whatever its types; what agents and registries hold. */
 // biome-ignore lint/suspicious/noExplicitAny: a tool of any input and output; unknown would make every typed tool unassignable
 export type AnyTool = Tool<z.ZodType, any, any>;
+
+/** Set by Cairn's workflow bundler (runtime/workflow-bundle.ts); undeclared anywhere else. */
+declare const CAIRN_WORKFLOW_BUNDLE: boolean | undefined;
+const IN_WORKFLOW_BUNDLE = typeof CAIRN_WORKFLOW_BUNDLE !== 'undefined';
 
 /** snake_case, starting with a letter; what every model provider accepts as a function name. */
 const TOOL_NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
@@ -198,8 +202,16 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
     );
   }
   checkInputSchema(name, input);
-  const spec: ToolSpec = { name, description: description.trim(), args_schema: argsSchema(name, input) };
-  for (const [index, example] of (config.examples ?? []).entries()) checkExample(name, input, example, index);
+  let spec: ToolSpec | undefined;
+  const specOnce = () =>
+    (spec ??= Object.freeze({ name, description: description.trim(), args_schema: argsSchema(name, input) }));
+  // In a workflow bundle the module is evaluated again for every run, and the worker that runs it
+  // has checked these definitions already (it imported them): the JSON Schema is made when read
+  // (by the agent's version, for the run's own agent only), the examples are not checked again.
+  if (!IN_WORKFLOW_BUNDLE) {
+    specOnce();
+    for (const [index, example] of (config.examples ?? []).entries()) checkExample(name, input, example, index);
+  }
   const review = checkReviewConfig(name, config.review);
   if (config.reconcile !== undefined && (typeof config.reconcile !== 'function' || config.sideEffects !== 'once')) {
     throw new DefinitionError(
@@ -234,7 +246,9 @@ export function defineTool<Input extends z.ZodType, Output = unknown, Deps = unk
     approval: config.approval ?? 'never',
     ...(review && { review }),
     postHooks: Object.freeze(hooks),
-    spec: Object.freeze(spec),
+    get spec() {
+      return specOnce();
+    },
   });
 }
 
