@@ -15,10 +15,10 @@ import { Context } from '@temporalio/activity';
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /**
- * Runs `work` while heartbeating every `intervalMs` (with `details`, when given: the server keeps
- * the last ones); resolves or rejects with it, or rejects with a CancelledFailure as soon as
- * Temporal cancels the activity (pass the activity's `cancellationSignal` on to whatever `work`
- * waits for, so it stops too).
+ * Runs `work` while heartbeating every `intervalMs`, or twice per heartbeat timeout when that is
+ * shorter (with `details`, when given: the server keeps the last ones); resolves or rejects with
+ * it, or rejects with a CancelledFailure as soon as Temporal cancels the activity (pass the
+ * activity's `cancellationSignal` on to whatever `work` waits for, so it stops too).
  */
 export async function withHeartbeats<T>(
   work: () => Promise<T> | T,
@@ -26,8 +26,13 @@ export async function withHeartbeats<T>(
   details?: unknown,
 ): Promise<T> {
   const context = Context.current();
-  context.heartbeat(details);
-  const timer = setInterval(() => context.heartbeat(details), Math.max(10, intervalMs));
+  // No beat at the start without details: the heartbeat timeout counts from the attempt's start,
+  // and a beat is a server round trip (and a write of the activity's state) that a call done in
+  // milliseconds never needs. Details go at once, so the server holds them before the work begins.
+  if (details !== undefined) context.heartbeat(details);
+  const timeoutMs = context.info.heartbeatTimeoutMs;
+  const everyMs = timeoutMs ? Math.min(intervalMs, timeoutMs / 2) : intervalMs;
+  const timer = setInterval(() => context.heartbeat(details), Math.max(10, everyMs));
   try {
     return await Promise.race([Promise.resolve().then(work), context.cancelled]);
   } finally {
