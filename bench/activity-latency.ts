@@ -29,7 +29,8 @@ export const TIMERS = 2;
 /** Round trips made before the timed ones in each run, so the figures are the steady state (see ActivityLatencyInput). */
 export const UNTIMED = 10;
 export const WARMUPS = 1;
-export const ITERATIONS = 5;
+/** A round trip on a quiet machine moves by a third from run to run, so many runs, each kind in each. */
+export const ITERATIONS = 15;
 /** Runs on the default-config server, where this is the slow part. */
 export const DEFAULT_SERVER_ITERATIONS = 3;
 
@@ -105,6 +106,8 @@ export interface LatencyRow {
   readonly what: string;
   /** Median milliseconds per round trip. */
   readonly ms: number;
+  /** Median of each run's ratio to the bare activity's run beside it (a slow spell slows both). */
+  readonly xBare: number;
 }
 
 async function measure(
@@ -120,7 +123,13 @@ async function measure(
       const ms = await measure.run(env, env.client);
       if (i >= WARMUPS) samples[m]!.push(ms);
     }
-  return measures.map((measure, m) => ({ server, what: measure.label, ms: median(samples[m]!) }));
+  const bare = samples[measures.indexOf(BARE)]!;
+  return measures.map((measure, m) => ({
+    server,
+    what: measure.label,
+    ms: median(samples[m]!),
+    xBare: median(samples[m]!.map((ms, i) => ms / bare[i]!)),
+  }));
 }
 
 /** On `env`'s server: Cairn's dynamic config when it is the embedded one. */
@@ -140,21 +149,15 @@ export async function measureDefaultServerLatency(): Promise<LatencyRow[]> {
 }
 
 export function activityLatencyReport(rows: readonly LatencyRow[]): string {
-  const bare = (server: string) => rows.find((r) => r.server === server && r.what === BARE.label)!.ms;
   const cairn = (what: string) => rows.find((r) => r.server === 'Cairn' && r.what === what)?.ms;
   const header = ['dynamic config', 'round trip', 'ms', '× bare', 'default / Cairn'];
   const lines = rows.map((r) => {
     const fast = r.server === 'Temporal default' ? cairn(r.what) : undefined;
-    return [
-      r.server,
-      r.what,
-      figure(r.ms),
-      `${(r.ms / bare(r.server)).toFixed(2)}×`,
-      fast ? `${(r.ms / fast).toFixed(1)}×` : '',
-    ];
+    return [r.server, r.what, figure(r.ms), `${r.xBare.toFixed(2)}×`, fast ? `${(r.ms / fast).toFixed(1)}×` : ''];
   });
   return [
     `Activity latency (issue #12): ${CALLS} activities one after the other per run after ${UNTIMED} untimed ones, ms per round trip in workflow time; median of ${ITERATIONS} runs after ${WARMUPS} warm-up (${DEFAULT_SERVER_ITERATIONS} on the default server).`,
+    `× bare: the median of each run's ratio to the bare activity's run in the same round (every kind runs once a round).`,
     `Cairn = FAST_DEV_SERVER_CONFIG (runtime/embedded-server.ts), what every embedded server Cairn starts uses. agentRun: a model turn and a tool call a turn.`,
     `Local activity: wall time of ${LOCAL_CALLS} in one run less that of an empty run, per call. Timer: ${TIMERS} a run after an untimed one.`,
     table(header, lines),
