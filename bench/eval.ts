@@ -31,6 +31,7 @@ import { figure, table } from './report.js';
 import { toolTiming } from './eval-agents.js';
 import { benchFlags } from './bench-flags.js';
 import { bareLoop, type BareLoopActivities } from './eval-bare-loop.js';
+import { limiter } from './limiter.js';
 
 const USAGE = `npm run bench:eval [-- options]
 
@@ -105,16 +106,17 @@ async function runBareLoop(
   const running = worker.run();
   const startMs = performance.now() - started;
   try {
-    let next = 0;
+    const lane = limiter(CONCURRENCY);
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next++ < cases)
-          await client.workflow.execute(bareLoop, {
+      Array.from({ length: cases }, () =>
+        lane(() =>
+          client.workflow.execute(bareLoop, {
             taskQueue,
             workflowId: `eval-bench-bare-${randomUUID()}`,
             args: [MODEL_MS],
-          });
-      }),
+          }),
+        ),
+      ),
     );
     return { ms: performance.now() - started, startMs, cpu: cpuSeconds(cpu) };
   } finally {
@@ -150,11 +152,10 @@ async function runLive(
   const running = worker.run();
   const started = performance.now();
   try {
-    let next = 0;
+    const lane = limiter(options.concurrency ?? CONCURRENCY);
     await Promise.all(
-      Array.from({ length: options.concurrency ?? CONCURRENCY }, async () => {
-        while (next < prompts.length) {
-          const prompt = prompts[next++]!;
+      prompts.map((prompt) =>
+        lane(async () => {
           const handle = await client.workflow.start('agentRun', {
             taskQueue,
             workflowId: `eval-bench-${randomUUID()}`,
@@ -163,8 +164,8 @@ async function runLive(
           await handle.result();
           if (options.dir)
             await writeFile(join(options.dir, `${prompt}.json`), historyToJSON(await handle.fetchHistory()));
-        }
-      }),
+        }),
+      ),
     );
     return performance.now() - started;
   } finally {
